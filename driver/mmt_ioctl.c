@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_ioctl.c - ioctl dispatch on /dev/mmt, one handler per command
+ *
+ * Conventions: Documentation/driver-api/ioctl.rst and botching-up-ioctls.rst.
+ * Arguments are copied in with copy_struct_from_user() (size-versioned),
+ * checked completely before anything changes, and output structs are zeroed
+ * before they are filled in and copied out.
+ */
+#include <linux/build_bug.h>
+#include <linux/fs.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "mmt_internal.h"
+#include "mmt.h"
+
+static_assert(sizeof(struct mmt_query) == MMT_QUERY_SIZE_VER0);
+static_assert(sizeof(struct mmt_query) % 8 == 0);
+
+/**
+ * mmt_copy_in() - copy a size-versioned ioctl argument from user space
+ * @karg: kernel copy, @ksize bytes
+ * @ksize: size of the kernel's struct in bytes
+ * @uarg: user pointer; its first __u32 is the caller's struct size
+ * @min_size: the command's *_SIZE_VER0
+ * @usize: (out) the caller's struct size, for the copy back
+ *
+ * Context: process context, may fault.
+ * Return: 0; -EFAULT if @uarg cannot be read; -EINVAL if the caller's size
+ * is below @min_size; -E2BIG if it is above PAGE_SIZE, or larger than
+ * @ksize with non-zero bytes past it.
+ */
+static int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
+		       size_t min_size, u32 *usize)
+{
+	if (get_user(*usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (*usize < min_size)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	return copy_struct_from_user(karg, ksize, uarg, *usize);
+}
+
+/**
+ * mmt_copy_out() - copy an ioctl result back, no more than the caller knows
+ * @uarg: user pointer
+ * @karg: kernel struct, @ksize bytes, fully initialized
+ * @ksize: size of the kernel's struct in bytes
+ * @usize: the caller's struct size from mmt_copy_in()
+ *
+ * Return: 0, or -EFAULT.
+ */
+static int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
+			u32 usize)
+{
+	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * MMT_IOC_QUERY: version and features; see uapi/mmt.h for the errors.
+ */
+static int mmt_ioc_query(void __user *uarg)
+{
+	struct mmt_query q;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&q, sizeof(q), uarg, MMT_QUERY_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if (q.flags || q.reserved)
+		return -EINVAL;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.api_version = MMT_API_VERSION;
+	q.closure_version = 1;
+	q.features = MMT_FEAT_QUERY;
+	strscpy(q.module_version, MMT_MODULE_VERSION,
+		sizeof(q.module_version));
+	return mmt_copy_out(uarg, &q, sizeof(q), usize);
+}
+
+/**
+ * mmt_dev_ioctl() - ioctl entry point of /dev/mmt
+ * @file: the open /dev/mmt
+ * @cmd: MMT_IOC_* command
+ * @arg: user pointer to the command's struct
+ *
+ * Context: process context; takes no lock itself.
+ * Return: the handler's result, or -ENOTTY for an unknown command.
+ */
+long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MMT_IOC_QUERY:
+		return mmt_ioc_query(uarg);
+	default:
+		return -ENOTTY;
+	}
+}

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmt_lib.h - the software MMT engine: geometry, split counters, counter-mode
+ * encryption, Carter-Wegman MACs, the MMT root, sealing and closure format v1.
+ *
+ * Pure logic: no device, no RDMA, no sleeping locks.  The same sources build
+ * into the kernel module (kernel crypto API backend, lib/mmt_crypto_kernel.c)
+ * and into a user-space static library (OpenSSL libcrypto backend,
+ * lib/mmt_crypto_openssl.c).  Portability lives in lib/mmt_compat.h only.
+ *
+ * Source: Feng et al., "Efficient Distributed Secure Memory with Migratable
+ * Merkle Tree", HPCA 2023, sections III-IV; docs/ENGINE.md for the bit
+ * layouts.
+ *
+ * Locking: none inside.  Every function that takes a struct mmt expects the
+ * caller to serialize access to that MMT (the driver holds the PMO's mutex).
+ */
+#ifndef MMT_LIB_H
+#define MMT_LIB_H
+
+#include "mmt_compat.h"
+
+/* ---------------------------------------------------------------- limits */
+
+#define MMT_MAX_LEVELS		4	/* counter levels, paper Table V */
+#define MMT_MIN_LOG_BLOCK	6	/* 64-byte blocks (a cache line) */
+#define MMT_MAX_LOG_BLOCK	12	/* 4096-byte blocks */
+#define MMT_MIN_LOG_ARITY	1
+#define MMT_MAX_LOG_ARITY	6	/* 64 minor counters per node */
+#define MMT_MAX_LOG_BLOCKS	20	/* blocks per MMT: bounded by the nonce */
+#define MMT_MINOR_BITS		7	/* split-counter minor, as Yan et al. */
+#define MMT_MINOR_MAX		((1u << MMT_MINOR_BITS) - 1)
+#define MMT_MAJOR_BITS		33	/* 33 + 7 = 40-bit block counter */
+#define MMT_MAJOR_MAX		((1ull << MMT_MAJOR_BITS) - 1)
+#define MMT_GUA_BITS		58	/* paper: 58-bit global unique address */
+#define MMT_GUA_MASK		((1ull << MMT_GUA_BITS) - 1)
+#define MMT_NODE_ID_BITS	16	/* GUA = node id (16) | sequence (42) */
+#define MMT_MAC_BYTES		8	/* 64-bit Carter-Wegman tag */
+#define MMT_KEY_MAX		32	/* AES-256 */
+#define MMT_SUBKEY_BYTES	16	/* derived subkeys: AES-128 */
+
+/* ---------------------------------------------------------------- geometry */
+
+/**
+ * struct mmt_params - geometry of one MMT, computed once by mmt_params_init()
+ * @levels: counter levels, 1..MMT_MAX_LEVELS; level 0 is the leaf level
+ *	(one minor per data block), level @levels - 1 the top level, which is
+ *	one node held in the trusted MMT root, never in untrusted memory.
+ * @log_block_size: log2 of the block size in bytes (6..12)
+ * @log_arity: log2 of the number of minor counters per node at each level
+ * @block_size: bytes per block (encryption and data-MAC unit)
+ * @log_blocks: log2 of @blocks
+ * @blocks: data blocks per MMT (product of the arities)
+ * @data_bytes: bytes of plaintext (= ciphertext) per MMT, the closure size
+ * @level_nodes: number of nodes at each level (top level: 1)
+ * @level_start: index of the first node of each level in the untrusted node
+ *	array (leaf level first); for the top level, which is not in the
+ *	array, it equals @node_count
+ * @node_count: untrusted nodes per MMT (all levels but the top)
+ * @node_size: bytes of one serialized node in untrusted memory, the same at
+ *	every level: le64 major, u8 minor[max arity] zero-padded to a multiple
+ *	of 8, le64 MAC (docs/ENGINE.md)
+ * @macs_bytes: bytes of data MACs per MMT (MMT_MAC_BYTES per block)
+ * @nodes_bytes: bytes of untrusted tree nodes per MMT
+ * @meta_bytes: @macs_bytes + @nodes_bytes + MMT_CLOSURE_HDR_BYTES +
+ *	MMT_SEALED_ROOT_BYTES, reported to users
+ */
+struct mmt_params {
+	u8 levels;
+	u8 log_block_size;
+	u8 log_arity[MMT_MAX_LEVELS];
+	u32 block_size;
+	u32 log_blocks;
+	u32 blocks;
+	u64 data_bytes;
+	u32 level_nodes[MMT_MAX_LEVELS];
+	u32 level_start[MMT_MAX_LEVELS];
+	u32 node_count;
+	u32 node_size;
+	u64 macs_bytes;
+	u64 nodes_bytes;
+	u64 meta_bytes;
+};
+
+#define MMT_ALIGN8(x)		(((x) + 7u) & ~7u)
+
+/**
+ * mmt_params_init() - validate a geometry and compute its params
+ * @p: (out) params; zeroed on error
+ * @levels: 1..MMT_MAX_LEVELS
+ * @log_arity: log2 arity per level, leaf first; NULL for the paper's
+ *	defaults (64, 32, 16, 16)
+ * @log_block_size: MMT_MIN_LOG_BLOCK..MMT_MAX_LOG_BLOCK
+ *
+ * Only the first @levels entries of @log_arity are read (each
+ * MMT_MIN_LOG_ARITY..MMT_MAX_LOG_ARITY).  With the defaults and 64-byte
+ * blocks, 2/3/4 levels give 128 KiB / 2 MiB / 32 MiB closures.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if any value is out of range or the MMT would hold
+ * more than 2^MMT_MAX_LOG_BLOCKS blocks.
+ */
+int mmt_params_init(struct mmt_params *p, unsigned int levels,
+		    const u8 *log_arity, unsigned int log_block_size);
+
+/* ---------------------------------------------------------------- crypto */
+
+struct mmt_crypto;	/* opaque: per-key transforms and requests */
+
+/**
+ * enum mmt_subkey - independent subkeys derived from the MMT key by
+ * HKDF-SHA256 (RFC 5869), salt "mmt-v1 salt", info = "mmt v1 " + name,
+ * MMT_SUBKEY_BYTES each
+ */
+enum mmt_subkey {
+	MMT_SUBKEY_ENC,		/* data pads, AES-128-ECB over nonce blocks */
+	MMT_SUBKEY_MAC,		/* Carter-Wegman pads and hash key */
+	MMT_SUBKEY_SEAL,	/* AES-128-GCM sealing of the MMT root */
+	MMT_NR_SUBKEYS
+};
+
+#define MMT_AES_BLOCK		16	/* bytes per AES block */
+#define MMT_GCM_NONCE_BYTES	12	/* AES-GCM nonce (96-bit IV) */
+#define MMT_GCM_TAG_BYTES	16	/* AES-GCM tag, appended to the text */
+#define MMT_CRYPTO_ECB_MAX	65536	/* bytes per mmt_crypto_ecb() call */
+#define MMT_CRYPTO_SEAL_MAX	1024	/* ad_len + text length per seal */
+/* Carter-Wegman hash keys: one per 32-bit word of a 4 KiB block + 8 */
+#define MMT_HASH_KEYS		((1u << MMT_MAX_LOG_BLOCK) / 4 + 8)
+
+/*
+ * The crypto interface: the only code that calls a crypto library.  One file
+ * per backend implements it (lib/mmt_crypto_kernel.c: kernel crypto API;
+ * lib/mmt_crypto_openssl.c: libcrypto).  Transforms, requests and bounce
+ * buffers are allocated in mmt_crypto_alloc(); the other calls allocate
+ * nothing.
+ */
+
+/**
+ * mmt_crypto_alloc() - derive the subkeys of an MMT key and set up transforms
+ * @key: the MMT key (AES-128 or AES-256 strength input keying material)
+ * @key_len: 16 or 32 bytes
+ *
+ * Derives MMT_NR_SUBKEYS 16-byte subkeys with HKDF-SHA256 (RFC 5869, salt
+ * "mmt-v1 salt", info "mmt v1 enc" / "mmt v1 mac" / "mmt v1 seal"), keys one
+ * AES-128-ECB transform per ENC/MAC subkey and one AES-128-GCM transform
+ * (16-byte tag) with the SEAL subkey, and derives the Carter-Wegman hash key
+ * (mmt_hash_key_init()).  The subkeys are wiped from the stack before
+ * returning.  The kernel backend logs each transform's driver name once.
+ *
+ * Context: process context, may sleep (GFP_KERNEL).
+ * Return: the context, or ERR_PTR(-EINVAL) if @key_len is not 16 or 32,
+ * ERR_PTR(-ENOMEM) on allocation failure, ERR_PTR(-ENOENT) (or the crypto
+ * API's error) if a transform is unavailable.  Never NULL.
+ */
+struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len);
+
+/**
+ * mmt_crypto_alloc_raw() - TEST ONLY: set up a context with given subkeys
+ * @subkeys: MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES bytes, in enum mmt_subkey
+ *	order, used as is (no HKDF), so that known-answer tests run the real
+ *	ECB and GCM code paths with the standards' keys
+ *
+ * Context: process context, may sleep.
+ * Return: as mmt_crypto_alloc(), without the -EINVAL case.
+ */
+struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys);
+
+/**
+ * mmt_crypto_free() - free a context and wipe all its key material
+ * @c: context from mmt_crypto_alloc(); NULL and ERR_PTR values are ignored
+ *
+ * Context: process context.
+ */
+void mmt_crypto_free(struct mmt_crypto *c);
+
+/**
+ * mmt_crypto_ecb() - AES-128-ECB encryption of whole blocks, one request
+ * @c: context
+ * @k: MMT_SUBKEY_ENC or MMT_SUBKEY_MAC
+ * @in: @len bytes; may equal @out (in place)
+ * @out: @len bytes
+ * @len: multiple of MMT_AES_BLOCK, at most MMT_CRYPTO_ECB_MAX; 0 is a no-op
+ *
+ * Used to turn many nonce blocks into pads at once (the caller batches up
+ * to its scratch size).  Kernel: @in and @out must be kmalloc'd or
+ * vmalloc'd memory (never on the stack): they are mapped page by page into
+ * scatterlists; the request is preallocated and waited for if asynchronous.
+ *
+ * Context: may sleep (async transforms are waited for).  Callers serialize
+ * use of one context (one request per context).
+ * Return: 0; -EINVAL if @k is not ENC or MAC or @len is not a multiple of
+ * 16 or too large; or the crypto library's error (none expected).
+ */
+int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
+		   u8 *out, size_t len);
+
+/**
+ * mmt_crypto_seal() - AES-128-GCM encryption under the SEAL subkey
+ * @c: context
+ * @nonce12: MMT_GCM_NONCE_BYTES nonce; must never repeat under one key
+ * @ad: @ad_len bytes of associated data (authenticated, not encrypted)
+ * @ad_len: bytes of @ad
+ * @pt: @pt_len bytes of plaintext
+ * @pt_len: bytes of @pt; @ad_len + @pt_len <= MMT_CRYPTO_SEAL_MAX
+ * @ct_tag: (out) @pt_len bytes of ciphertext then MMT_GCM_TAG_BYTES of tag;
+ *	may not overlap @pt
+ *
+ * Source: NIST SP 800-38D; text is copied through a preallocated bounce
+ * buffer (scatterlists need linear memory).
+ *
+ * Context: may sleep.
+ * Return: 0; -EINVAL if the lengths exceed MMT_CRYPTO_SEAL_MAX; or the
+ * crypto library's error.
+ */
+int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
+		    size_t ad_len, const u8 *pt, size_t pt_len, u8 *ct_tag);
+
+/**
+ * mmt_crypto_unseal() - AES-128-GCM decryption and tag check (SEAL subkey)
+ * @c: context
+ * @nonce12: MMT_GCM_NONCE_BYTES nonce used by mmt_crypto_seal()
+ * @ad: @ad_len bytes of associated data
+ * @ad_len: bytes of @ad
+ * @ct_tag: @ct_len bytes of ciphertext then MMT_GCM_TAG_BYTES of tag
+ * @ct_len: bytes of ciphertext, NOT counting the tag (= plaintext length);
+ *	@ad_len + @ct_len <= MMT_CRYPTO_SEAL_MAX
+ * @pt: (out) @ct_len bytes; written only if the tag is valid
+ *
+ * Context: may sleep.
+ * Return: 0; -EBADMSG if the tag does not match (@pt untouched); -EINVAL
+ * if the lengths exceed MMT_CRYPTO_SEAL_MAX; or the crypto library's error.
+ */
+int mmt_crypto_unseal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
+		      size_t ad_len, const u8 *ct_tag, size_t ct_len, u8 *pt);
+
+/**
+ * mmt_crypto_hkdf_sha256() - HKDF-SHA256 extract-then-expand (RFC 5869)
+ * @ikm: input keying material, @ikm_len bytes (> 0)
+ * @ikm_len: bytes of @ikm
+ * @salt: @salt_len bytes; NULL/0 means HashLen zero bytes (RFC 5869 2.2)
+ * @salt_len: bytes of @salt
+ * @info: @info_len bytes of context; may be NULL if @info_len is 0
+ * @info_len: bytes of @info
+ * @okm: (out) @okm_len bytes of output keying material
+ * @okm_len: 1..255 * 32 bytes
+ *
+ * Context: process context, may sleep (the kernel backend allocates an
+ * "hmac(sha256)" transform per call: use it at setup only).
+ * Return: 0; -EINVAL for a length out of range (@okm zeroed on any error);
+ * -ENOMEM; or the crypto library's error.
+ */
+int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
+			   size_t salt_len, const u8 *info, size_t info_len,
+			   u8 *okm, size_t okm_len);
+
+/**
+ * mmt_crypto_hash_key() - the Carter-Wegman hash key of a context
+ * @c: context
+ *
+ * Return: MMT_HASH_KEYS values, each < 2^61 - 1; key material, wiped by
+ * mmt_crypto_free().  Read-only for callers.
+ */
+const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
+
+/**
+ * mmt_hash_key_init() - derive the Carter-Wegman hash key (lib/mmt_tree.c)
+ * @c: context whose MAC transform is keyed
+ * @key: (out) MMT_HASH_KEYS values: key i is the 64-bit half (i % 2, big
+ *	endian) of AES_MAC(nonce(domain 3, index i / 2)) reduced mod 2^61 - 1
+ *
+ * Called by the backends at the end of mmt_crypto_alloc(); not by others.
+ *
+ * Context: may sleep.
+ * Return: 0 or the error of mmt_crypto_ecb().
+ */
+int mmt_hash_key_init(struct mmt_crypto *c, u64 *key);
+
+/* ---------------------------------------------------------------- root */
+
+/**
+ * enum mmt_state - state of one MMT (DESIGN.md section 1)
+ * @MMT_INVALID: not allocated or reclaimed; plain memory
+ * @MMT_VALID: active; every access is checked
+ * @MMT_SENDING: read-only until the delegation completes
+ * @MMT_WAITING: receive buffer waiting for a closure
+ */
+enum mmt_state {
+	MMT_INVALID,
+	MMT_VALID,
+	MMT_SENDING,
+	MMT_WAITING,
+	MMT_NR_STATES
+};
+
+/**
+ * struct mmt_node_ctr - the counters of one tree node (trusted copy)
+ * @major: shared major counter, < 2^MMT_MAJOR_BITS
+ * @minor: one minor per child, each <= MMT_MINOR_MAX
+ */
+struct mmt_node_ctr {
+	u64 major;
+	u8 minor[1u << MMT_MAX_LOG_ARITY];
+};
+
+/**
+ * struct mmt_root - the trusted MMT root, kept only in module memory
+ * @state: one of enum mmt_state; change it only with mmt_root_transition()
+ * @read_only: VALID but received in copy mode: writes fail with -EPERM
+ * @gua: global unique address (58 bits) bound into every pad
+ * @root_counter: freshness counter, bumped on every write and every seal
+ * @top: counters of the top-level node
+ */
+struct mmt_root {
+	enum mmt_state state;
+	bool read_only;
+	u64 gua;
+	u64 root_counter;
+	struct mmt_node_ctr top;
+};
+
+int mmt_root_transition(struct mmt_root *r, enum mmt_state to);
+const char *mmt_state_name(enum mmt_state s);
+
+/*
+ * Root sealing (lib/mmt_root.c, layout in docs/ENGINE.md): AES-128-GCM under
+ * MMT_SUBKEY_SEAL, 96-bit nonce = GUA (58 bits) << 38 | root counter (38
+ * bits), sent in clear at the head of the sealed root.  The root counter is
+ * bumped before every seal and never wraps, so a nonce never repeats under a
+ * key as long as one GUA has one writer (DESIGN.md section 5).
+ */
+#define MMT_ROOT_COUNTER_BITS	38
+#define MMT_ROOT_COUNTER_MAX	((1ull << MMT_ROOT_COUNTER_BITS) - 1)
+#define MMT_ROOT_NONCE_BYTES	MMT_GCM_NONCE_BYTES
+
+void mmt_root_nonce(u64 gua, u64 root_counter, u8 *nonce);
+int mmt_root_seal(struct mmt_root *r, const struct mmt_params *p,
+		  struct mmt_crypto *c, const u8 *ad, size_t ad_len, u8 *out);
+int mmt_root_unseal(const struct mmt_params *p, struct mmt_crypto *c,
+		    const u8 *ad, size_t ad_len, const u8 *in,
+		    struct mmt_root *r);
+
+/* ---------------------------------------------------------------- MMT */
+
+/**
+ * struct mmt - one MMT: its trusted root and views of its untrusted memory
+ * @p: geometry (shared by all MMTs of a PMO)
+ * @crypto: key material (shared by all MMTs of a PMO)
+ * @root: trusted root
+ * @data: ciphertext, @p->data_bytes
+ * @macs: data MACs, @p->macs_bytes, little-endian 64-bit tags
+ * @nodes: serialized tree nodes, @p->nodes_bytes
+ * @scratch: engine work space of mmt_scratch_bytes(@p) bytes (pads)
+ */
+struct mmt {
+	const struct mmt_params *p;
+	struct mmt_crypto *crypto;
+	struct mmt_root root;
+	u8 *data;
+	u8 *macs;
+	u8 *nodes;
+	u8 *scratch;
+};
+
+size_t mmt_scratch_bytes(const struct mmt_params *p);
+int mmt_format(struct mmt *m, u64 gua);
+int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len);
+int mmt_read(struct mmt *m, u64 off, void *buf, size_t len);
+int mmt_verify_all(struct mmt *m);
+int mmt_regua(struct mmt *m, u64 new_gua);
+/*
+ * Needed by lib/mmt_closure.c (E2), implemented in lib/mmt_tree.c (E1):
+ * verify the MAC of untrusted node @index of @level (0..levels - 2) against
+ * its parent's counter (the root's top node for level levels - 2).  Reads
+ * only m->p, m->crypto, m->root, m->nodes and m->scratch.  Returns 0,
+ * -EBADMSG on a mismatch, -EINVAL if @level or @index is out of range.
+ */
+int mmt_verify_node(struct mmt *m, unsigned int level, u32 index);
+
+/* ---------------------------------------------------------------- closure */
+
+#define MMT_CLOSURE_MAGIC	0x43544d4du	/* "MMTC" little-endian */
+#define MMT_CLOSURE_VERSION	1
+#define MMT_CLOSURE_HDR_BYTES	64
+#define MMT_SEALED_ROOT_BYTES	128	/* root plaintext + 16-byte GCM tag */
+#define MMT_CLOSURE_F_COPY	0x1u	/* receiver gets a read-only copy */
+
+/**
+ * struct mmt_closure_hdr - decoded closure header (wire form: 64 bytes LE,
+ * layout in docs/ENGINE.md); also the AEAD associated data of the root
+ */
+struct mmt_closure_hdr {
+	u16 version;
+	u32 flags;
+	u16 sender_node;
+	u16 receiver_node;
+	u64 conn_id;
+	u64 seq;
+	u8 levels;
+	u8 log_block_size;
+	u8 log_arity[MMT_MAX_LEVELS];
+	u32 sealed_len;
+	u32 nodes_len;
+	u32 macs_len;
+	u32 data_len;
+};
+
+/**
+ * struct mmt_rx_rules - receiver state for the replay and reorder rules
+ * @self_node: this node's id; a closure for another receiver is rejected
+ * @conn_id: the connection's id; a closure from another one is rejected
+ * @min_root_counter: root counters must be greater than this (replay)
+ * @last_root_counter: last accepted root counter on this connection
+ * @last_gua: last accepted GUA on this connection (reorder); 0 = none yet
+ */
+struct mmt_rx_rules {
+	u16 self_node;
+	u64 conn_id;
+	u64 min_root_counter;
+	u64 last_root_counter;
+	u64 last_gua;
+};
+
+size_t mmt_closure_bytes(const struct mmt_params *p);
+int mmt_closure_build(struct mmt *m, const struct mmt_closure_hdr *h,
+		      u8 *out, size_t out_len);
+int mmt_closure_parse_hdr(const u8 *buf, size_t len,
+			  struct mmt_closure_hdr *h);
+int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
+			const u8 *buf, size_t len, bool eager);
+
+#endif /* MMT_LIB_H */

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: runs every test stage and exits non-zero if any failed.
+#
+#   build  module (W=1, warnings are failures), user-space lib/, tools
+#   unit   the tests/lib suites in user space (OpenSSL backend)
+#   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
+#   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
+#          and lockdep on
+#   guest  the module in QEMU guests booting Debian's kernel, Soft-RoCE
+#   lint   checkpatch --strict, sparse, kernel-doc
+#
+# STAGES="unit kunit" selects stages.  Each stage prints its own
+# "N passed, N failed" line; the run ends with the wall time of each stage
+# and a total line.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+cd "$mmt_top" || exit 1
+
+stages=${STAGES:-build unit fuzz kunit guest lint}
+fuzz_seconds=${FUZZ_SECONDS:-20}
+out=${O:-build}
+mkdir -p "$out"
+
+total_pass=0
+total_fail=0
+report=()
+
+# count_line FILE: the last "N passed, N failed" line of FILE as "P F".
+count_line() {
+	grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1 |
+		sed -E 's/.*([^0-9]|^)([0-9]+) passed, ([0-9]+) failed.*/\2 \3/'
+}
+
+# run_stage NAME CMD...: run, echo output, add its counts to the totals.
+run_stage() {
+	local name=$1 log=$out/check-$1.log t0 t1 rc counts p f
+	shift
+	echo "==== $name"
+	t0=$(date +%s)
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	t1=$(date +%s)
+	counts=$(count_line "$log")
+	p=${counts% *}
+	f=${counts#* }
+	if [ -z "$counts" ]; then
+		p=0
+		f=1
+	fi
+	# A stage that failed without counting its failure still fails.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	report+=("$(printf '%-6s %4d passed %4d failed %5d s' "$name" "$p" "$f" $((t1 - t0)))")
+}
+
+stage_build() {
+	local pass=0 fail=0 log=$out/build-module.log
+	if make -s module >"$log" 2>&1 && ! grep -E 'warning:|error:' "$log"; then
+		echo "ok - module builds warning-free with W=1"
+		pass=$((pass + 1))
+	else
+		cat "$log"
+		echo "not ok - module build"
+		fail=$((fail + 1))
+	fi
+	if make -s user tools >"$log.user" 2>&1 && ! grep -E 'warning:|error:' "$log.user"; then
+		echo "ok - user-space lib/, tests and tools build warning-free"
+		pass=$((pass + 1))
+	else
+		cat "$log.user"
+		echo "not ok - user-space build"
+		fail=$((fail + 1))
+	fi
+	echo "build: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+stage_unit() {
+	make -s user && "$out/mmt-unit"
+}
+
+stage_fuzz() {
+	local pass=0 fail=0 h name bin corpus work
+	make -s fuzz-build || { echo "fuzz: 0 passed, 1 failed"; return 1; }
+	for h in tests/fuzz/*_fuzz.c; do
+		[ -e "$h" ] || continue
+		name=$(basename "$h" .c)
+		bin=$out/fuzz/$name
+		corpus=tests/fuzz/corpus/$name
+		work=$(mktemp -d)
+		# New inputs go to $work, never into the checked-in corpus.
+		if timeout $((fuzz_seconds + 120)) "$bin" -max_total_time="$fuzz_seconds" \
+			-print_final_stats=1 "$work" "$corpus" >"$out/fuzz-$name.log" 2>&1; then
+			echo "ok - $name: $(grep -E 'stat::number_of_executed_units' "$out/fuzz-$name.log" | awk '{print $2}') runs, no crash"
+			pass=$((pass + 1))
+		else
+			tail -n 40 "$out/fuzz-$name.log"
+			echo "not ok - $name"
+			fail=$((fail + 1))
+		fi
+		rm -rf "$work"
+	done
+	echo "fuzz: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+stage_kunit() {
+	scripts/kunit.sh
+}
+
+stage_guest() {
+	make -s module && tests/guest/tests
+}
+
+stage_lint() {
+	scripts/lint.sh
+}
+
+for s in $stages; do
+	run_stage "$s" "stage_$s"
+done
+
+echo "==== summary (wall time per stage)"
+printf '%s\n' "${report[@]}"
+echo "total: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

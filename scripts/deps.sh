@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs, with apt-get, exactly the Debian packages the build, the tests
+# and the demo need.  Idempotent and silent when everything is present.
+set -euo pipefail
+
+pkgs=(
+	# module build against Debian's kernel, and the kernel the guests boot
+	build-essential linux-headers-amd64 linux-image-amd64
+	# KUnit on UML from Debian's kernel source; checkpatch, kernel-doc
+	linux-source-6.1 bc flex bison libelf-dev python3 perl xz-utils
+	# user-space build of lib/: OpenSSL backend, libFuzzer, sanitizers
+	libssl-dev clang libclang-rt-dev
+	# static checks
+	sparse
+	# QEMU guests with Soft-RoCE
+	qemu-system-x86 busybox-static cpio kmod iproute2
+	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev
+	librdmacm-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: need root to install packages (try: sudo make deps)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
+echo "deps: done"

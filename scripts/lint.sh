@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks on the kernel-side sources (driver/, lib/ but the OpenSSL
+# backend, uapi/, tests/lib/):
+#   checkpatch  the kernel's scripts/checkpatch.pl --strict
+#   sparse      make C=2 (every file, sparse from Debian)
+#   kernel-doc  the kernel's scripts/kernel-doc -none (malformed comments)
+# A finding fails unless a line of scripts/lint-allow.txt matches it; that
+# file holds each accepted finding with its justification.
+# Prints one "ok"/"not ok" line per check and "lint: N passed, N failed".
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+cd "$mmt_top" || exit 1
+out=${O:-build}
+mkdir -p "$out"
+allow=scripts/lint-allow.txt
+pass=0
+fail=0
+
+# filter FILE: findings of FILE not matched by an allow-list pattern.
+filter() {
+	local pats
+	pats=$(grep -vE '^\s*(#|$)' "$allow" | sed -E 's/\s+#.*$//')
+	if [ -n "$pats" ]; then
+		grep -vE -f <(printf '%s\n' "$pats") "$1" || true
+	else
+		cat "$1"
+	fi
+}
+
+verdict() {
+	local name=$1 findings=$2
+	if [ -s "$findings" ]; then
+		cat "$findings"
+		echo "not ok - $name: $(wc -l <"$findings") finding(s)"
+		fail=$((fail + 1))
+	else
+		echo "ok - $name"
+		pass=$((pass + 1))
+	fi
+}
+
+if ! ksrc=$(mmt_kernel_src); then
+	echo "lint: 0 passed, 1 failed"
+	exit 1
+fi
+mapfile -t files < <(mmt_kernel_sources)
+
+# checkpatch: one finding per line with --terse.
+: >"$out/lint-checkpatch.raw"
+for f in "${files[@]}"; do
+	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types --no-summary -f "$f" >>"$out/lint-checkpatch.raw" 2>&1
+done
+sed -i "s|^$mmt_top/||" "$out/lint-checkpatch.raw"
+filter "$out/lint-checkpatch.raw" | sed 's/^/checkpatch: /' >"$out/lint-checkpatch"
+verdict "checkpatch --strict (${#files[@]} files)" "$out/lint-checkpatch"
+
+# sparse: C=2 checks every file of the module, not just rebuilt ones.
+make -s module C=2 CHECK="sparse -Wsparse-all -Wno-declaration-after-statement" \
+	>"$out/lint-sparse.raw" 2>&1
+grep -E '(warning|error):' "$out/lint-sparse.raw" | sed "s|^$mmt_top/||" |
+	sort -u >"$out/lint-sparse.f"
+filter "$out/lint-sparse.f" | sed 's/^/sparse: /' >"$out/lint-sparse"
+verdict "sparse (make C=2)" "$out/lint-sparse"
+
+# kernel-doc: malformed or incomplete kernel-doc comments.
+perl "$ksrc/scripts/kernel-doc" -none "${files[@]}" >"$out/lint-kdoc.raw" 2>&1
+filter "$out/lint-kdoc.raw" | sed 's/^/kernel-doc: /' >"$out/lint-kdoc"
+verdict "kernel-doc -none" "$out/lint-kdoc"
+
+echo "lint: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

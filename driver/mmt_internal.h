@@ -8,14 +8,129 @@
 #undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 
+#include "mmt_lib.h"
+#include "mmt_uapi.h"
+
 /* Module version string reported by MMT_IOC_QUERY. */
-#define MMT_MODULE_VERSION	"0.1.0"
+#define MMT_MODULE_VERSION	"0.2.0"
 
 struct file;
+struct mm_struct;
+
+/**
+ * struct mmt_pmo - a physical memory object: pinned secure memory + MMTs
+ * @lock: serializes every use of @mmts, @crypto, @scratch and @rx (the
+ *	engine has no locks of its own; the crypto requests are per key)
+ * @params: geometry of every MMT; immutable after creation
+ * @bytes: data bytes (@closures * @params.data_bytes); immutable
+ * @closures: number of MMTs; immutable
+ * @stride: bytes of backing memory per closure (data, MACs, nodes)
+ * @mem: backing memory, vmalloc'd (pinned, never swapped): for closure i,
+ *	data at i * @stride, then data MACs, then tree nodes.  Untrusted: it
+ *	holds only ciphertext and metadata, and it is what a NIC will read and
+ *	write.  Immutable pointer.
+ * @mem_bytes: size of @mem
+ * @mmts: @closures MMTs with their trusted roots
+ * @scratch: engine work space shared by the MMTs (used under @lock)
+ * @crypto: subkeys and transforms, NULL until MMT_IOC_PMO_SET_KEY
+ * @key_len: 0, 16 or 32
+ * @rx: receive rules (replay, reorder) of the PMO as a receiver
+ * @tx_root_counter: last root counter sealed by this PMO as a sender
+ * @tx_seq: last closure sequence number sent
+ * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
+ * @charged_pages: pages charged to @charged_mm
+ */
+struct mmt_pmo {
+	struct mutex lock;
+	struct mmt_params params;
+	u64 bytes;
+	u32 closures;
+	size_t stride;
+	u8 *mem;
+	size_t mem_bytes;
+	struct mmt *mmts;
+	u8 *scratch;
+	struct mmt_crypto *crypto;
+	u32 key_len;
+	struct mmt_rx_rules rx;
+	u64 tx_root_counter;
+	u64 tx_seq;
+	struct mm_struct *charged_mm;
+	unsigned long charged_pages;
+};
+
+/**
+ * struct mmt_stats - module-wide counters, shown in debugfs mmt/stats
+ * @pmos: PMOs alive
+ * @pmo_bytes: data bytes of the PMOs alive
+ * @bytes_written: plaintext bytes written through pwrite
+ * @bytes_read: plaintext bytes read through pread
+ * @verify_fail: reads that failed verification (-EBADMSG)
+ * @closures_sent: closures sealed and delivered
+ * @closures_received: closures accepted
+ * @reject: closures rejected, by reason (enum mmt_reject)
+ */
+struct mmt_stats {
+	atomic64_t pmos;
+	atomic64_t pmo_bytes;
+	atomic64_t bytes_written;
+	atomic64_t bytes_read;
+	atomic64_t verify_fail;
+	atomic64_t closures_sent;
+	atomic64_t closures_received;
+	atomic64_t reject[8];
+};
+
+/* Rejection reasons counted in mmt_stats.reject, one per documented error. */
+enum mmt_reject {
+	MMT_REJ_BADMSG,		/* -EBADMSG: tamper, wrong key */
+	MMT_REJ_STALE,		/* -ESTALE: replay */
+	MMT_REJ_ILSEQ,		/* -EILSEQ: reorder */
+	MMT_REJ_MSGSIZE,	/* -EMSGSIZE: lengths */
+	MMT_REJ_PROTO,		/* -EPROTO / -EPROTONOSUPPORT: magic, version */
+	MMT_REJ_MEDIUM,		/* -EMEDIUMTYPE: geometry */
+	MMT_REJ_XDEV,		/* -EXDEV: other connection or receiver */
+	MMT_REJ_OTHER,		/* anything else */
+};
+
+extern struct mmt_stats mmt_stats;
+
+/* mmt_main.c */
+u16 mmt_node_id(void);
+int mmt_set_node_id(u32 id);
+int mmt_gua_alloc(u64 *gua);
 
 /* mmt_ioctl.c */
 long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
+		size_t min_size, u32 *usize);
+int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
+		 u32 usize);
+
+/* mmt_pmo.c */
+struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures);
+void mmt_pmo_free(struct mmt_pmo *pmo);
+int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
+		    bool receive);
+int mmt_pmo_create(void __user *uarg);
+struct mmt_pmo *mmt_pmo_from_file(struct file *file);
+long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
+		    size_t len, bool eager);
+
+/* mmt_loopback.c */
+void mmt_loopback_init(void);
+int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
+			  bool copy, bool eager, u64 *sent);
+int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg);
+
+/* mmt_stats.c */
+void mmt_stats_init(void);
+void mmt_stats_exit(void);
+void mmt_stats_reject(int err);
 
 #endif /* MMT_INTERNAL_H */

@@ -8,6 +8,7 @@
  * before they are filled in and copied out.
  */
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -16,7 +17,16 @@
 #include "mmt.h"
 
 static_assert(sizeof(struct mmt_query) == MMT_QUERY_SIZE_VER0);
-static_assert(sizeof(struct mmt_query) % 8 == 0);
+static_assert(sizeof(struct mmt_pmo_create) == MMT_PMO_CREATE_SIZE_VER0);
+static_assert(sizeof(struct mmt_node_id) == MMT_NODE_ID_SIZE_VER0);
+static_assert(sizeof(struct mmt_pmo_key) == MMT_PMO_KEY_SIZE_VER0);
+static_assert(sizeof(struct mmt_pmo_counter) == MMT_PMO_COUNTER_SIZE_VER0);
+static_assert(sizeof(struct mmt_pmo_info) == MMT_PMO_INFO_SIZE_VER0);
+static_assert(sizeof(struct mmt_mmt_info) == 32);
+static_assert(sizeof(struct mmt_delegate_local) ==
+	      MMT_DELEGATE_LOCAL_SIZE_VER0);
+static_assert(sizeof(struct mmt_pmo_debug) == MMT_PMO_DEBUG_SIZE_VER0);
+static_assert(sizeof(struct mmt_geometry) == 8);
 
 /**
  * mmt_copy_in() - copy a size-versioned ioctl argument from user space
@@ -31,7 +41,7 @@ static_assert(sizeof(struct mmt_query) % 8 == 0);
  * is below @min_size; -E2BIG if it is above PAGE_SIZE, or larger than
  * @ksize with non-zero bytes past it.
  */
-static int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
+int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
 		       size_t min_size, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
@@ -52,7 +62,7 @@ static int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
  *
  * Return: 0, or -EFAULT.
  */
-static int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
+int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
 			u32 usize)
 {
 	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
@@ -79,10 +89,32 @@ static int mmt_ioc_query(void __user *uarg)
 	q.size = sizeof(q);
 	q.api_version = MMT_API_VERSION;
 	q.closure_version = 1;
-	q.features = MMT_FEAT_QUERY;
+	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
+	if (IS_ENABLED(MMT_DEBUG))
+		q.features |= MMT_FEAT_DEBUG;
+	q.node_id = mmt_node_id();
 	strscpy(q.module_version, MMT_MODULE_VERSION,
 		sizeof(q.module_version));
 	return mmt_copy_out(uarg, &q, sizeof(q), usize);
+}
+
+/*
+ * MMT_IOC_SET_NODE_ID: see uapi/mmt.h.
+ */
+static int mmt_ioc_set_node_id(void __user *uarg)
+{
+	struct mmt_node_id n;
+	u32 usize;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = mmt_copy_in(&n, sizeof(n), uarg, MMT_NODE_ID_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if (n.flags || n.reserved)
+		return -EINVAL;
+	return mmt_set_node_id(n.node_id);
 }
 
 /**
@@ -101,6 +133,10 @@ long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case MMT_IOC_QUERY:
 		return mmt_ioc_query(uarg);
+	case MMT_IOC_PMO_CREATE:
+		return mmt_pmo_create(uarg);
+	case MMT_IOC_SET_NODE_ID:
+		return mmt_ioc_set_node_id(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_main.c - module init and exit, the /dev/mmt misc device
+ * mmt_main.c - module init and exit, the /dev/mmt misc device, the node id
+ * and the GUA allocator
  *
  * The module is the trusted memory controller of the software MMT (Feng et
  * al., HPCA 2023): users reach secure memory only through /dev/mmt.
@@ -8,9 +9,83 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 #include "mmt_internal.h"
 #include "mmt.h"
+
+#define CREATE_TRACE_POINTS
+#include "mmt_trace.h"
+
+/* GUA = node id (16 bits) << 42 | sequence (42 bits): 58 bits, paper III. */
+#define MMT_GUA_SEQ_BITS	(MMT_GUA_BITS - MMT_NODE_ID_BITS)
+#define MMT_GUA_SEQ_MAX		((1ull << MMT_GUA_SEQ_BITS) - 1)
+
+/*
+ * mmt_gua_lock protects the node id and the GUA sequence.  The sequence
+ * starts at the wall clock in milliseconds (2^42 ms is 139 years), so GUAs
+ * made under the same key by two loads of the module do not collide unless
+ * more than one GUA per millisecond was made on average; see docs/ENGINE.md.
+ */
+static DEFINE_SPINLOCK(mmt_gua_lock);
+static u16 mmt_node;
+static u64 mmt_gua_seq;
+
+/**
+ * mmt_node_id() - this node's id (16 bits of every GUA)
+ *
+ * Context: any.
+ * Return: the id, 1 until MMT_IOC_SET_NODE_ID.
+ */
+u16 mmt_node_id(void)
+{
+	u16 id;
+
+	spin_lock(&mmt_gua_lock);
+	id = mmt_node;
+	spin_unlock(&mmt_gua_lock);
+	return id;
+}
+
+/**
+ * mmt_set_node_id() - set this node's id
+ * @id: 1..65535
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an id out of range.
+ */
+int mmt_set_node_id(u32 id)
+{
+	if (!id || id > U16_MAX)
+		return -EINVAL;
+	spin_lock(&mmt_gua_lock);
+	mmt_node = id;
+	spin_unlock(&mmt_gua_lock);
+	return 0;
+}
+
+/**
+ * mmt_gua_alloc() - a new global unique address
+ * @gua: (out) node id << 42 | sequence
+ *
+ * Context: any.
+ * Return: 0, or -EOVERFLOW when the 42-bit sequence is exhausted.
+ */
+int mmt_gua_alloc(u64 *gua)
+{
+	int err = 0;
+
+	spin_lock(&mmt_gua_lock);
+	if (mmt_gua_seq >= MMT_GUA_SEQ_MAX) {
+		err = -EOVERFLOW;
+	} else {
+		mmt_gua_seq++;
+		*gua = (u64)mmt_node << MMT_GUA_SEQ_BITS | mmt_gua_seq;
+	}
+	spin_unlock(&mmt_gua_lock);
+	return err;
+}
 
 static const struct file_operations mmt_dev_fops = {
 	.owner = THIS_MODULE,
@@ -28,15 +103,22 @@ static struct miscdevice mmt_miscdev = {
 
 /*
  * The character device is registered last and deregistered first, so no
- * user can reach a half-initialized or half-torn-down module.
+ * user can reach a half-initialized or half-torn-down module.  PMO fds hold
+ * a module reference, so none is left at exit.
  */
 static int __init mmt_init(void)
 {
 	int err;
 
+	mmt_node = 1;
+	mmt_gua_seq = min_t(u64, ktime_get_real_ns() / NSEC_PER_MSEC,
+			    MMT_GUA_SEQ_MAX / 2);
+	mmt_loopback_init();
+	mmt_stats_init();
 	err = misc_register(&mmt_miscdev);
 	if (err) {
 		pr_err("cannot register /dev/mmt: %d\n", err);
+		mmt_stats_exit();
 		return err;
 	}
 	pr_info("software MMT controller %s loaded (API %u)\n",
@@ -47,6 +129,7 @@ static int __init mmt_init(void)
 static void __exit mmt_exit(void)
 {
 	misc_deregister(&mmt_miscdev);
+	mmt_stats_exit();
 	pr_info("unloaded\n");
 }
 

@@ -111,11 +111,15 @@ struct mmt_crypto;	/* opaque: per-key transforms and requests */
  * enum mmt_subkey - independent subkeys derived from the MMT key by
  * HKDF-SHA256 (RFC 5869), salt "mmt-v1 salt", info = "mmt v1 " + name,
  * MMT_SUBKEY_BYTES each
+ * @MMT_SUBKEY_ENC: data pads, AES-128-ECB over nonce blocks ("enc")
+ * @MMT_SUBKEY_MAC: Carter-Wegman pads and hash key ("mac")
+ * @MMT_SUBKEY_SEAL: AES-128-GCM sealing of the MMT root ("seal")
+ * @MMT_NR_SUBKEYS: number of subkeys
  */
 enum mmt_subkey {
-	MMT_SUBKEY_ENC,		/* data pads, AES-128-ECB over nonce blocks */
-	MMT_SUBKEY_MAC,		/* Carter-Wegman pads and hash key */
-	MMT_SUBKEY_SEAL,	/* AES-128-GCM sealing of the MMT root */
+	MMT_SUBKEY_ENC,
+	MMT_SUBKEY_MAC,
+	MMT_SUBKEY_SEAL,
 	MMT_NR_SUBKEYS
 };
 
@@ -246,8 +250,8 @@ int mmt_crypto_unseal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
  *
  * Context: process context, may sleep (the kernel backend allocates an
  * "hmac(sha256)" transform per call: use it at setup only).
- * Return: 0; -EINVAL for a length out of range (@okm zeroed on any error);
- * -ENOMEM; or the crypto library's error.
+ * Return: 0; -EINVAL for a length out of range (@okm untouched); -ENOMEM
+ * or the crypto library's error (@okm zeroed).
  */
 int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
 			   size_t salt_len, const u8 *info, size_t info_len,
@@ -349,7 +353,9 @@ int mmt_root_unseal(const struct mmt_params *p, struct mmt_crypto *c,
  * @data: ciphertext, @p->data_bytes
  * @macs: data MACs, @p->macs_bytes, little-endian 64-bit tags
  * @nodes: serialized tree nodes, @p->nodes_bytes
- * @scratch: engine work space of mmt_scratch_bytes(@p) bytes (pads)
+ * @scratch: engine work space of mmt_scratch_bytes(@p) bytes, kmalloc'd or
+ *	kvmalloc'd; holds pads and plaintext fragments between calls: free it
+ *	with kvfree_sensitive()
  */
 struct mmt {
 	const struct mmt_params *p;
@@ -361,20 +367,163 @@ struct mmt {
 	u8 *scratch;
 };
 
-size_t mmt_scratch_bytes(const struct mmt_params *p);
-int mmt_format(struct mmt *m, u64 gua);
-int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len);
-int mmt_read(struct mmt *m, u64 off, void *buf, size_t len);
-int mmt_verify_all(struct mmt *m);
-int mmt_regua(struct mmt *m, u64 new_gua);
 /*
- * Needed by lib/mmt_closure.c (E2), implemented in lib/mmt_tree.c (E1):
- * verify the MAC of untrusted node @index of @level (0..levels - 2) against
- * its parent's counter (the root's top node for level levels - 2).  Reads
- * only m->p, m->crypto, m->root, m->nodes and m->scratch.  Returns 0,
- * -EBADMSG on a mismatch, -EINVAL if @level or @index is out of range.
+ * The data path (lib/mmt_tree.c).  Counters, pads and MACs: docs/ENGINE.md.
+ * All functions below use m->scratch and m->crypto; the caller serializes
+ * calls per scratch buffer and per crypto context (Context: process
+ * context, may sleep only inside the crypto backend; no allocation).
+ * Integrity failures are logged rate-limited with GUA, level and index.
  */
-int mmt_verify_node(struct mmt *m, unsigned int level, u32 index);
+
+/**
+ * mmt_scratch_bytes() - size of the engine work space of one MMT
+ * @p: geometry
+ *
+ * Pads for a batch of blocks (32 KiB), three blocks for partial writes,
+ * and a trusted staging copy of every tree node.  kmalloc'd or kvmalloc'd
+ * (never on the stack); may be shared by MMTs that are used one at a time.
+ *
+ * Return: bytes.
+ */
+size_t mmt_scratch_bytes(const struct mmt_params *p);
+
+/**
+ * mmt_format() - initialize an MMT: all counters 0, zero plaintext
+ * @m: MMT with @p, @crypto, @data, @macs, @nodes, @scratch set
+ * @gua: its global unique address, <= MMT_GUA_MASK; a GUA must never be
+ *	formatted twice under one key (pads would repeat)
+ *
+ * Sets @m->root.gua and zeroes @m->root.top; leaves @m->root.state,
+ * read_only and root_counter alone.  Encrypts zeros into every block and
+ * writes every data and node MAC.
+ *
+ * Return: 0; -EINVAL if @gua is too large (nothing changed); or a crypto
+ * backend error (MMT left unusable: format again).
+ */
+int mmt_format(struct mmt *m, u64 gua);
+
+/**
+ * mmt_write() - encrypt and MAC a byte range, bumping its counters
+ * @m: MMT
+ * @off: first byte, < @m->p->data_bytes
+ * @buf: @len bytes of plaintext
+ * @len: bytes; 0 is a no-op
+ *
+ * Each block touched gets a fresh counter (its minor + 1; on a minor at
+ * MMT_MINOR_MAX the leaf's major + 1, all its minors 0 and every block
+ * under that leaf re-encrypted; likewise at inner levels, re-MACing the
+ * child nodes).  Partial blocks are verified and decrypted first
+ * (read-modify-write).  Each touched leaf and ancestor is written once per
+ * call, and @m->root.root_counter is incremented once.  Atomic: every
+ * check is made before anything changes, so on an error nothing outside
+ * @m->scratch changed.  Two exceptions fail closed instead: a crypto
+ * backend error half-way (not expected: requests are preallocated), and a
+ * block of an overflowing leaf modified in untrusted memory between the
+ * check and its re-encryption (-EBADMSG after the write is committed; that
+ * block then fails verification until overwritten).  Counters and pads are
+ * never reused in either case (the trusted root moves first).
+ *
+ * Return: 0; -EPERM if the state is not MMT_VALID or the MMT is read-only;
+ * -EINVAL if [@off, @off + @len) is not inside the data; -EBADMSG if a
+ * node on the path or a block to read back fails verification;
+ * -EOVERFLOW if a major counter would pass MMT_MAJOR_MAX or the root
+ * counter is already MMT_ROOT_COUNTER_MAX (a new GUA is the way out).
+ */
+int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len);
+
+/**
+ * mmt_read() - verify and decrypt a byte range
+ * @m: MMT
+ * @off: first byte
+ * @buf: (out) @len bytes, trusted memory
+ * @len: bytes; 0 is a no-op
+ *
+ * Verifies every node on the paths of the touched blocks up to
+ * @m->root.top and each block's data MAC, over a copy in @buf or scratch,
+ * then decrypts it.  Nothing changes in the MMT.
+ *
+ * Return: 0; -EPERM unless the state is MMT_VALID or MMT_SENDING; -EINVAL
+ * if the range is outside the data; -EBADMSG on a failed check (@buf is
+ * then zeroed: never any unverified plaintext).
+ */
+int mmt_read(struct mmt *m, u64 off, void *buf, size_t len);
+
+/**
+ * mmt_verify_all() - eagerly verify every node and every data MAC
+ * @m: MMT (any state)
+ *
+ * Return: 0 or -EBADMSG (or a crypto backend error).
+ */
+int mmt_verify_all(struct mmt *m);
+
+/**
+ * mmt_regua() - re-encrypt and re-MAC the whole MMT under a fresh GUA
+ * @m: MMT (any state; the caller decides when, e.g. after a lost ack)
+ * @new_gua: <= MMT_GUA_MASK, != @m->root.gua, never used under this key
+ *
+ * Verifies everything first; counters are kept, the pads change because
+ * the GUA is part of every nonce.  Sets @m->root.gua on success.
+ *
+ * Return: 0; -EINVAL for a bad @new_gua; -EBADMSG if the MMT fails
+ * verification (nothing changed).
+ */
+int mmt_regua(struct mmt *m, u64 new_gua);
+
+/*
+ * Test-visible helpers (used by tests/lib and tools; not by the driver).
+ */
+
+/**
+ * mmt_format_major() - mmt_format() with every node's major set to @major
+ * @m: MMT
+ * @gua: as for mmt_format()
+ * @major: <= MMT_MAJOR_MAX; lets tests reach counter exhaustion
+ *
+ * Return: as mmt_format(); -EINVAL also for @major too large.
+ */
+int mmt_format_major(struct mmt *m, u64 gua, u64 major);
+
+/**
+ * mmt_block_counter() - the verified 40-bit counter of one block
+ * @m: MMT
+ * @block: block index < @m->p->blocks
+ * @ctr: (out) (leaf major << MMT_MINOR_BITS) | leaf minor
+ *
+ * Return: 0; -EINVAL for a bad @block; -EBADMSG if its path fails.
+ */
+int mmt_block_counter(struct mmt *m, u32 block, u64 *ctr);
+
+/**
+ * mmt_data_nonce() - the AES input of one 16-byte data pad
+ * @out: (out) 16 bytes, big-endian bit fields: GUA (58) | block (20) |
+ *	sub-block (8) | counter (40) | 0 (2)
+ * @gua: GUA (58 bits)
+ * @block: block index (20 bits)
+ * @sub: 16-byte sub-block within the block (8 bits)
+ * @ctr: block counter (40 bits)
+ */
+void mmt_data_nonce(u8 *out, u64 gua, u32 block, u32 sub, u64 ctr);
+
+/**
+ * mmt_mac_nonce() - the AES input of one MAC pad (MAC subkey)
+ * @out: (out) 16 bytes, big-endian: GUA (58) | index (28) | counter (40) |
+ *	domain (2)
+ * @domain: 1 data MAC, 2 node MAC, 3 hash key derivation
+ * @gua: GUA (58 bits)
+ * @index: block index, or level << 24 | node index for node MACs
+ * @ctr: counter of the block, or the parent's counter of the node
+ */
+void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
+		   u64 ctr);
+/*
+ * mmt_verify_top() - verify the MAC of every node of level @levels - 2
+ * against the trusted @m->root.top and @m->root.gua, as the receiver of a
+ * closure does before accepting it in lazy mode (DESIGN.md section 5, step
+ * 4; used by lib/mmt_closure.c).  Reads @m->nodes once per node; writes only
+ * @m->scratch.  Returns 0 (also with one level: there are no untrusted
+ * nodes), -EBADMSG on a mismatch, or the cipher's error.
+ */
+int mmt_verify_top(struct mmt *m);
 
 /* ---------------------------------------------------------------- closure */
 
@@ -427,5 +576,7 @@ int mmt_closure_parse_hdr(const u8 *buf, size_t len,
 			  struct mmt_closure_hdr *h);
 int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 			const u8 *buf, size_t len, bool eager);
+int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
+			   u8 *out);
 
 #endif /* MMT_LIB_H */

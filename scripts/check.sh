@@ -82,7 +82,25 @@ stage_build() {
 }
 
 stage_unit() {
-	make -s user && "$out/mmt-unit"
+	local counts p f log=$out/unit.log
+
+	make -s user "$out/tools/mmt-golden" ||
+		{ echo "unit: 0 passed, 1 failed"; return 1; }
+	"$out/mmt-unit" | tee "$log"
+	counts=$(count_line "$log")
+	p=${counts% *}
+	f=${counts#* }
+	[ -n "$counts" ] || { p=0; f=1; }
+	# The checked-in golden closure, its C array and a fresh build agree.
+	if "$out/tools/mmt-golden" check tests/vectors/closure_v1_golden.bin; then
+		echo "ok - golden closure vector"
+		p=$((p + 1))
+	else
+		echo "not ok - golden closure vector"
+		f=$((f + 1))
+	fi
+	echo "unit: $p passed, $f failed"
+	[ "$f" -eq 0 ]
 }
 
 stage_fuzz() {

@@ -30,7 +30,7 @@ mmt=$src/drivers/misc/mmt
 mkdir -p "$mmt"
 ln -sfn "$top/tests/kunit/Kconfig" "$mmt/Kconfig"
 ln -sfn "$top/tests/kunit/Kbuild" "$mmt/Makefile"
-for d in lib uapi tests; do
+for d in lib uapi tests driver; do
 	ln -sfn "$top/$d" "$mmt/$d"
 done
 grep -q 'drivers/misc/mmt/Kconfig' "$src/drivers/misc/Kconfig" ||

@@ -24,8 +24,12 @@
 /* Version of this interface; bumped only for additions. */
 #define MMT_API_VERSION		1
 
-/* Feature bits reported by MMT_IOC_QUERY (none yet beyond the query). */
-#define MMT_FEAT_QUERY		_BITULL(0)
+/* Feature bits reported by MMT_IOC_QUERY. */
+#define MMT_FEAT_QUERY		_BITULL(0)	/* MMT_IOC_QUERY */
+#define MMT_FEAT_PMO		_BITULL(1)	/* PMOs, pread/pwrite */
+#define MMT_FEAT_LOCAL_DELEGATE	_BITULL(2)	/* MMT_IOC_PMO_DELEGATE_LOCAL */
+#define MMT_FEAT_RDMA		_BITULL(3)	/* connections over rdma_cm */
+#define MMT_FEAT_DEBUG		_BITULL(63)	/* test-only MMT_IOC_PMO_DEBUG */
 
 /**
  * struct mmt_query - MMT_IOC_QUERY argument: version and features
@@ -52,6 +56,324 @@ struct mmt_query {
 
 #define MMT_QUERY_SIZE_VER0	64
 
+/* Geometry limits (DESIGN.md section 2). */
+#define MMT_GEOM_MAX_LEVELS	4
+
+/**
+ * struct mmt_geometry - shape of every MMT of a PMO
+ * @levels: counter levels, 1..4; 0 means the default (3)
+ * @log_block_size: log2 of the block size in bytes, 6..12 (64 B..4 KiB);
+ *	0 means the default (6)
+ * @log_arity: log2 of the counters per node per level, leaf first, each
+ *	1..6; all zero means the defaults (64, 32, 16, 16)
+ *
+ * Closure (MMT) data size = block size * product of the arities of the
+ * first @levels levels: 128 KiB, 2 MiB, 32 MiB for 2, 3, 4 default levels
+ * at 64-byte blocks.  At most 2^20 blocks per MMT.
+ */
+struct mmt_geometry {
+	__u8 levels;
+	__u8 log_block_size;
+	__u8 log_arity[MMT_GEOM_MAX_LEVELS];
+	__u8 reserved[2];
+};
+
+/* MMT states (DESIGN.md section 1), as reported by MMT_IOC_PMO_INFO. */
+#define MMT_STATE_INVALID	0
+#define MMT_STATE_VALID		1
+#define MMT_STATE_SENDING	2
+#define MMT_STATE_WAITING	3
+
+/* struct mmt_pmo_create.flags */
+#define MMT_PMO_CLOEXEC		_BITULL(0)	/* the PMO fd is O_CLOEXEC */
+
+/**
+ * struct mmt_pmo_create - MMT_IOC_PMO_CREATE argument
+ * @size: (in) sizeof(struct mmt_pmo_create) as the caller knows it
+ * @flags: (in) MMT_PMO_* flags
+ * @bytes: (in) data size in bytes, a non-zero multiple of the closure size
+ * @geometry: (in) MMT shape; zero fields take the defaults
+ * @fd: (out) the new PMO file descriptor
+ * @reserved0: (in) must be 0
+ * @reserved1: (in) must be 0
+ * @closure_bytes: (out) data bytes per closure (MMT)
+ * @meta_bytes: (out) metadata bytes per closure: data MACs, tree nodes,
+ *	closure header and sealed root
+ * @reserved: (in) must be 0
+ */
+struct mmt_pmo_create {
+	__u32 size;
+	__u32 reserved0;
+	__u64 flags;
+	__u64 bytes;
+	struct mmt_geometry geometry;
+	__s32 fd;
+	__u32 reserved1;
+	__u64 closure_bytes;
+	__u64 meta_bytes;
+	__u64 reserved[4];
+};
+
+#define MMT_PMO_CREATE_SIZE_VER0	88
+
+/**
+ * struct mmt_node_id - MMT_IOC_SET_NODE_ID argument
+ * @size: (in) sizeof(struct mmt_node_id)
+ * @flags: (in) must be 0
+ * @node_id: (in) this node's id, 1..65535 (16 bits of every GUA)
+ * @reserved: (in) must be 0
+ */
+struct mmt_node_id {
+	__u32 size;
+	__u32 flags;
+	__u32 node_id;
+	__u32 reserved;
+};
+
+#define MMT_NODE_ID_SIZE_VER0	16
+
+/* struct mmt_pmo_key.flags */
+#define MMT_KEY_RECEIVE		_BITULL(0)	/* make the MMTs WAITING */
+
+/**
+ * struct mmt_pmo_key - MMT_IOC_PMO_SET_KEY argument
+ * @size: (in) sizeof(struct mmt_pmo_key)
+ * @key_len: (in) 16 (AES-128, the default) or 32 (AES-256) bytes
+ * @flags: (in) 0: format every MMT (zero plaintext) under a fresh GUA and
+ *	make it VALID; MMT_KEY_RECEIVE: make every MMT WAITING, ready to
+ *	receive a closure (see MMT_IOC_PMO_DELEGATE_LOCAL)
+ * @key: (in) the MMT key, @key_len bytes; the rest must be 0.  The kernel
+ *	keeps only subkeys derived from it (HKDF-SHA256) and never returns it.
+ */
+struct mmt_pmo_key {
+	__u32 size;
+	__u32 key_len;
+	__u64 flags;
+	__u8 key[32];
+};
+
+#define MMT_PMO_KEY_SIZE_VER0	48
+
+/**
+ * struct mmt_pmo_counter - MMT_IOC_PMO_SET_ROOT_COUNTER argument
+ * @size: (in) sizeof(struct mmt_pmo_counter)
+ * @flags: (in) must be 0
+ * @root_counter: (in) for a VALID PMO: the root counter every MMT counts
+ *	up from (it may only grow); for a WAITING PMO: the minimum, a received
+ *	closure's root counter must be greater (replay protection)
+ */
+struct mmt_pmo_counter {
+	__u32 size;
+	__u32 flags;
+	__u64 root_counter;
+};
+
+#define MMT_PMO_COUNTER_SIZE_VER0	16
+
+/**
+ * struct mmt_mmt_info - state of one MMT of a PMO
+ * @state: MMT_STATE_*
+ * @flags: MMT_INFO_READ_ONLY if received in copy mode
+ * @gua: global unique address (58 bits: node id << 42 | sequence)
+ * @root_counter: the MMT root's counter
+ * @top_major: major counter of the top-level node
+ */
+struct mmt_mmt_info {
+	__u32 state;
+	__u32 flags;
+	__u64 gua;
+	__u64 root_counter;
+	__u64 top_major;
+};
+
+#define MMT_INFO_READ_ONLY	1
+
+/**
+ * struct mmt_pmo_info - MMT_IOC_PMO_INFO argument
+ * @size: (in) sizeof(struct mmt_pmo_info)
+ * @flags: (in) must be 0
+ * @bytes: (out) data size in bytes
+ * @geometry: (out) the MMT shape, defaults filled in
+ * @block_size: (out) bytes per block
+ * @closures: (out) number of MMTs (closures) in the PMO
+ * @closure_bytes: (out) data bytes per closure
+ * @meta_bytes: (out) metadata bytes per closure
+ * @key_len: (out) 0 if no key is set, else 16 or 32
+ * @mmt_count: (in) entries @mmts has room for; (out) entries written
+ * @mmts: (in) user pointer to @mmt_count struct mmt_mmt_info, or 0
+ * @reserved: (in) must be 0
+ */
+struct mmt_pmo_info {
+	__u32 size;
+	__u32 flags;
+	__u64 bytes;
+	struct mmt_geometry geometry;
+	__u32 block_size;
+	__u32 closures;
+	__u64 closure_bytes;
+	__u64 meta_bytes;
+	__u32 key_len;
+	__u32 mmt_count;
+	__u64 mmts;
+	__u64 reserved[4];
+};
+
+#define MMT_PMO_INFO_SIZE_VER0	96
+
+/* struct mmt_delegate_local.flags */
+#define MMT_DELEGATE_COPY	_BITULL(0)	/* copy; default: transfer */
+#define MMT_DELEGATE_EAGER	_BITULL(1)	/* verify all on receipt */
+
+/**
+ * struct mmt_delegate_local - MMT_IOC_PMO_DELEGATE_LOCAL argument
+ * @size: (in) sizeof(struct mmt_delegate_local)
+ * @dst_fd: (in) the receiving PMO's fd: same geometry and size, same key,
+ *	every MMT WAITING (MMT_KEY_RECEIVE)
+ * @flags: (in) MMT_DELEGATE_* flags
+ * @closures: (out) closures delivered
+ * @reserved: (in) must be 0
+ */
+struct mmt_delegate_local {
+	__u32 size;
+	__s32 dst_fd;
+	__u64 flags;
+	__u64 closures;
+	__u64 reserved[2];
+};
+
+#define MMT_DELEGATE_LOCAL_SIZE_VER0	40
+
+/* struct mmt_pmo_debug.region */
+#define MMT_DEBUG_DATA		0	/* ciphertext */
+#define MMT_DEBUG_MACS		1	/* data MACs */
+#define MMT_DEBUG_NODES		2	/* tree nodes */
+
+/**
+ * struct mmt_pmo_debug - MMT_IOC_PMO_DEBUG argument (test builds only)
+ * @size: (in) sizeof(struct mmt_pmo_debug)
+ * @region: (in) MMT_DEBUG_* region of the untrusted backing memory
+ * @closure: (in) which MMT
+ * @xor_mask: (in) byte XORed into the backing byte (non-zero)
+ * @offset: (in) byte offset in the region
+ * @reserved: (in) must be 0
+ */
+struct mmt_pmo_debug {
+	__u32 size;
+	__u32 region;
+	__u32 closure;
+	__u32 xor_mask;
+	__u64 offset;
+	__u64 reserved;
+};
+
+#define MMT_PMO_DEBUG_SIZE_VER0	32
+
+/* Channels of a connection (DESIGN.md section 1): all three exist so they
+ * can be measured side by side on the same connection. */
+#define MMT_CHANNEL_MMT		0	/* closure delegation */
+#define MMT_CHANNEL_SECURE	1	/* AES-GCM secure channel */
+#define MMT_CHANNEL_PLAIN	2	/* RDMA write, no protection */
+
+/**
+ * struct mmt_conn_addr - an IPv4 or IPv6 address and port for rdma_cm
+ * @family: AF_INET or AF_INET6
+ * @port: port, host byte order, 1..65535
+ * @scope_id: IPv6 scope (interface index) for link-local addresses, else 0
+ * @addr: the address in network byte order; IPv4 in the first 4 bytes,
+ *	the rest 0
+ */
+struct mmt_conn_addr {
+	__u16 family;
+	__u16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+};
+
+/**
+ * struct mmt_listen - MMT_IOC_LISTEN argument
+ * @size: (in) sizeof(struct mmt_listen)
+ * @flags: (in) MMT_CONN_CLOEXEC or 0
+ * @addr: (in) local address to listen on (any address: all zero)
+ * @fd: (out) the listener fd; MMT_IOC_ACCEPT on it gives connections;
+ *	poll() reports POLLIN when a connection is ready to accept
+ * @backlog: (in) connect requests queued before accept, 1..128; 0 = 16
+ * @reserved: (in) must be 0
+ */
+struct mmt_listen {
+	__u32 size;
+	__u32 flags;
+	struct mmt_conn_addr addr;
+	__s32 fd;
+	__u32 backlog;
+	__u64 reserved[2];
+};
+
+#define MMT_LISTEN_SIZE_VER0	56
+
+#define MMT_CONN_CLOEXEC	1	/* the new fd is O_CLOEXEC */
+
+/**
+ * struct mmt_connect - MMT_IOC_CONNECT and MMT_IOC_ACCEPT argument
+ * @size: (in) sizeof(struct mmt_connect)
+ * @flags: (in) MMT_CONN_CLOEXEC or 0
+ * @addr: (in, CONNECT) the peer to connect to; (out, ACCEPT) the peer
+ * @fd: (out) the connection fd
+ * @timeout_ms: (in) how long to wait, 1..600000; 0 = 10000
+ * @peer_node: (out) the peer's node id from its hello
+ * @reserved0: (in) must be 0
+ * @reserved1: (in) must be 0
+ * @reserved: (in) must be 0
+ */
+struct mmt_connect {
+	__u32 size;
+	__u32 flags;
+	struct mmt_conn_addr addr;
+	__s32 fd;
+	__u32 timeout_ms;
+	__u16 peer_node;
+	__u16 reserved0;
+	__u32 reserved1;
+	__u64 reserved[2];
+};
+
+#define MMT_CONNECT_SIZE_VER0	64
+
+/* struct mmt_xfer.flags */
+#define MMT_XFER_COPY		_BITULL(0)	/* send: copy mode */
+#define MMT_XFER_EAGER		_BITULL(1)	/* recv: verify on receipt */
+
+/**
+ * struct mmt_xfer - MMT_IOC_SEND and MMT_IOC_RECV argument
+ * @size: (in) sizeof(struct mmt_xfer)
+ * @pmo_fd: (in) the PMO to send from or receive into.  MMT channel: the
+ *	sender's MMTs VALID, the receiver's WAITING (MMT_KEY_RECEIVE), same
+ *	geometry and size, same key.  Secure and plain channels: both PMOs
+ *	VALID (the receiver's data is overwritten through the controller).
+ * @channel: (in) MMT_CHANNEL_*; both sides must name the same one
+ * @flags: (in) MMT_XFER_* flags
+ * @timeout_ms: (in) how long to wait for the peer, 1..600000; 0 = 10000
+ * @reserved0: (in) must be 0
+ * @bytes: (out) data bytes moved
+ * @closures: (out) closures (MMT channel) or messages moved
+ * @ns: (out) wall time of the transfer in nanoseconds, measured from the
+ *	first byte posted (send) or the buffer advertised (recv) to the ack
+ * @reserved: (in) must be 0
+ */
+struct mmt_xfer {
+	__u32 size;
+	__s32 pmo_fd;
+	__u32 channel;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 reserved0;
+	__u64 bytes;
+	__u64 closures;
+	__u64 ns;
+	__u64 reserved[2];
+};
+
+#define MMT_XFER_SIZE_VER0	64
+
 /*
  * ioctl type 0xB7 (not used by any in-tree driver in ioctl-number.rst).
  */
@@ -69,5 +391,217 @@ struct mmt_query {
  *   with non-zero bytes past it
  */
 #define MMT_IOC_QUERY		_IOWR(MMT_IOC_MAGIC, 0x00, struct mmt_query)
+
+/**
+ * MMT_IOC_PMO_CREATE - allocate a PMO and return a file descriptor for it
+ *
+ * On /dev/mmt.  The PMO's memory (data, data MACs, tree nodes) is allocated
+ * and pinned by the module and charged to the caller's RLIMIT_MEMLOCK
+ * (unless CAP_IPC_LOCK) and to the module's max_pmo_mib limit; it is freed
+ * when the last reference to the PMO fd goes.  Every MMT starts INVALID
+ * until MMT_IOC_PMO_SET_KEY.  pread()/pwrite() on the PMO fd read and write
+ * plaintext through the software controller.
+ * Context: process; may sleep.
+ *
+ * Return: 0 on success; -1 with errno set to:
+ * * EFAULT - the argument could not be read or written
+ * * EINVAL - bad @size, unknown @flags bits, non-zero reserved fields, a
+ *   geometry out of range, or @bytes zero or not a multiple of the closure
+ * * E2BIG - @size too large with non-zero bytes past the kernel's struct
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOSPC - the module's max_pmo_mib limit would be exceeded
+ * * EMFILE - no free file descriptor
+ */
+#define MMT_IOC_PMO_CREATE	_IOWR(MMT_IOC_MAGIC, 0x01, struct mmt_pmo_create)
+
+/**
+ * MMT_IOC_SET_NODE_ID - set this node's id (until attestation exists)
+ *
+ * On /dev/mmt; needs CAP_SYS_ADMIN.  The default node id is 1.  GUAs made
+ * afterwards carry the new id.  Context: process.
+ *
+ * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved, or
+ * @node_id outside 1..65535), E2BIG, or EPERM (no CAP_SYS_ADMIN).
+ */
+#define MMT_IOC_SET_NODE_ID	_IOWR(MMT_IOC_MAGIC, 0x02, struct mmt_node_id)
+
+/**
+ * MMT_IOC_PMO_SET_KEY - set the MMT key of a PMO
+ *
+ * On a PMO fd.  Derives the subkeys, then makes every MMT VALID (formatted
+ * to zero plaintext under a fresh GUA) or, with MMT_KEY_RECEIVE, WAITING.
+ * Context: process; takes the PMO's lock; may sleep.
+ *
+ * Return: 0 on success; -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command
+ * * EINVAL - bad @size, unknown @flags, @key_len not 16 or 32, or non-zero
+ *   bytes of @key past @key_len
+ * * EBUSY - the PMO already has a key; MMT_IOC_PMO_INVALIDATE resets it
+ * * ENOTTY - the fd is not a PMO
+ * * ENOMEM - out of memory for the crypto transforms
+ */
+#define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
+
+/**
+ * MMT_IOC_PMO_SET_ROOT_COUNTER - set the initial or minimum root counter
+ *
+ * On a PMO fd.  Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
+ * VALID MMT's counter would go down; the counter is not below 2^38, the
+ * sealing limit), or EPERM (no key set, or an MMT is SENDING).
+ */
+#define MMT_IOC_PMO_SET_ROOT_COUNTER \
+	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
+
+/**
+ * MMT_IOC_PMO_INFO - geometry, metadata size and the state of every MMT
+ *
+ * On a PMO fd.  Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EFAULT (including a bad @mmts pointer), E2BIG,
+ * or EINVAL (bad size, flags or reserved fields).  @mmt_count is set to
+ * min(@mmt_count, @closures).
+ */
+#define MMT_IOC_PMO_INFO	_IOWR(MMT_IOC_MAGIC, 0x12, struct mmt_pmo_info)
+
+/**
+ * MMT_IOC_PMO_INVALIDATE - wipe a PMO: data, metadata and key
+ *
+ * On a PMO fd; the argument is ignored and must be 0.  Every MMT becomes
+ * INVALID and the key is wiped; the PMO can be keyed again.
+ * Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EBUSY if an MMT is SENDING.
+ */
+#define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
+
+/**
+ * MMT_IOC_PMO_DELEGATE_LOCAL - delegate every closure of this PMO to
+ * another PMO of the same node, through the loopback transport
+ *
+ * On the sending PMO fd.  Closure by closure: the sender's MMT goes
+ * SENDING, its closure is built (sealed root, tree nodes, data MACs,
+ * ciphertext) and delivered; the receiver unseals and checks it (replay,
+ * reorder, geometry, top of the tree; everything with
+ * MMT_DELEGATE_EAGER) and goes VALID (read-only for MMT_DELEGATE_COPY);
+ * then the sender goes INVALID (transfer) or back to VALID (copy).  A
+ * rejected closure leaves both MMTs as they were (sender VALID, receiver
+ * WAITING); earlier closures stay delivered.
+ * Context: process; takes both PMOs' locks (in address order); may sleep.
+ *
+ * Return: 0 on success; -1 with errno set to:
+ * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, reserved fields)
+ * * EBADF - @dst_fd is not an open file; ENOTTY - it is not a PMO
+ * * EINVAL - @dst_fd is this PMO
+ * * EMEDIUMTYPE - the PMOs differ in geometry or size
+ * * EPERM - the sender is not VALID or read-only, or the receiver not
+ *   WAITING
+ * * EBADMSG - the closure failed authentication (different key, tamper)
+ * * ESTALE - replay: root counter not above the receiver's minimum
+ * * EILSEQ - reorder: GUA not above the previous closure's
+ */
+#define MMT_IOC_PMO_DELEGATE_LOCAL \
+	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)
+
+/**
+ * MMT_IOC_PMO_DEBUG - flip bits of a PMO's untrusted backing memory
+ *
+ * On a PMO fd, only in modules built with MMT_DEBUG=1 (MMT_FEAT_DEBUG);
+ * otherwise -ENOTTY.  Simulates an attacker with physical or NIC access.
+ * Needs CAP_SYS_ADMIN.  Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad region, closure,
+ * offset, zero mask, reserved), EPERM, or ENOTTY.
+ */
+#define MMT_IOC_PMO_DEBUG	_IOWR(MMT_IOC_MAGIC, 0x7f, struct mmt_pmo_debug)
+
+/**
+ * MMT_IOC_LISTEN - listen for connections (rdma_cm) on an address and port
+ *
+ * On /dev/mmt.  Context: process; may sleep.
+ *
+ * Return: 0 (the listener fd is in the argument); -1 with errno set to:
+ * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, family, port 0,
+ *   backlog, reserved fields)
+ * * EADDRINUSE - the port is taken
+ * * EADDRNOTAVAIL - no RDMA device for that address
+ * * EMFILE, ENOMEM
+ */
+#define MMT_IOC_LISTEN		_IOWR(MMT_IOC_MAGIC, 0x20, struct mmt_listen)
+
+/**
+ * MMT_IOC_CONNECT - connect to a listening peer; returns a connection fd
+ *
+ * On /dev/mmt.  Resolves the address and the route (the RDMA device
+ * follows the route), creates one RC QP and connects; the private data
+ * carries a hello (protocol version, node id).  Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG, EINVAL - bad argument
+ * * ECONNREFUSED - nobody listens there, or the peer rejected us
+ * * EHOSTUNREACH / ENETUNREACH - no route or no RDMA device
+ * * ETIMEDOUT - @timeout_ms passed
+ * * EPROTO - the peer speaks another protocol version
+ * * EINTR - a signal arrived
+ */
+#define MMT_IOC_CONNECT		_IOWR(MMT_IOC_MAGIC, 0x21, struct mmt_connect)
+
+/**
+ * MMT_IOC_ACCEPT - accept the next connection on a listener fd
+ *
+ * On a listener fd.  Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL, ETIMEDOUT, EINTR,
+ * ECONNABORTED (the connection failed during the handshake), ENOTTY (not a
+ * listener fd).
+ */
+#define MMT_IOC_ACCEPT		_IOWR(MMT_IOC_MAGIC, 0x22, struct mmt_connect)
+
+/**
+ * MMT_IOC_SEND - send a PMO to the peer over a channel
+ *
+ * On a connection fd.  MMT channel: delegation, closure by closure, with
+ * a bounded number in flight; each sender MMT goes SENDING, then INVALID
+ * (transfer) or VALID (copy) when the receiver acks it.  Secure channel:
+ * the PMO's plaintext (read through the controller) is AES-GCM encrypted
+ * into a bounce buffer with a fresh nonce per message and RDMA-written.
+ * Plain channel: the plaintext is RDMA-written as it is.
+ * Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG, EINVAL - bad argument
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - an MMT is not VALID or is read-only
+ * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
+ * * ECONNRESET - the peer went away; the unacked MMT is VALID again, its
+ *   data intact (re-encrypted under a fresh GUA in transfer mode)
+ * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
+ * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO - the receiver rejected a
+ *   closure for that reason; that MMT is VALID again
+ */
+#define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
+
+/**
+ * MMT_IOC_RECV - receive a PMO from the peer into @pmo_fd
+ *
+ * On a connection fd.  Registers the PMO's memory for remote write with a
+ * fresh rkey (only for this receive; invalidated afterwards), advertises it
+ * to the peer and waits until every closure has landed and been checked.
+ * poll() on the connection fd reports POLLIN when the peer has a PMO to
+ * send.  Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG, EINVAL - bad argument
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - the PMO is not WAITING (MMT channel) or not VALID (others)
+ * * EBADMSG - tamper or wrong key; ESTALE - replay; EILSEQ - reorder;
+ *   EMSGSIZE - bad lengths; EPROTO/EPROTONOSUPPORT - bad magic or version;
+ *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection.
+ *   The MMT that failed stays WAITING; earlier ones are VALID.
+ * * ECONNRESET, ETIMEDOUT - the peer went away; MMTs not received stay
+ *   WAITING
+ */
+#define MMT_IOC_RECV		_IOWR(MMT_IOC_MAGIC, 0x24, struct mmt_xfer)
 
 #endif /* _UAPI_LINUX_MMT_H */

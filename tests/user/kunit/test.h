@@ -144,7 +144,10 @@ void kunit_kfree(struct kunit *test, const void *ptr);
 #define KUNIT_ASSERT_FALSE(t, c) KUNIT_ASSERT_FALSE_MSG(t, c, "")
 #define KUNIT_ASSERT_NULL(t, p) KUNIT_ASSERT_TRUE_MSG(t, (p) == NULL, "")
 #define KUNIT_ASSERT_NOT_NULL(t, p) KUNIT_ASSERT_TRUE_MSG(t, (p) != NULL, "")
-#define KUNIT_ASSERT_NOT_ERR_OR_NULL(t, p) KUNIT_ASSERT_TRUE_MSG(t, (p) != NULL, "")
+/* NULL, or an ERR_PTR: the top 4095 addresses, as in <linux/err.h>. */
+#define __KU_ERR_OR_NULL(p) (!(p) || (unsigned long)(p) >= (unsigned long)-4095)
+#define KUNIT_EXPECT_NOT_ERR_OR_NULL(t, p) KUNIT_EXPECT_FALSE_MSG(t, __KU_ERR_OR_NULL(p), "")
+#define KUNIT_ASSERT_NOT_ERR_OR_NULL(t, p) KUNIT_ASSERT_FALSE_MSG(t, __KU_ERR_OR_NULL(p), "")
 #define KUNIT_FAIL(t, f, ...) kunit_user_fail(t, __FILE__, __LINE__, f, ##__VA_ARGS__)
 
 #endif

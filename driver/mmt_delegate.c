@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_delegate.c - MMT closure delegation, sender side, over any transport
+ *
+ * DESIGN.md section 5 and the paper's section IV: for each MMT of the
+ * sending PMO, closure by closure: VALID -> SENDING (read-only), build the
+ * closure (the root is sealed with AES-GCM, the header as associated
+ * data), hand it to the transport, which delivers it and returns the
+ * receiver's verdict; then SENDING -> INVALID (transfer) or -> VALID (copy).
+ * A rejected closure returns the MMT to VALID with its data intact.
+ *
+ * The PMO's lock is not held while the transport runs: SENDING is what
+ * keeps the MMT unchanged meanwhile (writes, keying and invalidation refuse
+ * it), so a transport may sleep, and two PMOs delegating to each other
+ * cannot deadlock.
+ */
+#include <linux/file.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mmt_internal.h"
+#include "mmt_trace.h"
+#include "mmt_transport.h"
+#include "mmt.h"
+
+/*
+ * Seal and encode closure @i into @buf.  On success the MMT is SENDING.
+ * Root counters rise strictly along a connection (the receiver's replay
+ * rule), so the MMT's counter is first raised to the last one sent.
+ */
+static int mmt_delegate_build(struct mmt_pmo *src, struct mmt_transport *t,
+			      u32 i, bool copy, u8 *buf, size_t len)
+{
+	struct mmt *m = &src->mmts[i];
+	struct mmt_closure_hdr h = {
+		.version = MMT_CLOSURE_VERSION,
+		.flags = copy ? MMT_CLOSURE_F_COPY : 0,
+		.sender_node = mmt_node_id(),
+		.receiver_node = t->peer_node,
+		.conn_id = t->conn_id,
+	};
+	int err;
+
+	lockdep_assert_held(&src->lock);
+	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
+		return -EPERM;
+	err = mmt_root_transition(&m->root, MMT_SENDING);
+	if (err)
+		return err;
+	if (m->root.root_counter < src->tx_root_counter)
+		m->root.root_counter = src->tx_root_counter;
+	h.seq = src->tx_seq + 1;
+	err = mmt_closure_build(m, &h, buf, len);
+	if (err) {
+		mmt_root_transition(&m->root, MMT_VALID);
+		return err;
+	}
+	src->tx_seq = h.seq;
+	src->tx_root_counter = m->root.root_counter;
+	trace_mmt_seal(m->root.gua, m->root.root_counter, h.seq, i);
+	return 0;
+}
+
+/*
+ * Settle closure @i after the transport's verdict @err.  If the outcome is
+ * unknown (the ack was lost) in transfer mode, the receiver may hold a
+ * writable copy under this GUA, so the sender re-encrypts under a fresh
+ * GUA before it can write again (DESIGN.md section 5); if that fails it
+ * keeps the MMT read-only.
+ */
+static void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy,
+				int err)
+{
+	struct mmt *m = &src->mmts[i];
+	u64 gua;
+
+	lockdep_assert_held(&src->lock);
+	if (!err) {
+		mmt_root_transition(&m->root, copy ? MMT_VALID : MMT_INVALID);
+		atomic64_inc(&mmt_stats.closures_sent);
+		return;
+	}
+	mmt_root_transition(&m->root, MMT_VALID);
+	if (!copy && (err == -ECONNRESET || err == -ETIMEDOUT)) {
+		if (mmt_gua_alloc(&gua) || mmt_regua(m, gua))
+			m->root.read_only = true;
+	}
+}
+
+/**
+ * mmt_delegate() - delegate every closure of a PMO through a transport
+ * @src: the sending PMO
+ * @t: the connection
+ * @copy: copy mode (the receiver gets a read-only copy, the sender keeps
+ *	ownership); otherwise transfer
+ * @sent: (out) closures delivered and accepted
+ *
+ * Context: process; takes @src->lock around each build and settle step,
+ * never across @t->ops->deliver(); may sleep.
+ * Return: 0; -ENOMEM; -EPERM if an MMT is not VALID or is read-only;
+ * mmt_closure_build()'s errors; or the transport's verdict for the first
+ * closure that failed (earlier closures stay delivered).
+ */
+int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
+		 u64 *sent)
+{
+	size_t len = mmt_closure_bytes(&src->params);
+	u8 *buf;
+	u32 i;
+	int err = 0;
+
+	*sent = 0;
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < src->closures; i++) {
+		mutex_lock(&src->lock);
+		err = mmt_delegate_build(src, t, i, copy, buf, len);
+		mutex_unlock(&src->lock);
+		if (err)
+			break;
+
+		err = t->ops->deliver(t, i, buf, len);
+
+		mutex_lock(&src->lock);
+		mmt_delegate_settle(src, i, copy, err);
+		mutex_unlock(&src->lock);
+		if (err)
+			break;
+		(*sent)++;
+	}
+	kvfree(buf);
+	return err;
+}

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_pmo.c - PMOs: pinned secure memory, its MMTs, and the PMO fd
+ *
+ * A PMO (physical memory object) is the unit a user allocates, owns and
+ * configures (DESIGN.md sections 1, 4 and 6).  Its backing memory is the
+ * "DRAM" of the software controller: it holds only ciphertext, data MACs
+ * and tree nodes.  Users reach the plaintext only through pread()/pwrite()
+ * on the PMO fd, which go through the engine (lib/mmt_tree.c): writes
+ * encrypt and update counters, MACs and the path to the root; reads verify
+ * the path and MACs, then decrypt.  The fd is the capability: whoever holds
+ * it (also after passing it over a unix socket) configures the PMO.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/vmalloc.h>
+
+#include "mmt_internal.h"
+#include "mmt_trace.h"
+#include "mmt.h"
+
+/* Plaintext bounce buffer for pread/pwrite, per call. */
+#define MMT_IO_CHUNK	(64 * 1024)
+
+/* Sealing nonce limit: root counters stay below 2^38 (lib/mmt_root.c). */
+#define MMT_ROOT_COUNTER_LIMIT	(1ull << 38)
+
+static unsigned int max_pmo_mib = 4096;
+module_param(max_pmo_mib, uint, 0644);
+MODULE_PARM_DESC(max_pmo_mib,
+		 "Most MiB of PMO data all users together may allocate (default 4096)");
+
+static const struct file_operations mmt_pmo_fops;
+
+/**
+ * mmt_pmo_from_file() - the PMO behind a file, if it is a PMO fd
+ * @file: any open file
+ *
+ * Context: any.
+ * Return: the PMO, or NULL if @file is not a PMO fd.
+ */
+struct mmt_pmo *mmt_pmo_from_file(struct file *file)
+{
+	return file->f_op == &mmt_pmo_fops ? file->private_data : NULL;
+}
+
+static void mmt_pmo_uncharge(struct mmt_pmo *pmo)
+{
+	if (pmo->charged_mm) {
+		account_locked_vm(pmo->charged_mm, pmo->charged_pages, false);
+		mmdrop(pmo->charged_mm);
+		pmo->charged_mm = NULL;
+	}
+}
+
+/* Wipes the key and every MMT root; the caller holds @pmo->lock or owns it. */
+static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
+{
+	u32 i;
+
+	for (i = 0; i < pmo->closures; i++) {
+		memzero_explicit(&pmo->mmts[i].root, sizeof(pmo->mmts[i].root));
+		pmo->mmts[i].crypto = NULL;
+	}
+	if (pmo->crypto)
+		mmt_crypto_free(pmo->crypto);
+	pmo->crypto = NULL;
+	pmo->key_len = 0;
+	memset(&pmo->rx, 0, sizeof(pmo->rx));
+	pmo->tx_root_counter = 0;
+	pmo->tx_seq = 0;
+}
+
+/**
+ * mmt_pmo_free() - free a PMO: wipe its key, free its memory, uncharge it
+ * @pmo: a PMO from mmt_pmo_alloc(), no longer reachable by anyone else
+ *
+ * Context: process.
+ */
+void mmt_pmo_free(struct mmt_pmo *pmo)
+{
+	if (pmo->mmts)
+		mmt_pmo_drop_key(pmo);
+	kvfree(pmo->mmts);
+	if (pmo->scratch)
+		kvfree_sensitive(pmo->scratch, mmt_scratch_bytes(&pmo->params));
+	vfree(pmo->mem);
+	if (pmo->mem_bytes) {
+		atomic64_sub(pmo->bytes, &mmt_stats.pmo_bytes);
+		atomic64_dec(&mmt_stats.pmos);
+	}
+	mmt_pmo_uncharge(pmo);
+	mutex_destroy(&pmo->lock);
+	kfree(pmo);
+}
+
+static int mmt_pmo_release(struct inode *inode, struct file *file)
+{
+	struct mmt_pmo *pmo = file->private_data;
+
+	trace_mmt_pmo_destroy(pmo->bytes, pmo->closures);
+	mmt_pmo_free(pmo);
+	return 0;
+}
+
+/*
+ * Charge @bytes of pinned memory to the caller's RLIMIT_MEMLOCK (skipped
+ * with CAP_IPC_LOCK by account_locked_vm(), and for kernel threads) and
+ * the PMO's data bytes to the module's limit.
+ */
+static int mmt_pmo_charge(struct mmt_pmo *pmo, size_t bytes)
+{
+	unsigned long pages = PAGE_ALIGN(bytes) >> PAGE_SHIFT;
+	u64 limit = (u64)max_pmo_mib << 20;
+	int err;
+
+	if (atomic64_add_return(pmo->bytes, &mmt_stats.pmo_bytes) > limit) {
+		atomic64_sub(pmo->bytes, &mmt_stats.pmo_bytes);
+		return -ENOSPC;
+	}
+	if (!current->mm)	/* a kernel thread: nothing to charge */
+		return 0;
+	err = account_locked_vm(current->mm, pages, true);
+	if (err) {
+		atomic64_sub(pmo->bytes, &mmt_stats.pmo_bytes);
+		return err;
+	}
+	mmgrab(current->mm);
+	pmo->charged_mm = current->mm;
+	pmo->charged_pages = pages;
+	return 0;
+}
+
+/* Allocates the backing memory and the MMT views of a new PMO. */
+static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
+{
+	const struct mmt_params *p = &pmo->params;
+	u32 i;
+	int err;
+
+	pmo->stride = PAGE_ALIGN(p->data_bytes + p->macs_bytes +
+				 p->nodes_bytes);
+	if (check_mul_overflow((size_t)pmo->closures, pmo->stride,
+			       &pmo->mem_bytes))
+		return -EINVAL;
+	err = mmt_pmo_charge(pmo, pmo->mem_bytes);
+	if (err) {
+		pmo->mem_bytes = 0;
+		return err;
+	}
+	atomic64_inc(&mmt_stats.pmos);
+	/*
+	 * Sizes come from user space: fail quietly rather than warn or call
+	 * the OOM killer, and stay below kvmalloc's INT_MAX limit.
+	 */
+	if ((u64)pmo->closures * sizeof(*pmo->mmts) > INT_MAX ||
+	    (pmo->mem_bytes >> PAGE_SHIFT) > totalram_pages())
+		return -ENOMEM;
+	pmo->mem = __vmalloc(pmo->mem_bytes, GFP_KERNEL | __GFP_ZERO |
+			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+	pmo->mmts = kvcalloc(pmo->closures, sizeof(*pmo->mmts),
+			     GFP_KERNEL | __GFP_NOWARN);
+	pmo->scratch = kvzalloc(mmt_scratch_bytes(p), GFP_KERNEL);
+	if (!pmo->mem || !pmo->mmts || !pmo->scratch)
+		return -ENOMEM;
+	for (i = 0; i < pmo->closures; i++) {
+		struct mmt *m = &pmo->mmts[i];
+
+		m->p = p;
+		m->data = pmo->mem + (size_t)i * pmo->stride;
+		m->macs = m->data + p->data_bytes;
+		m->nodes = m->macs + p->macs_bytes;
+		m->scratch = pmo->scratch;
+	}
+	return 0;
+}
+
+/**
+ * mmt_pmo_alloc() - allocate a PMO and its pinned backing memory
+ * @p: geometry, checked by mmt_params_init()
+ * @closures: number of MMTs, at least 1
+ *
+ * Every MMT starts INVALID, without a key.  The memory is charged to the
+ * caller's RLIMIT_MEMLOCK and to the module's max_pmo_mib limit.
+ *
+ * Context: process; may sleep.
+ * Return: the PMO; ERR_PTR(-ENOMEM) (RLIMIT_MEMLOCK or out of memory),
+ * ERR_PTR(-ENOSPC) (module limit) or ERR_PTR(-EINVAL) (size overflow).
+ */
+struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
+{
+	struct mmt_pmo *pmo;
+	int err;
+
+	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL);
+	if (!pmo)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&pmo->lock);
+	pmo->params = *p;
+	pmo->closures = closures;
+	pmo->bytes = (u64)closures * p->data_bytes;
+	err = mmt_pmo_alloc_mem(pmo);
+	if (err) {
+		mmt_pmo_free(pmo);
+		return ERR_PTR(err);
+	}
+	trace_mmt_pmo_create(pmo->bytes, pmo->closures, p->block_size);
+	return pmo;
+}
+
+/**
+ * mmt_pmo_create() - MMT_IOC_PMO_CREATE: allocate a PMO, return its fd
+ * @uarg: user pointer to struct mmt_pmo_create
+ *
+ * Context: process; may sleep.
+ * Return: 0 (the fd is in the argument); the errors listed in uapi/mmt.h.
+ */
+int mmt_pmo_create(void __user *uarg)
+{
+	struct mmt_pmo_create c;
+	struct mmt_params p;
+	struct mmt_pmo *pmo;
+	struct file *file;
+	int fd, flags, err;
+	u32 usize, closures;
+
+	err = mmt_copy_in(&c, sizeof(c), uarg, MMT_PMO_CREATE_SIZE_VER0,
+			  &usize);
+	if (err)
+		return err;
+	if (c.fd)
+		return -EINVAL;
+	err = mmt_uapi_pmo_create(&c, &p, &closures);
+	if (err)
+		return err;
+	pmo = mmt_pmo_alloc(&p, closures);
+	if (IS_ERR(pmo))
+		return PTR_ERR(pmo);
+
+	flags = O_RDWR | ((c.flags & MMT_PMO_CLOEXEC) ? O_CLOEXEC : 0);
+	fd = get_unused_fd_flags(flags);
+	if (fd < 0) {
+		err = fd;
+		goto err_free;
+	}
+	file = anon_inode_getfile("[mmt-pmo]", &mmt_pmo_fops, pmo, flags);
+	if (IS_ERR(file)) {
+		err = PTR_ERR(file);
+		goto err_put_fd;
+	}
+	file->f_mode |= FMODE_PREAD | FMODE_PWRITE;
+
+	c.size = sizeof(c);
+	c.fd = fd;
+	c.closure_bytes = pmo->params.data_bytes;
+	c.meta_bytes = pmo->params.meta_bytes;
+	mmt_uapi_geometry_out(&pmo->params, &c.geometry);
+	if (mmt_copy_out(uarg, &c, sizeof(c), usize)) {
+		put_unused_fd(fd);
+		fput(file);	/* releases the PMO */
+		return -EFAULT;
+	}
+	fd_install(fd, file);
+	return 0;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_free:
+	mmt_pmo_free(pmo);
+	return err;
+}
+
+/**
+ * mmt_pmo_set_key() - key a PMO and make its MMTs VALID or WAITING
+ * @pmo: the PMO
+ * @key: the MMT key, @key_len bytes (the caller wipes its copy)
+ * @key_len: 16 or 32
+ * @receive: make every MMT WAITING (ready for a closure) instead of
+ *	formatting it to zero plaintext under a fresh GUA and making it VALID
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; -EBUSY if the PMO has a key; -EINVAL for a bad @key_len;
+ * -ENOMEM; -EOVERFLOW if GUAs are exhausted.  On error the PMO is left
+ * without a key and every MMT INVALID, as before.
+ */
+int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
+		    bool receive)
+{
+	struct mmt_crypto *crypto;
+	u32 i;
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (pmo->crypto) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	crypto = mmt_crypto_alloc(key, key_len);
+	if (IS_ERR(crypto)) {
+		err = PTR_ERR(crypto);
+		goto out_unlock;
+	}
+	pmo->crypto = crypto;
+	pmo->key_len = key_len;
+	pmo->rx.self_node = mmt_node_id();
+	for (i = 0; i < pmo->closures; i++) {
+		struct mmt *m = &pmo->mmts[i];
+		u64 gua;
+
+		m->crypto = crypto;
+		if (receive) {
+			err = mmt_root_transition(&m->root, MMT_WAITING);
+		} else {
+			err = mmt_gua_alloc(&gua);
+			if (!err)
+				err = mmt_format(m, gua);
+			if (!err)
+				err = mmt_root_transition(&m->root, MMT_VALID);
+		}
+		if (err)
+			break;
+	}
+	if (err)
+		mmt_pmo_drop_key(pmo);	/* every MMT back to INVALID */
+out_unlock:
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+/* MMT_IOC_PMO_SET_KEY: see uapi/mmt.h. */
+static int mmt_ioc_set_key(struct mmt_pmo *pmo, void __user *uarg)
+{
+	struct mmt_pmo_key k;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&k, sizeof(k), uarg, MMT_PMO_KEY_SIZE_VER0, &usize);
+	if (!err)
+		err = mmt_uapi_key(&k);
+	if (!err)
+		err = mmt_pmo_set_key(pmo, k.key, k.key_len,
+				      k.flags & MMT_KEY_RECEIVE);
+	memzero_explicit(&k, sizeof(k));
+	return err;
+}
+
+/* MMT_IOC_PMO_SET_ROOT_COUNTER: see uapi/mmt.h. */
+static int mmt_pmo_set_root_counter(struct mmt_pmo *pmo, void __user *uarg)
+{
+	struct mmt_pmo_counter c;
+	u32 usize, i;
+	int err;
+
+	err = mmt_copy_in(&c, sizeof(c), uarg, MMT_PMO_COUNTER_SIZE_VER0,
+			  &usize);
+	if (err)
+		return err;
+	if (c.flags || c.root_counter >= MMT_ROOT_COUNTER_LIMIT)
+		return -EINVAL;
+
+	mutex_lock(&pmo->lock);
+	err = pmo->crypto ? 0 : -EPERM;
+	for (i = 0; !err && i < pmo->closures; i++) {
+		const struct mmt_root *r = &pmo->mmts[i].root;
+
+		if (r->state == MMT_SENDING)
+			err = -EPERM;
+		else if (r->state == MMT_VALID && c.root_counter < r->root_counter)
+			err = -EINVAL;
+	}
+	if (!err) {
+		for (i = 0; i < pmo->closures; i++)
+			if (pmo->mmts[i].root.state == MMT_VALID)
+				pmo->mmts[i].root.root_counter = c.root_counter;
+		pmo->rx.min_root_counter = c.root_counter;
+	}
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+/* MMT_IOC_PMO_INFO: see uapi/mmt.h. */
+static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
+{
+	struct mmt_mmt_info *info = NULL;
+	struct mmt_pmo_info q;
+	u32 usize, i, n;
+	int err;
+
+	err = mmt_copy_in(&q, sizeof(q), uarg, MMT_PMO_INFO_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if (q.flags || memchr_inv(q.reserved, 0, sizeof(q.reserved)))
+		return -EINVAL;
+	n = min(q.mmt_count, pmo->closures);
+	if (n && !q.mmts)
+		return -EFAULT;
+	if (n) {
+		info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
+		if (!info)
+			return -ENOMEM;
+	}
+
+	mutex_lock(&pmo->lock);
+	for (i = 0; i < n; i++) {
+		const struct mmt_root *r = &pmo->mmts[i].root;
+
+		info[i].state = r->state;
+		info[i].flags = r->read_only ? MMT_INFO_READ_ONLY : 0;
+		info[i].gua = r->gua;
+		info[i].root_counter = r->root_counter;
+		info[i].top_major = r->top.major;
+	}
+	q.key_len = pmo->key_len;
+	mutex_unlock(&pmo->lock);
+
+	q.size = sizeof(q);
+	q.bytes = pmo->bytes;
+	mmt_uapi_geometry_out(&pmo->params, &q.geometry);
+	q.block_size = pmo->params.block_size;
+	q.closures = pmo->closures;
+	q.closure_bytes = pmo->params.data_bytes;
+	q.meta_bytes = pmo->params.meta_bytes;
+	q.mmt_count = n;
+	err = 0;
+	if (n && copy_to_user(u64_to_user_ptr(q.mmts), info,
+			      n * sizeof(*info)))
+		err = -EFAULT;
+	if (!err)
+		err = mmt_copy_out(uarg, &q, sizeof(q), usize);
+	kvfree(info);
+	return err;
+}
+
+/* MMT_IOC_PMO_INVALIDATE: see uapi/mmt.h. */
+static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
+{
+	u32 i;
+	int err = 0;
+
+	if (arg)
+		return -EINVAL;
+	mutex_lock(&pmo->lock);
+	for (i = 0; i < pmo->closures; i++)
+		if (pmo->mmts[i].root.state == MMT_SENDING)
+			err = -EBUSY;
+	if (!err) {
+		mmt_pmo_drop_key(pmo);
+		memset(pmo->mem, 0, pmo->mem_bytes);
+	}
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+#ifdef MMT_DEBUG
+/* MMT_IOC_PMO_DEBUG (test builds only): see uapi/mmt.h. */
+static int mmt_pmo_debug(struct mmt_pmo *pmo, void __user *uarg)
+{
+	const struct mmt_params *p = &pmo->params;
+	struct mmt_pmo_debug d;
+	u64 region_bytes;
+	u32 usize;
+	u8 *base;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	err = mmt_copy_in(&d, sizeof(d), uarg, MMT_PMO_DEBUG_SIZE_VER0,
+			  &usize);
+	if (err)
+		return err;
+	if (d.reserved || !d.xor_mask || d.xor_mask > 0xff ||
+	    d.closure >= pmo->closures)
+		return -EINVAL;
+	switch (d.region) {
+	case MMT_DEBUG_DATA:
+		region_bytes = p->data_bytes;
+		base = pmo->mmts[d.closure].data;
+		break;
+	case MMT_DEBUG_MACS:
+		region_bytes = p->macs_bytes;
+		base = pmo->mmts[d.closure].macs;
+		break;
+	case MMT_DEBUG_NODES:
+		region_bytes = p->nodes_bytes;
+		base = pmo->mmts[d.closure].nodes;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (d.offset >= region_bytes)
+		return -EINVAL;
+	mutex_lock(&pmo->lock);
+	base[d.offset] ^= d.xor_mask;
+	mutex_unlock(&pmo->lock);
+	return 0;
+}
+#endif
+
+/**
+ * mmt_pmo_ioctl() - ioctl entry point of a PMO fd
+ * @file: the PMO fd
+ * @cmd: MMT_IOC_PMO_* command
+ * @arg: user pointer to the command's struct (0 for INVALIDATE)
+ *
+ * Context: process; takes the PMO's lock in the handlers.
+ * Return: the handler's result, or -ENOTTY for an unknown command.
+ */
+long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mmt_pmo *pmo = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case MMT_IOC_PMO_SET_KEY:
+		return mmt_ioc_set_key(pmo, uarg);
+	case MMT_IOC_PMO_SET_ROOT_COUNTER:
+		return mmt_pmo_set_root_counter(pmo, uarg);
+	case MMT_IOC_PMO_INFO:
+		return mmt_pmo_info(pmo, uarg);
+	case MMT_IOC_PMO_INVALIDATE:
+		return mmt_pmo_invalidate(pmo, arg);
+	case MMT_IOC_PMO_DELEGATE_LOCAL:
+		return mmt_delegate_local(pmo, uarg);
+#ifdef MMT_DEBUG
+	case MMT_IOC_PMO_DEBUG:
+		return mmt_pmo_debug(pmo, uarg);
+#endif
+	default:
+		return -ENOTTY;
+	}
+}
+
+/**
+ * mmt_pmo_receive() - check a closure delivered for MMT @index, and accept
+ * it (the MMT becomes VALID) or reject it (nothing changes)
+ * @pmo: the receiving PMO
+ * @index: which MMT
+ * @buf: the closure bytes as delivered (untrusted)
+ * @len: bytes at @buf
+ * @eager: verify the whole closure now instead of on each read
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0; -EINVAL for a bad @index; -EPERM if the PMO has no key or the
+ * MMT is not WAITING; or mmt_closure_receive()'s rejection.
+ */
+int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
+		    size_t len, bool eager)
+{
+	u64 gua;
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto)
+		err = -EPERM;
+	else
+		err = mmt_closure_receive(&pmo->mmts[index], &pmo->rx, buf,
+					  len, eager);
+	gua = pmo->mmts[index].root.gua;
+	mutex_unlock(&pmo->lock);
+	if (err) {
+		mmt_stats_reject(err);
+		trace_mmt_verify_fail(gua, index, err);
+	} else {
+		atomic64_inc(&mmt_stats.closures_received);
+	}
+	return err;
+}
+
+static loff_t mmt_pmo_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct mmt_pmo *pmo = file->private_data;
+
+	return fixed_size_llseek(file, offset, whence, pmo->bytes);
+}
+
+/*
+ * One step of pread/pwrite: the part of [pos, pos + len) inside one MMT,
+ * at most MMT_IO_CHUNK bytes.  Caller holds pmo->lock.
+ */
+static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
+			   size_t len, bool write, size_t *done)
+{
+	u64 cbytes = pmo->params.data_bytes;
+	u32 index = pos >> ilog2(cbytes);
+	u64 off = pos & (cbytes - 1);
+	struct mmt *m = &pmo->mmts[index];
+	int err;
+
+	len = min_t(u64, len, cbytes - off);
+	len = min_t(size_t, len, MMT_IO_CHUNK);
+	if (!pmo->crypto)
+		return -EPERM;
+	if (write)
+		err = mmt_write(m, off, bounce, len);
+	else
+		err = mmt_read(m, off, bounce, len);
+	if (err == -EBADMSG) {
+		atomic64_inc(&mmt_stats.verify_fail);
+		trace_mmt_verify_fail(m->root.gua, index, err);
+	}
+	*done = len;
+	return err;
+}
+
+static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
+			  bool write)
+{
+	struct mmt_pmo *pmo = iocb->ki_filp->private_data;
+	loff_t pos = iocb->ki_pos;
+	size_t count, total = 0;
+	u8 *bounce;
+	int err = 0;
+
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= pmo->bytes)
+		return write && iov_iter_count(iter) ? -ENOSPC : 0;
+	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
+	if (!count)
+		return 0;
+	if (iocb->ki_flags & IOCB_NOWAIT)
+		return -EAGAIN;
+	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
+
+	mutex_lock(&pmo->lock);
+	while (total < count) {
+		size_t want = min_t(size_t, count - total, MMT_IO_CHUNK);
+		size_t n;
+
+		/* Cut @want at the MMT boundary before copying in. */
+		want = min_t(u64, want, pmo->params.data_bytes -
+			     ((pos + total) & (pmo->params.data_bytes - 1)));
+		if (write && copy_from_iter(bounce, want, iter) != want) {
+			err = -EFAULT;
+			break;
+		}
+		err = mmt_pmo_io_step(pmo, pos + total, bounce, want, write,
+				      &n);
+		if (err)
+			break;
+		if (!write && copy_to_iter(bounce, n, iter) != n) {
+			err = -EFAULT;
+			break;
+		}
+		total += n;
+	}
+	mutex_unlock(&pmo->lock);
+	kfree_sensitive(bounce);
+
+	if (write)
+		atomic64_add(total, &mmt_stats.bytes_written);
+	else
+		atomic64_add(total, &mmt_stats.bytes_read);
+	iocb->ki_pos = pos + total;
+	return total ? total : err;
+}
+
+static ssize_t mmt_pmo_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	return mmt_pmo_io(iocb, to, false);
+}
+
+static ssize_t mmt_pmo_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	return mmt_pmo_io(iocb, from, true);
+}
+
+static const struct file_operations mmt_pmo_fops = {
+	.owner = THIS_MODULE,
+	.release = mmt_pmo_release,
+	.unlocked_ioctl = mmt_pmo_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = mmt_pmo_llseek,
+	.read_iter = mmt_pmo_read_iter,
+	.write_iter = mmt_pmo_write_iter,
+};

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_stats.c - module-wide counters, in debugfs as mmt/stats
+ *
+ * One "name value" line per counter, for tests and for people: the guest
+ * tests read rejections by reason from here.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "mmt_internal.h"
+
+struct mmt_stats mmt_stats;
+
+static struct dentry *mmt_debugfs_dir;
+
+static const char * const mmt_reject_names[] = {
+	[MMT_REJ_BADMSG] = "reject_badmsg",
+	[MMT_REJ_STALE] = "reject_replay",
+	[MMT_REJ_ILSEQ] = "reject_reorder",
+	[MMT_REJ_MSGSIZE] = "reject_length",
+	[MMT_REJ_PROTO] = "reject_version",
+	[MMT_REJ_MEDIUM] = "reject_geometry",
+	[MMT_REJ_XDEV] = "reject_connection",
+	[MMT_REJ_OTHER] = "reject_other",
+};
+
+/**
+ * mmt_stats_reject() - count a rejected closure by its reason
+ * @err: the receiver's -errno
+ *
+ * Context: any.
+ */
+void mmt_stats_reject(int err)
+{
+	enum mmt_reject r;
+
+	switch (err) {
+	case -EBADMSG:
+		r = MMT_REJ_BADMSG;
+		break;
+	case -ESTALE:
+		r = MMT_REJ_STALE;
+		break;
+	case -EILSEQ:
+		r = MMT_REJ_ILSEQ;
+		break;
+	case -EMSGSIZE:
+		r = MMT_REJ_MSGSIZE;
+		break;
+	case -EPROTO:
+	case -EPROTONOSUPPORT:
+		r = MMT_REJ_PROTO;
+		break;
+	case -EMEDIUMTYPE:
+		r = MMT_REJ_MEDIUM;
+		break;
+	case -EXDEV:
+		r = MMT_REJ_XDEV;
+		break;
+	default:
+		r = MMT_REJ_OTHER;
+		break;
+	}
+	atomic64_inc(&mmt_stats.reject[r]);
+}
+
+static int mmt_stats_show(struct seq_file *s, void *unused)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(mmt_reject_names) !=
+		     ARRAY_SIZE(mmt_stats.reject));
+	seq_printf(s, "pmos %lld\n", atomic64_read(&mmt_stats.pmos));
+	seq_printf(s, "pmo_bytes %lld\n", atomic64_read(&mmt_stats.pmo_bytes));
+	seq_printf(s, "bytes_written %lld\n",
+		   atomic64_read(&mmt_stats.bytes_written));
+	seq_printf(s, "bytes_read %lld\n",
+		   atomic64_read(&mmt_stats.bytes_read));
+	seq_printf(s, "verify_fail %lld\n",
+		   atomic64_read(&mmt_stats.verify_fail));
+	seq_printf(s, "closures_sent %lld\n",
+		   atomic64_read(&mmt_stats.closures_sent));
+	seq_printf(s, "closures_received %lld\n",
+		   atomic64_read(&mmt_stats.closures_received));
+	for (i = 0; i < ARRAY_SIZE(mmt_reject_names); i++)
+		seq_printf(s, "%s %lld\n", mmt_reject_names[i],
+			   atomic64_read(&mmt_stats.reject[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mmt_stats);
+
+/**
+ * mmt_stats_init() - create debugfs mmt/stats (failure is not an error:
+ * debugfs is optional)
+ *
+ * Context: module init.
+ */
+void mmt_stats_init(void)
+{
+	mmt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
+			    &mmt_stats_fops);
+}
+
+/**
+ * mmt_stats_exit() - remove debugfs mmt/
+ *
+ * Context: module exit.
+ */
+void mmt_stats_exit(void)
+{
+	debugfs_remove(mmt_debugfs_dir);
+}

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_closure.c - MMT closure format v1: build on the sender, parse and
+ * check on the receiver (paper section IV-B; DESIGN.md section 5, steps 3-5).
+ *
+ * A closure is everything another node needs to decrypt and verify one MMT:
+ *
+ *	header (64) | sealed root (128) | tree nodes | data MACs | ciphertext
+ *
+ * all little-endian; the byte layout is in docs/ENGINE.md "Closure format
+ * v1".  The header is the AEAD associated data of the sealed root, so every
+ * header byte is authenticated.  Everything in a received closure is
+ * untrusted and may change while it is being read (it sits in memory the
+ * NIC writes): the receiver copies what it checks and installs only what it
+ * checked, and a rejected closure changes nothing.
+ *
+ * Locking: none; the caller serializes access to the MMT and to the
+ * connection's struct mmt_rx_rules (see mmt_lib.h).
+ */
+#include "mmt_lib.h"
+
+/* Header offsets (docs/ENGINE.md) */
+#define MMT_H_MAGIC		0	/* u32 "MMTC" */
+#define MMT_H_VERSION		4	/* u16, 1 */
+#define MMT_H_HDR_LEN		6	/* u16, 64 */
+#define MMT_H_FLAGS		8	/* u32, MMT_CLOSURE_F_* */
+#define MMT_H_SENDER		12	/* u16 */
+#define MMT_H_RECEIVER		14	/* u16 */
+#define MMT_H_CONN_ID		16	/* u64 */
+#define MMT_H_SEQ		24	/* u64 */
+#define MMT_H_LEVELS		32	/* u8 */
+#define MMT_H_LOG_BLOCK		33	/* u8 */
+#define MMT_H_LOG_ARITY		34	/* u8[4], leaf level first */
+#define MMT_H_RESERVED1		38	/* 2 bytes, 0 */
+#define MMT_H_SEALED_LEN	40	/* u32 */
+#define MMT_H_NODES_LEN		44	/* u32 */
+#define MMT_H_MACS_LEN		48	/* u32 */
+#define MMT_H_DATA_LEN		52	/* u32 */
+#define MMT_H_RESERVED2		56	/* 8 bytes, 0 */
+
+#define MMT_CLOSURE_F_ALL	MMT_CLOSURE_F_COPY
+
+static bool mmt_zero(const u8 *b, size_t n)
+{
+	u8 acc = 0;
+
+	while (n--)
+		acc |= *b++;
+	return !acc;
+}
+
+/* Section lengths of @p, or false if one does not fit the u32 fields. */
+static bool mmt_closure_lens(const struct mmt_params *p, u32 *nodes,
+			     u32 *macs, u32 *data)
+{
+	const u64 lim = 0xffffffffull;
+
+	if (p->nodes_bytes > lim || p->macs_bytes > lim ||
+	    p->data_bytes > lim)
+		return false;
+	*nodes = (u32)p->nodes_bytes;
+	*macs = (u32)p->macs_bytes;
+	*data = (u32)p->data_bytes;
+	return true;
+}
+
+/**
+ * mmt_closure_bytes() - size of a closure of geometry @p
+ * @p: geometry (from mmt_params_init())
+ *
+ * Context: any.
+ * Return: MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES + @p->nodes_bytes +
+ * @p->macs_bytes + @p->data_bytes, or 0 if a section does not fit the
+ * 32-bit length fields of format v1 (4 GiB of data: 2^20 blocks of 4 KiB).
+ */
+size_t mmt_closure_bytes(const struct mmt_params *p)
+{
+	u32 nodes, macs, data;
+
+	if (!mmt_closure_lens(p, &nodes, &macs, &data))
+		return 0;
+	return (size_t)MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES +
+	       nodes + macs + data;
+}
+
+static void mmt_closure_encode(const struct mmt_closure_hdr *h, u8 *b)
+{
+	unsigned int i;
+
+	memset(b, 0, MMT_CLOSURE_HDR_BYTES);
+	put_unaligned_le32(MMT_CLOSURE_MAGIC, b + MMT_H_MAGIC);
+	put_unaligned_le16(h->version, b + MMT_H_VERSION);
+	put_unaligned_le16(MMT_CLOSURE_HDR_BYTES, b + MMT_H_HDR_LEN);
+	put_unaligned_le32(h->flags, b + MMT_H_FLAGS);
+	put_unaligned_le16(h->sender_node, b + MMT_H_SENDER);
+	put_unaligned_le16(h->receiver_node, b + MMT_H_RECEIVER);
+	put_unaligned_le64(h->conn_id, b + MMT_H_CONN_ID);
+	put_unaligned_le64(h->seq, b + MMT_H_SEQ);
+	b[MMT_H_LEVELS] = h->levels;
+	b[MMT_H_LOG_BLOCK] = h->log_block_size;
+	for (i = 0; i < MMT_MAX_LEVELS; i++)
+		b[MMT_H_LOG_ARITY + i] = h->log_arity[i];
+	put_unaligned_le32(h->sealed_len, b + MMT_H_SEALED_LEN);
+	put_unaligned_le32(h->nodes_len, b + MMT_H_NODES_LEN);
+	put_unaligned_le32(h->macs_len, b + MMT_H_MACS_LEN);
+	put_unaligned_le32(h->data_len, b + MMT_H_DATA_LEN);
+}
+
+/*
+ * Decode and check the header in @b (64 bytes, a private copy or the
+ * caller's buffer) for a closure of @len bytes.  Every field is read once
+ * into @h before it is checked.  On success @p holds the geometry.
+ */
+static int mmt_closure_decode(const u8 *b, size_t len,
+			      struct mmt_closure_hdr *h, struct mmt_params *p)
+{
+	unsigned int i;
+	u64 total;
+	int ret;
+
+	if (len < MMT_CLOSURE_HDR_BYTES)
+		return -EMSGSIZE;
+	memset(h, 0, sizeof(*h));
+	if (get_unaligned_le32(b + MMT_H_MAGIC) != MMT_CLOSURE_MAGIC)
+		return -EPROTO;
+	h->version = get_unaligned_le16(b + MMT_H_VERSION);
+	if (h->version != MMT_CLOSURE_VERSION)
+		return -EPROTONOSUPPORT;
+	if (get_unaligned_le16(b + MMT_H_HDR_LEN) != MMT_CLOSURE_HDR_BYTES)
+		return -EMSGSIZE;
+	h->flags = get_unaligned_le32(b + MMT_H_FLAGS);
+	if (h->flags & ~MMT_CLOSURE_F_ALL)
+		return -EINVAL;
+	if (!mmt_zero(b + MMT_H_RESERVED1, MMT_H_SEALED_LEN - MMT_H_RESERVED1) ||
+	    !mmt_zero(b + MMT_H_RESERVED2,
+		      MMT_CLOSURE_HDR_BYTES - MMT_H_RESERVED2))
+		return -EINVAL;
+	h->sender_node = get_unaligned_le16(b + MMT_H_SENDER);
+	h->receiver_node = get_unaligned_le16(b + MMT_H_RECEIVER);
+	h->conn_id = get_unaligned_le64(b + MMT_H_CONN_ID);
+	h->seq = get_unaligned_le64(b + MMT_H_SEQ);
+	h->levels = b[MMT_H_LEVELS];
+	h->log_block_size = b[MMT_H_LOG_BLOCK];
+	for (i = 0; i < MMT_MAX_LEVELS; i++)
+		h->log_arity[i] = b[MMT_H_LOG_ARITY + i];
+	h->sealed_len = get_unaligned_le32(b + MMT_H_SEALED_LEN);
+	h->nodes_len = get_unaligned_le32(b + MMT_H_NODES_LEN);
+	h->macs_len = get_unaligned_le32(b + MMT_H_MACS_LEN);
+	h->data_len = get_unaligned_le32(b + MMT_H_DATA_LEN);
+
+	/* Geometry: arities of levels that do not exist must be 0. */
+	if (h->levels < 1 || h->levels > MMT_MAX_LEVELS)
+		return -EMEDIUMTYPE;
+	for (i = h->levels; i < MMT_MAX_LEVELS; i++)
+		if (h->log_arity[i])
+			return -EMEDIUMTYPE;
+	ret = mmt_params_init(p, h->levels, h->log_arity, h->log_block_size);
+	if (ret)
+		return -EMEDIUMTYPE;
+
+	if (h->sealed_len != MMT_SEALED_ROOT_BYTES ||
+	    h->nodes_len != p->nodes_bytes || h->macs_len != p->macs_bytes ||
+	    h->data_len != p->data_bytes)
+		return -EMSGSIZE;
+	total = (u64)MMT_CLOSURE_HDR_BYTES + h->sealed_len + h->nodes_len +
+		h->macs_len + h->data_len;
+	if ((u64)len != total)
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * mmt_closure_parse_hdr() - decode and check a closure header
+ * @buf: the closure, @len bytes; only its first MMT_CLOSURE_HDR_BYTES are
+ *	read (each once), and only if @len allows
+ * @len: bytes of the whole closure
+ * @h: (out) decoded header; written only on success
+ *
+ * Checks, in this order: @len >= 64 (else -EMSGSIZE); magic "MMTC" (else
+ * -EPROTO); version 1 (else -EPROTONOSUPPORT); hdr_len 64 (else -EMSGSIZE);
+ * no unknown flag and zero reserved bytes (else -EINVAL); a valid geometry
+ * with zero arities above @levels (else -EMEDIUMTYPE); each section length
+ * equal to what the geometry implies and @len equal to 64 plus their sum
+ * (else -EMSGSIZE).  Never reads outside @buf[0..@len).
+ *
+ * Context: any.
+ * Return: 0 or the -errno above.
+ */
+int mmt_closure_parse_hdr(const u8 *buf, size_t len,
+			  struct mmt_closure_hdr *h)
+{
+	struct mmt_closure_hdr dec;
+	struct mmt_params p;
+	int ret;
+
+	if (!buf)
+		return -EMSGSIZE;
+	ret = mmt_closure_decode(buf, len, &dec, &p);
+	if (ret)
+		return ret;
+	*h = dec;
+	return 0;
+}
+
+/**
+ * mmt_closure_build() - serialize an MMT into a closure
+ * @m: MMT to send; VALID or SENDING (normally SENDING, DESIGN.md section 5)
+ * @h: header fields to send: @flags (0 or MMT_CLOSURE_F_COPY),
+ *	@sender_node, @receiver_node, @conn_id, @seq.  The version, geometry
+ *	and section lengths are taken from @m->p, not from @h.
+ * @out: (out) mmt_closure_bytes(@m->p) bytes of closure
+ * @out_len: bytes available at @out
+ *
+ * Encodes the header, seals the root with the header as associated data
+ * (bumping @m->root.root_counter, see mmt_root_seal()), then copies the
+ * tree nodes, data MACs and ciphertext.  The header and sealed root are
+ * built in private memory and then copied, so @out may be memory others
+ * can read or write.
+ *
+ * Context: may sleep (kernel crypto API).
+ * Return: 0; -EPERM if @m is not VALID or SENDING, or is a read-only copy
+ * (its GUA belongs to the owner, whose seals use the same nonces); -ENOKEY
+ * without crypto; -EINVAL for unknown @h->flags; -E2BIG if the geometry is
+ * too large for format v1; -ENOSPC if @out_len is short; -EOVERFLOW if the
+ * root counter is exhausted (regua first); another -errno from the cipher.
+ * Nothing is changed on error except the bumped counter after a cipher
+ * failure.
+ */
+int mmt_closure_build(struct mmt *m, const struct mmt_closure_hdr *h,
+		      u8 *out, size_t out_len)
+{
+	const struct mmt_params *p = m->p;
+	u8 hb[MMT_CLOSURE_HDR_BYTES];
+	u8 sr[MMT_SEALED_ROOT_BYTES];
+	struct mmt_closure_hdr e;
+	size_t need, off;
+	int ret;
+
+	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
+	    m->root.read_only)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	if (h->flags & ~MMT_CLOSURE_F_ALL)
+		return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	if (!mmt_closure_lens(p, &e.nodes_len, &e.macs_len, &e.data_len))
+		return -E2BIG;
+	need = mmt_closure_bytes(p);
+	if (!out || out_len < need)
+		return -ENOSPC;
+
+	e.version = MMT_CLOSURE_VERSION;
+	e.flags = h->flags;
+	e.sender_node = h->sender_node;
+	e.receiver_node = h->receiver_node;
+	e.conn_id = h->conn_id;
+	e.seq = h->seq;
+	e.levels = p->levels;
+	e.log_block_size = p->log_block_size;
+	memcpy(e.log_arity, p->log_arity, p->levels);
+	e.sealed_len = MMT_SEALED_ROOT_BYTES;
+	mmt_closure_encode(&e, hb);
+
+	ret = mmt_root_seal(&m->root, p, m->crypto, hb, sizeof(hb), sr);
+	if (ret)
+		return ret;
+
+	memcpy(out, hb, sizeof(hb));
+	off = sizeof(hb);
+	memcpy(out + off, sr, sizeof(sr));
+	off += sizeof(sr);
+	if (e.nodes_len)	/* 0 with one level: m->nodes may be NULL */
+		memcpy(out + off, m->nodes, e.nodes_len);
+	off += e.nodes_len;
+	memcpy(out + off, m->macs, e.macs_len);
+	off += e.macs_len;
+	memcpy(out + off, m->data, e.data_len);
+	return 0;
+}
+
+static bool mmt_same_geometry(const struct mmt_params *a,
+			      const struct mmt_params *b)
+{
+	unsigned int i;
+
+	if (a->levels != b->levels || a->log_block_size != b->log_block_size)
+		return false;
+	for (i = 0; i < a->levels; i++)
+		if (a->log_arity[i] != b->log_arity[i])
+			return false;
+	return true;
+}
+
+/*
+ * Check the staged copy: the top tree nodes against the unsealed root
+ * (lazy), or the whole closure (eager).  @t is a struct mmt over private
+ * copies; only its scratch space is shared with the receive MMT.
+ */
+static int mmt_closure_check(struct mmt *t, bool eager)
+{
+	if (eager)
+		return mmt_verify_all(t);
+	return mmt_verify_top(t);
+}
+
+/**
+ * mmt_closure_receive() - check a received closure and install it
+ * @m: the receive MMT: WAITING, crypto set, geometry @m->p
+ * @rx: the connection's replay and reorder state; updated on success
+ * @buf: the closure, @len bytes, in untrusted memory: it is read into
+ *	private copies before anything read from it is trusted
+ * @len: bytes at @buf
+ * @eager: verify every node and data MAC now (else only the top tree nodes
+ *	now, and the rest on access by mmt_read())
+ *
+ * The rules, in this order (DESIGN.md section 5, step 4):
+ *  1. @m WAITING (else -EPERM) with crypto (else -ENOKEY);
+ *  2. the header parses (the errors of mmt_closure_parse_hdr());
+ *  3. its geometry is @m's (else -EMEDIUMTYPE);
+ *  4. it is for this node and connection: receiver_node == @rx->self_node
+ *     and conn_id == @rx->conn_id (else -EXDEV);
+ *  5. the sealed root authenticates with the header as associated data
+ *     (else -EBADMSG);
+ *  6. replay: its root counter is greater than @rx->min_root_counter and
+ *     @rx->last_root_counter (else -ESTALE);
+ *  7. reorder: its GUA is greater than @rx->last_gua, once a closure has
+ *     been accepted (@rx->last_gua != 0, so GUA 0 must not be assigned)
+ *     (else -EILSEQ);
+ *  8. on a private copy, the top tree nodes (level @levels - 2) verify
+ *     against the unsealed root's top counters, or with @eager the whole
+ *     closure does (mmt_verify_all()) (else -EBADMSG).
+ * Only then are the nodes, MACs and ciphertext copied into @m, @m->root
+ * takes the GUA, root counter and top counters of the closure, @m goes
+ * WAITING -> VALID (read-only if the closure has MMT_CLOSURE_F_COPY), and
+ * @rx records the root counter and GUA.
+ *
+ * Context: may sleep (kernel crypto API; one kvzalloc() of the tree nodes,
+ * or with @eager of nodes, MACs and ciphertext).
+ * Return: 0 or the -errno above, or -ENOMEM.  On error @m (data, MACs,
+ * nodes, root) and @rx are unchanged.
+ */
+int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
+			const u8 *buf, size_t len, bool eager)
+{
+	u8 hb[MMT_CLOSURE_HDR_BYTES];
+	struct mmt_closure_hdr h;
+	struct mmt_params p;
+	struct mmt_root root;
+	size_t nodes_off, macs_off, data_off, stage_len;
+	struct mmt t;
+	u8 *stage;
+	int ret;
+
+	if (m->root.state != MMT_WAITING)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	if (!buf || len < MMT_CLOSURE_HDR_BYTES)
+		return -EMSGSIZE;
+	memcpy(hb, buf, sizeof(hb));
+	ret = mmt_closure_decode(hb, len, &h, &p);
+	if (ret)
+		return ret;
+	if (!mmt_same_geometry(&p, m->p))
+		return -EMEDIUMTYPE;
+	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
+		return -EXDEV;
+
+	ret = mmt_root_unseal(m->p, m->crypto, hb, sizeof(hb),
+			      buf + MMT_CLOSURE_HDR_BYTES, &root);
+	if (ret)
+		return ret;
+	if (root.root_counter <= rx->min_root_counter ||
+	    root.root_counter <= rx->last_root_counter)
+		return -ESTALE;
+	if (rx->last_gua && root.gua <= rx->last_gua)
+		return -EILSEQ;
+
+	nodes_off = MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
+	macs_off = nodes_off + h.nodes_len;
+	data_off = macs_off + h.macs_len;
+	stage_len = eager ? len - nodes_off : h.nodes_len;
+	stage = NULL;
+	if (stage_len) {
+		stage = kvzalloc(stage_len, GFP_KERNEL);
+		if (!stage)
+			return -ENOMEM;
+		memcpy(stage, buf + nodes_off, stage_len);
+	}
+
+	t = *m;
+	t.root = root;
+	t.root.state = MMT_VALID;
+	t.root.read_only = true;
+	t.nodes = stage;
+	t.macs = eager ? stage + h.nodes_len : NULL;
+	t.data = eager ? stage + h.nodes_len + h.macs_len : NULL;
+	ret = mmt_closure_check(&t, eager);
+	if (ret)
+		goto out;
+
+	/* Commit: nothing below can fail. */
+	ret = mmt_root_transition(&m->root, MMT_VALID);
+	if (ret)
+		goto out;
+	if (h.nodes_len)
+		memcpy(m->nodes, t.nodes, h.nodes_len);
+	if (eager) {
+		memcpy(m->macs, t.macs, h.macs_len);
+		memcpy(m->data, t.data, h.data_len);
+	} else {
+		/* Checked on access by mmt_read(), as hardware would. */
+		memcpy(m->macs, buf + macs_off, h.macs_len);
+		memcpy(m->data, buf + data_off, h.data_len);
+	}
+	m->root.gua = root.gua;
+	m->root.root_counter = root.root_counter;
+	m->root.top = root.top;
+	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
+	rx->last_root_counter = root.root_counter;
+	rx->last_gua = root.gua;
+out:
+	kvfree(stage);
+	return ret;
+}
+
+/**
+ * mmt_closure_build_head() - seal an MMT and encode only the closure head
+ * @m: MMT to send, as for mmt_closure_build()
+ * @h: header fields, as for mmt_closure_build()
+ * @out: (out) MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES bytes: the
+ *	header then the sealed root, exactly the first bytes
+ *	mmt_closure_build() writes for the same MMT state
+ *
+ * For transports that send the tree nodes, data MACs and ciphertext
+ * straight from the MMT's own memory (the RDMA transport writes them from
+ * the PMO, driver/mmt_conn_rdma.c), so nothing is copied but the head.
+ * The MMT must stay unchanged until they are sent (it is SENDING).
+ *
+ * Context: may sleep (kernel crypto API).
+ * Return: 0, or mmt_closure_build()'s errors but -ENOSPC.  Nothing is
+ * changed on error except the bumped counter after a cipher failure.
+ */
+int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
+			   u8 *out)
+{
+	const struct mmt_params *p = m->p;
+	u8 hb[MMT_CLOSURE_HDR_BYTES];
+	u8 sr[MMT_SEALED_ROOT_BYTES];
+	struct mmt_closure_hdr e;
+	int ret;
+
+	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
+	    m->root.read_only)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	if (h->flags & ~MMT_CLOSURE_F_ALL)
+		return -EINVAL;
+	memset(&e, 0, sizeof(e));
+	if (!mmt_closure_lens(p, &e.nodes_len, &e.macs_len, &e.data_len))
+		return -E2BIG;
+
+	e.version = MMT_CLOSURE_VERSION;
+	e.flags = h->flags;
+	e.sender_node = h->sender_node;
+	e.receiver_node = h->receiver_node;
+	e.conn_id = h->conn_id;
+	e.seq = h->seq;
+	e.levels = p->levels;
+	e.log_block_size = p->log_block_size;
+	memcpy(e.log_arity, p->log_arity, p->levels);
+	e.sealed_len = MMT_SEALED_ROOT_BYTES;
+	mmt_closure_encode(&e, hb);
+
+	ret = mmt_root_seal(&m->root, p, m->crypto, hb, sizeof(hb), sr);
+	if (ret)
+		return ret;
+	memcpy(out, hb, sizeof(hb));
+	memcpy(out + sizeof(hb), sr, sizeof(sr));
+	return 0;
+}

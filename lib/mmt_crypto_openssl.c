@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_crypto_openssl.c - the engine's crypto interface on OpenSSL libcrypto
+ * (user-space build only: tests, benchmarks, fuzzing).  Same behaviour as
+ * lib/mmt_crypto_kernel.c; see the kernel-doc in mmt_lib.h.
+ *
+ * AES-128-ECB (padding off) for pads, AES-128-GCM for sealing, HKDF-SHA256
+ * (EVP_PKEY_HKDF) for the subkeys.  All EVP contexts are created and keyed
+ * once in mmt_crypto_alloc().
+ */
+#include <openssl/evp.h>
+#include <openssl/kdf.h>
+
+#include "mmt_lib.h"
+
+/**
+ * struct mmt_crypto - user-space crypto context
+ * @ecb: AES-128-ECB encryption contexts, keyed with the ENC and MAC subkeys
+ * @gcm_enc: AES-128-GCM encryption context, keyed with the SEAL subkey
+ * @gcm_dec: AES-128-GCM decryption context, same key
+ * @bounce: decryption output, copied to the caller only if the tag is valid
+ * @hash_key: Carter-Wegman hash key (key material)
+ */
+struct mmt_crypto {
+	EVP_CIPHER_CTX *ecb[2];
+	EVP_CIPHER_CTX *gcm_enc;
+	EVP_CIPHER_CTX *gcm_dec;
+	u8 bounce[MMT_CRYPTO_SEAL_MAX];
+	u64 hash_key[MMT_HASH_KEYS];
+};
+
+static const char mmt_hkdf_salt[] = "mmt-v1 salt";
+static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
+	[MMT_SUBKEY_ENC] = "mmt v1 enc",
+	[MMT_SUBKEY_MAC] = "mmt v1 mac",
+	[MMT_SUBKEY_SEAL] = "mmt v1 seal",
+};
+
+int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
+			   size_t salt_len, const u8 *info, size_t info_len,
+			   u8 *okm, size_t okm_len)
+{
+	EVP_PKEY_CTX *pctx;
+	size_t out_len = okm_len;
+	int err = -EIO;
+
+	if (!okm_len || okm_len > 255 * 32 || !ikm_len)
+		return -EINVAL;
+	pctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
+	if (!pctx) {
+		memzero_explicit(okm, okm_len);
+		return -ENOMEM;
+	}
+	if (EVP_PKEY_derive_init(pctx) <= 0 ||
+	    EVP_PKEY_CTX_set_hkdf_md(pctx, EVP_sha256()) <= 0 ||
+	    EVP_PKEY_CTX_set1_hkdf_key(pctx, ikm, (int)ikm_len) <= 0)
+		goto out;
+	/* An absent salt defaults to HashLen zero bytes (RFC 5869 2.2). */
+	if (salt_len &&
+	    EVP_PKEY_CTX_set1_hkdf_salt(pctx, salt, (int)salt_len) <= 0)
+		goto out;
+	if (info_len &&
+	    EVP_PKEY_CTX_add1_hkdf_info(pctx, info, (int)info_len) <= 0)
+		goto out;
+	if (EVP_PKEY_derive(pctx, okm, &out_len) <= 0 || out_len != okm_len)
+		goto out;
+	err = 0;
+out:
+	if (err)
+		memzero_explicit(okm, okm_len);
+	EVP_PKEY_CTX_free(pctx);
+	return err;
+}
+
+static EVP_CIPHER_CTX *mmt_ossl_cipher(const EVP_CIPHER *cipher,
+				       const u8 *key, bool enc)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+	if (!ctx)
+		return NULL;
+	if (EVP_CipherInit_ex(ctx, cipher, NULL, key, NULL, enc) != 1 ||
+	    EVP_CIPHER_CTX_set_padding(ctx, 0) != 1) {
+		EVP_CIPHER_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
+{
+	const u8 *enc = subkeys + MMT_SUBKEY_ENC * MMT_SUBKEY_BYTES;
+	const u8 *mac = subkeys + MMT_SUBKEY_MAC * MMT_SUBKEY_BYTES;
+	const u8 *seal = subkeys + MMT_SUBKEY_SEAL * MMT_SUBKEY_BYTES;
+	struct mmt_crypto *c;
+	int err;
+
+	c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	c->ecb[MMT_SUBKEY_ENC] = mmt_ossl_cipher(EVP_aes_128_ecb(), enc, true);
+	c->ecb[MMT_SUBKEY_MAC] = mmt_ossl_cipher(EVP_aes_128_ecb(), mac, true);
+	c->gcm_enc = mmt_ossl_cipher(EVP_aes_128_gcm(), seal, true);
+	c->gcm_dec = mmt_ossl_cipher(EVP_aes_128_gcm(), seal, false);
+	if (!c->ecb[0] || !c->ecb[1] || !c->gcm_enc || !c->gcm_dec) {
+		mmt_crypto_free(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	err = mmt_hash_key_init(c, c->hash_key);
+	if (err) {
+		mmt_crypto_free(c);
+		return ERR_PTR(err);
+	}
+	return c;
+}
+
+struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
+{
+	u8 sub[MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES];
+	struct mmt_crypto *c;
+	int i, err;
+
+	if (!key || (key_len != 16 && key_len != 32))
+		return ERR_PTR(-EINVAL);
+	for (i = 0; i < MMT_NR_SUBKEYS; i++) {
+		err = mmt_crypto_hkdf_sha256(key, key_len,
+					     (const u8 *)mmt_hkdf_salt,
+					     strlen(mmt_hkdf_salt),
+					     (const u8 *)mmt_hkdf_info[i],
+					     strlen(mmt_hkdf_info[i]),
+					     sub + i * MMT_SUBKEY_BYTES,
+					     MMT_SUBKEY_BYTES);
+		if (err) {
+			memzero_explicit(sub, sizeof(sub));
+			return ERR_PTR(err);
+		}
+	}
+	c = mmt_crypto_alloc_raw(sub);
+	memzero_explicit(sub, sizeof(sub));
+	return c;
+}
+
+void mmt_crypto_free(struct mmt_crypto *c)
+{
+	if (IS_ERR_OR_NULL(c))
+		return;
+	/* EVP_CIPHER_CTX_free() cleanses the expanded keys. */
+	EVP_CIPHER_CTX_free(c->ecb[0]);
+	EVP_CIPHER_CTX_free(c->ecb[1]);
+	EVP_CIPHER_CTX_free(c->gcm_enc);
+	EVP_CIPHER_CTX_free(c->gcm_dec);
+	memzero_explicit(c, sizeof(*c));
+	kvfree(c);
+}
+
+const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c)
+{
+	return c->hash_key;
+}
+
+int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
+		   u8 *out, size_t len)
+{
+	int outl;
+
+	if ((k != MMT_SUBKEY_ENC && k != MMT_SUBKEY_MAC) ||
+	    len % MMT_AES_BLOCK || len > MMT_CRYPTO_ECB_MAX)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (EVP_EncryptUpdate(c->ecb[k], out, &outl, in, (int)len) != 1 ||
+	    outl != (int)len)
+		return -EIO;
+	return 0;
+}
+
+int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
+		    size_t ad_len, const u8 *pt, size_t pt_len, u8 *ct_tag)
+{
+	EVP_CIPHER_CTX *x = c->gcm_enc;
+	int outl;
+
+	if (ad_len > MMT_CRYPTO_SEAL_MAX ||
+	    pt_len > MMT_CRYPTO_SEAL_MAX - ad_len)
+		return -EINVAL;
+	/* The default IV length of EVP_aes_128_gcm() is 12 bytes. */
+	if (EVP_EncryptInit_ex(x, NULL, NULL, NULL, nonce12) != 1)
+		return -EIO;
+	if (ad_len && EVP_EncryptUpdate(x, NULL, &outl, ad, (int)ad_len) != 1)
+		return -EIO;
+	if (pt_len && (EVP_EncryptUpdate(x, ct_tag, &outl, pt,
+					 (int)pt_len) != 1 ||
+		       outl != (int)pt_len))
+		return -EIO;
+	if (EVP_EncryptFinal_ex(x, ct_tag + pt_len, &outl) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_GET_TAG, MMT_GCM_TAG_BYTES,
+				ct_tag + pt_len) != 1)
+		return -EIO;
+	return 0;
+}
+
+int mmt_crypto_unseal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
+		      size_t ad_len, const u8 *ct_tag, size_t ct_len, u8 *pt)
+{
+	EVP_CIPHER_CTX *x = c->gcm_dec;
+	u8 tag[MMT_GCM_TAG_BYTES];
+	int outl, err = 0;
+
+	if (ad_len > MMT_CRYPTO_SEAL_MAX ||
+	    ct_len > MMT_CRYPTO_SEAL_MAX - ad_len)
+		return -EINVAL;
+	memcpy(tag, ct_tag + ct_len, sizeof(tag));
+	if (EVP_DecryptInit_ex(x, NULL, NULL, NULL, nonce12) != 1)
+		return -EIO;
+	if (ad_len && EVP_DecryptUpdate(x, NULL, &outl, ad, (int)ad_len) != 1)
+		return -EIO;
+	if (ct_len && (EVP_DecryptUpdate(x, c->bounce, &outl, ct_tag,
+					 (int)ct_len) != 1 ||
+		       outl != (int)ct_len))
+		return -EIO;
+	if (EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_TAG, sizeof(tag),
+				tag) != 1)
+		return -EIO;
+	if (EVP_DecryptFinal_ex(x, c->bounce + ct_len, &outl) != 1)
+		err = -EBADMSG;
+	else if (ct_len)
+		memcpy(pt, c->bounce, ct_len);
+	memzero_explicit(c->bounce, ct_len);
+	return err;
+}

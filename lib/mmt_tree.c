@@ -1,0 +1,1213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_tree.c - the MMT data path: split counters, counter-mode encryption,
+ * Carter-Wegman MACs for data blocks and tree nodes, verified reads,
+ * atomic writes, eager verification and re-encryption under a new GUA.
+ *
+ * Source: Feng et al., HPCA 2023, sections III-IV (MMT, GUA-bound pads);
+ * Yan et al., ISCA 2006 (split counters: 7-bit minors, shared major);
+ * Gueron, "A Memory Encryption Engine Suitable for General Purpose
+ * Processors", 2016 (Carter-Wegman MAC over ciphertext, address and
+ * counter).  Bit layouts and the security argument: docs/ENGINE.md.
+ *
+ * Trust model: struct mmt_root, m->scratch and the caller's buffers are
+ * trusted; m->data, m->macs and m->nodes are not (the NIC or a remote peer
+ * may write them at any time).  Untrusted values are copied into trusted
+ * memory and used only after their MAC has been checked against a trusted
+ * counter.  Tree nodes are decoded top-down from the root into a trusted
+ * staging array in m->scratch; writes update the staging copy and store
+ * nodes back, with new MACs, only after every check has passed.
+ */
+#include "mmt_lib.h"
+
+#define MMT_P61		((1ull << 61) - 1)	/* hash modulus, a prime */
+#define MMT_PAD_AREA	32768			/* pad bytes per batch */
+#define MMT_TAIL_WORDS	6			/* bound words after a message */
+#define MMT_NODE_BUF	128			/* >= the largest node_size */
+/* Most blocks per batch: MMT_PAD_AREA / (64-byte block + MAC pad) */
+#define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
+
+enum mmt_domain {
+	MMT_DOM_DATA = 1,	/* data MAC pads */
+	MMT_DOM_NODE = 2,	/* node MAC pads */
+	MMT_DOM_HKEY = 3,	/* hash key derivation */
+};
+
+/* ------------------------------------------------------------ scratch */
+
+/*
+ * m->scratch: pads[MMT_PAD_AREA] | 2 x u64 counters[MMT_BATCH_MAX] | head
+ * block | tail block | tmp block | node buffer | staging[node_count + 1]
+ * (the top node last).
+ */
+size_t mmt_scratch_bytes(const struct mmt_params *p)
+{
+	return MMT_PAD_AREA + 2 * MMT_BATCH_MAX * sizeof(u64) +
+	       3 * (size_t)p->block_size + MMT_NODE_BUF +
+	       ((size_t)p->node_count + 1) * sizeof(struct mmt_node_ctr);
+}
+
+static u8 *mmt_pads(const struct mmt *m)
+{
+	return m->scratch;
+}
+
+static u64 *mmt_ctr0(const struct mmt *m)
+{
+	return (u64 *)(m->scratch + MMT_PAD_AREA);
+}
+
+static u64 *mmt_ctr1(const struct mmt *m)
+{
+	return mmt_ctr0(m) + MMT_BATCH_MAX;
+}
+
+static u8 *mmt_head(const struct mmt *m)
+{
+	return (u8 *)(mmt_ctr1(m) + MMT_BATCH_MAX);
+}
+
+static u8 *mmt_tailbuf(const struct mmt *m)
+{
+	return mmt_head(m) + m->p->block_size;
+}
+
+static u8 *mmt_tmp(const struct mmt *m)
+{
+	return mmt_tailbuf(m) + m->p->block_size;
+}
+
+static u8 *mmt_nodebuf(const struct mmt *m)
+{
+	return mmt_tmp(m) + m->p->block_size;
+}
+
+static struct mmt_node_ctr *mmt_stage(const struct mmt *m)
+{
+	return (struct mmt_node_ctr *)(mmt_nodebuf(m) + MMT_NODE_BUF);
+}
+
+/* Staging entry of node @i of level @l (the top node: l = levels - 1). */
+static struct mmt_node_ctr *mmt_st(const struct mmt *m, unsigned int l,
+				   u32 i)
+{
+	return mmt_stage(m) + m->p->level_start[l] + i;
+}
+
+/* log2 of the number of blocks a level-@l node covers */
+static unsigned int mmt_cover_shift(const struct mmt_params *p,
+				    unsigned int l)
+{
+	unsigned int s = 0, j;
+
+	for (j = 0; j <= l; j++)
+		s += p->log_arity[j];
+	return s;
+}
+
+/* The 40-bit counter of child @j of node @c: major << 7 | minor[j]. */
+static u64 mmt_child_ctr(const struct mmt_node_ctr *c, u32 j)
+{
+	return c->major << MMT_MINOR_BITS | c->minor[j];
+}
+
+static u64 mmt_block_ctr(const struct mmt *m, u32 b)
+{
+	const struct mmt_params *p = m->p;
+	u32 mask = (1u << p->log_arity[0]) - 1;
+
+	return mmt_child_ctr(mmt_st(m, 0, b >> p->log_arity[0]), b & mask);
+}
+
+/* Counter of node @i at level @l < top, held by its parent. */
+static u64 mmt_parent_ctr(const struct mmt *m, unsigned int l, u32 i)
+{
+	unsigned int a = m->p->log_arity[l + 1];
+
+	return mmt_child_ctr(mmt_st(m, l + 1, i >> a), i & ((1u << a) - 1));
+}
+
+/* ------------------------------------------------------------ nonces */
+
+void mmt_data_nonce(u8 *out, u64 gua, u32 block, u32 sub, u64 ctr)
+{
+	u64 hi, lo;
+
+	hi = (gua & MMT_GUA_MASK) << 6 | (u64)(block & 0xfffff) >> 14;
+	lo = (u64)(block & 0x3fff) << 50 | (u64)(sub & 0xff) << 42 |
+	     (ctr & ((1ull << 40) - 1)) << 2;
+	put_unaligned_be64(hi, out);
+	put_unaligned_be64(lo, out + 8);
+}
+
+static inline void mmt_mac_nonce_fill(u8 *out, unsigned int domain,
+				      u64 gua, u32 index, u64 ctr)
+{
+	u64 hi, lo;
+
+	hi = (gua & MMT_GUA_MASK) << 6 | (u64)(index & 0xfffffff) >> 22;
+	lo = (u64)(index & 0x3fffff) << 42 | (ctr & ((1ull << 40) - 1)) << 2 |
+	     (domain & 3);
+	put_unaligned_be64(hi, out);
+	put_unaligned_be64(lo, out + 8);
+}
+
+void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
+		   u64 ctr)
+{
+	mmt_mac_nonce_fill(out, domain, gua, index, ctr);
+}
+
+/* Index field of a node MAC: level (4 bits) | node index (24 bits). */
+static u32 mmt_node_index(unsigned int l, u32 i)
+{
+	return (u32)l << 24 | i;
+}
+
+/* ------------------------------------------------------------ hash */
+
+int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
+{
+	u8 *buf;
+	unsigned int i;
+	int err;
+
+	BUILD_BUG_ON(MMT_HASH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 4 +
+		     MMT_TAIL_WORDS);
+	BUILD_BUG_ON(MMT_NODE_BUF < 16 + (1u << MMT_MAX_LOG_ARITY));
+	BUILD_BUG_ON(MMT_PAD_AREA < 2 * ((1u << MMT_MAX_LOG_BLOCK) +
+					 MMT_AES_BLOCK));
+	BUILD_BUG_ON(MMT_PAD_AREA > MMT_CRYPTO_ECB_MAX);
+	/* Heap, not stack: the kernel backend maps it into a scatterlist. */
+	buf = kmalloc(MMT_HASH_KEYS * 8, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < MMT_HASH_KEYS / 2; i++)
+		mmt_mac_nonce(buf + 16 * i, MMT_DOM_HKEY, 0, i, 0);
+	err = mmt_crypto_ecb(c, MMT_SUBKEY_MAC, buf, buf, MMT_HASH_KEYS * 8);
+	for (i = 0; !err && i < MMT_HASH_KEYS; i++)
+		key[i] = get_unaligned_be64(buf + 8 * i) % MMT_P61;
+	memzero_explicit(buf, MMT_HASH_KEYS * 8);
+	kfree(buf);
+	return err;
+}
+
+/*
+ * @a mod 2^61 - 1, for @a < 2^120 (our sums stay below 2^104: at most
+ * 1032 products of a 61-bit key and a 32-bit word).
+ */
+static inline u64 mmt_reduce(mmt_u128 a)
+{
+	u64 r = ((u64)a & MMT_P61) + (u64)(a >> 61);	/* < 2^62 */
+
+	r = (r & MMT_P61) + (r >> 61);			/* < 2^61 + 2 */
+	if (r >= MMT_P61)
+		r -= MMT_P61;
+	return r;
+}
+
+/*
+ * The bound words hashed after a message: GUA, index and counter, then the
+ * domain, which is never 0, so two distinct messages of one domain are never
+ * multiples of each other mod p (docs/ENGINE.md: forgery bound).
+ */
+static mmt_u128 mmt_hash_tail(const u64 *k, u64 gua, u32 index, u64 ctr,
+			      u32 domain)
+{
+	mmt_u128 a;
+
+	a = (mmt_u128)k[0] * (u32)gua + (mmt_u128)k[1] * (u32)(gua >> 32);
+	a += (mmt_u128)k[2] * index;
+	a += (mmt_u128)k[3] * (u32)ctr + (mmt_u128)k[4] * (u32)(ctr >> 32);
+	a += (mmt_u128)k[5] * domain;
+	return a;
+}
+
+/* Multilinear hash of @nwords (even) 32-bit LE words of @msg (nodes). */
+static inline mmt_u128 mmt_hash_words(const u64 *k, const u8 *msg,
+				      size_t nwords)
+{
+	mmt_u128 a0 = 0, a1 = 0;
+	size_t i;
+
+	for (i = 0; i < nwords; i += 2) {
+		u64 w = get_unaligned_le64(msg + 4 * i);
+
+		a0 += (mmt_u128)k[i] * (u32)w;
+		a1 += (mmt_u128)k[i + 1] * (w >> 32);
+	}
+	return a0 + a1;
+}
+
+/*
+ * dst = src ^ pad (@nwords 32-bit words), returning the hash of dst; @src
+ * NULL means zeros.  The fused loop of the write path.
+ */
+static inline mmt_u128 mmt_xor_hash(const u64 *k, u8 *dst, const u8 *src,
+				    const u8 *pad, size_t nwords)
+{
+	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	size_t i;
+
+	/* nwords is a multiple of 16 (blocks of at least 64 bytes) */
+	for (i = 0; i < nwords; i += 4) {
+		u64 w0 = get_unaligned_le64(pad + 4 * i);
+		u64 w1 = get_unaligned_le64(pad + 4 * i + 8);
+
+		if (src) {
+			w0 ^= get_unaligned_le64(src + 4 * i);
+			w1 ^= get_unaligned_le64(src + 4 * i + 8);
+		}
+		put_unaligned_le64(w0, dst + 4 * i);
+		put_unaligned_le64(w1, dst + 4 * i + 8);
+		a0 += (mmt_u128)k[i] * (u32)w0;
+		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
+		a2 += (mmt_u128)k[i + 2] * (u32)w1;
+		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
+	}
+	return (a0 + a1) + (a2 + a3);
+}
+
+/* Node MAC tag of the encoded node in @buf (node_size - 8 bytes). */
+static u64 mmt_node_tag(const struct mmt *m, const u8 *buf, u64 gua,
+			unsigned int l, u32 i, u64 pctr, const u8 *pad16)
+{
+	u32 n = (m->p->node_size - MMT_MAC_BYTES) / 4;
+	const u64 *k = mmt_crypto_hash_key(m->crypto);
+	mmt_u128 h;
+
+	h = mmt_hash_words(k, buf, n);
+	h += mmt_hash_tail(k + n, gua, mmt_node_index(l, i), pctr,
+			   MMT_DOM_NODE);
+	return mmt_reduce(h) ^ get_unaligned_le64(pad16);
+}
+
+static bool mmt_tag_bad(u64 tag, const u8 *stored)
+{
+	u8 t[MMT_MAC_BYTES];
+
+	put_unaligned_le64(tag, t);
+	return crypto_memneq(t, stored, MMT_MAC_BYTES);
+}
+
+static void mmt_report(const struct mmt *m, u64 gua, int level, u32 index)
+{
+	if (level < 0)
+		pr_err_ratelimited("integrity failure: GUA %llx data block %u\n",
+				   (unsigned long long)gua, index);
+	else
+		pr_err_ratelimited("integrity failure: GUA %llx level %d node %u\n",
+				   (unsigned long long)gua, level, index);
+}
+
+/* ------------------------------------------------------------ nodes */
+
+/* Serialize counters of a level-@l node, MAC excluded. */
+static void mmt_node_encode(const struct mmt_params *p, unsigned int l,
+			    const struct mmt_node_ctr *c, u8 *buf)
+{
+	u32 arity = 1u << p->log_arity[l];
+
+	memset(buf, 0, p->node_size - MMT_MAC_BYTES);
+	put_unaligned_le64(c->major, buf);
+	memcpy(buf + 8, c->minor, arity);
+}
+
+static int mmt_node_decode(const struct mmt_params *p, unsigned int l,
+			   const u8 *buf, struct mmt_node_ctr *c)
+{
+	u32 arity = 1u << p->log_arity[l], j;
+
+	memset(c, 0, sizeof(*c));
+	c->major = get_unaligned_le64(buf);
+	if (c->major > MMT_MAJOR_MAX)
+		return -EBADMSG;
+	for (j = 0; j < p->node_size - MMT_MAC_BYTES - 8; j++) {
+		u8 v = buf[8 + j];
+
+		if (j < arity && v <= MMT_MINOR_MAX)
+			c->minor[j] = v;
+		else if (v)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+static u8 *mmt_node_ptr(const struct mmt *m, unsigned int l, u32 i)
+{
+	return m->nodes + (size_t)(m->p->level_start[l] + i) * m->p->node_size;
+}
+
+/*
+ * Copy nodes [lo, hi] of level @l (< top) from untrusted memory, check each
+ * MAC against the parent's counter in staging, decode into staging.
+ */
+static int mmt_load_nodes(struct mmt *m, u64 gua, unsigned int l, u32 lo,
+			  u32 hi)
+{
+	const struct mmt_params *p = m->p;
+	u8 *pads = mmt_pads(m), *buf = mmt_nodebuf(m);
+	u32 i, n, j;
+	int err;
+
+	for (i = lo; i <= hi; i += n) {
+		n = min_t(u32, hi - i + 1, MMT_PAD_AREA / MMT_AES_BLOCK);
+		for (j = 0; j < n; j++)
+			mmt_mac_nonce(pads + 16 * j, MMT_DOM_NODE, gua,
+				      mmt_node_index(l, i + j),
+				      mmt_parent_ctr(m, l, i + j));
+		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, pads, pads,
+				     16 * n);
+		if (err)
+			return err;
+		for (j = 0; j < n; j++) {
+			u32 x = i + j;
+			u64 tag;
+
+			memcpy(buf, mmt_node_ptr(m, l, x), p->node_size);
+			tag = mmt_node_tag(m, buf, gua, l, x,
+					   mmt_parent_ctr(m, l, x),
+					   pads + 16 * j);
+			if (mmt_tag_bad(tag, buf + p->node_size -
+					MMT_MAC_BYTES) ||
+			    mmt_node_decode(p, l, buf, mmt_st(m, l, x))) {
+				mmt_report(m, gua, l, x);
+				return -EBADMSG;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Encode nodes [lo, hi] of level @l from staging, MAC them, store them. */
+static int mmt_store_nodes(struct mmt *m, u64 gua, unsigned int l, u32 lo,
+			   u32 hi)
+{
+	const struct mmt_params *p = m->p;
+	u8 *pads = mmt_pads(m), *buf = mmt_nodebuf(m);
+	u32 i, n, j;
+	int err;
+
+	for (i = lo; i <= hi; i += n) {
+		n = min_t(u32, hi - i + 1, MMT_PAD_AREA / MMT_AES_BLOCK);
+		for (j = 0; j < n; j++)
+			mmt_mac_nonce(pads + 16 * j, MMT_DOM_NODE, gua,
+				      mmt_node_index(l, i + j),
+				      mmt_parent_ctr(m, l, i + j));
+		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, pads, pads,
+				     16 * n);
+		if (err)
+			return err;
+		for (j = 0; j < n; j++) {
+			u32 x = i + j;
+			u64 tag;
+
+			mmt_node_encode(p, l, mmt_st(m, l, x), buf);
+			tag = mmt_node_tag(m, buf, gua, l, x,
+					   mmt_parent_ctr(m, l, x),
+					   pads + 16 * j);
+			put_unaligned_le64(tag, buf + p->node_size -
+					   MMT_MAC_BYTES);
+			memcpy(mmt_node_ptr(m, l, x), buf, p->node_size);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Load and verify, into staging, the top node and every node on the paths
+ * of blocks [b0, b1] (all of them if the range is the whole MMT).
+ */
+static int mmt_load_path(struct mmt *m, u64 gua, u32 b0, u32 b1)
+{
+	const struct mmt_params *p = m->p;
+	int l, err;
+
+	*mmt_st(m, p->levels - 1, 0) = m->root.top;
+	for (l = p->levels - 2; l >= 0; l--) {
+		unsigned int s = mmt_cover_shift(p, l);
+
+		err = mmt_load_nodes(m, gua, l, b0 >> s, b1 >> s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ pads */
+
+/*
+ * Counters of blocks [@b, @b + @n) from staging into @ctr: one leaf
+ * lookup per leaf, not per block.
+ */
+static void mmt_staged_ctrs(const struct mmt *m, u32 b, u32 n, u64 *ctr)
+{
+	unsigned int a = m->p->log_arity[0];
+	u32 mask = (1u << a) - 1, i = 0;
+
+	while (i < n) {
+		const struct mmt_node_ctr *c = mmt_st(m, 0, (b + i) >> a);
+		u64 major = c->major << MMT_MINOR_BITS;
+
+		do {
+			ctr[i] = major | c->minor[(b + i) & mask];
+			i++;
+		} while (i < n && ((b + i) & mask));
+	}
+}
+
+/*
+ * Pads for @n blocks from @b under (@gua, @ctr[i]): data pads (if @data) at
+ * @out, n * block_size bytes, then n MAC pads of 16 bytes.  Nonces are
+ * written for the whole batch, then one ECB call per subkey.
+ */
+static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
+			const u64 *ctr, bool data, u8 *out)
+{
+	const struct mmt_params *p = m->p;
+	u32 nsub = p->block_size / MMT_AES_BLOCK, i, s;
+	u8 *mac = data ? out + (size_t)n * p->block_size : out;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		u32 x = b + i;
+		u64 c = ctr[i] & ((1ull << 40) - 1);
+
+		mmt_mac_nonce_fill(mac + 16 * i, MMT_DOM_DATA, gua, x, c);
+		if (data) {
+			/* mmt_data_nonce(), hoisted: only @s varies */
+			u8 *d = out + (size_t)i * p->block_size;
+			u64 hi = (gua & MMT_GUA_MASK) << 6 | x >> 14;
+			u64 lo = (u64)(x & 0x3fff) << 50 | c << 2;
+
+			put_unaligned_be64(hi, d);
+			put_unaligned_be64(lo, d + 8);
+			for (s = 1; s < nsub; s++) {
+				memcpy(d + 16 * s, d, 8);
+				put_unaligned_be64(lo | (u64)s << 42,
+						   d + 16 * s + 8);
+			}
+		}
+	}
+	if (data) {
+		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, out, out,
+				     (size_t)n * p->block_size);
+		if (err)
+			return err;
+	}
+	return mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, mac, mac, 16 * n);
+}
+
+/* Blocks per batch when each needs @copies sets of data and MAC pads. */
+static u32 mmt_batch(const struct mmt_params *p, unsigned int copies)
+{
+	return min_t(u32, MMT_BATCH_MAX,
+		     MMT_PAD_AREA / (copies * (p->block_size + MMT_AES_BLOCK)));
+}
+
+/* ------------------------------------------------------------ data */
+
+/*
+ * Data MAC of one block under one GUA: the bound words that do not change
+ * from block to block (GUA, domain) are hashed once per call.
+ */
+struct mmt_dmac {
+	const u64 *k;		/* keys of the ciphertext words */
+	const u64 *kt;		/* keys of the bound words */
+	mmt_u128 fixed;		/* hash of the GUA and domain words */
+	u32 nwords;		/* 32-bit words per block */
+};
+
+static void mmt_dmac_init(const struct mmt *m, u64 gua, struct mmt_dmac *d)
+{
+	d->nwords = m->p->block_size / 4;
+	d->k = mmt_crypto_hash_key(m->crypto);
+	d->kt = d->k + d->nwords;
+	d->fixed = mmt_hash_tail(d->kt, gua, 0, 0, MMT_DOM_DATA);
+}
+
+/* Tag of block @b, counter @ctr, whose ciphertext words hash to @h. */
+static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, mmt_u128 h,
+			       u32 b, u64 ctr, const u8 *pad16)
+{
+	h += d->fixed + (mmt_u128)d->kt[2] * b +
+	     (mmt_u128)d->kt[3] * (u32)ctr +
+	     (mmt_u128)d->kt[4] * (u32)(ctr >> 32);
+	return mmt_reduce(h) ^ get_unaligned_le64(pad16);
+}
+
+/* Nonzero differences of tags, compared once with crypto_memneq(). */
+static bool mmt_diff_bad(u64 diff)
+{
+	static const u8 zero[MMT_MAC_BYTES];
+	u8 d[MMT_MAC_BYTES];
+
+	put_unaligned_le64(diff, d);
+	return crypto_memneq(d, zero, MMT_MAC_BYTES);
+}
+
+static inline u64 mmt_stored_tag(const struct mmt *m, u32 b)
+{
+	return get_unaligned_le64(m->macs + (size_t)b * MMT_MAC_BYTES);
+}
+
+/*
+ * One pass over an untrusted ciphertext block: each word is loaded once,
+ * hashed, and written decrypted to @dst (trusted), so the words that are
+ * checked are the words that are decrypted.
+ */
+static inline mmt_u128 mmt_open_words(const u64 *k, u8 *dst,
+				      const u8 *ct, const u8 *pad,
+				      size_t nwords)
+{
+	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	size_t i;
+
+	/* nwords is a multiple of 16 (blocks of at least 64 bytes) */
+	for (i = 0; i < nwords; i += 4) {
+		u64 w0 = get_unaligned_le64(ct + 4 * i);
+		u64 w1 = get_unaligned_le64(ct + 4 * i + 8);
+
+		put_unaligned_le64(w0 ^ get_unaligned_le64(pad + 4 * i),
+				   dst + 4 * i);
+		put_unaligned_le64(w1 ^ get_unaligned_le64(pad + 4 * i + 8),
+				   dst + 4 * i + 8);
+		a0 += (mmt_u128)k[i] * (u32)w0;
+		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
+		a2 += (mmt_u128)k[i + 2] * (u32)w1;
+		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
+	}
+	return (a0 + a1) + (a2 + a3);
+}
+
+/* Hash of a data block in untrusted memory, each word read once. */
+static inline mmt_u128 mmt_hash_block(const u64 *k, const u8 *ct,
+				      size_t nwords)
+{
+	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	size_t i;
+
+	for (i = 0; i < nwords; i += 4) {
+		u64 w0 = get_unaligned_le64(ct + 4 * i);
+		u64 w1 = get_unaligned_le64(ct + 4 * i + 8);
+
+		a0 += (mmt_u128)k[i] * (u32)w0;
+		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
+		a2 += (mmt_u128)k[i + 2] * (u32)w1;
+		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
+	}
+	return (a0 + a1) + (a2 + a3);
+}
+
+/* Check the MACs of blocks [b0, b1] against staging; no decryption. */
+static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
+{
+	const struct mmt_params *p = m->p;
+	u64 *ctr = mmt_ctr0(m);
+	u8 *pads = mmt_pads(m);
+	struct mmt_dmac d;
+	u32 b, n, i;
+	int err;
+
+	mmt_dmac_init(m, gua, &d);
+	for (b = b0; b <= b1; b += n) {
+		u64 diff = 0;
+
+		n = min_t(u32, b1 - b + 1, MMT_BATCH_MAX);
+		mmt_staged_ctrs(m, b, n, ctr);
+		err = mmt_gen_pads(m, gua, b, n, ctr, false, pads);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			u32 x = b + i;
+			const u8 *ct = m->data + ((size_t)x << p->log_block_size);
+			u64 stored = mmt_stored_tag(m, x);
+			mmt_u128 h = mmt_hash_block(d.k, ct, d.nwords);
+
+			diff |= mmt_dmac_tag(&d, h, x, ctr[i], pads + 16 * i) ^
+				stored;
+		}
+		if (mmt_diff_bad(diff)) {
+			mmt_report(m, gua, -1, b);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Check block @b (counter @ctr) and decrypt it into @dst in one pass over
+ * the untrusted ciphertext.  -EBADMSG leaves unverified plaintext in @dst:
+ * callers wipe it.
+ */
+static int mmt_open_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
+			  u64 ctr, u8 *dst, const u8 *data_pad,
+			  const u8 *mac_pad)
+{
+	const struct mmt_params *p = m->p;
+	u64 stored = mmt_stored_tag(m, b);
+	mmt_u128 h;
+
+	h = mmt_open_words(d->k, dst,
+			   m->data + ((size_t)b << p->log_block_size),
+			   data_pad, d->nwords);
+	if (mmt_diff_bad(mmt_dmac_tag(d, h, b, ctr, mac_pad) ^ stored))
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * Encrypt @pt (NULL: zeros) as block @b with counter @ctr, storing
+ * ciphertext and MAC in untrusted memory.
+ */
+static void mmt_seal_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
+			   u64 ctr, const u8 *pt, const u8 *data_pad,
+			   const u8 *mac_pad)
+{
+	const struct mmt_params *p = m->p;
+	u8 *ct = m->data + ((size_t)b << p->log_block_size);
+	mmt_u128 h;
+
+	h = mmt_xor_hash(d->k, ct, pt, data_pad, d->nwords);
+	put_unaligned_le64(mmt_dmac_tag(d, h, b, ctr, mac_pad),
+			   m->macs + (size_t)b * MMT_MAC_BYTES);
+}
+
+/*
+ * Re-encrypt blocks [b0, b1] from (@gua, staged counter) to (@new_gua,
+ * @new_ctr, or the staged counter if MMT_CTR_STAGED): each block is read
+ * once into trusted memory and checked before it is converted, so that a
+ * concurrent change of untrusted memory is never MACed.
+ *
+ * A block that fails this check was changed after the caller's own check
+ * (pass 1): with @keep_going it is left as it is (bound to its old counter,
+ * so it fails verification from now on) and the others are still
+ * converted, so that the caller can commit the new counters and no
+ * (GUA, block, counter) pad is ever used for two plaintexts; -EBADMSG is
+ * returned at the end.  Without @keep_going the first failure stops.
+ */
+#define MMT_CTR_STAGED	(~0ull)
+
+static int mmt_recrypt_blocks(struct mmt *m, u64 gua, u64 new_gua,
+			      u64 new_ctr, u32 b0, u32 b1, bool keep_going)
+{
+	const struct mmt_params *p = m->p;
+	u32 bs = p->block_size, b, n, i;
+	u8 *pads = mmt_pads(m), *tmp = mmt_tmp(m);
+	u64 *oc = mmt_ctr0(m), *nc = mmt_ctr1(m);
+	struct mmt_dmac od, nd;
+	int err = 0, bad = 0;
+
+	mmt_dmac_init(m, gua, &od);
+	mmt_dmac_init(m, new_gua, &nd);
+	for (b = b0; b <= b1; b += n) {
+		u8 *op, *np;
+
+		n = min_t(u32, b1 - b + 1, mmt_batch(p, 2));
+		op = pads;
+		np = pads + (size_t)n * (bs + MMT_AES_BLOCK);
+		mmt_staged_ctrs(m, b, n, oc);
+		for (i = 0; i < n; i++)
+			nc[i] = new_ctr == MMT_CTR_STAGED ? oc[i] : new_ctr;
+		err = mmt_gen_pads(m, gua, b, n, oc, true, op);
+		if (!err)
+			err = mmt_gen_pads(m, new_gua, b, n, nc, true, np);
+		if (err)
+			break;
+		for (i = 0; i < n; i++) {
+			u32 x = b + i;
+
+			if (mmt_open_block(m, &od, x, oc[i], tmp,
+					   op + (size_t)i * bs,
+					   op + (size_t)n * bs + 16 * i)) {
+				mmt_report(m, gua, -1, x);
+				bad = -EBADMSG;
+				if (!keep_going)
+					goto out;
+				continue;
+			}
+			mmt_seal_block(m, &nd, x, nc[i], tmp,
+				       np + (size_t)i * bs,
+				       np + (size_t)n * bs + 16 * i);
+		}
+	}
+out:
+	memzero_explicit(tmp, bs);
+	return err ? err : bad;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Reads are allowed on VALID (incl. read-only copies) and SENDING MMTs. */
+static int mmt_may_read(const struct mmt *m)
+{
+	if (m->root.state != MMT_VALID && m->root.state != MMT_SENDING)
+		return -EPERM;
+	return 0;
+}
+
+/* Writes only on a VALID MMT the caller owns (not a read-only copy). */
+static int mmt_may_write(const struct mmt *m)
+{
+	if (m->root.state != MMT_VALID || m->root.read_only)
+		return -EPERM;
+	return 0;
+}
+
+static int mmt_check_range(const struct mmt *m, u64 off, size_t len)
+{
+	if (off > m->p->data_bytes || len > m->p->data_bytes - off)
+		return -EINVAL;
+	return 0;
+}
+
+/* ------------------------------------------------------------ API */
+
+int mmt_format_major(struct mmt *m, u64 gua, u64 major)
+{
+	const struct mmt_params *p = m->p;
+	struct mmt_node_ctr *st = mmt_stage(m);
+	u64 *ctr = mmt_ctr0(m);
+	u8 *pads = mmt_pads(m);
+	struct mmt_dmac d;
+	u32 b, n, i;
+	int l, err;
+
+	if (gua > MMT_GUA_MASK || major > MMT_MAJOR_MAX)
+		return -EINVAL;
+	memset(st, 0, ((size_t)p->node_count + 1) * sizeof(*st));
+	for (i = 0; i <= p->node_count; i++)
+		st[i].major = major;
+	mmt_dmac_init(m, gua, &d);
+	for (b = 0; b < p->blocks; b += n) {
+		n = min_t(u32, p->blocks - b, mmt_batch(p, 1));
+		mmt_staged_ctrs(m, b, n, ctr);
+		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		if (err)
+			return err;
+		for (i = 0; i < n; i++)
+			mmt_seal_block(m, &d, b + i, ctr[i], NULL,
+				       pads + (size_t)i * p->block_size,
+				       pads + (size_t)n * p->block_size +
+				       16 * i);
+	}
+	for (l = 0; l + 1 < p->levels; l++) {
+		err = mmt_store_nodes(m, gua, l, 0, p->level_nodes[l] - 1);
+		if (err)
+			return err;
+	}
+	m->root.top = *mmt_st(m, p->levels - 1, 0);
+	m->root.gua = gua;
+	return 0;
+}
+
+int mmt_format(struct mmt *m, u64 gua)
+{
+	return mmt_format_major(m, gua, 0);
+}
+
+int mmt_verify_all(struct mmt *m)
+{
+	int err;
+
+	err = mmt_load_path(m, m->root.gua, 0, m->p->blocks - 1);
+	if (!err)
+		err = mmt_verify_blocks(m, m->root.gua, 0, m->p->blocks - 1);
+	return err;
+}
+
+int mmt_verify_top(struct mmt *m)
+{
+	const struct mmt_params *p = m->p;
+
+	if (p->levels < 2)
+		return 0;	/* no untrusted nodes */
+	*mmt_st(m, p->levels - 1, 0) = m->root.top;
+	return mmt_load_nodes(m, m->root.gua, p->levels - 2, 0,
+			      p->level_nodes[p->levels - 2] - 1);
+}
+
+int mmt_block_counter(struct mmt *m, u32 block, u64 *ctr)
+{
+	int err;
+
+	if (block >= m->p->blocks)
+		return -EINVAL;
+	err = mmt_load_path(m, m->root.gua, block, block);
+	if (!err)
+		*ctr = mmt_block_ctr(m, block);
+	return err;
+}
+
+int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
+{
+	const struct mmt_params *p = m->p;
+	u32 bs = p->block_size, b0, b1, b, n, i;
+	u64 gua = m->root.gua, *ctr = mmt_ctr0(m);
+	u8 *pads = mmt_pads(m), *tmp = mmt_tmp(m), *out = buf;
+	struct mmt_dmac d;
+	int err;
+
+	err = mmt_may_read(m);
+	if (!err)
+		err = mmt_check_range(m, off, len);
+	if (err || !len)
+		return err;
+	b0 = off >> p->log_block_size;
+	b1 = (off + len - 1) >> p->log_block_size;
+	err = mmt_load_path(m, gua, b0, b1);
+	if (err)
+		goto fail;
+	mmt_dmac_init(m, gua, &d);
+	for (b = b0; b <= b1; b += n) {
+		u64 diff = 0;
+
+		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
+		mmt_staged_ctrs(m, b, n, ctr);
+		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		if (err)
+			goto fail;
+		for (i = 0; i < n; i++) {
+			u32 x = b + i;
+			u64 start = (u64)x << p->log_block_size;
+			u64 from = max(start, off);
+			u64 to = min(start + bs, off + len);
+			bool whole = from == start && to == start + bs;
+			u8 *dst = whole ? out + (start - off) : tmp;
+			u64 stored = mmt_stored_tag(m, x);
+			mmt_u128 h;
+
+			/* decrypted before the verdict: wiped if it fails */
+			h = mmt_open_words(d.k, dst, m->data + start,
+					   pads + (size_t)i * bs, d.nwords);
+			diff |= mmt_dmac_tag(&d, h, x, ctr[i],
+					     pads + (size_t)n * bs + 16 * i) ^
+				stored;
+			if (!whole)
+				memcpy(out + (from - off), tmp + (from - start),
+				       to - from);
+		}
+		if (mmt_diff_bad(diff)) {
+			mmt_report(m, gua, -1, b);
+			err = -EBADMSG;
+			goto fail;
+		}
+	}
+	err = 0;
+fail:
+	/* partial blocks went through tmp */
+	if ((off | len) & (bs - 1))
+		memzero_explicit(tmp, bs);
+	if (err)
+		memset(buf, 0, len);
+	return err;
+}
+
+/*
+ * Does node @i of level @l overflow in this write, i.e. does one of its
+ * children in [clo, chi] (the touched range one level down, or blocks) have
+ * its minor at MMT_MINOR_MAX?
+ */
+static bool mmt_overflows(const struct mmt *m, unsigned int l, u32 i,
+			  u32 clo, u32 chi)
+{
+	const struct mmt_node_ctr *c = mmt_st(m, l, i);
+	unsigned int a = m->p->log_arity[l];
+	u32 first = max(clo, i << a), last = min(chi, ((i + 1) << a) - 1), j;
+
+	for (j = first; j <= last; j++)
+		if (c->minor[j & ((1u << a) - 1)] == MMT_MINOR_MAX)
+			return true;
+	return false;
+}
+
+/* Touched index range of level @l (l = -1: blocks) for blocks [b0, b1]. */
+static void mmt_touched(const struct mmt_params *p, int l, u32 b0, u32 b1,
+			u32 *lo, u32 *hi)
+{
+	unsigned int s = l < 0 ? 0 : mmt_cover_shift(p, l);
+
+	*lo = b0 >> s;
+	*hi = b1 >> s;
+}
+
+/* Verify and decrypt block @b (staged counter) into trusted @dst. */
+static int mmt_open_one(struct mmt *m, u64 gua, u32 b, u8 *dst)
+{
+	u8 *pads = mmt_pads(m);
+	u64 *ctr = mmt_ctr0(m);
+	struct mmt_dmac d;
+	int err;
+
+	mmt_dmac_init(m, gua, &d);
+	mmt_staged_ctrs(m, b, 1, ctr);
+	err = mmt_gen_pads(m, gua, b, 1, ctr, true, pads);
+	if (!err)
+		err = mmt_open_block(m, &d, b, ctr[0], dst, pads,
+				     pads + m->p->block_size);
+	if (err == -EBADMSG)
+		mmt_report(m, gua, -1, b);
+	return err;
+}
+
+/*
+ * Write pass 1: load and verify everything the write will read or re-MAC,
+ * check counter headroom.  Fills @ll/@lh (the node ranges to store back per
+ * level) and the head/tail plaintext buffers.  Changes nothing outside
+ * m->scratch.
+ */
+static int mmt_write_prepare(struct mmt *m, u64 off, size_t len, u32 b0,
+			     u32 b1, u32 *ll, u32 *lh)
+{
+	const struct mmt_params *p = m->p;
+	unsigned int top = p->levels - 1;
+	u64 gua = m->root.gua;
+	u32 lo, hi, clo, chi, i, bs = p->block_size;
+	int l, err;
+
+	*mmt_st(m, top, 0) = m->root.top;
+	for (l = top; l >= 0; l--) {
+		bool any = false;
+
+		/* Nodes of level l are in staging: check their headroom. */
+		mmt_touched(p, l, b0, b1, &lo, &hi);
+		mmt_touched(p, l - 1, b0, b1, &clo, &chi);
+		for (i = lo; i <= hi; i++) {
+			if (!mmt_overflows(m, l, i, clo, chi))
+				continue;
+			any = true;
+			if (mmt_st(m, l, i)->major >= MMT_MAJOR_MAX)
+				return -EOVERFLOW;
+		}
+		if (l == 0)
+			break;
+		/* An overflowing parent re-MACs all its children. */
+		if (any) {
+			clo = clo >> p->log_arity[l] << p->log_arity[l];
+			chi = ((chi >> p->log_arity[l]) + 1) <<
+			      p->log_arity[l];
+			chi--;
+		}
+		ll[l - 1] = clo;
+		lh[l - 1] = chi;
+		err = mmt_load_nodes(m, gua, l - 1, clo, chi);
+		if (err)
+			return err;
+	}
+
+	/* Old data an overflowing leaf re-encrypts must be authentic. */
+	mmt_touched(p, 0, b0, b1, &lo, &hi);
+	for (i = lo; i <= hi; i++) {
+		u32 first = i << p->log_arity[0];
+		u32 last = first + (1u << p->log_arity[0]) - 1;
+
+		if (!mmt_overflows(m, 0, i, b0, b1))
+			continue;
+		if (first < b0) {
+			err = mmt_verify_blocks(m, gua, first, b0 - 1);
+			if (err)
+				return err;
+		}
+		if (last > b1) {
+			err = mmt_verify_blocks(m, gua, b1 + 1, last);
+			if (err)
+				return err;
+		}
+	}
+
+	/* Partial first and last blocks: verified old plaintext + new bytes */
+	if (off & (bs - 1) || (b0 == b1 && len < bs)) {
+		err = mmt_open_one(m, gua, b0, mmt_head(m));
+		if (err)
+			return err;
+	}
+	if (b1 != b0 && (off + len) & (bs - 1))
+		return mmt_open_one(m, gua, b1, mmt_tailbuf(m));
+	return 0;
+}
+
+/*
+ * Re-encrypt the blocks of overflowing leaf @leaf that the write [b0, b1]
+ * does not touch, from their staged counters to (major + 1) << 7.
+ */
+static int mmt_recrypt_leaf(struct mmt *m, u64 gua, u32 leaf, u32 b0,
+			    u32 b1)
+{
+	unsigned int a = m->p->log_arity[0];
+	u32 first = leaf << a, last = first + (1u << a) - 1;
+	u64 nc = (mmt_st(m, 0, leaf)->major + 1) << MMT_MINOR_BITS;
+	int err = 0, r;
+
+	if (first < b0)
+		err = mmt_recrypt_blocks(m, gua, gua, nc, first, b0 - 1, true);
+	if (err && err != -EBADMSG)
+		return err;
+	if (last > b1) {
+		r = mmt_recrypt_blocks(m, gua, gua, nc, b1 + 1, last, true);
+		if (r)
+			err = r;
+	}
+	return err;
+}
+
+/*
+ * New counters of node @i of level @l, whose children [clo, chi] (one
+ * level down, or blocks) are touched: on an overflow major + 1 and all
+ * minors 0, else each touched child's minor + 1.  @c is updated in place.
+ */
+static void mmt_bump_node(const struct mmt *m, unsigned int l, u32 i,
+			  u32 clo, u32 chi, struct mmt_node_ctr *c)
+{
+	unsigned int a = m->p->log_arity[l];
+	u32 mask = (1u << a) - 1, j;
+
+	if (mmt_overflows(m, l, i, clo, chi)) {
+		c->major++;
+		memset(c->minor, 0, sizeof(c->minor));
+		return;
+	}
+	for (j = max(clo, i << a); j <= min(chi, ((i + 1) << a) - 1); j++)
+		c->minor[j & mask]++;
+}
+
+/* Bump the staged counters of every touched node, bottom-up. */
+static void mmt_bump_counters(struct mmt *m, u32 b0, u32 b1)
+{
+	const struct mmt_params *p = m->p;
+	unsigned int l;
+	u32 lo, hi, clo, chi, i;
+
+	for (l = 0; l < p->levels; l++) {
+		mmt_touched(p, l, b0, b1, &lo, &hi);
+		mmt_touched(p, (int)l - 1, b0, b1, &clo, &chi);
+		for (i = lo; i <= hi; i++)
+			mmt_bump_node(m, l, i, clo, chi, mmt_st(m, l, i));
+	}
+}
+
+int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
+{
+	const struct mmt_params *p = m->p;
+	u32 ll[MMT_MAX_LEVELS], lh[MMT_MAX_LEVELS];
+	u32 bs = p->block_size, b0, b1, lo, hi, b, n, i;
+	struct mmt_node_ctr top;
+	u64 gua = m->root.gua, *ctr = mmt_ctr0(m);
+	const u8 *in = buf;
+	u8 *pads = mmt_pads(m);
+	struct mmt_dmac d;
+	int l, err, bad = 0;
+
+	err = mmt_may_write(m);
+	if (!err)
+		err = mmt_check_range(m, off, len);
+	if (err || !len)
+		return err;
+	/* The root counter is part of the sealing nonce: never wrap it. */
+	if (m->root.root_counter >= MMT_ROOT_COUNTER_MAX)
+		return -EOVERFLOW;
+	b0 = off >> p->log_block_size;
+	b1 = (off + len - 1) >> p->log_block_size;
+
+	/* Pass 1: nothing outside m->scratch changes. */
+	err = mmt_write_prepare(m, off, len, b0, b1, ll, lh);
+	if (err)
+		goto out;
+	if (off & (bs - 1) || (b0 == b1 && len < bs)) {
+		u32 o = off & (bs - 1);
+
+		memcpy(mmt_head(m) + o, in, min_t(size_t, len, bs - o));
+	}
+	if (b1 != b0 && (off + len) & (bs - 1))
+		memcpy(mmt_tailbuf(m), in + len - ((off + len) & (bs - 1)),
+		       (off + len) & (bs - 1));
+
+	/*
+	 * Pass 2: commit.  Only a crypto library error can stop it (requests
+	 * are preallocated and lengths valid: none is expected).  A block of
+	 * an overflowing leaf changed in untrusted memory since pass 1 is not
+	 * converted (it fails verification from now on, until overwritten),
+	 * the rest of the write is committed all the same, so that the new
+	 * counters are never used again, and -EBADMSG is returned.
+	 */
+	/*
+	 * The trusted counters move first: if this pass stops half-way, the
+	 * pads it used are never used again (a retry gets new counters, or
+	 * the MMT fails verification: it fails closed).
+	 */
+	top = *mmt_st(m, p->levels - 1, 0);
+	mmt_touched(p, (int)p->levels - 2, b0, b1, &lo, &hi);
+	mmt_bump_node(m, p->levels - 1, 0, lo, hi, &top);
+	m->root.top = top;
+	m->root.root_counter++;
+
+	mmt_touched(p, 0, b0, b1, &lo, &hi);
+	for (i = lo; i <= hi; i++) {
+		int r;
+
+		if (!mmt_overflows(m, 0, i, b0, b1))
+			continue;
+		r = mmt_recrypt_leaf(m, gua, i, b0, b1);
+		if (r == -EBADMSG) {
+			bad = r;
+		} else if (r) {
+			err = r;
+			goto out;
+		}
+	}
+	mmt_bump_counters(m, b0, b1);
+
+	mmt_dmac_init(m, gua, &d);
+	for (b = b0; b <= b1; b += n) {
+		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
+		mmt_staged_ctrs(m, b, n, ctr);
+		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		if (err)
+			goto out;
+		for (i = 0; i < n; i++) {
+			u32 x = b + i;
+			const u8 *pt;
+
+			if (x == b0 && (off & (bs - 1) ||
+					(b0 == b1 && len < bs)))
+				pt = mmt_head(m);
+			else if (x == b1 && x != b0 && (off + len) & (bs - 1))
+				pt = mmt_tailbuf(m);
+			else
+				pt = in + (((u64)x << p->log_block_size) - off);
+			mmt_seal_block(m, &d, x, ctr[i], pt,
+				       pads + (size_t)i * bs,
+				       pads + (size_t)n * bs + 16 * i);
+		}
+	}
+	for (l = 0; l + 1 < p->levels; l++) {
+		err = mmt_store_nodes(m, gua, l, ll[l], lh[l]);
+		if (err)
+			goto out;
+	}
+	err = bad;
+out:
+	/* partial blocks: old plaintext in the head and tail buffers */
+	if ((off | len) & (bs - 1))
+		memzero_explicit(mmt_head(m), 2 * (size_t)bs);
+	return err;
+}
+
+int mmt_regua(struct mmt *m, u64 new_gua)
+{
+	const struct mmt_params *p = m->p;
+	int l, err;
+
+	if (new_gua > MMT_GUA_MASK || new_gua == m->root.gua)
+		return -EINVAL;
+	err = mmt_verify_all(m);
+	if (err)
+		return err;
+	err = mmt_recrypt_blocks(m, m->root.gua, new_gua, MMT_CTR_STAGED, 0,
+				 p->blocks - 1, false);
+	for (l = 0; !err && l + 1 < p->levels; l++)
+		err = mmt_store_nodes(m, new_gua, l, 0, p->level_nodes[l] - 1);
+	if (err)
+		return err;
+	m->root.gua = new_gua;
+	return 0;
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_delegate_test.c - suite mmt_delegate: PMOs and closure delegation
+ * over the loopback transport, through the driver's own code path
+ * (driver/mmt_pmo.c, mmt_delegate.c, mmt_loopback.c).  KUnit only: it
+ * needs the driver, which the user-space build does not have.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "mmt_internal.h"
+#include "mmt_transport.h"
+
+/* 2 levels, arities 8 and 4, 64-byte blocks: 2 KiB closures. */
+static const u8 mmt_test_log_arity[MMT_MAX_LEVELS] = { 3, 2 };
+#define MMT_TEST_CLOSURES 3
+
+static const u8 mmt_test_key[16] = {
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+
+struct mmt_delegate_ctx {
+	struct mmt_pmo *src;
+	struct mmt_pmo *dst;
+	u8 *plain;	/* what src holds */
+	u8 *out;
+};
+
+static struct mmt_pmo *mmt_test_pmo(struct kunit *test)
+{
+	struct mmt_params p;
+	struct mmt_pmo *pmo;
+
+	KUNIT_ASSERT_EQ(test, mmt_params_init(&p, 2, mmt_test_log_arity, 6),
+			0);
+	pmo = mmt_pmo_alloc(&p, MMT_TEST_CLOSURES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pmo));
+	return pmo;
+}
+
+static int mmt_delegate_init(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx;
+	u32 i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	test->priv = ctx;
+	ctx->src = mmt_test_pmo(test);
+	ctx->dst = mmt_test_pmo(test);
+	ctx->plain = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
+	ctx->out = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->plain);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->out);
+	for (i = 0; i < ctx->src->bytes; i++)
+		ctx->plain[i] = i * 7 + (i >> 8);
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->src, mmt_test_key, 16,
+					      false), 0);
+	for (i = 0; i < ctx->src->closures; i++)
+		KUNIT_ASSERT_EQ(test, mmt_write(&ctx->src->mmts[i], 0,
+			ctx->plain + i * ctx->src->params.data_bytes,
+			ctx->src->params.data_bytes), 0);
+	return 0;
+}
+
+static void mmt_delegate_exit(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+
+	if (ctx && ctx->src)
+		mmt_pmo_free(ctx->src);
+	if (ctx && ctx->dst)
+		mmt_pmo_free(ctx->dst);
+}
+
+/* Reads every closure of @pmo into @out; returns the first error. */
+static int mmt_test_read_all(struct mmt_pmo *pmo, u8 *out)
+{
+	u64 cb = pmo->params.data_bytes;
+	u32 i;
+	int err;
+
+	for (i = 0; i < pmo->closures; i++) {
+		err = mmt_read(&pmo->mmts[i], 0, out + i * cb, cb);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void mmt_expect_states(struct kunit *test, struct mmt_pmo *pmo,
+			      enum mmt_state state, bool read_only)
+{
+	u32 i;
+
+	for (i = 0; i < pmo->closures; i++) {
+		KUNIT_EXPECT_EQ(test, pmo->mmts[i].root.state, state);
+		KUNIT_EXPECT_EQ(test, pmo->mmts[i].root.read_only, read_only);
+	}
+}
+
+static void mmt_delegate_transfer(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 sent = 99;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_TEST_CLOSURES);
+	mmt_expect_states(test, ctx->src, MMT_INVALID, false);
+	mmt_expect_states(test, ctx->dst, MMT_VALID, false);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	/* The receiver owns it now: it can write, the sender cannot read. */
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->dst->mmts[0], 5, "x", 1), 0);
+	KUNIT_EXPECT_EQ(test, mmt_read(&ctx->src->mmts[0], 0, ctx->out, 1),
+			-EPERM);
+}
+
+static void mmt_delegate_copy(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 sent;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, true,
+						    true, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_TEST_CLOSURES);
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	mmt_expect_states(test, ctx->dst, MMT_VALID, true);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->dst->mmts[0], 0, "x", 1),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->src->mmts[0], 0, "x", 1), 0);
+}
+
+static void mmt_delegate_wrong_key(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u8 other[16];
+	u64 sent = 99;
+
+	memset(other, 0x5a, sizeof(other));
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, other, 16, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	/* Nothing lost: the sender is VALID with its data, the receiver waits. */
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->src, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+}
+
+static void mmt_delegate_replay_minimum(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 sent;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	ctx->dst->rx.min_root_counter = 1000;
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), -ESTALE);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+}
+
+/* A transport that delivers, then reports the ack lost. */
+static int mmt_lost_ack_deliver(struct mmt_transport *t, u32 index,
+				const u8 *buf, size_t len)
+{
+	int err = mmt_pmo_receive(t->priv, index, buf, len, false);
+
+	return err ? err : -ECONNRESET;
+}
+
+static const struct mmt_transport_ops mmt_lost_ack_ops = {
+	.name = "lost-ack",
+	.deliver = mmt_lost_ack_deliver,
+};
+
+static void mmt_delegate_lost_ack(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	struct mmt_transport t = {
+		.ops = &mmt_lost_ack_ops, .priv = ctx->dst, .conn_id = 7,
+	};
+	u64 old_gua = ctx->src->mmts[0].root.gua, sent;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	t.peer_node = ctx->dst->rx.self_node;
+	ctx->dst->rx.conn_id = 7;
+	KUNIT_EXPECT_EQ(test, mmt_delegate(ctx->src, &t, false, &sent),
+			-ECONNRESET);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	/* The receiver accepted closure 0 and owns a writable copy ... */
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.gua, old_gua);
+	/* ... so the sender got its MMT back under a fresh GUA. */
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_NE(test, ctx->src->mmts[0].root.gua, old_gua);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->src, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+}
+
+static void mmt_delegate_refuses(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 sent;
+
+	/* Receiver not WAITING (no key): the first closure is refused. */
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), -EPERM);
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	/* Keyed twice: -EBUSY, the first key stays. */
+	KUNIT_EXPECT_EQ(test, mmt_pmo_set_key(ctx->src, mmt_test_key, 16,
+					      false), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 24,
+					      false), -EINVAL);
+	mmt_expect_states(test, ctx->dst, MMT_INVALID, false);
+}
+
+static struct kunit_case mmt_delegate_cases[] = {
+	KUNIT_CASE(mmt_delegate_transfer),
+	KUNIT_CASE(mmt_delegate_copy),
+	KUNIT_CASE(mmt_delegate_wrong_key),
+	KUNIT_CASE(mmt_delegate_replay_minimum),
+	KUNIT_CASE(mmt_delegate_lost_ack),
+	KUNIT_CASE(mmt_delegate_refuses),
+	{}
+};
+
+static struct kunit_suite mmt_delegate_suite = {
+	.name = "mmt_delegate",
+	.init = mmt_delegate_init,
+	.exit = mmt_delegate_exit,
+	.test_cases = mmt_delegate_cases,
+};
+
+kunit_test_suites(&mmt_delegate_suite);

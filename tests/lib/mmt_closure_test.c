@@ -1,0 +1,1072 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite mmt_closure: closure format v1 end to end.  Build on a sender
+ * MMT, receive into a WAITING MMT, read back byte-exact; tamper with every
+ * class of closure byte (header, sealed root, a tree node at each level, a
+ * data MAC, a ciphertext byte) lazily and eagerly; replay, reorder, wrong
+ * version, geometry, length, connection and receiver; the lost-ack regua
+ * flow of DESIGN.md section 5; the golden vector.  After every rejection
+ * the receive MMT and the replay state must be unchanged, byte for byte.
+ */
+#include <kunit/test.h>
+#include "mmt_lib.h"
+#include "mmt_golden.h"
+#include "mmt_golden_vector.h"
+
+#define MMT_CT_MAX_CRYPTO	8
+
+struct mmt_ct_snap {
+	u8 *data, *macs, *nodes;
+	size_t data_cap, macs_cap, nodes_cap;
+	struct mmt_root root;
+	struct mmt_rx_rules rx;
+};
+
+struct mmt_ct_ctx {
+	struct mmt_crypto *c[MMT_CT_MAX_CRYPTO];
+	unsigned int nr;
+	struct mmt_crypto *shared;	/* golden key, for most MMTs */
+	struct mmt_ct_snap snap;	/* reused: allocations are counted */
+};
+
+struct mmt_ct_geo {
+	const char *name;
+	u8 levels;
+	u8 log_arity[MMT_MAX_LEVELS];
+	u8 log_block;
+};
+
+static const struct mmt_ct_geo mmt_ct_geos[] = {
+	{ "1L-a5-b64", 1, { 5 }, 6 },
+	{ "2L-a3.2-b64", 2, { 3, 2 }, 6 },	/* golden geometry */
+	{ "2L-a6.5-b64", 2, { 6, 5 }, 6 },	/* paper's 2 levels, 128 KiB */
+	{ "3L-a3.2.2-b128", 3, { 3, 2, 2 }, 7 },
+	{ "3L-a2.1.2-b4096", 3, { 2, 1, 2 }, 12 },
+	{ "4L-a2.1.1.2-b64", 4, { 2, 1, 1, 2 }, 6 },
+};
+
+static void mmt_ct_geo_desc(const struct mmt_ct_geo *g, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", g->name);
+}
+
+KUNIT_ARRAY_PARAM(mmt_ct_geo, mmt_ct_geos, mmt_ct_geo_desc);
+
+static const struct mmt_ct_geo mmt_ct_golden_geo = {
+	"golden", MMT_GOLDEN_LEVELS, { 3, 2 }, MMT_GOLDEN_LOG_BLOCK
+};
+
+static int mmt_ct_init(struct kunit *test)
+{
+	struct mmt_ct_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	if (!x)
+		return -ENOMEM;
+	test->priv = x;
+	return 0;
+}
+
+static void mmt_ct_exit(struct kunit *test)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	unsigned int i;
+
+	for (i = 0; x && i < x->nr; i++)
+		mmt_crypto_free(x->c[i]);
+}
+
+static struct mmt_crypto *mmt_ct_crypto(struct kunit *test, const u8 *key)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_crypto *c;
+
+	KUNIT_ASSERT_LT(test, x->nr, MMT_CT_MAX_CRYPTO);
+	c = mmt_crypto_alloc(key, 16);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
+	x->c[x->nr++] = c;
+	return c;
+}
+
+/* A zeroed INVALID MMT of geometry @g keyed with @key (NULL: shared). */
+static struct mmt *mmt_ct_new(struct kunit *test, const struct mmt_ct_geo *g,
+			      const u8 *key)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_params *p;
+	struct mmt *m;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, mmt_params_init(p, g->levels, g->log_arity,
+					      g->log_block), 0);
+	m->p = p;
+	if (key) {
+		m->crypto = mmt_ct_crypto(test, key);
+	} else {
+		if (!x->shared)
+			x->shared = mmt_ct_crypto(test, mmt_golden_key);
+		m->crypto = x->shared;
+	}
+	m->data = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
+	m->macs = kunit_kzalloc(test, p->macs_bytes, GFP_KERNEL);
+	m->nodes = kunit_kzalloc(test, p->nodes_bytes, GFP_KERNEL);
+	m->scratch = kunit_kzalloc(test, mmt_scratch_bytes(p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->data);
+	KUNIT_ASSERT_NOT_NULL(test, m->macs);
+	KUNIT_ASSERT_NOT_NULL(test, m->nodes);
+	KUNIT_ASSERT_NOT_NULL(test, m->scratch);
+	return m;
+}
+
+static bool mmt_ct_all_zero(const u8 *b, size_t len)
+{
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static void mmt_ct_pattern(u8 *b, size_t len, unsigned int seed)
+{
+	u32 x = 0x9e3779b9u * (seed + 1);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b[i] = (u8)x;
+	}
+}
+
+/* Sender: formatted under @gua, VALID, holding pattern @seed (in @pt). */
+static struct mmt *mmt_ct_sender(struct kunit *test,
+				 const struct mmt_ct_geo *g, u64 gua,
+				 unsigned int seed, u8 **pt)
+{
+	struct mmt *m = mmt_ct_new(test, g, NULL);
+
+	*pt = kunit_kzalloc(test, m->p->data_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *pt);
+	mmt_ct_pattern(*pt, m->p->data_bytes, seed);
+	KUNIT_ASSERT_EQ(test, mmt_format(m, gua), 0);
+	if (m->root.state == MMT_INVALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&m->root, MMT_VALID),
+				0);
+	KUNIT_ASSERT_EQ(test, m->root.state, MMT_VALID);
+	KUNIT_ASSERT_EQ(test, mmt_write(m, 0, *pt, m->p->data_bytes), 0);
+	return m;
+}
+
+/* Receiver: a WAITING MMT of geometry @g with the same key. */
+static struct mmt *mmt_ct_receiver(struct kunit *test,
+				   const struct mmt_ct_geo *g)
+{
+	struct mmt *m = mmt_ct_new(test, g, NULL);
+
+	memset(m->data, 0xd1, m->p->data_bytes);
+	memset(m->macs, 0xd2, m->p->macs_bytes);
+	memset(m->nodes, 0xd3, m->p->nodes_bytes);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&m->root, MMT_WAITING), 0);
+	return m;
+}
+
+static void mmt_ct_rx(struct mmt_rx_rules *rx)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->self_node = MMT_GOLDEN_RECEIVER;
+	rx->conn_id = MMT_GOLDEN_CONN_ID;
+}
+
+/* Build a closure of @m (VALID -> SENDING) with header @flags; returns it. */
+static u8 *mmt_ct_build(struct kunit *test, struct mmt *m, u32 flags,
+			size_t *len)
+{
+	struct mmt_closure_hdr h;
+	u8 *buf;
+
+	*len = mmt_closure_bytes(m->p);
+	KUNIT_ASSERT_GT(test, *len, (size_t)0);
+	/* one spare byte for the overlong tests */
+	buf = kunit_kzalloc(test, *len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mmt_golden_hdr(&h);
+	h.flags = flags;
+	if (m->root.state == MMT_VALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&m->root,
+							  MMT_SENDING), 0);
+	KUNIT_ASSERT_EQ(test, mmt_closure_build(m, &h, buf, *len), 0);
+	return buf;
+}
+
+static u8 *mmt_ct_cap(struct kunit *test, u8 *b, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return b;
+	b = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	*cap = n;
+	return b;
+}
+
+/* Everything a rejected closure must leave alone. */
+static struct mmt_ct_snap *mmt_ct_snap(struct kunit *test, const struct mmt *m,
+				       const struct mmt_rx_rules *rx)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_ct_snap *s = &x->snap;
+
+	s->data = mmt_ct_cap(test, s->data, &s->data_cap, m->p->data_bytes);
+	s->macs = mmt_ct_cap(test, s->macs, &s->macs_cap, m->p->macs_bytes);
+	s->nodes = mmt_ct_cap(test, s->nodes, &s->nodes_cap,
+			      m->p->nodes_bytes + 1);
+	memcpy(s->data, m->data, m->p->data_bytes);
+	memcpy(s->macs, m->macs, m->p->macs_bytes);
+	memcpy(s->nodes, m->nodes, m->p->nodes_bytes);
+	s->root = m->root;
+	s->rx = *rx;
+	return s;
+}
+
+static void mmt_ct_expect_same(struct kunit *test, const struct mmt *m,
+			       const struct mmt_rx_rules *rx,
+			       const struct mmt_ct_snap *s, const char *what)
+{
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(m->data, s->data, m->p->data_bytes),
+			    0, "data changed after %s", what);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(m->macs, s->macs, m->p->macs_bytes),
+			    0, "macs changed after %s", what);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    memcmp(m->nodes, s->nodes, m->p->nodes_bytes), 0,
+			    "nodes changed after %s", what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.state, s->root.state, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.state, MMT_WAITING, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.read_only, s->root.read_only, "%s",
+			    what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.gua, s->root.gua, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.root_counter, s->root.root_counter,
+			    "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, m->root.top.major, s->root.top.major, "%s",
+			    what);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(m->root.top.minor, s->root.top.minor,
+					 sizeof(m->root.top.minor)), 0,
+			    "top minors changed after %s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->self_node, s->rx.self_node, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->conn_id, s->rx.conn_id, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->min_root_counter,
+			    s->rx.min_root_counter, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->last_root_counter,
+			    s->rx.last_root_counter, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->last_gua, s->rx.last_gua, "%s", what);
+}
+
+/* Receive expecting @want; on failure check that nothing changed. */
+static void mmt_ct_expect_rx(struct kunit *test, struct mmt *m,
+			     struct mmt_rx_rules *rx, const u8 *buf,
+			     size_t len, bool eager, int want,
+			     const char *what)
+{
+	struct mmt_ct_snap *s = mmt_ct_snap(test, m, rx);
+	int ret = mmt_closure_receive(m, rx, buf, len, eager);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, want, "%s (%s)", what,
+			    eager ? "eager" : "lazy");
+	if (ret)
+		mmt_ct_expect_same(test, m, rx, s, what);
+}
+
+static void mmt_ct_expect_plain(struct kunit *test, struct mmt *m,
+				const u8 *pt)
+{
+	u8 *out = kunit_kzalloc(test, m->p->data_bytes, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_EQ(test, mmt_read(m, 0, out, m->p->data_bytes), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, m->p->data_bytes), 0);
+	kunit_kfree(test, out);
+}
+
+/* ------------------------------------------------------- round trips */
+
+static void mmt_closure_roundtrip(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = test->param_value;
+	struct mmt_rx_rules rx;
+	unsigned int eager;
+
+	for (eager = 0; eager < 2; eager++) {
+		struct mmt *s, *r;
+		u8 *pt, *buf, *blk;
+		size_t len;
+		u64 ctr;
+
+		s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA + eager, eager, &pt);
+		buf = mmt_ct_build(test, s, 0, &len);
+		ctr = s->root.root_counter;
+		r = mmt_ct_receiver(test, g);
+		mmt_ct_rx(&rx);
+		KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len,
+							  eager), 0);
+		KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
+		KUNIT_EXPECT_FALSE(test, r->root.read_only);
+		KUNIT_EXPECT_EQ(test, r->root.gua, s->root.gua);
+		KUNIT_EXPECT_EQ(test, r->root.root_counter, ctr);
+		KUNIT_EXPECT_EQ(test, r->root.top.major, s->root.top.major);
+		KUNIT_EXPECT_EQ(test, memcmp(r->root.top.minor,
+					     s->root.top.minor,
+					     sizeof(s->root.top.minor)), 0);
+		KUNIT_EXPECT_EQ(test, rx.last_root_counter, ctr);
+		KUNIT_EXPECT_EQ(test, rx.last_gua, s->root.gua);
+		mmt_ct_expect_plain(test, r, pt);
+		KUNIT_EXPECT_EQ(test, mmt_verify_all(r), 0);
+		/* the sender hands over (transfer) */
+		KUNIT_EXPECT_EQ(test, mmt_root_transition(&s->root,
+							  MMT_INVALID), 0);
+
+		/* the new owner writes on and counts up from there */
+		blk = kunit_kzalloc(test, r->p->block_size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, blk);
+		memset(blk, 0x77, r->p->block_size);
+		KUNIT_ASSERT_EQ(test, mmt_write(r, r->p->data_bytes -
+						r->p->block_size, blk,
+						r->p->block_size), 0);
+		memcpy(pt + r->p->data_bytes - r->p->block_size, blk,
+		       r->p->block_size);
+		mmt_ct_expect_plain(test, r, pt);
+		KUNIT_EXPECT_GE(test, r->root.root_counter, ctr);
+	}
+}
+
+/* send back: the receiver delegates what it got, the counter keeps rising */
+static void mmt_closure_send_back(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_rx_rules rx1, rx2;
+	struct mmt *a, *b, *a2;
+	u8 *pt, *buf, *buf2;
+	size_t len;
+	u64 ctr;
+
+	a = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 3, &pt);
+	buf = mmt_ct_build(test, a, 0, &len);
+	b = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx1);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(b, &rx1, buf, len, false),
+			0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&a->root, MMT_INVALID), 0);
+	ctr = b->root.root_counter;
+	buf2 = mmt_ct_build(test, b, 0, &len);
+	KUNIT_EXPECT_GT(test, b->root.root_counter, ctr);
+	a2 = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx2);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(a2, &rx2, buf2, len, true),
+			0);
+	KUNIT_EXPECT_EQ(test, a2->root.gua, (u64)MMT_GOLDEN_GUA);
+	mmt_ct_expect_plain(test, a2, pt);
+}
+
+static void mmt_closure_copy_mode(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_closure_hdr h;
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf, *out;
+	size_t len;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 1, &pt);
+	buf = mmt_ct_build(test, s, MMT_CLOSURE_F_COPY, &len);
+	r = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, false), 0);
+	KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
+	KUNIT_EXPECT_TRUE(test, r->root.read_only);
+	mmt_ct_expect_plain(test, r, pt);
+	/* a read-only copy is neither written nor delegated further */
+	KUNIT_EXPECT_EQ(test, mmt_write(r, 0, pt, 64), -EPERM);
+	out = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	mmt_golden_hdr(&h);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(r, &h, out, len), -EPERM);
+	mmt_ct_expect_plain(test, r, pt);
+	/* the owner is back to VALID and keeps writing */
+	KUNIT_EXPECT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
+	KUNIT_EXPECT_EQ(test, mmt_write(s, 0, pt, 64), 0);
+}
+
+/* the sections of a closure are exactly the sender's memory */
+static void mmt_closure_layout(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = test->param_value;
+	struct mmt_closure_hdr h;
+	const struct mmt_params *p;
+	struct mmt *s;
+	u8 *pt, *buf;
+	size_t len, off;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 2, &pt);
+	p = s->p;
+	buf = mmt_ct_build(test, s, MMT_CLOSURE_F_COPY, &len);
+	KUNIT_EXPECT_EQ(test, len, (size_t)(64 + 128 + p->nodes_bytes +
+					    p->macs_bytes + p->data_bytes));
+	KUNIT_ASSERT_EQ(test, mmt_closure_parse_hdr(buf, len, &h), 0);
+	KUNIT_EXPECT_EQ(test, h.version, 1);
+	KUNIT_EXPECT_EQ(test, h.flags, MMT_CLOSURE_F_COPY);
+	KUNIT_EXPECT_EQ(test, h.sender_node, MMT_GOLDEN_SENDER);
+	KUNIT_EXPECT_EQ(test, h.receiver_node, MMT_GOLDEN_RECEIVER);
+	KUNIT_EXPECT_EQ(test, h.conn_id, MMT_GOLDEN_CONN_ID);
+	KUNIT_EXPECT_EQ(test, h.seq, (u64)MMT_GOLDEN_SEQ);
+	KUNIT_EXPECT_EQ(test, h.levels, g->levels);
+	KUNIT_EXPECT_EQ(test, h.log_block_size, g->log_block);
+	KUNIT_EXPECT_EQ(test, memcmp(h.log_arity, g->log_arity,
+				     MMT_MAX_LEVELS), 0);
+	KUNIT_EXPECT_EQ(test, h.sealed_len, (u32)MMT_SEALED_ROOT_BYTES);
+	KUNIT_EXPECT_EQ(test, (u64)h.nodes_len, p->nodes_bytes);
+	KUNIT_EXPECT_EQ(test, (u64)h.macs_len, p->macs_bytes);
+	KUNIT_EXPECT_EQ(test, (u64)h.data_len, p->data_bytes);
+	/* magic and hdr_len on the wire */
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "MMTC", 4), 0);
+	KUNIT_EXPECT_EQ(test, buf[6], 64);
+	off = 64 + 128;
+	KUNIT_EXPECT_EQ(test, memcmp(buf + off, s->nodes, p->nodes_bytes), 0);
+	off += p->nodes_bytes;
+	KUNIT_EXPECT_EQ(test, memcmp(buf + off, s->macs, p->macs_bytes), 0);
+	off += p->macs_bytes;
+	KUNIT_EXPECT_EQ(test, memcmp(buf + off, s->data, p->data_bytes), 0);
+	/* the ciphertext is not the plaintext */
+	KUNIT_EXPECT_NE(test, memcmp(buf + off, pt, p->data_bytes), 0);
+}
+
+static void mmt_closure_build_errors(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_closure_hdr h;
+	struct mmt_crypto *c;
+	struct mmt *s;
+	u8 *pt, *buf;
+	size_t len;
+	u64 ctr;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 4, &pt);
+	len = mmt_closure_bytes(s->p);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	mmt_golden_hdr(&h);
+	ctr = s->root.root_counter;
+
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len - 1),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, NULL, len), -ENOSPC);
+	h.flags = 2;
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -EINVAL);
+	h.flags = 0;
+	c = s->crypto;
+	s->crypto = NULL;
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -ENOKEY);
+	s->crypto = c;
+	KUNIT_EXPECT_EQ(test, s->root.root_counter, ctr);
+	KUNIT_EXPECT_TRUE(test, mmt_ct_all_zero(buf, len));
+
+	/* counter exhausted: regua (or reformat) first */
+	s->root.root_counter = MMT_ROOT_COUNTER_MAX;
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, s->root.root_counter, MMT_ROOT_COUNTER_MAX);
+	s->root.root_counter = ctr;
+
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, s->root.root_counter, ctr + 1);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_INVALID), 0);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -EPERM);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_WAITING), 0);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -EPERM);
+	KUNIT_EXPECT_EQ(test, s->root.root_counter, ctr + 1);
+}
+
+/* ------------------------------------------------------- tampering */
+
+/* Put @r back to WAITING with a fresh @rx (after an accepted closure). */
+static void mmt_ct_rearm(struct kunit *test, struct mmt *r,
+			 struct mmt_rx_rules *rx)
+{
+	if (r->root.state == MMT_VALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root,
+							  MMT_INVALID), 0);
+	if (r->root.state == MMT_INVALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root,
+							  MMT_WAITING), 0);
+	KUNIT_ASSERT_EQ(test, r->root.state, MMT_WAITING);
+	mmt_ct_rx(rx);
+}
+
+/*
+ * A closure byte that is only checked on access: the lazy receive accepts,
+ * reading block @blk (or everything, @blk < 0) fails with -EBADMSG; the
+ * eager receive rejects with -EBADMSG and changes nothing.
+ */
+static void mmt_ct_late_tamper(struct kunit *test, struct mmt *r,
+			       const u8 *buf, size_t len, long blk,
+			       const char *what)
+{
+	const struct mmt_params *p = r->p;
+	struct mmt_rx_rules rx;
+	u8 *out;
+
+	out = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	mmt_ct_rearm(test, r, &rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EBADMSG, what);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, what);
+	if (blk < 0)
+		KUNIT_EXPECT_EQ_MSG(test, mmt_read(r, 0, out, p->data_bytes),
+				    -EBADMSG, "%s", what);
+	else
+		KUNIT_EXPECT_EQ_MSG(test, mmt_read(r, (u64)blk * p->block_size,
+						   out, p->block_size),
+				    -EBADMSG, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, mmt_verify_all(r), -EBADMSG, "%s", what);
+	kunit_kfree(test, out);
+}
+
+static void mmt_closure_tamper(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = test->param_value;
+	const struct mmt_params *p;
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	unsigned int i, eager, level;
+	u8 *pt, *buf, *out;
+	size_t len, off;
+	u32 blk, other;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 5, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	p = s->p;
+	r = mmt_ct_receiver(test, g);
+	out = kunit_kzalloc(test, p->block_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	mmt_ct_rx(&rx);
+
+	/* sealed root: every byte (nonce, ciphertext, tag) */
+	for (eager = 0; eager < 2; eager++) {
+		for (i = 0; i < MMT_SEALED_ROOT_BYTES; i++) {
+			buf[64 + i] ^= 1u << (i & 7);
+			mmt_ct_expect_rx(test, r, &rx, buf, len, eager,
+					 -EBADMSG, "sealed root byte");
+			buf[64 + i] ^= 1u << (i & 7);
+		}
+	}
+
+	/* tree nodes: first and last node of every untrusted level */
+	for (level = 0; level + 1 < p->levels; level++) {
+		u32 idx[2] = { 0, p->level_nodes[level] - 1 };
+		unsigned int k;
+
+		for (k = 0; k < 2; k++) {
+			off = 64 + 128 + (size_t)(p->level_start[level] +
+						  idx[k]) * p->node_size;
+			buf[off] ^= 0x01;
+			if (level == p->levels - 2u) {
+				/* top tree nodes: checked at receive */
+				mmt_ct_rearm(test, r, &rx);
+				mmt_ct_expect_rx(test, r, &rx, buf, len, false,
+						 -EBADMSG, "top tree node");
+				mmt_ct_expect_rx(test, r, &rx, buf, len, true,
+						 -EBADMSG, "top tree node");
+			} else {
+				mmt_ct_late_tamper(test, r, buf, len, -1,
+						   "lower tree node");
+			}
+			buf[off] ^= 0x01;
+		}
+	}
+
+	/* a data MAC, then a ciphertext byte, of a middle block */
+	blk = p->blocks / 2 + 1;
+	other = 0;
+	off = 64 + 128 + p->nodes_bytes + (size_t)blk * MMT_MAC_BYTES + 3;
+	buf[off] ^= 0x40;
+	mmt_ct_late_tamper(test, r, buf, len, blk, "data MAC");
+	KUNIT_EXPECT_EQ(test, mmt_read(r, (u64)other * p->block_size, out,
+				       p->block_size), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, p->block_size), 0);
+	buf[off] ^= 0x40;
+
+	off = 64 + 128 + p->nodes_bytes + p->macs_bytes +
+	      (size_t)blk * p->block_size + p->block_size - 1;
+	buf[off] ^= 0x02;
+	mmt_ct_late_tamper(test, r, buf, len, blk, "ciphertext byte");
+	KUNIT_EXPECT_EQ(test, mmt_read(r, (u64)other * p->block_size, out,
+				       p->block_size), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, p->block_size), 0);
+	buf[off] ^= 0x02;
+
+	/* untouched again: accepted eagerly, byte-exact */
+	mmt_ct_rearm(test, r, &rx);
+	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true), 0);
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+struct mmt_ct_hdr_flip {
+	u8 off;
+	u8 xor;
+	int want;
+};
+
+/*
+ * Every header byte with two different bit flips on the golden geometry
+ * (2 levels, log arity {3, 2}, 64-byte blocks): the first check that
+ * notices wins (mmt_closure_receive() kernel-doc).
+ */
+static int mmt_ct_hdr_want(unsigned int off, u8 xor)
+{
+	if (off < 4)
+		return -EPROTO;
+	if (off < 6)
+		return -EPROTONOSUPPORT;
+	if (off < 8)
+		return -EMSGSIZE;
+	if (off == 8 && xor == 0x01)
+		return -EBADMSG;	/* the copy flag: authenticated */
+	if (off < 12)
+		return -EINVAL;		/* unknown flags */
+	if (off < 14)
+		return -EBADMSG;	/* sender node */
+	if (off < 24)
+		return -EXDEV;		/* receiver node, connection */
+	if (off < 32)
+		return -EBADMSG;	/* sequence number */
+	if (off == 32)
+		return -EMEDIUMTYPE;	/* levels 3 (no arity) or 130 */
+	if (off < 36)		/* block 128, arity {2,2}, {3,3}: valid */
+		return xor == 0x01 ? -EMSGSIZE : -EMEDIUMTYPE;
+	if (off < 38)
+		return -EMEDIUMTYPE;	/* arity above the levels */
+	if (off < 40)
+		return -EINVAL;		/* reserved */
+	if (off < 56)
+		return -EMSGSIZE;	/* section lengths */
+	return -EINVAL;			/* reserved */
+}
+
+static void mmt_closure_header_bytes(struct kunit *test)
+{
+	static const u8 xors[] = { 0x01, 0x80 };
+	struct mmt_rx_rules rx;
+	struct mmt_closure_hdr h;
+	struct mmt *s, *r;
+	unsigned int i, k;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 6, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	for (i = 0; i < MMT_CLOSURE_HDR_BYTES; i++) {
+		for (k = 0; k < ARRAY_SIZE(xors); k++) {
+			int want = mmt_ct_hdr_want(i, xors[k]);
+			int pw = want == -EBADMSG || want == -EXDEV ? 0 : want;
+			char what[40];
+
+			snprintf(what, sizeof(what), "header byte %u ^ 0x%02x",
+				 i, xors[k]);
+			buf[i] ^= xors[k];
+			KUNIT_EXPECT_EQ_MSG(test, mmt_closure_parse_hdr(buf, len,
+									&h),
+					    pw, "parse: %s", what);
+			mmt_ct_expect_rx(test, r, &rx, buf, len, k, want, what);
+			buf[i] ^= xors[k];
+		}
+	}
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, 0, "intact header");
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+/* ------------------------------------------------------- protocol rules */
+
+static void mmt_closure_replay(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *c1, *c2;
+	size_t len;
+	u64 ctr1;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 7, &pt);
+	c1 = mmt_ct_build(test, s, 0, &len);
+	ctr1 = s->root.root_counter;
+	/* copy mode: the owner goes on writing and sends a newer closure */
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
+	KUNIT_ASSERT_EQ(test, mmt_write(s, 0, pt, 64), 0);
+	c2 = mmt_ct_build(test, s, 0, &len);
+	KUNIT_ASSERT_GT(test, s->root.root_counter, ctr1);
+
+	r = mmt_ct_receiver(test, g);
+	/* the minimum root counter of the receive buffer */
+	mmt_ct_rx(&rx);
+	rx.min_root_counter = ctr1;
+	mmt_ct_expect_rx(test, r, &rx, c1, len, false, -ESTALE, "min counter");
+	rx.min_root_counter = ctr1 - 1;
+	mmt_ct_expect_rx(test, r, &rx, c1, len, false, 0, "above min");
+
+	/* the same closure again, into a fresh WAITING MMT */
+	mmt_ct_rearm(test, r, &rx);
+	rx.last_root_counter = 0;
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, c2, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_INVALID), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_WAITING), 0);
+	mmt_ct_expect_rx(test, r, &rx, c2, len, true, -ESTALE, "replay");
+	/* an older closure of the same MMT */
+	mmt_ct_expect_rx(test, r, &rx, c1, len, false, -ESTALE, "older");
+}
+
+static void mmt_closure_reorder(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_rx_rules rx;
+	struct mmt *a, *b, *r;
+	u8 *pta, *ptb, *ca, *cb, *ca2;
+	size_t len;
+
+	/* a: older GUA but a higher root counter than b */
+	a = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 8, &pta);
+	a->root.root_counter += 1000;
+	b = mmt_ct_sender(test, g, MMT_GOLDEN_GUA + 1, 9, &ptb);
+	ca = mmt_ct_build(test, a, 0, &len);
+	cb = mmt_ct_build(test, b, 0, &len);
+	KUNIT_ASSERT_GT(test, a->root.root_counter, b->root.root_counter);
+
+	/* swapped: b arrives first, then a */
+	r = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, cb, len, false), 0);
+	mmt_ct_expect_plain(test, r, ptb);
+	mmt_ct_rearm(test, r, &rx);
+	rx.last_root_counter = b->root.root_counter;
+	rx.last_gua = b->root.gua;
+	mmt_ct_expect_rx(test, r, &rx, ca, len, false, -EILSEQ, "swapped");
+	mmt_ct_expect_rx(test, r, &rx, ca, len, true, -EILSEQ, "swapped");
+
+	/* the same GUA twice is refused as well: a needs a fresh GUA */
+	rx.last_gua = a->root.gua;
+	rx.last_root_counter = 0;
+	mmt_ct_expect_rx(test, r, &rx, ca, len, false, -EILSEQ, "same GUA");
+
+	/* in order: a, then b */
+	mmt_ct_rx(&rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, ca, len, true), 0);
+	mmt_ct_expect_plain(test, r, pta);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_INVALID), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_WAITING), 0);
+	/* b's counter is below a's: b must count past it (replay rule) */
+	mmt_ct_expect_rx(test, r, &rx, cb, len, true, -ESTALE, "b after a");
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&b->root, MMT_VALID), 0);
+	b->root.root_counter = a->root.root_counter;
+	ca2 = mmt_ct_build(test, b, 0, &len);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, ca2, len, true), 0);
+	mmt_ct_expect_plain(test, r, ptb);
+}
+
+static void mmt_closure_bad_version(struct kunit *test)
+{
+	struct mmt_rx_rules rx;
+	struct mmt_closure_hdr h;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 10, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	buf[4] = 2;
+	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, len, &h),
+			-EPROTONOSUPPORT);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EPROTONOSUPPORT,
+			 "version 2");
+	buf[4] = 0;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
+			 "version 0");
+	buf[4] = 1;
+	buf[5] = 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
+			 "version 257");
+	buf[5] = 0;
+	buf[0] = 'X';
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTO, "magic");
+	buf[0] = 'M';
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "restored");
+}
+
+static void mmt_closure_bad_geometry(struct kunit *test)
+{
+	static const struct mmt_ct_geo other = { "2L-a3.3", 2, { 3, 3 }, 6 };
+	static const struct mmt_ct_geo blk = { "2L-a3.2-b128", 2, { 3, 2 }, 7 };
+	struct mmt_rx_rules rx;
+	struct mmt *s, *s2, *r;
+	u8 *pt, *buf, *buf2;
+	size_t len, len2;
+
+	s = mmt_ct_sender(test, &other, MMT_GOLDEN_GUA, 11, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	s2 = mmt_ct_sender(test, &blk, MMT_GOLDEN_GUA, 12, &pt);
+	buf2 = mmt_ct_build(test, s2, 0, &len2);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "other arity");
+	mmt_ct_expect_rx(test, r, &rx, buf2, len2, true, -EMEDIUMTYPE,
+			 "other block size");
+	/* a geometry that cannot exist: levels 0, 5; arity 7; block 2^13 */
+	buf[32] = 0;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "levels 0");
+	buf[32] = 5;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "levels 5");
+	buf[32] = 2;
+	buf[34] = 7;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "arity 128");
+	buf[34] = 3;
+	buf[33] = 13;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "block 8192");
+}
+
+static void mmt_closure_bad_length(struct kunit *test)
+{
+	struct mmt_rx_rules rx;
+	struct mmt_closure_hdr h;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 13, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len - 1, true, -EMSGSIZE,
+			 "truncated by one");
+	mmt_ct_expect_rx(test, r, &rx, buf, len + 1, true, -EMSGSIZE,
+			 "one too long");
+	mmt_ct_expect_rx(test, r, &rx, buf, 64, false, -EMSGSIZE,
+			 "header only");
+	mmt_ct_expect_rx(test, r, &rx, buf, 63, false, -EMSGSIZE,
+			 "short header");
+	mmt_ct_expect_rx(test, r, &rx, buf, 0, false, -EMSGSIZE, "empty");
+	mmt_ct_expect_rx(test, r, &rx, NULL, len, false, -EMSGSIZE, "NULL");
+	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, 63, &h), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(NULL, 0, &h), -EMSGSIZE);
+	/* hdr_len other than 64 */
+	buf[6] = 72;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE, "hdr_len");
+	buf[6] = 64;
+	/* a section length that disagrees with the geometry */
+	buf[52] ^= 0x40;	/* data_len */
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE,
+			 "data_len");
+	buf[52] ^= 0x40;
+	buf[40] = 127;		/* sealed_len */
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE,
+			 "sealed_len");
+	buf[40] = 128;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "restored");
+}
+
+static void mmt_closure_wrong_peer(struct kunit *test)
+{
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 14, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	rx.self_node = MMT_GOLDEN_RECEIVER + 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EXDEV,
+			 "for another node");
+	mmt_ct_rx(&rx);
+	rx.conn_id = MMT_GOLDEN_CONN_ID ^ (1ull << 63);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EXDEV,
+			 "from another connection");
+	mmt_ct_rx(&rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "right peer");
+}
+
+static void mmt_closure_not_waiting(struct kunit *test)
+{
+	static const u8 other_key[16] = { 0xee };
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r, *k;
+	struct mmt_crypto *c;
+	u8 *pt, *buf;
+	size_t len;
+	int ret;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 15, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	mmt_ct_rx(&rx);
+	/* the sender itself is SENDING; an INVALID and a VALID MMT */
+	KUNIT_EXPECT_EQ(test, mmt_closure_receive(s, &rx, buf, len, true),
+			-EPERM);
+	r = mmt_ct_new(test, &mmt_ct_golden_geo, NULL);
+	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, r->root.state, MMT_INVALID);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_VALID), 0);
+	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, rx.last_gua, 0ull);
+	/* no key set */
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_INVALID), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_WAITING), 0);
+	c = r->crypto;
+	r->crypto = NULL;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -ENOKEY, "no key");
+	r->crypto = c;
+	/* another key: the sealed root does not open */
+	k = mmt_ct_new(test, &mmt_ct_golden_geo, other_key);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&k->root, MMT_WAITING), 0);
+	mmt_ct_expect_rx(test, k, &rx, buf, len, true, -EBADMSG, "other key");
+	ret = mmt_closure_receive(r, &rx, buf, len, true);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+}
+
+/*
+ * DESIGN.md section 5, the lost ack: a transfer reaches the receiver, the
+ * ack is lost, the sender takes its MMT back (SENDING -> VALID) and must
+ * not write under the old GUA again: it regua()s first.  Its next closure
+ * then carries a new GUA and every ciphertext block has new pads, so the
+ * receiver's writable copy and the sender never share a (key, nonce).
+ */
+static void mmt_closure_lost_ack_regua(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	const u64 new_gua = MMT_GOLDEN_GUA + 0x1000;
+	struct mmt_rx_rules rx, rx2;
+	struct mmt_root r1, r2;
+	struct mmt *s, *r, *r2m;
+	u8 *pt, *c1, *c2, *blk;
+	size_t len, off;
+	unsigned int i, same = 0;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 16, &pt);
+	c1 = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, c1, len, true), 0);
+	/* ack lost: the sender rolls back and re-keys the MMT's pads */
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
+	KUNIT_ASSERT_EQ(test, mmt_regua(s, new_gua), 0);
+	KUNIT_EXPECT_EQ(test, s->root.gua, new_gua);
+	mmt_ct_expect_plain(test, s, pt);
+	KUNIT_EXPECT_EQ(test, mmt_verify_all(s), 0);
+
+	/* both sides write: different GUAs, so different pads */
+	blk = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, blk);
+	memset(blk, 0x42, 64);
+	KUNIT_ASSERT_EQ(test, mmt_write(s, 0, blk, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_write(r, 0, blk, 64), 0);
+	KUNIT_EXPECT_NE(test, memcmp(s->data, r->data, 64), 0);
+	memcpy(pt, blk, 64);
+
+	/* the sender's next closure: new GUA, new pads everywhere */
+	c2 = mmt_ct_build(test, s, 0, &len);
+	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c1, 64, c1 + 64,
+					      &r1), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c2, 64, c2 + 64,
+					      &r2), 0);
+	KUNIT_EXPECT_EQ(test, r1.gua, (u64)MMT_GOLDEN_GUA);
+	KUNIT_EXPECT_EQ(test, r2.gua, new_gua);
+	KUNIT_EXPECT_NE(test, memcmp(c1 + 64, c2 + 64, 12), 0);	/* nonce */
+	off = 64 + 128 + s->p->nodes_bytes + s->p->macs_bytes;
+	for (i = 0; i < s->p->blocks; i++) {
+		size_t b = off + (size_t)i * s->p->block_size;
+
+		same += !memcmp(c1 + b, c2 + b, s->p->block_size);
+	}
+	KUNIT_EXPECT_EQ(test, same, 0u);
+
+	/* and it is a good closure: a new receiver decrypts it */
+	r2m = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx2);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r2m, &rx2, c2, len, true), 0);
+	mmt_ct_expect_plain(test, r2m, pt);
+	/* on the first connection, the new GUA is newer: accepted too */
+	mmt_ct_rearm(test, r, &rx);
+	rx.last_gua = MMT_GOLDEN_GUA;
+	rx.last_root_counter = r1.root_counter;
+	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, c2, len, false), 0);
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+/* ------------------------------------------------------- golden vector */
+
+static void mmt_closure_golden(struct kunit *test)
+{
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	KUNIT_ASSERT_EQ(test, memcmp(mmt_ct_golden_geo.log_arity,
+				     mmt_golden_log_arity, MMT_GOLDEN_LEVELS),
+			0);
+	s = mmt_ct_new(test, &mmt_ct_golden_geo, NULL);
+	len = mmt_closure_bytes(s->p);
+	KUNIT_ASSERT_EQ(test, len, (size_t)sizeof(mmt_golden_closure));
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	pt = kunit_kzalloc(test, s->p->data_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	KUNIT_ASSERT_EQ(test, mmt_golden_build(s, pt, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, mmt_golden_closure, len), 0);
+
+	/* the vector itself is received, verified and decrypted */
+	memcpy(buf, mmt_golden_closure, len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true), 0);
+	KUNIT_EXPECT_EQ(test, r->root.gua, (u64)MMT_GOLDEN_GUA);
+	mmt_ct_expect_plain(test, r, pt);
+	mmt_ct_rearm(test, r, &rx);
+	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, false), 0);
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+static struct kunit_case mmt_closure_cases[] = {
+	KUNIT_CASE_PARAM(mmt_closure_roundtrip, mmt_ct_geo_gen_params),
+	KUNIT_CASE_PARAM(mmt_closure_layout, mmt_ct_geo_gen_params),
+	KUNIT_CASE_PARAM(mmt_closure_tamper, mmt_ct_geo_gen_params),
+	KUNIT_CASE(mmt_closure_send_back),
+	KUNIT_CASE(mmt_closure_copy_mode),
+	KUNIT_CASE(mmt_closure_build_errors),
+	KUNIT_CASE(mmt_closure_header_bytes),
+	KUNIT_CASE(mmt_closure_replay),
+	KUNIT_CASE(mmt_closure_reorder),
+	KUNIT_CASE(mmt_closure_bad_version),
+	KUNIT_CASE(mmt_closure_bad_geometry),
+	KUNIT_CASE(mmt_closure_bad_length),
+	KUNIT_CASE(mmt_closure_wrong_peer),
+	KUNIT_CASE(mmt_closure_not_waiting),
+	KUNIT_CASE(mmt_closure_lost_ack_regua),
+	KUNIT_CASE(mmt_closure_golden),
+	{}
+};
+
+static struct kunit_suite mmt_closure_suite = {
+	.name = "mmt_closure",
+	.init = mmt_ct_init,
+	.exit = mmt_ct_exit,
+	.test_cases = mmt_closure_cases,
+};
+
+kunit_test_suites(&mmt_closure_suite);

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# guestlib.sh - helpers for guest scripts (busybox ash), sourced by /init
+# before /opt/mmt/guest.sh.  Files of the run are in /opt/mmt: mmt.ko,
+# bin/ (the static programs built from tests/guest/*.c), guest.sh.
+#
+# Environment set by /init: MMTG_ID (1..N), MMTG_N, MMTG_IP, MMTG_MTU.
+#
+# Result lines on the console (collected by run.sh and tests):
+#	ok - NAME
+#	not ok - NAME (why)
+#	@R@FILE@ LINE		a line of a result file (see mmtg_result)
+# Every command of a test runs under timeout: use mmtg_t or mmtg_run.
+
+MMTG_DIR=/opt/mmt
+MMTG_ID=${MMTG_ID:-1}
+MMTG_PASS=0
+MMTG_FAIL=0
+# default time limit of one command, seconds
+MMTG_CMD_TIMEOUT=${MMTG_CMD_TIMEOUT:-60}
+PATH=$MMTG_DIR/bin:$PATH
+export PATH
+
+# mmtg_ok NAME - record a passed test
+mmtg_ok() {
+	MMTG_PASS=$((MMTG_PASS + 1))
+	echo "ok - $1"
+}
+
+# mmtg_notok NAME WHY - record a failed test
+mmtg_notok() {
+	MMTG_FAIL=$((MMTG_FAIL + 1))
+	echo "not ok - $1 ($2)"
+}
+
+# mmtg_check NAME CONDITION... - ok if the shell test CONDITION holds
+# (e.g. mmtg_check "dev exists" -c /dev/mmt)
+mmtg_check() {
+	_n=$1
+	shift
+	if [ "$@" ]; then
+		mmtg_ok "$_n"
+	else
+		mmtg_notok "$_n" "test $* is false"
+	fi
+}
+
+# mmtg_is_function NAME - true if NAME is a shell function (which timeout
+# cannot run: a function must put its own commands under timeout)
+mmtg_is_function() {
+	case $(type "$1" 2>/dev/null) in
+	*function*) return 0 ;;
+	esac
+	return 1
+}
+
+# mmtg_run SECS CMD... - run CMD under timeout SECS, return its status
+# (124/143 on timeout)
+mmtg_run() {
+	_s=$1
+	shift
+	timeout -k 5 "$_s" "$@"
+}
+
+# mmtg_t NAME CMD... - one test: run CMD under timeout $MMTG_CMD_TIMEOUT
+# (override per call: MMTG_CMD_TIMEOUT=300 mmtg_t ...), ok if it exits 0.
+# CMD may be a shell function (it cannot run under timeout: it must put its
+# own commands under timeout, as the mmtg_* helpers do).
+mmtg_t() {
+	_n=$1
+	shift
+	if mmtg_is_function "$1"; then
+		"$@"
+	else
+		timeout -k 5 "$MMTG_CMD_TIMEOUT" "$@"
+	fi
+	_rc=$?
+	if [ $_rc -eq 0 ]; then
+		mmtg_ok "$_n"
+	else
+		mmtg_notok "$_n" "rc=$_rc: $*"
+	fi
+	return $_rc
+}
+
+# mmtg_result NAME FILE - send FILE to the host: run.sh writes its lines
+# to build/guest/<run>/<guest>.results/NAME
+mmtg_result() {
+	sed "s|^|@R@$1@ |" "$2"
+}
+
+# mmtg_ip_of ID - IPv4 address of guest ID
+mmtg_ip_of() {
+	echo "10.0.0.$1"
+}
+
+# mmtg_load_rxe - load Soft-RoCE and the RDMA CM; the crc32 modules are
+# requested by rxe at run time (TESTING.md pitfall 1)
+mmtg_load_rxe() {
+	mmtg_run 60 modprobe -a crc32_generic crc32-pclmul rdma_rxe ib_uverbs \
+		rdma_ucm
+}
+
+# mmtg_add_rxe [NAME] [NETDEV] - load rxe and create a Soft-RoCE device
+mmtg_add_rxe() {
+	mmtg_load_rxe &&
+		mmtg_run 30 rdma link add "${1:-rxe0}" type rxe \
+			netdev "${2:-eth0}"
+}
+
+# mmtg_mmt_deps - load the modules mmt.ko depends on (its modinfo
+# "depends"), so insmod finds their symbols
+mmtg_mmt_deps() {
+	_deps=$(modinfo -F depends "$MMTG_DIR/mmt.ko" 2>/dev/null | tr , ' ')
+	[ -z "$_deps" ] && return 0
+	# shellcheck disable=SC2086 # a list of names
+	mmtg_run 60 modprobe -a $_deps
+}
+
+# mmtg_load_mmt [PARAM=VALUE...] - insmod the module under test
+mmtg_load_mmt() {
+	mmtg_mmt_deps && mmtg_run 60 insmod "$MMTG_DIR/mmt.ko" "$@"
+}
+
+# mmtg_unload_mmt - rmmod the module under test
+mmtg_unload_mmt() {
+	mmtg_run 60 rmmod mmt
+}
+
+# mmtg_wait SECS CMD... - retry CMD every 0.2 s until it succeeds or SECS
+# pass; return its last status.  Each try of a program runs under timeout
+# $MMTG_TRY_TIMEOUT (default 20 s); a shell function is called as it is.
+mmtg_wait() {
+	_end=$(($(date +%s) + $1))
+	shift
+	while :; do
+		if mmtg_is_function "$1"; then
+			"$@" && return 0
+		else
+			timeout -k 2 "${MMTG_TRY_TIMEOUT:-20}" "$@" && return 0
+		fi
+		_rc=$?
+		[ "$(date +%s)" -ge "$_end" ] && return $_rc
+		sleep 0.2
+	done
+}
+
+# mmtg_recv PORT SECS - wait up to SECS for one message from another guest
+# on TCP PORT and print it (empty on timeout; status non-zero then)
+mmtg_recv() {
+	timeout -k 2 "$2" nc -l -p "$1" 2>/dev/null | head -n 1 | grep .
+}
+
+# mmtg_send HOST PORT MSG SECS - send MSG to mmtg_recv on HOST:PORT,
+# retrying until it is listening or SECS pass
+mmtg_send() {
+	_end=$(($(date +%s) + $4))
+	while :; do
+		echo "$3" | timeout -k 2 10 nc "$1" "$2" 2>/dev/null && return 0
+		[ "$(date +%s)" -ge "$_end" ] && return 1
+		sleep 0.2
+	done
+}
+
+# mmtg_done - print the guest's summary and exit with the failure count
+# (capped at 100); the last line of every guest script
+mmtg_done() {
+	echo "guest $MMTG_ID: $MMTG_PASS passed, $MMTG_FAIL failed"
+	[ $MMTG_FAIL -gt 100 ] && MMTG_FAIL=100
+	exit $MMTG_FAIL
+}

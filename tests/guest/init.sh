@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test guests (busybox ash, PID 1).
+#
+# Mounts the pseudo file systems, brings up eth0 with the address and MTU
+# that run.sh put on the kernel command line (mmtg_id=, mmtg_n=, mmtg_ip=,
+# mmtg_mtu=, mmtg_timeout=), mounts the 9p share (mmtg_9p=TAG) at /host,
+# then runs /opt/mmt/guest.sh (from the per-run
+# overlay) with /opt/mmt/guestlib.sh sourced first, under timeout, and
+# prints the marker line
+#	MMT-GUEST-EXIT rc=<exit code>
+# that run.sh waits for.  Then it reboots, which ends QEMU (-no-reboot).
+
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+
+# cmdline_get NAME DEFAULT - value of NAME=... on the kernel command line
+cmdline_get() {
+	# shellcheck disable=SC2013 # the words of one line
+	for w in $(cat /proc/cmdline); do
+		case $w in
+		"$1"=*) echo "${w#*=}"; return ;;
+		esac
+	done
+	echo "$2"
+}
+
+MMTG_ID=$(cmdline_get mmtg_id 1)
+MMTG_N=$(cmdline_get mmtg_n 1)
+MMTG_IPNET=$(cmdline_get mmtg_ip "10.0.0.$MMTG_ID/24")
+MMTG_IP=${MMTG_IPNET%/*}
+MMTG_MTU=$(cmdline_get mmtg_mtu 1500)
+MMTG_TIMEOUT=$(cmdline_get mmtg_timeout 600)
+export MMTG_ID MMTG_N MMTG_IP MMTG_MTU MMTG_TIMEOUT
+hostname "guest$MMTG_ID"
+# no RLIMIT_MEMLOCK limit for RDMA memory registration (busybox ash has -l)
+# shellcheck disable=SC3045
+ulimit -l unlimited 2>/dev/null
+
+# network: virtio-net is a module in Debian's kernel
+timeout 60 modprobe -a virtio_pci virtio_net
+ip link set lo up
+i=0
+while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -e /sys/class/net/eth0 ]; then
+	ip link set eth0 mtu "$MMTG_MTU"
+	ip addr add "$MMTG_IPNET" dev eth0
+	ip link set eth0 up
+else
+	echo "init: no eth0"
+fi
+
+# the host's --share directory, if any
+if [ -n "$(cmdline_get mmtg_9p '')" ]; then
+	timeout 60 modprobe -a 9pnet_virtio 9p &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 \
+			"$(cmdline_get mmtg_9p '')" /host ||
+		echo "init: cannot mount the 9p share"
+fi
+
+echo "init: guest $MMTG_ID/$MMTG_N ip $MMTG_IPNET mtu $MMTG_MTU kernel $(uname -r)"
+rc=125
+if [ -f /opt/mmt/guest.sh ]; then
+	cd /tmp || exit
+	# -k: SIGKILL 5 s after the SIGTERM if the script ignores it
+	timeout -k 5 "$MMTG_TIMEOUT" /bin/sh -c \
+		'. /opt/mmt/guestlib.sh && . /opt/mmt/guest.sh'
+	rc=$?
+else
+	echo "init: no /opt/mmt/guest.sh"
+fi
+sync
+echo
+echo "MMT-GUEST-EXIT rc=$rc"
+reboot -f
+sleep 5
+echo o >/proc/sysrq-trigger

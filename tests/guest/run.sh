@@ -1,0 +1,358 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - boot N QEMU (TCG) guests, one per script, on a shared link
+#
+# Usage: run.sh [options] SCRIPT [SCRIPT...]
+#   Guest i (1..N) runs the i-th SCRIPT as /opt/mmt/guest.sh, with
+#   tests/guest/guestlib.sh sourced first, on the Debian kernel, with eth0 at
+#   10.0.0.i/24.  All guests are joined by one Ethernet link: a QEMU stream
+#   (TCP) link for N=2, a UDP multicast socket for N>2 (all guests on one
+#   segment), an unconnected hub port for N=1.
+#
+# Options:
+#   --name RUN      run name; outputs in build/guest/RUN/ (default: run)
+#   --mtu N         MTU of eth0 (default 1500; 9000 doubles rxe's path MTU)
+#   --timeout S     wall-clock limit of the whole run, seconds (default 300)
+#   --mem SIZE      guest memory (default 512M)
+#   --ko PATH       module to ship as /opt/mmt/mmt.ko (default: $MMT_KO, else
+#                   driver/mmt.ko; it must exist unless --no-ko)
+#   --no-ko         ship no module
+#   --file PATH     also ship PATH as /opt/mmt/<basename> (repeatable)
+#   --link TYPE     stream | mcast | none (default: see above)
+#   --append ARGS   extra kernel command line
+#   --share DIR     export host DIR to every guest over 9p, mounted at /host
+#                   (read-write; results can also go there)
+#   --interactive   one guest with its console on this terminal and a shell
+#                   instead of a script (SCRIPT optional: run first); quit
+#                   with `reboot -f` or Ctrl-a x
+#
+# Outputs in build/guest/RUN/: g<i>.log (console, \r stripped),
+# g<i>.results/<name> (files the guest sent with mmtg_result),
+# g<i>.kernel-errors (kernel log lines with Oops/WARNING/BUG/...),
+# g<i>.rc (the guest script's exit code, "none" without marker).
+#
+# Exit status: 0 if every guest printed its exit marker with rc=0 and its
+# kernel log is clean; 1 otherwise (the log tail of a failed guest is
+# printed); 2 on usage errors.
+#
+# Environment: KVER (guest kernel), GUEST_BUILD (default <repo>/build/guest),
+# QEMU (default qemu-system-x86_64).
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+GUEST_BUILD=${GUEST_BUILD:-$ROOT/build/guest}
+export GUEST_BUILD
+QEMU=${QEMU:-qemu-system-x86_64}
+
+# Kernel log lines that fail a run.  Only lines carrying a printk time
+# stamp are kernel lines: user programs print "WARNING:" too (perftest).
+KERNEL_BAD='\[ *[0-9]+\.[0-9]+\].*(Oops|WARNING:|BUG:|KASAN|UBSAN|general protection|Kernel panic|blocked for more than|soft lockup|RCU stall)'
+
+RUN=run
+MTU=1500
+TIMEOUT=300
+MEM=512M
+KO=${MMT_KO:-$ROOT/driver/mmt.ko}
+NO_KO=0
+LINK=
+APPEND=
+SHARE=
+INTERACTIVE=0
+FILES=()
+SCRIPTS=()
+PIDS=()
+
+# usage - print the header of this file
+usage() {
+	sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+# log MSG... - print a progress line to stderr
+log() {
+	echo "run.sh: $*" >&2
+}
+
+# parse_args ARGS... - set the globals from the command line
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--name) RUN=$2; shift ;;
+		--mtu) MTU=$2; shift ;;
+		--timeout) TIMEOUT=$2; shift ;;
+		--mem) MEM=$2; shift ;;
+		--ko) KO=$2; shift ;;
+		--no-ko) NO_KO=1 ;;
+		--file) FILES+=("$2"); shift ;;
+		--link) LINK=$2; shift ;;
+		--append) APPEND=$2; shift ;;
+		--share) SHARE=$(cd "$2" && pwd); shift ;;
+		--interactive) INTERACTIVE=1 ;;
+		-h|--help) usage ;;
+		--) shift; SCRIPTS+=("$@"); break ;;
+		-*) echo "run.sh: unknown option $1" >&2; usage ;;
+		*) SCRIPTS+=("$1") ;;
+		esac
+		shift
+	done
+	case $RUN in
+	''|*/*|.*) echo "run.sh: bad run name '$RUN'" >&2; exit 2 ;;
+	esac
+	if [ $INTERACTIVE -eq 1 ]; then
+		[ ${#SCRIPTS[@]} -le 1 ] || usage
+	else
+		[ ${#SCRIPTS[@]} -ge 1 ] || usage
+	fi
+	local s
+	for s in "${SCRIPTS[@]}" "${FILES[@]}"; do
+		[ -f "$s" ] || { echo "run.sh: no file $s" >&2; exit 2; }
+	done
+	if [ $NO_KO -eq 0 ] && [ ! -f "$KO" ]; then
+		echo "run.sh: no module $KO (make module, or --ko/--no-ko)" >&2
+		exit 2
+	fi
+}
+
+# build_guest_programs - compile every tests/guest/*.c into a static
+# program GUEST_BUILD/bin/<name> if the source or uapi/ is newer
+build_guest_programs() {
+	local c out
+
+	mkdir -p "$GUEST_BUILD/bin"
+	for c in "$HERE"/*.c; do
+		[ -f "$c" ] || continue
+		out=$GUEST_BUILD/bin/$(basename "$c" .c)
+		if [ ! -x "$out" ] || [ "$c" -nt "$out" ] ||
+		   [ -n "$(find "$ROOT/uapi" -newer "$out" -name '*.h')" ]; then
+			${CC:-gcc} -static -O2 -g -Wall -Wextra -Werror \
+				-D_GNU_SOURCE -I"$ROOT/uapi" -o "$out.tmp.$$" "$c"
+			mv "$out.tmp.$$" "$out"
+		fi
+	done
+}
+
+# make_initrd I SCRIPT BASE - write RUNDIR/g<I>.cpio: BASE plus an overlay
+# with /opt/mmt/{guest.sh,guestlib.sh,mmt.ko,bin/*,<files>}
+make_initrd() {
+	local i=$1 script=$2 base=$3 ov f
+
+	ov=$RUNDIR/overlay-g$i
+	mkdir -p "$ov/opt/mmt/bin"
+	cp "$HERE/guestlib.sh" "$ov/opt/mmt/"
+	cp "$script" "$ov/opt/mmt/guest.sh"
+	[ $NO_KO -eq 1 ] || cp "$KO" "$ov/opt/mmt/mmt.ko"
+	for f in "$GUEST_BUILD"/bin/*; do
+		[ -f "$f" ] && cp "$f" "$ov/opt/mmt/bin/"
+	done
+	for f in "${FILES[@]}"; do
+		cp "$f" "$ov/opt/mmt/"
+	done
+	"$HERE/mkinitramfs.sh" overlay "$RUNDIR/overlay-g$i.cpio" "$ov"
+	rm -rf "$ov"
+	cat "$base" "$RUNDIR/overlay-g$i.cpio" >"$RUNDIR/g$i.cpio"
+	rm -f "$RUNDIR/overlay-g$i.cpio"
+}
+
+# port_busy PORT - true if something on this host listens on TCP PORT
+port_busy() {
+	[ -n "$(ss -Htln "sport = :$1" 2>/dev/null)" ]
+}
+
+# random_port - print a random TCP port in 20000..59999 that is not in use
+random_port() {
+	local p
+
+	while :; do
+		p=$((20000 + (RANDOM * 32768 + RANDOM + $$) % 40000))
+		port_busy "$p" || { echo "$p"; return; }
+	done
+}
+
+# netdev_args I PORT - print the -netdev/-device arguments of guest I
+netdev_args() {
+	local i=$1 port=$2 mac
+
+	mac=$(printf '52:54:00:4d:%02x:%02x' $((i / 256)) $((i % 256)))
+	case $LINK in
+	none)
+		echo "-netdev hubport,id=n0,hubid=0"
+		;;
+	stream)
+		if [ "$i" -eq 1 ]; then
+			echo "-netdev stream,id=n0,server=on,addr.type=inet,addr.host=127.0.0.1,addr.port=$port"
+		else
+			echo "-netdev stream,id=n0,server=off,addr.type=inet,addr.host=127.0.0.1,addr.port=$port"
+		fi
+		;;
+	mcast)
+		echo "-netdev socket,id=n0,mcast=239.77.$((port / 256 % 256)).$((port % 256)):$port,localaddr=127.0.0.1"
+		;;
+	esac
+	echo "-device virtio-net-pci,netdev=n0,mac=$mac"
+}
+
+# start_guest I PORT - start QEMU for guest I in the background (its pid is
+# appended to PIDS); serial console in RUNDIR/g<I>.log
+start_guest() {
+	local i=$1 port=$2 kver cmdline
+	local -a net
+
+	kver=$("$HERE/mkinitramfs.sh" kver)
+	cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1"
+	cmdline+=" mmtg_id=$i mmtg_n=$N mmtg_ip=10.0.0.$i/24 mmtg_mtu=$MTU"
+	cmdline+=" mmtg_timeout=$GUEST_TIMEOUT $APPEND"
+	read -r -a net <<<"$(netdev_args "$i" "$port" | tr '\n' ' ')"
+	if [ -n "$SHARE" ]; then
+		net+=(-virtfs "local,path=$SHARE,mount_tag=host,security_model=none,id=h0")
+		cmdline+=" mmtg_9p=host"
+	fi
+	: >"$RUNDIR/g$i.log"
+	if [ $INTERACTIVE -eq 1 ]; then
+		timeout -k 5 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -smp 1 \
+			-m "$MEM" -nodefaults -no-reboot -nographic \
+			-serial mon:stdio -kernel "/boot/vmlinuz-$kver" \
+			-initrd "$RUNDIR/g$i.cpio" -append "$cmdline" "${net[@]}"
+		return
+	fi
+	timeout -k 5 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -smp 1 \
+		-m "$MEM" -nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$RUNDIR/g$i.log" \
+		-kernel "/boot/vmlinuz-$kver" -initrd "$RUNDIR/g$i.cpio" \
+		-append "$cmdline" "${net[@]}" \
+		</dev/null >"$RUNDIR/g$i.qemu.err" 2>&1 &
+	PIDS[i]=$!
+}
+
+# start_first_guest - start guest 1 (the stream server, if any) on a free
+# port, retrying with another port if the listen fails; set PORT
+start_first_guest() {
+	local try port
+
+	for try in 1 2 3 4 5; do
+		port=$(random_port)
+		PORT=$port
+		start_guest 1 "$port"
+		[ "$LINK" = stream ] || return 0
+		# wait until QEMU listens (or dies, e.g. address in use)
+		for _ in $(seq 100); do
+			port_busy "$port" && return 0
+			kill -0 "${PIDS[1]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		log "guest 1 could not listen on port $port (try $try):" \
+			"$(cat "$RUNDIR/g1.qemu.err")"
+		kill "${PIDS[1]}" 2>/dev/null || true
+		wait "${PIDS[1]}" 2>/dev/null || true
+	done
+	log "no free port for the link"
+	exit 1
+}
+
+# stop_guests - kill the QEMUs of this run still alive (on exit/interrupt)
+stop_guests() {
+	local p
+
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+
+# collect I - post-process guest I's log: strip \r, split out the result
+# files, scan the kernel lines, write g<I>.rc; print "ok"/"fail: why"
+collect() {
+	local i=$1 log=$RUNDIR/g$1.log rc line name
+
+	if [ -s "$RUNDIR/g$i.qemu.err" ]; then
+		cat "$RUNDIR/g$i.qemu.err" >>"$log"
+	fi
+	sed -i 's/\r$//; s/\r/\n/g' "$log"
+	mkdir -p "$RUNDIR/g$i.results"
+	grep -a '^@R@[^@ /]*@ ' "$log" | while IFS= read -r line; do
+		name=${line#@R@}
+		name=${name%%@ *}
+		printf '%s\n' "${line#@R@"$name"@ }" >>"$RUNDIR/g$i.results/$name"
+	done || true
+	grep -aE "$KERNEL_BAD" "$log" >"$RUNDIR/g$i.kernel-errors" || true
+	rc=$(grep -a '^MMT-GUEST-EXIT rc=' "$log" | tail -n 1 |
+	     sed 's/.*rc=//') || true
+	echo "${rc:-none}" >"$RUNDIR/g$i.rc"
+	if [ -z "$rc" ]; then
+		echo "fail: no exit marker (guest hung, crashed or timed out)"
+	elif [ -s "$RUNDIR/g$i.kernel-errors" ]; then
+		echo "fail: kernel log has errors: $(head -n 1 "$RUNDIR/g$i.kernel-errors")"
+	elif [ "$rc" != 0 ]; then
+		echo "fail: guest script exit code $rc"
+	else
+		echo ok
+	fi
+}
+
+# main ARGS... - build, boot, wait, collect
+main() {
+	local base i start verdict fails=0
+
+	parse_args "$@"
+	start=$(date +%s)
+	N=${#SCRIPTS[@]}
+	if [ $INTERACTIVE -eq 1 ]; then
+		N=1
+		TIMEOUT=$((TIMEOUT > 86400 ? TIMEOUT : 86400))
+	fi
+	if [ -z "$LINK" ]; then
+		case $N in
+		1) LINK=none ;;
+		2) LINK=stream ;;
+		*) LINK=mcast ;;
+		esac
+	fi
+	GUEST_TIMEOUT=$((TIMEOUT > 40 ? TIMEOUT - 20 : TIMEOUT))
+	RUNDIR=$GUEST_BUILD/$RUN
+	rm -rf "$RUNDIR"
+	mkdir -p "$RUNDIR"
+
+	base=$("$HERE/mkinitramfs.sh" base)
+	build_guest_programs
+	if [ $INTERACTIVE -eq 1 ]; then
+		{
+			[ ${#SCRIPTS[@]} -eq 1 ] && cat "${SCRIPTS[0]}"
+			echo 'echo "interactive shell; reboot -f to quit"'
+			echo 'ENV=/opt/mmt/guestlib.sh setsid cttyhack /bin/sh -i'
+		} >"$RUNDIR/interactive.sh"
+		make_initrd 1 "$RUNDIR/interactive.sh" "$base"
+		start_guest 1 0
+		return
+	fi
+	for i in $(seq "$N"); do
+		make_initrd "$i" "${SCRIPTS[i - 1]}" "$base"
+	done
+
+	trap stop_guests EXIT INT TERM
+	log "$RUN: $N guest(s), link $LINK, mtu $MTU, timeout ${TIMEOUT}s," \
+		"setup $(($(date +%s) - start))s"
+	start_first_guest
+	for i in $(seq 2 "$N"); do
+		start_guest "$i" "$PORT"
+	done
+	for i in $(seq "$N"); do
+		wait "${PIDS[i]}" || true
+	done
+	trap - EXIT INT TERM
+
+	for i in $(seq "$N"); do
+		verdict=$(collect "$i")
+		rm -f "$RUNDIR/g$i.cpio"
+		if [ "$verdict" != ok ]; then
+			fails=$((fails + 1))
+			log "$RUN/g$i: $verdict; last lines of $RUNDIR/g$i.log:"
+			tail -n 40 "$RUNDIR/g$i.log" | sed 's/^/    | /' >&2
+		fi
+	done
+	log "$RUN: $N guest(s) done in $(($(date +%s) - start))s," \
+		"$fails failed"
+	[ $fails -eq 0 ]
+}
+
+main "$@"

@@ -30,9 +30,6 @@
 /* Plaintext bounce buffer for pread/pwrite, per call. */
 #define MMT_IO_CHUNK	(64 * 1024)
 
-/* Sealing nonce limit: root counters stay below 2^38 (lib/mmt_root.c). */
-#define MMT_ROOT_COUNTER_LIMIT	(1ull << 38)
-
 static unsigned int max_pmo_mib = 4096;
 module_param(max_pmo_mib, uint, 0644);
 MODULE_PARM_DESC(max_pmo_mib,
@@ -363,7 +360,7 @@ static int mmt_pmo_set_root_counter(struct mmt_pmo *pmo, void __user *uarg)
 			  &usize);
 	if (err)
 		return err;
-	if (c.flags || c.root_counter >= MMT_ROOT_COUNTER_LIMIT)
+	if (c.flags || c.root_counter > MMT_ROOT_COUNTER_MAX)
 		return -EINVAL;
 
 	mutex_lock(&pmo->lock);

@@ -287,6 +287,7 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key);
  * @MMT_VALID: active; every access is checked
  * @MMT_SENDING: read-only until the delegation completes
  * @MMT_WAITING: receive buffer waiting for a closure
+ * @MMT_NR_STATES: number of states, not a state
  */
 enum mmt_state {
 	MMT_INVALID,
@@ -536,6 +537,19 @@ int mmt_verify_top(struct mmt *m);
 /**
  * struct mmt_closure_hdr - decoded closure header (wire form: 64 bytes LE,
  * layout in docs/ENGINE.md); also the AEAD associated data of the root
+ * @version: closure format version, MMT_CLOSURE_VERSION
+ * @flags: MMT_CLOSURE_F_* (copy mode)
+ * @sender_node: node id of the sender
+ * @receiver_node: node id the closure is meant for
+ * @conn_id: connection the closure travels on
+ * @seq: sequence number of the closure on that connection
+ * @levels: geometry: counter levels
+ * @log_block_size: geometry: log2 of the block size in bytes
+ * @log_arity: geometry: log2 arity per level, leaf first
+ * @sealed_len: bytes of the sealed root section (MMT_SEALED_ROOT_BYTES)
+ * @nodes_len: bytes of the tree-node section
+ * @macs_len: bytes of the data-MAC section
+ * @data_len: bytes of ciphertext
  */
 struct mmt_closure_hdr {
 	u16 version;

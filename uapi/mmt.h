@@ -66,6 +66,7 @@ struct mmt_query {
  *	0 means the default (6)
  * @log_arity: log2 of the counters per node per level, leaf first, each
  *	1..6; all zero means the defaults (64, 32, 16, 16)
+ * @reserved: must be 0
  *
  * Closure (MMT) data size = block size * product of the arities of the
  * first @levels levels: 128 KiB, 2 MiB, 32 MiB for 2, 3, 4 default levels
@@ -268,8 +269,10 @@ struct mmt_pmo_debug {
 
 #define MMT_PMO_DEBUG_SIZE_VER0	32
 
-/* Channels of a connection (DESIGN.md section 1): all three exist so they
- * can be measured side by side on the same connection. */
+/*
+ * Channels of a connection (DESIGN.md section 1): all three exist so they
+ * can be measured side by side on the same connection.
+ */
 #define MMT_CHANNEL_MMT		0	/* closure delegation */
 #define MMT_CHANNEL_SECURE	1	/* AES-GCM secure channel */
 #define MMT_CHANNEL_PLAIN	2	/* RDMA write, no protection */
@@ -339,8 +342,8 @@ struct mmt_connect {
 #define MMT_CONNECT_SIZE_VER0	64
 
 /* struct mmt_xfer.flags */
-#define MMT_XFER_COPY		_BITULL(0)	/* send: copy mode */
-#define MMT_XFER_EAGER		_BITULL(1)	/* recv: verify on receipt */
+#define MMT_XFER_COPY		_BITULL(0)	/* send only: copy mode */
+#define MMT_XFER_EAGER		_BITULL(1)	/* recv only: verify on receipt */
 
 /**
  * struct mmt_xfer - MMT_IOC_SEND and MMT_IOC_RECV argument
@@ -350,14 +353,26 @@ struct mmt_connect {
  *	geometry and size, same key.  Secure and plain channels: both PMOs
  *	VALID (the receiver's data is overwritten through the controller).
  * @channel: (in) MMT_CHANNEL_*; both sides must name the same one
- * @flags: (in) MMT_XFER_* flags
- * @timeout_ms: (in) how long to wait for the peer, 1..600000; 0 = 10000
+ * @flags: (in) MMT_XFER_* flags (COPY on send only, EAGER on recv only)
+ * @timeout_ms: (in) how long to wait for each answer of the peer (an
+ *	offer, a grant, a closure, an ack), 1..600000; 0 = 10000
  * @reserved0: (in) must be 0
- * @bytes: (out) data bytes moved
- * @closures: (out) closures (MMT channel) or messages moved
+ * @bytes: (out) data bytes moved and accepted (also after an error)
+ * @closures: (out) closures accepted by the receiver (MMT channel) or
+ *	closures written (plain channel), also after an error
  * @ns: (out) wall time of the transfer in nanoseconds, measured from the
- *	first byte posted (send) or the buffer advertised (recv) to the ack
- * @reserved: (in) must be 0
+ *	offer (send) or its arrival (recv) to the last ack
+ * @reserved: (in) must be 0; @bytes, @closures and @ns must be 0 on input
+ *
+ * Wire protocol and memory (driver/mmt_conn.h): the sender offers the PMO
+ * (geometry, closures, channel); the receiver grants one closure at a time,
+ * at most 4 in flight, each with a fresh rkey that covers only that
+ * closure's receive area: on the MMT channel the receive PMO's own memory
+ * for that closure (data, data MACs, tree nodes, written in place) and a
+ * 192-byte slot for the closure header and sealed root; on the plain
+ * channel a bounce buffer.  The sender RDMA-writes the closure and notifies
+ * with a WRITE_WITH_IMM; the receiver invalidates the registration, waits
+ * for it, then checks the closure and acks it.
  */
 struct mmt_xfer {
 	__u32 size;
@@ -519,13 +534,18 @@ struct mmt_xfer {
 /**
  * MMT_IOC_LISTEN - listen for connections (rdma_cm) on an address and port
  *
- * On /dev/mmt.  Context: process; may sleep.
+ * On /dev/mmt.  The address may be the IPv4 or IPv6 any address (all
+ * zero); an IPv6 any address also accepts IPv4 peers unless the system's
+ * bindv6only says otherwise.  The listener fd works until it is closed
+ * (closing it drops the connections not yet accepted) or its RDMA device
+ * is removed (then poll() reports POLLHUP).  Context: process; may sleep.
  *
  * Return: 0 (the listener fd is in the argument); -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, family, port 0,
  *   backlog, reserved fields)
  * * EADDRINUSE - the port is taken
  * * EADDRNOTAVAIL - no RDMA device for that address
+ * * EOPNOTSUPP - the module was built without RDMA (no MMT_FEAT_RDMA)
  * * EMFILE, ENOMEM
  */
 #define MMT_IOC_LISTEN		_IOWR(MMT_IOC_MAGIC, 0x20, struct mmt_listen)
@@ -538,12 +558,16 @@ struct mmt_xfer {
  * carries a hello (protocol version, node id).  Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
- * * EFAULT, E2BIG, EINVAL - bad argument
- * * ECONNREFUSED - nobody listens there, or the peer rejected us
- * * EHOSTUNREACH / ENETUNREACH - no route or no RDMA device
+ * * EFAULT, E2BIG, EINVAL - bad argument (also non-zero @fd or
+ *   @peer_node on input)
+ * * ECONNREFUSED - nobody listens there, the peer's backlog is full, or
+ *   the peer rejected us
+ * * EHOSTUNREACH / ENETUNREACH - no address, no route or no RDMA device
  * * ETIMEDOUT - @timeout_ms passed
  * * EPROTO - the peer speaks another protocol version
  * * EINTR - a signal arrived
+ * * EOPNOTSUPP - no RDMA in this module, or the device lacks fast memory
+ *   registration
  */
 #define MMT_IOC_CONNECT		_IOWR(MMT_IOC_MAGIC, 0x21, struct mmt_connect)
 
@@ -552,9 +576,11 @@ struct mmt_xfer {
  *
  * On a listener fd.  Context: process; sleeps.
  *
+ * @addr must be zero on input.
+ *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL, ETIMEDOUT, EINTR,
- * ECONNABORTED (the connection failed during the handshake), ENOTTY (not a
- * listener fd).
+ * ECONNABORTED (the connection failed during the handshake, or the
+ * listener's device went away), ENOTTY (not a listener fd).
  */
 #define MMT_IOC_ACCEPT		_IOWR(MMT_IOC_MAGIC, 0x22, struct mmt_connect)
 
@@ -567,18 +593,29 @@ struct mmt_xfer {
  * the PMO's plaintext (read through the controller) is AES-GCM encrypted
  * into a bounce buffer with a fresh nonce per message and RDMA-written.
  * Plain channel: the plaintext is RDMA-written as it is.
+ * The transfer stops at the first closure the receiver rejects: closures
+ * acked before it stay delivered, the rest stay VALID.
+ * ECONNRESET, ETIMEDOUT and EINTR end the connection (poll() reports
+ * POLLHUP; connect again); the other errors leave it usable.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
- * * EFAULT, E2BIG, EINVAL - bad argument
+ * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_EAGER is for the
+ *   receiver)
+ * * E2BIG - 2^24 closures or more
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - an MMT is not VALID or is read-only
+ * * EOPNOTSUPP - MMT_CHANNEL_SECURE (not implemented yet)
  * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
- * * ECONNRESET - the peer went away; the unacked MMT is VALID again, its
- *   data intact (re-encrypted under a fresh GUA in transfer mode)
+ * * EPROTO - the receiver asked for another channel
+ * * ECONNRESET - the peer went away (disconnect, QP error, device
+ *   removal, a protocol violation); every MMT not acked is VALID again,
+ *   its data intact (re-encrypted under a fresh GUA in transfer mode if it
+ *   had been written, since its ack may have been lost)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
- * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO - the receiver rejected a
- *   closure for that reason; that MMT is VALID again
+ * * EINTR - a signal arrived; as ECONNRESET
+ * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EXDEV - the receiver
+ *   rejected a closure for that reason; that MMT is VALID again
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -589,18 +626,29 @@ struct mmt_xfer {
  * fresh rkey (only for this receive; invalidated afterwards), advertises it
  * to the peer and waits until every closure has landed and been checked.
  * poll() on the connection fd reports POLLIN when the peer has a PMO to
- * send.  Context: process; sleeps.
+ * send (and POLLHUP | POLLERR once the connection is gone).  Waiting for
+ * the offer may time out (ETIMEDOUT) or be interrupted (EINTR) without
+ * harm to the connection; once the transfer has started, ECONNRESET,
+ * ETIMEDOUT and EINTR end the connection.  The receive rules (replay,
+ * reorder) start over with each MMT_IOC_RECV.
+ * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
- * * EFAULT, E2BIG, EINVAL - bad argument
+ * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_COPY is the sender's)
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
- * * EPERM - the PMO is not WAITING (MMT channel) or not VALID (others)
+ * * EPERM - the PMO is not WAITING (MMT channel) or not VALID and writable
+ *   (plain channel)
+ * * EOPNOTSUPP - MMT_CHANNEL_SECURE (not implemented yet)
+ * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
+ *   the sender named another channel (the offer is refused)
  * * EBADMSG - tamper or wrong key; ESTALE - replay; EILSEQ - reorder;
  *   EMSGSIZE - bad lengths; EPROTO/EPROTONOSUPPORT - bad magic or version;
  *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection.
  *   The MMT that failed stays WAITING; earlier ones are VALID.
- * * ECONNRESET, ETIMEDOUT - the peer went away; MMTs not received stay
- *   WAITING
+ * * ECANCELED - the sender stopped before sending every closure
+ * * E2BIG - 2^24 closures or more
+ * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer, or
+ *   a signal arrived; MMTs not received stay WAITING
  */
 #define MMT_IOC_RECV		_IOWR(MMT_IOC_MAGIC, 0x24, struct mmt_xfer)
 

@@ -15,6 +15,13 @@
 #include "mmt_lib.h"
 #include "mmt_uapi.h"
 
+/* MMT_FEAT_DEBUG in test builds (make MMT_DEBUG=1) only. */
+#ifdef MMT_DEBUG
+#define MMT_FEATURES_DEBUG	MMT_FEAT_DEBUG
+#else
+#define MMT_FEATURES_DEBUG	0
+#endif
+
 /* Module version string reported by MMT_IOC_QUERY. */
 #define MMT_MODULE_VERSION	"0.2.0"
 
@@ -45,7 +52,7 @@ struct mm_struct;
  * @charged_pages: pages charged to @charged_mm
  */
 struct mmt_pmo {
-	struct mutex lock;
+	struct mutex lock;	/* see above */
 	struct mmt_params params;
 	u64 bytes;
 	u32 closures;

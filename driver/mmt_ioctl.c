@@ -42,7 +42,7 @@ static_assert(sizeof(struct mmt_geometry) == 8);
  * @ksize with non-zero bytes past it.
  */
 int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
-		       size_t min_size, u32 *usize)
+		size_t min_size, u32 *usize)
 {
 	if (get_user(*usize, (u32 __user *)uarg))
 		return -EFAULT;
@@ -63,7 +63,7 @@ int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
  * Return: 0, or -EFAULT.
  */
 int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
-			u32 usize)
+		 u32 usize)
 {
 	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
 		return -EFAULT;
@@ -90,8 +90,7 @@ static int mmt_ioc_query(void __user *uarg)
 	q.api_version = MMT_API_VERSION;
 	q.closure_version = 1;
 	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
-	if (IS_ENABLED(MMT_DEBUG))
-		q.features |= MMT_FEAT_DEBUG;
+	q.features |= MMT_FEATURES_DEBUG;
 	q.node_id = mmt_node_id();
 	strscpy(q.module_version, MMT_MODULE_VERSION,
 		sizeof(q.module_version));

@@ -39,7 +39,8 @@
  * @api_version: (out) MMT_API_VERSION of the running module
  * @closure_version: (out) closure wire-format version the module speaks
  * @features: (out) MMT_FEAT_* bits the module supports
- * @node_id: (out) this node's id (16 bits used; 0 until set)
+ * @node_id: (out) this node's id (16 bits used; 1 until
+ *	MMT_IOC_SET_NODE_ID)
  * @reserved: (in) must be 0; (out) zero
  * @module_version: (out) NUL-terminated module version string
  */
@@ -65,7 +66,8 @@ struct mmt_query {
  * @log_block_size: log2 of the block size in bytes, 6..12 (64 B..4 KiB);
  *	0 means the default (6)
  * @log_arity: log2 of the counters per node per level, leaf first, each
- *	1..6; all zero means the defaults (64, 32, 16, 16)
+ *	1..6; all zero means the defaults (64, 32, 16, 16); otherwise exactly
+ *	the first @levels entries are given and the rest are zero
  * @reserved: must be 0
  *
  * Closure (MMT) data size = block size * product of the arities of the
@@ -94,7 +96,7 @@ struct mmt_geometry {
  * @flags: (in) MMT_PMO_* flags
  * @bytes: (in) data size in bytes, a non-zero multiple of the closure size
  * @geometry: (in) MMT shape; zero fields take the defaults
- * @fd: (out) the new PMO file descriptor
+ * @fd: (in) must be 0; (out) the new PMO file descriptor
  * @reserved0: (in) must be 0
  * @reserved1: (in) must be 0
  * @closure_bytes: (out) data bytes per closure (MMT)
@@ -231,7 +233,7 @@ struct mmt_pmo_info {
  * @dst_fd: (in) the receiving PMO's fd: same geometry and size, same key,
  *	every MMT WAITING (MMT_KEY_RECEIVE)
  * @flags: (in) MMT_DELEGATE_* flags
- * @closures: (out) closures delivered
+ * @closures: (in) must be 0; (out) closures delivered and accepted
  * @reserved: (in) must be 0
  */
 struct mmt_delegate_local {
@@ -411,17 +413,31 @@ struct mmt_xfer {
  * MMT_IOC_PMO_CREATE - allocate a PMO and return a file descriptor for it
  *
  * On /dev/mmt.  The PMO's memory (data, data MACs, tree nodes) is allocated
- * and pinned by the module and charged to the caller's RLIMIT_MEMLOCK
- * (unless CAP_IPC_LOCK) and to the module's max_pmo_mib limit; it is freed
- * when the last reference to the PMO fd goes.  Every MMT starts INVALID
- * until MMT_IOC_PMO_SET_KEY.  pread()/pwrite() on the PMO fd read and write
- * plaintext through the software controller.
+ * and pinned by the module; all of it is charged to the caller's
+ * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and its data bytes to the module's
+ * max_pmo_mib limit (all users together).  It is freed when the last
+ * reference to the PMO fd goes.  Every MMT starts INVALID until
+ * MMT_IOC_PMO_SET_KEY.
+ *
+ * pread()/pwrite() (and read/write at the file position, readv/writev,
+ * io_uring) on the PMO fd move plaintext through the software controller:
+ * a write encrypts, bumps counters and updates MACs and the path to the
+ * root; a read verifies the path and the MACs, then decrypts.  Offsets are
+ * bytes into the PMO's data.  A read at or past the end returns 0, a write
+ * there fails with ENOSPC; a transfer across the end is cut short.  Errors:
+ * EPERM (no key; the MMT is not VALID, or for a read not VALID or SENDING;
+ * a write to a read-only copy), EBADMSG (integrity check failed: the bytes
+ * before the bad block are returned first, as a short count), EOVERFLOW
+ * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
+ * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
+ * ENOMEM.
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
  * * EFAULT - the argument could not be read or written
- * * EINVAL - bad @size, unknown @flags bits, non-zero reserved fields, a
- *   geometry out of range, or @bytes zero or not a multiple of the closure
+ * * EINVAL - bad @size, unknown @flags bits, non-zero reserved fields or
+ *   @fd, a geometry out of range, or @bytes zero, not a multiple of the
+ *   closure size or more than 2^32 - 1 closures
  * * E2BIG - @size too large with non-zero bytes past the kernel's struct
  * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
  * * ENOSPC - the module's max_pmo_mib limit would be exceeded
@@ -454,6 +470,7 @@ struct mmt_xfer {
  * * EBUSY - the PMO already has a key; MMT_IOC_PMO_INVALIDATE resets it
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
+ * * EOVERFLOW - the node's GUA sequence is exhausted
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
 
@@ -462,9 +479,13 @@ struct mmt_xfer {
  *
  * On a PMO fd.  Context: process; takes the PMO's lock.
  *
+ * The sealing nonce limits root counters to 2^38 - 1; an MMT whose counter
+ * reaches it can no longer be written or sealed (EOVERFLOW) until the PMO
+ * is invalidated and keyed again.
+ *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
- * VALID MMT's counter would go down; the counter is not below 2^38, the
- * sealing limit), or EPERM (no key set, or an MMT is SENDING).
+ * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
+ * EPERM (no key set, or an MMT is SENDING).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
@@ -475,7 +496,7 @@ struct mmt_xfer {
  * On a PMO fd.  Context: process; takes the PMO's lock.
  *
  * Return: 0; -1 with errno EFAULT (including a bad @mmts pointer), E2BIG,
- * or EINVAL (bad size, flags or reserved fields).  @mmt_count is set to
+ * EINVAL (bad size, flags or reserved fields), or ENOMEM.  @mmt_count is set to
  * min(@mmt_count, @closures).
  */
 #define MMT_IOC_PMO_INFO	_IOWR(MMT_IOC_MAGIC, 0x12, struct mmt_pmo_info)
@@ -487,7 +508,8 @@ struct mmt_xfer {
  * INVALID and the key is wiped; the PMO can be keyed again.
  * Context: process; takes the PMO's lock.
  *
- * Return: 0; -1 with errno EBUSY if an MMT is SENDING.
+ * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
+ * MMT is SENDING.
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
 
@@ -501,9 +523,11 @@ struct mmt_xfer {
  * reorder, geometry, top of the tree; everything with
  * MMT_DELEGATE_EAGER) and goes VALID (read-only for MMT_DELEGATE_COPY);
  * then the sender goes INVALID (transfer) or back to VALID (copy).  A
- * rejected closure leaves both MMTs as they were (sender VALID, receiver
- * WAITING); earlier closures stay delivered.
- * Context: process; takes both PMOs' locks (in address order); may sleep.
+ * rejected closure leaves both MMTs as they were (sender VALID with its
+ * data, receiver WAITING); only the sender's root counter has moved on,
+ * because the closure was sealed before the receiver checked it.  Earlier
+ * closures stay delivered.  Each call is a new (loopback) connection.
+ * Context: process; takes each PMO's lock in turn, never both; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, reserved fields)
@@ -515,6 +539,8 @@ struct mmt_xfer {
  * * EBADMSG - the closure failed authentication (different key, tamper)
  * * ESTALE - replay: root counter not above the receiver's minimum
  * * EILSEQ - reorder: GUA not above the previous closure's
+ * * ENOMEM - no memory for the closure buffer
+ * * EOVERFLOW - the sender's root counter is exhausted
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)

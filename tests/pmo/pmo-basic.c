@@ -1,0 +1,1340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmo-basic.c - guest test of PMOs through libmmt: creation and its
+ * errors, key and MMT states, byte-exact pwrite/pread (1 B, 4 KiB,
+ * 2 MiB + 1 B, 64 MiB, unaligned, across closures, past the end), wrong
+ * states, tampering through MMT_IOC_PMO_DEBUG (EBADMSG, nothing else
+ * changes), fd passing between processes, local delegation (transfer,
+ * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors).
+ *
+ * Every check prints "ok - NAME" or "not ok - NAME (why)"; the last line is
+ * "pmo-basic: N passed, N failed".  Exit status 0 if all passed, 1 if any
+ * failed, 2 if /dev/mmt cannot be used at all.
+ *
+ * Usage: pmo-basic [--seed N] [--no-64m] [--require-debug] [--only NAME]
+ *   --seed N         PRNG seed of the data (default 1)
+ *   --no-64m         skip the 64 MiB round trip (slow under TCG)
+ *   --require-debug  fail (instead of skip) without MMT_FEAT_DEBUG
+ *   --only NAME      run one group: create, keys, io, sizes, tamper,
+ *                    fdpass, delegate
+ *
+ * Built static for the guest by tests/pmo/build.sh; expects the mmt module
+ * loaded and root (CAP_SYS_ADMIN for MMT_IOC_PMO_DEBUG).
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "pmo_test.h"
+
+#define MiB	(1024ULL * 1024)
+#define KiB	1024ULL
+
+static int dev = -1;
+static uint64_t seed = 1;
+static bool have_debug, require_debug, skip_64m;
+static struct mmt_query query;
+
+static const uint8_t key1[16] = "0123456789abcdef";
+static const uint8_t key2[16] = "fedcba9876543210";
+static const uint8_t key256[32] = "0123456789abcdef0123456789abcdef";
+
+/* two levels, default arity: 128 KiB closures (fast under TCG) */
+static const struct mmt_geometry geom2 = { .levels = 2 };
+/* default geometry: 3 levels, 2 MiB closures */
+static const struct mmt_geometry geom3 = { .levels = 0 };
+
+/* new_pmo() - create and (if @key) key a PMO; -1 after a "not ok" line */
+static int new_pmo(uint64_t bytes, const struct mmt_geometry *g,
+		   const uint8_t *key, size_t key_len, uint64_t kflags,
+		   const char *what)
+{
+	int fd, ret;
+
+	fd = mmt_pmo_create(dev, bytes, g, 0, NULL);
+	if (fd < 0) {
+		pt_result(false, what, "create %" PRIu64 " bytes: %s", bytes,
+			  pt_errname(fd));
+		return -1;
+	}
+	if (!key)
+		return fd;
+	ret = mmt_pmo_set_key(fd, key, key_len, kflags);
+	if (ret) {
+		pt_result(false, what, "set key: %s", pt_errname(ret));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* read [off, off+len) and compare with @want; report as @name */
+static bool check_read(int fd, uint64_t off, const uint8_t *want, size_t len,
+		       const char *name)
+{
+	uint8_t *got = pt_malloc(len);
+	ssize_t n = mmt_pmo_read_all(fd, got, len, off);
+	bool ok = n == (ssize_t)len && !memcmp(got, want, len);
+	size_t i = 0;
+
+	if (n == (ssize_t)len)
+		while (i < len && got[i] == want[i])
+			i++;
+	pt_result(ok, name, "read %zd of %zu bytes%s%s, first difference at %zu",
+		  n, len, n < 0 ? ": " : "", n < 0 ? pt_errname((int)n) : "",
+		  i);
+	free(got);
+	return ok;
+}
+
+static bool write_ok(int fd, uint64_t off, const void *buf, size_t len,
+		     const char *name)
+{
+	ssize_t n = mmt_pmo_write_all(fd, buf, len, off);
+
+	pt_result(n == (ssize_t)len, name, "wrote %zd of %zu: %s", n, len,
+		  n < 0 ? pt_errname((int)n) : "short");
+	return n == (ssize_t)len;
+}
+
+/* raw MMT_IOC_PMO_CREATE; closes a returned fd; 0 or -errno */
+static int raw_create(struct mmt_pmo_create *c)
+{
+	int ret;
+
+	ret = ioctl(dev, MMT_IOC_PMO_CREATE, c);
+	if (ret < 0)
+		return -errno;
+	if (c->fd >= 0)
+		close(c->fd);
+	return 0;
+}
+
+/* ------------------------------------------------------------ create */
+
+static void test_create(void)
+{
+	struct mmt_pmo_create c, base = {
+		.size = MMT_PMO_CREATE_SIZE_VER0,
+		.bytes = 2 * MiB,
+	};
+	struct { struct mmt_pmo_create c; uint64_t tail[2]; } big;
+	struct pt_snap s;
+	int fd, nfds, ret, flags;
+
+	fd = mmt_pmo_create(dev, 2 * MiB, NULL, 0, &c);
+	pt_result(fd >= 0, "create: 2 MiB default geometry", "%s",
+		  pt_errname(fd));
+	if (fd < 0)
+		return;
+	pt_result(c.closure_bytes == 2 * MiB, "create: closure_bytes 2 MiB",
+		  "got %" PRIu64, (uint64_t)c.closure_bytes);
+	pt_result(c.meta_bytes > 0 && c.meta_bytes < c.closure_bytes / 2,
+		  "create: meta_bytes plausible (0 < meta < 50%)",
+		  "got %" PRIu64, (uint64_t)c.meta_bytes);
+	printf("# default geometry: meta_bytes %" PRIu64 " per 2 MiB closure (%.2f%%)\n",
+	       (uint64_t)c.meta_bytes, 100.0 * c.meta_bytes / c.closure_bytes);
+	flags = fcntl(fd, F_GETFD);
+	pt_result(flags >= 0 && !(flags & FD_CLOEXEC),
+		  "create: no MMT_PMO_CLOEXEC -> fd without FD_CLOEXEC",
+		  "F_GETFD %d", flags);
+
+	pt_snap(fd, &s);
+	pt_result(!s.ret && s.info.bytes == 2 * MiB && s.info.closures == 1 &&
+		  s.info.closure_bytes == 2 * MiB &&
+		  s.info.meta_bytes == c.meta_bytes && s.info.key_len == 0,
+		  "info: bytes, closures, closure and meta bytes, no key",
+		  "ret %s bytes %" PRIu64 " closures %u key_len %u",
+		  pt_errname(s.ret), (uint64_t)s.info.bytes, s.info.closures,
+		  s.info.key_len);
+	pt_result(s.info.geometry.levels == 3 &&
+		  s.info.geometry.log_block_size == 6 &&
+		  s.info.block_size == 64 &&
+		  s.info.geometry.log_arity[0] == 6 &&
+		  s.info.geometry.log_arity[1] == 5 &&
+		  s.info.geometry.log_arity[2] == 4,
+		  "info: defaults filled in (3 levels, 64 B, 64/32/16)",
+		  "levels %u log_block %u arity %u/%u/%u",
+		  s.info.geometry.levels, s.info.geometry.log_block_size,
+		  s.info.geometry.log_arity[0], s.info.geometry.log_arity[1],
+		  s.info.geometry.log_arity[2]);
+	pt_result(pt_all_state(&s, MMT_STATE_INVALID, 0) &&
+		  s.info.mmt_count == 1,
+		  "info: new PMO's MMT is INVALID", "%s", pt_states(&s));
+
+	/* mmt_count in/out */
+	{
+		struct mmt_mmt_info m[4];
+		struct mmt_pmo_info in;
+
+		memset(m, 0xa5, sizeof(m));
+		ret = mmt_pmo_info(fd, &in, m, 4);
+		pt_result(!ret && in.mmt_count == 1 &&
+			  m[1].state == 0xa5a5a5a5,
+			  "info: mmt_count = min(room, closures), no write past it",
+			  "ret %s mmt_count %u", pt_errname(ret),
+			  in.mmt_count);
+		ret = mmt_pmo_info(fd, &in, NULL, 0);
+		pt_result(!ret && in.mmt_count == 0 && in.closures == 1,
+			  "info: no mmts array", "ret %s mmt_count %u",
+			  pt_errname(ret), in.mmt_count);
+		memset(&in, 0, sizeof(in));
+		in.size = sizeof(in);
+		in.mmt_count = 1;
+		in.mmts = 8;	/* unmapped */
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INFO, &in)),
+			      -EFAULT, "info: bad mmts pointer -> EFAULT");
+		memset(&in, 0, sizeof(in));
+		in.size = sizeof(in);
+		in.flags = 1;
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INFO, &in)),
+			      -EINVAL, "info: flags -> EINVAL");
+		memset(&in, 0, sizeof(in));
+		in.size = sizeof(in);
+		in.reserved[3] = 1;
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INFO, &in)),
+			      -EINVAL, "info: reserved -> EINVAL");
+		memset(&in, 0, sizeof(in));
+		in.size = MMT_PMO_INFO_SIZE_VER0 - 8;
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INFO, &in)),
+			      -EINVAL, "info: size below VER0 -> EINVAL");
+	}
+
+	/* commands on the wrong kind of fd */
+	{
+		struct mmt_query q = { .size = sizeof(q) };
+		struct mmt_pmo_info in = { .size = sizeof(in) };
+
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_QUERY, &q)), -ENOTTY,
+			      "QUERY on a PMO fd -> ENOTTY");
+		pt_expect_ret(pt_sys(ioctl(dev, MMT_IOC_PMO_INFO, &in)),
+			      -ENOTTY, "PMO_INFO on /dev/mmt -> ENOTTY");
+		pt_expect_ret(pt_sys(ioctl(fd, _IOWR(MMT_IOC_MAGIC, 0x6e,
+						     struct mmt_pmo_info),
+					   &in)),
+			      -ENOTTY, "unknown command on a PMO fd -> ENOTTY");
+		pt_expect_ret(pt_sys(ioctl(fd, _IOWR(MMT_IOC_MAGIC, 0x12,
+						     struct mmt_pmo_key),
+					   &in)),
+			      -ENOTTY,
+			      "INFO number with another struct size -> ENOTTY");
+	}
+	close(fd);
+
+	fd = mmt_pmo_create(dev, 2 * MiB, NULL, MMT_PMO_CLOEXEC, NULL);
+	flags = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
+	pt_result(flags >= 0 && (flags & FD_CLOEXEC),
+		  "create: MMT_PMO_CLOEXEC -> FD_CLOEXEC", "fd %d flags %d",
+		  fd, flags);
+	if (fd >= 0)
+		close(fd);
+
+	/* geometries the header promises */
+	{
+		static const struct {
+			struct mmt_geometry g;
+			uint64_t closure;
+			const char *name;
+		} ok[] = {
+			{ { .levels = 1 }, 4 * KiB, "create: 1 level -> 4 KiB closures" },
+			{ { .levels = 2 }, 128 * KiB, "create: 2 levels -> 128 KiB closures" },
+			{ { .levels = 4 }, 32 * MiB, "create: 4 levels -> 32 MiB closures" },
+			{ { .levels = 2, .log_block_size = 12 }, 8 * MiB, "create: 2 levels of 4 KiB blocks -> 8 MiB" },
+			{ { .levels = 2, .log_arity = { 1, 1 } }, 256, "create: arity 2,2 -> 256 B closures" },
+			{ { .levels = 4, .log_arity = { 5, 5, 5, 5 } }, 64 * MiB, "create: 2^20 blocks (limit) accepted" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+			fd = mmt_pmo_create(dev, ok[i].closure, &ok[i].g, 0,
+					    &c);
+			pt_result(fd >= 0 && c.closure_bytes == ok[i].closure &&
+				  mmt_geometry_closure_bytes(&ok[i].g) ==
+				  ok[i].closure, ok[i].name,
+				  "fd %s closure_bytes %" PRIu64,
+				  pt_errname(fd < 0 ? fd : 0),
+				  (uint64_t)c.closure_bytes);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+
+	/* bad arguments: EINVAL / E2BIG and no fd made */
+	nfds = pt_count_fds();
+#define BAD_CREATE(field_stmt, want, name) do {			\
+		c = base;					\
+		field_stmt;					\
+		pt_expect_ret(raw_create(&c), want, name);	\
+	} while (0)
+	BAD_CREATE(c.bytes = 0, -EINVAL, "create: 0 bytes -> EINVAL");
+	BAD_CREATE(c.bytes = 2 * MiB - 4096, -EINVAL,
+		   "create: not a closure multiple -> EINVAL");
+	BAD_CREATE(c.bytes = 2 * MiB + 1, -EINVAL,
+		   "create: 2 MiB + 1 -> EINVAL");
+	BAD_CREATE(c.flags = 1ULL << 63, -EINVAL,
+		   "create: unknown flag -> EINVAL");
+	BAD_CREATE(c.flags = 2, -EINVAL, "create: flag bit 1 -> EINVAL");
+	BAD_CREATE(c.reserved0 = 1, -EINVAL, "create: reserved0 -> EINVAL");
+	BAD_CREATE(c.reserved1 = 1, -EINVAL, "create: reserved1 -> EINVAL");
+	BAD_CREATE(c.reserved[3] = 1, -EINVAL,
+		   "create: reserved[3] -> EINVAL");
+	BAD_CREATE(c.geometry.reserved[1] = 1, -EINVAL,
+		   "create: geometry.reserved -> EINVAL");
+	BAD_CREATE(c.geometry.levels = 5, -EINVAL,
+		   "create: 5 levels -> EINVAL");
+	BAD_CREATE(c.geometry.log_block_size = 5, -EINVAL,
+		   "create: 32-byte blocks -> EINVAL");
+	BAD_CREATE(c.geometry.log_block_size = 13, -EINVAL,
+		   "create: 8 KiB blocks -> EINVAL");
+	BAD_CREATE((c.geometry.log_arity[0] = 7, c.geometry.log_arity[1] = 5,
+		    c.geometry.log_arity[2] = 4), -EINVAL,
+		   "create: arity 128 -> EINVAL");
+	BAD_CREATE((c.geometry.levels = 4, c.geometry.log_arity[0] = 6,
+		    c.geometry.log_arity[1] = 6, c.geometry.log_arity[2] = 6,
+		    c.geometry.log_arity[3] = 6, c.bytes = 1ULL << 30),
+		   -EINVAL, "create: 2^24 blocks per MMT -> EINVAL");
+	BAD_CREATE(c.size = MMT_PMO_CREATE_SIZE_VER0 - 8, -EINVAL,
+		   "create: size below VER0 -> EINVAL");
+	BAD_CREATE(c.size = 0, -EINVAL, "create: size 0 -> EINVAL");
+	c = base;
+	c.bytes = 1ULL << 40;
+	ret = raw_create(&c);
+	pt_result(ret == -ENOMEM || ret == -ENOSPC,
+		  "create: 1 TiB -> ENOMEM or ENOSPC", "got %s",
+		  pt_errname(ret));
+	c = base;
+	c.bytes = 1ULL << 62;
+	ret = raw_create(&c);
+	printf("# create: 2^62 bytes (2^41 closures): %s\n", pt_errname(ret));
+	pt_result(pt_count_fds() == nfds, "create: failures made no fd",
+		  "%d fds before, %d after", nfds, pt_count_fds());
+
+	memset(&big, 0, sizeof(big));
+	big.c = base;
+	big.c.size = sizeof(big);
+	big.tail[1] = 1;
+	pt_expect_ret(raw_create(&big.c), -E2BIG,
+		      "create: longer struct, non-zero tail -> E2BIG");
+	big.tail[1] = 0;
+	ret = raw_create(&big.c);
+	pt_result(!ret && big.c.closure_bytes == 2 * MiB,
+		  "create: longer struct, zero tail -> accepted", "%s",
+		  pt_errname(ret));
+	c = base;
+	c.fd = -1;
+	ret = raw_create(&c);
+	printf("# create with fd = -1 on input (an (out) field): %s\n",
+	       ret ? pt_errname(ret) : "accepted");
+	pt_expect_ret(pt_sys(ioctl(dev, MMT_IOC_PMO_CREATE, NULL)), -EFAULT,
+		      "create: NULL argument -> EFAULT");
+	/* readable but not writable argument: the reply cannot be copied out */
+	{
+		struct mmt_pmo_create *ro = mmap(NULL, 4096,
+						 PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS,
+						 -1, 0);
+
+		if (ro != MAP_FAILED) {
+			*ro = base;
+			mprotect(ro, 4096, PROT_READ);
+			pt_expect_ret(pt_sys(ioctl(dev, MMT_IOC_PMO_CREATE, ro)),
+				      -EFAULT,
+				      "create: read-only argument -> EFAULT");
+			munmap(ro, 4096);
+		}
+	}
+	pt_result(pt_count_fds() == nfds, "create: still no fd leaked",
+		  "%d fds before, %d after", nfds, pt_count_fds());
+}
+
+/* ------------------------------------------------------------ keys, states */
+
+static void test_keys(void)
+{
+	struct pt_snap a, b;
+	struct mmt_pmo_key k;
+	uint8_t buf[256];
+	uint64_t gua_node;
+	uint32_t i;
+	int fd, ret;
+
+	fd = new_pmo(3 * 128 * KiB, &geom2, NULL, 0, 0, "keys: create");
+	if (fd < 0)
+		return;
+	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
+		      "keys: pread before a key -> EPERM");
+	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), -EPERM,
+		      "keys: pwrite before a key -> EPERM");
+	pt_expect_ret(mmt_pmo_set_root_counter(fd, 10), -EPERM,
+		      "keys: set root counter before a key -> EPERM");
+	pt_expect_ret(mmt_pmo_invalidate(fd), 0,
+		      "keys: invalidate an unkeyed PMO -> ok");
+
+	pt_snap(fd, &a);
+#define BAD_KEY(stmt, want, name) do {					\
+		memset(&k, 0, sizeof(k));				\
+		k.size = sizeof(k);					\
+		k.key_len = 16;						\
+		memcpy(k.key, key1, 16);				\
+		stmt;							\
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_SET_KEY, &k)), \
+			      want, name);				\
+	} while (0)
+	BAD_KEY(k.key_len = 15, -EINVAL, "keys: 15-byte key -> EINVAL");
+	BAD_KEY(k.key_len = 24, -EINVAL, "keys: 24-byte key -> EINVAL");
+	BAD_KEY(k.key_len = 0, -EINVAL, "keys: 0-byte key -> EINVAL");
+	BAD_KEY(k.key_len = 33, -EINVAL, "keys: 33-byte key -> EINVAL");
+	BAD_KEY(k.key[16] = 1, -EINVAL,
+		"keys: non-zero byte past key_len -> EINVAL");
+	BAD_KEY(k.flags = 2, -EINVAL, "keys: unknown flag -> EINVAL");
+	BAD_KEY(k.size = MMT_PMO_KEY_SIZE_VER0 - 1, -EINVAL,
+		"keys: size below VER0 -> EINVAL");
+	pt_expect_ret(pt_sys(ioctl(dev, MMT_IOC_PMO_SET_KEY, &k)), -ENOTTY,
+		      "keys: SET_KEY on /dev/mmt -> ENOTTY");
+	pt_snap(fd, &b);
+	pt_result(pt_snap_eq(&a, &b) && b.info.key_len == 0 &&
+		  pt_all_state(&b, MMT_STATE_INVALID, 0),
+		  "keys: rejected keys changed nothing", "%s", pt_states(&b));
+
+	ret = mmt_pmo_set_key(fd, key1, 16, 0);
+	pt_expect_ret(ret, 0, "keys: set AES-128 key");
+	pt_snap(fd, &a);
+	pt_result(pt_all_state(&a, MMT_STATE_VALID, 0) && a.info.key_len == 16 &&
+		  a.info.mmt_count == 3, "keys: every MMT VALID, key_len 16",
+		  "%s key_len %u", pt_states(&a), a.info.key_len);
+	gua_node = (uint64_t)(query.node_id ? query.node_id : 1) << 42;
+	for (i = 0; i < a.info.mmt_count; i++)
+		if (a.mmts[i].gua >> 42 != gua_node >> 42 ||
+		    a.mmts[i].gua >> 58 ||
+		    (i && a.mmts[i].gua == a.mmts[i - 1].gua))
+			break;
+	pt_result(i == a.info.mmt_count,
+		  "keys: GUAs 58-bit, carry the node id, distinct",
+		  "mmt %u gua 0x%" PRIx64 " node id %u", i,
+		  i < PT_MAX_MMTS ? (uint64_t)a.mmts[i].gua : 0, query.node_id);
+	{
+		uint8_t *zero = calloc(1, 3 * 128 * KiB);
+
+		check_read(fd, 0, zero, 3 * 128 * KiB,
+			   "keys: formatted PMO reads as zeros");
+		free(zero);
+	}
+	pt_expect_ret(mmt_pmo_set_key(fd, key2, 16, 0), -EBUSY,
+		      "keys: second key -> EBUSY");
+	pt_expect_ret(mmt_pmo_set_key(fd, key2, 16, MMT_KEY_RECEIVE), -EBUSY,
+		      "keys: second key (receive) -> EBUSY");
+	pt_snap(fd, &b);
+	pt_result(pt_snap_eq(&a, &b), "keys: EBUSY changed nothing", "%s",
+		  pt_states(&b));
+
+	/* root counter */
+	{
+		uint64_t r = a.mmts[0].root_counter;
+
+		pt_expect_ret(mmt_pmo_set_root_counter(fd, r + 100), 0,
+			      "keys: root counter up by 100");
+		pt_snap(fd, &b);
+		pt_result(!b.ret && b.mmts[0].root_counter >= r + 100,
+			  "keys: info shows the new root counter",
+			  "%" PRIu64 " -> %" PRIu64, r,
+			  (uint64_t)b.mmts[0].root_counter);
+		pt_expect_ret(mmt_pmo_set_root_counter(fd, r + 50), -EINVAL,
+			      "keys: root counter down -> EINVAL");
+		pt_expect_ret(mmt_pmo_set_root_counter(fd, 1ULL << 38),
+			      -EINVAL, "keys: root counter 2^38 -> EINVAL");
+		pt_expect_ret(mmt_pmo_set_root_counter(fd, ~0ULL), -EINVAL,
+			      "keys: root counter 2^64-1 -> EINVAL");
+		pt_snap(fd, &a);
+		pt_result(pt_snap_eq(&a, &b),
+			  "keys: rejected counters changed nothing", "%s",
+			  pt_states(&a));
+		{
+			struct mmt_pmo_counter cn = {
+				.size = sizeof(cn), .flags = 1,
+				.root_counter = r + 200,
+			};
+
+			pt_expect_ret(pt_sys(ioctl(fd,
+					MMT_IOC_PMO_SET_ROOT_COUNTER, &cn)),
+				      -EINVAL, "keys: counter flags -> EINVAL");
+		}
+	}
+
+	/* invalidate, then key again */
+	memset(buf, 0x5a, sizeof(buf));
+	write_ok(fd, 1000, buf, sizeof(buf), "keys: write before invalidate");
+	/* counter exhaustion fails closed, never wraps (2^38: sealing limit) */
+	pt_expect_ret(mmt_pmo_set_root_counter(fd, (1ULL << 38) - 1), 0,
+		      "keys: root counter 2^38 - 1 (the last one) accepted");
+	{
+		uint8_t other[256];
+
+		memset(other, 0xa7, sizeof(other));
+		pt_expect_ret(pt_sys(pwrite(fd, other, sizeof(other), 1000)),
+			      -EOVERFLOW,
+			      "keys: pwrite with the root counter exhausted -> EOVERFLOW");
+		check_read(fd, 1000, buf, sizeof(buf),
+			   "keys: the refused write changed nothing");
+	}
+	pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INVALIDATE, 0)), 0,
+		      "keys: invalidate");
+	pt_snap(fd, &b);
+	pt_result(pt_all_state(&b, MMT_STATE_INVALID, 0) && b.info.key_len == 0,
+		  "keys: after invalidate every MMT INVALID, no key",
+		  "%s key_len %u", pt_states(&b), b.info.key_len);
+	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
+		      "keys: pread after invalidate -> EPERM");
+	pt_expect_ret(mmt_pmo_set_key(fd, key256, 32, 0), 0,
+		      "keys: key again (AES-256) after invalidate");
+	pt_snap(fd, &b);
+	pt_result(pt_all_state(&b, MMT_STATE_VALID, 0) && b.info.key_len == 32,
+		  "keys: VALID again, key_len 32", "%s key_len %u",
+		  pt_states(&b), b.info.key_len);
+	pt_result(!b.ret && b.mmts[0].gua > a.mmts[a.info.mmt_count - 1].gua,
+		  "keys: fresh GUAs after re-keying (greater than before)",
+		  "old 0x%" PRIx64 " new 0x%" PRIx64,
+		  (uint64_t)a.mmts[a.info.mmt_count - 1].gua,
+		  (uint64_t)b.mmts[0].gua);
+	{
+		uint8_t zero[256] = { 0 };
+
+		check_read(fd, 1000, zero, sizeof(zero),
+			   "keys: re-keyed PMO reads zeros (old data gone)");
+	}
+	close(fd);
+
+	fd = new_pmo(128 * KiB, &geom2, key1, 16, MMT_KEY_RECEIVE,
+		     "keys: receive PMO");
+	if (fd < 0)
+		return;
+	pt_snap(fd, &a);
+	pt_result(pt_all_state(&a, MMT_STATE_WAITING, 0) && a.info.key_len == 16,
+		  "keys: MMT_KEY_RECEIVE -> every MMT WAITING", "%s",
+		  pt_states(&a));
+	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
+		      "keys: pread on WAITING -> EPERM");
+	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), -EPERM,
+		      "keys: pwrite on WAITING -> EPERM");
+	pt_expect_ret(mmt_pmo_set_root_counter(fd, 1000), 0,
+		      "keys: minimum root counter on WAITING");
+	pt_snap(fd, &b);
+	pt_result(pt_all_state(&b, MMT_STATE_WAITING, 0),
+		  "keys: still WAITING", "%s", pt_states(&b));
+	close(fd);
+}
+
+/* ------------------------------------------------------------ pread/pwrite */
+
+static void test_io(void)
+{
+	const uint64_t size = 3 * 128 * KiB;
+	struct pt_rng rng;
+	uint8_t *model, *buf, *got;
+	struct pt_snap a, b;
+	unsigned int i;
+	ssize_t n;
+	int fd;
+	bool ok = true;
+
+	fd = new_pmo(size, &geom2, key1, 16, 0, "io: create");
+	if (fd < 0)
+		return;
+	model = calloc(1, size);
+	buf = pt_malloc(size);
+	got = pt_malloc(size);
+	pt_rng_seed(&rng, seed * 7 + 3);
+
+	/* random unaligned writes, each checked against the model */
+	for (i = 0; i < 200 && ok; i++) {
+		uint64_t off = pt_below(&rng, size);
+		size_t len = 1 + pt_below(&rng, i % 10 ? 300 : 9000);
+
+		if (off + len > size)
+			len = size - off;
+		pt_fill(&rng, buf, len);
+		n = pwrite(fd, buf, len, off);
+		if (n != (ssize_t)len) {
+			ok = false;
+			pt_result(false, "io: 200 random unaligned pwrites",
+				  "pwrite %zu at %" PRIu64 ": %zd %s", len, off,
+				  n, pt_errname(errno));
+			break;
+		}
+		memcpy(model + off, buf, len);
+		off = pt_below(&rng, size);
+		len = 1 + pt_below(&rng, 5000);
+		if (off + len > size)
+			len = size - off;
+		n = pread(fd, got, len, off);
+		if (n != (ssize_t)len || memcmp(got, model + off, len)) {
+			ok = false;
+			pt_result(false, "io: 200 random unaligned pwrites",
+				  "pread %zu at %" PRIu64 ": %zd %s", len, off,
+				  n, n < 0 ? pt_errname(errno) : "data differs");
+		}
+	}
+	if (ok)
+		pt_result(true, "io: 200 random unaligned pwrites/preads", "-");
+	check_read(fd, 0, model, size, "io: whole PMO matches the model");
+
+	/* across a closure boundary, block-unaligned */
+	pt_fill(&rng, buf, 5000);
+	write_ok(fd, 128 * KiB - 2501, buf, 5000,
+		 "io: pwrite across the closure 0/1 boundary");
+	memcpy(model + 128 * KiB - 2501, buf, 5000);
+	check_read(fd, 128 * KiB - 3000, model + 128 * KiB - 3000, 6000,
+		   "io: pread across the boundary");
+
+	/* the end of the PMO */
+	pt_snap(fd, &a);
+	pt_expect_ret(pt_sys(pread(fd, got, 100, size)), 0,
+		      "io: pread at the end -> 0 (EOF)");
+	pt_expect_ret(pt_sys(pread(fd, got, 100, size + 4096)), 0,
+		      "io: pread past the end -> 0 (EOF)");
+	n = pread(fd, got, 100, size - 10);
+	pt_result(n == 10 && !memcmp(got, model + size - 10, 10),
+		  "io: pread over the end -> short count 10",
+		  "got %zd %s", n, n < 0 ? pt_errname(errno) : "");
+	pt_expect_ret(pt_sys(pread(fd, got, 100, -1)), -EINVAL,
+		      "io: pread at a negative offset -> EINVAL");
+	n = pwrite(fd, buf, 100, size);
+	pt_result(n < 0 && (errno == ENOSPC || errno == EFBIG),
+		  "io: pwrite at the end -> ENOSPC or EFBIG",
+		  "got %zd %s", n, n < 0 ? pt_errname(errno) : "");
+	if (n < 0)
+		printf("# pwrite at the end: %s\n", pt_errname(errno));
+	n = pwrite(fd, buf, 100, size - 10);
+	if (n > 0)
+		memcpy(model + size - 10, buf, n);
+	pt_result(n == 10 || (n < 0 && (errno == ENOSPC || errno == EFBIG)),
+		  "io: pwrite over the end -> short count 10 (or ENOSPC/EFBIG)",
+		  "got %zd %s", n, n < 0 ? pt_errname(errno) : "");
+	printf("# pwrite over the end: %zd %s\n", n,
+	       n < 0 ? pt_errname(errno) : "");
+	pt_expect_ret(pt_sys(pwrite(fd, buf, 0, 0)), 0,
+		      "io: zero-length pwrite -> 0");
+	pt_expect_ret(pt_sys(pread(fd, pt_bad_ptr(), 64, 0)), -EFAULT,
+		      "io: pread into a PROT_NONE page -> EFAULT");
+	pt_expect_ret(pt_sys(pwrite(fd, pt_bad_ptr(), 64, 0)), -EFAULT,
+		      "io: pwrite from a PROT_NONE page -> EFAULT");
+	check_read(fd, 0, model, size,
+		   "io: whole PMO still matches after the edge cases");
+	pt_snap(fd, &b);
+	pt_result(!a.ret && !b.ret && b.info.key_len == 16 &&
+		  pt_all_state(&b, MMT_STATE_VALID, 0),
+		  "io: still VALID after the edge cases", "%s",
+		  pt_states(&b));
+	free(model);
+	free(buf);
+	free(got);
+	close(fd);
+}
+
+/* ------------------------------------------------------------ sizes */
+
+/*
+ * roundtrip() - PMO of @pmo_bytes (default geometry), @len random bytes at
+ * @off, read back byte-exact; the rest of the PMO must still read as zeros
+ */
+static void roundtrip(uint64_t pmo_bytes, uint64_t off, size_t len,
+		      const char *name)
+{
+	struct pt_rng rng;
+	uint8_t *buf, *zero;
+	char what[160];
+	struct pt_snap s;
+	double t0, t1, t2;
+	size_t tail;
+	int fd;
+
+	fd = new_pmo(pmo_bytes, &geom3, key1, 16, 0, name);
+	if (fd < 0)
+		return;
+	buf = pt_malloc(len);
+	pt_rng_seed(&rng, seed ^ len);
+	pt_fill(&rng, buf, len);
+	t0 = pt_now();
+	snprintf(what, sizeof(what), "%s: pwrite", name);
+	write_ok(fd, off, buf, len, what);
+	t1 = pt_now();
+	snprintf(what, sizeof(what), "%s: byte-exact read back", name);
+	check_read(fd, off, buf, len, what);
+	t2 = pt_now();
+	printf("# %s: write %.2f s, read %.2f s (guest clock, TCG)\n", name,
+	       t1 - t0, t2 - t1);
+	free(buf);
+	tail = pmo_bytes - off - len;
+	zero = calloc(1, off > tail ? off : tail);
+	if (zero) {
+		snprintf(what, sizeof(what), "%s: bytes around it still zero",
+			 name);
+		if (off)
+			check_read(fd, 0, zero, off, what);
+		if (tail)
+			check_read(fd, off + len, zero, tail, what);
+		free(zero);
+	}
+	pt_snap(fd, &s);
+	snprintf(what, sizeof(what), "%s: every MMT VALID", name);
+	pt_result(pt_all_state(&s, MMT_STATE_VALID, 0), what, "%s",
+		  pt_states(&s));
+	close(fd);
+}
+
+static void test_sizes(void)
+{
+	roundtrip(2 * MiB, 0, 1, "sizes: 1 byte");
+	roundtrip(2 * MiB, 12345, 1, "sizes: 1 byte at 12345");
+	roundtrip(2 * MiB, 0, 4096, "sizes: 4 KiB");
+	roundtrip(4 * MiB, 2 * MiB - 2049, 4096,
+		  "sizes: 4 KiB across two closures");
+	roundtrip(4 * MiB, 0, 2 * MiB + 1,
+		  "sizes: 2 MiB + 1 byte in two 2 MiB closures");
+	roundtrip(4 * MiB, 3, 2 * MiB + 1, "sizes: 2 MiB + 1 byte at 3");
+	if (skip_64m)
+		printf("ok - sizes: 64 MiB # SKIP --no-64m\n");
+	else
+		roundtrip(64 * MiB, 0, 64 * MiB, "sizes: 64 MiB");
+}
+
+/* ------------------------------------------------------------ tamper */
+
+static void test_tamper(void)
+{
+	static const struct {
+		uint32_t region;
+		uint64_t offset;
+		const char *name;
+	} t[] = {
+		{ MMT_DEBUG_DATA, 100, "ciphertext byte" },
+		{ MMT_DEBUG_MACS, 5 * 8 + 3, "data MAC byte" },
+		{ MMT_DEBUG_NODES, 0, "tree node byte" },
+		{ MMT_DEBUG_NODES, 8, "tree node minor counter byte" },
+	};
+	const uint64_t cb = 128 * KiB, size = 3 * cb;
+	struct pt_snap a, b;
+	struct pt_rng rng;
+	uint8_t *data;
+	char name[160];
+	unsigned int i;
+	int fd;
+
+	if (!have_debug) {
+		if (require_debug)
+			pt_result(false, "tamper: MMT_FEAT_DEBUG present",
+				  "module built without MMT_DEBUG=1");
+		else
+			printf("ok - tamper # SKIP module without MMT_FEAT_DEBUG\n");
+		return;
+	}
+	fd = new_pmo(size, &geom2, key1, 16, 0, "tamper: create");
+	if (fd < 0)
+		return;
+	data = pt_malloc(size);
+	pt_rng_seed(&rng, seed + 99);
+	pt_fill(&rng, data, size);
+	write_ok(fd, 0, data, size, "tamper: fill 3 closures");
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint8_t *got = pt_malloc(cb);
+		ssize_t n;
+
+		pt_snap(fd, &a);
+		snprintf(name, sizeof(name), "tamper: flip %s of closure 1",
+			 t[i].name);
+		pt_expect_ret(mmt_pmo_debug(fd, t[i].region, 1, t[i].offset,
+					    0x40), 0, name);
+		n = mmt_pmo_read_all(fd, got, cb, cb);
+		snprintf(name, sizeof(name),
+			 "tamper: %s: pread of closure 1 -> EBADMSG",
+			 t[i].name);
+		pt_result(n == -EBADMSG, name, "got %zd %s", n,
+			  n < 0 ? pt_errname((int)n) : "");
+		snprintf(name, sizeof(name),
+			 "tamper: %s: closure 0 still byte-exact", t[i].name);
+		check_read(fd, 0, data, cb, name);
+		snprintf(name, sizeof(name),
+			 "tamper: %s: closure 2 still byte-exact", t[i].name);
+		check_read(fd, 2 * cb, data + 2 * cb, cb, name);
+		if (t[i].region == MMT_DEBUG_DATA) {
+			/* the last block of closure 1 has its own MAC */
+			snprintf(name, sizeof(name),
+				 "tamper: %s: another block of closure 1 reads",
+				 t[i].name);
+			check_read(fd, 2 * cb - 64, data + 2 * cb - 64, 64,
+				   name);
+		}
+		pt_snap(fd, &b);
+		snprintf(name, sizeof(name),
+			 "tamper: %s: info unchanged (states, GUAs, counters)",
+			 t[i].name);
+		pt_result(pt_snap_eq(&a, &b), name, "%s -> %s",
+			  pt_states(&a), pt_states(&b));
+		snprintf(name, sizeof(name), "tamper: %s: flip back",
+			 t[i].name);
+		pt_expect_ret(mmt_pmo_debug(fd, t[i].region, 1, t[i].offset,
+					    0x40), 0, name);
+		snprintf(name, sizeof(name),
+			 "tamper: %s: closure 1 byte-exact after the flip back",
+			 t[i].name);
+		check_read(fd, cb, data + cb, cb, name);
+		free(got);
+	}
+
+	/* a tampered MAC also fails a partial write's verification? Only
+	 * reads are specified; check the debug ioctl's own errors. */
+	pt_snap(fd, &a);
+	pt_expect_ret(mmt_pmo_debug(fd, 3, 0, 0, 1), -EINVAL,
+		      "tamper: region 3 -> EINVAL");
+	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 3, 0, 1), -EINVAL,
+		      "tamper: closure 3 of 3 -> EINVAL");
+	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, cb, 1), -EINVAL,
+		      "tamper: offset = closure size -> EINVAL");
+	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_MACS, 0, cb / 64 * 8, 1),
+		      -EINVAL, "tamper: offset past the MACs -> EINVAL");
+	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_NODES, 0, 1ULL << 40, 1),
+		      -EINVAL, "tamper: huge node offset -> EINVAL");
+	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, 0, 0), -EINVAL,
+		      "tamper: zero mask -> EINVAL");
+	{
+		struct mmt_pmo_debug d = {
+			.size = sizeof(d), .region = MMT_DEBUG_DATA,
+			.xor_mask = 0x100,
+		};
+
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_DEBUG, &d)),
+			      -EINVAL, "tamper: mask 0x100 (not a byte) -> EINVAL");
+		d.xor_mask = 1;
+		d.reserved = 1;
+		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_DEBUG, &d)),
+			      -EINVAL, "tamper: reserved -> EINVAL");
+	}
+	pt_snap(fd, &b);
+	pt_result(pt_snap_eq(&a, &b), "tamper: rejected debug calls changed nothing",
+		  "%s", pt_states(&b));
+	check_read(fd, 0, data, size, "tamper: whole PMO byte-exact at the end");
+	free(data);
+	close(fd);
+}
+
+/* ------------------------------------------------------------ fd passing */
+
+/* child of test_fdpass(): receive a PMO fd, write @len bytes of @seed */
+static int fdpass_child_writer(int sock, size_t len, uint64_t s)
+{
+	struct pt_rng rng;
+	uint8_t *buf = malloc(len);
+	int fd = mmt_recv_fd(sock);
+
+	if (fd < 0 || !buf)
+		return 10;
+	pt_rng_seed(&rng, s);
+	pt_fill(&rng, buf, len);
+	if (mmt_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
+		return 11;
+	close(fd);
+	return write(sock, "W", 1) == 1 ? 0 : 12;
+}
+
+/* child: create, key and fill a PMO of its own, send it, exit */
+static int fdpass_child_creator(int sock, size_t len, uint64_t s)
+{
+	struct pt_rng rng;
+	uint8_t *buf = malloc(len);
+	int d = mmt_open(), fd;
+
+	if (d < 0 || !buf)
+		return 20;
+	fd = mmt_pmo_create(d, len, &geom2, 0, NULL);
+	if (fd < 0)
+		return 21;
+	if (mmt_pmo_set_key(fd, key2, 16, 0))
+		return 22;
+	pt_rng_seed(&rng, s);
+	pt_fill(&rng, buf, len);
+	if (mmt_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
+		return 23;
+	if (mmt_send_fd(sock, fd))
+		return 24;
+	close(fd);
+	close(d);
+	return 0;
+}
+
+static void test_fdpass(void)
+{
+	const size_t len = 2 * 128 * KiB;
+	struct pt_rng rng;
+	uint8_t *want;
+	int sv[2], st, fd;
+	pid_t pid;
+	char c;
+
+	want = pt_malloc(len);
+
+	/* parent creates, child writes, parent reads */
+	fd = new_pmo(len, &geom2, key1, 16, 0, "fdpass: create");
+	if (fd < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		free(want);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		close(fd);
+		_exit(fdpass_child_writer(sv[1], len, seed + 5));
+	}
+	close(sv[1]);
+	pt_expect_ret(mmt_send_fd(sv[0], fd), 0,
+		      "fdpass: send the PMO fd to the child");
+	st = -1;
+	pt_result(read(sv[0], &c, 1) == 1 && waitpid(pid, &st, 0) == pid &&
+		  WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "fdpass: child received the fd and wrote through it",
+		  "child status 0x%x", st);
+	pt_rng_seed(&rng, seed + 5);
+	pt_fill(&rng, want, len);
+	check_read(fd, 0, want, len,
+		   "fdpass: parent reads the child's data byte-exact");
+	close(sv[0]);
+	close(fd);
+
+	/* child creates, sends and exits; the PMO outlives it */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		free(want);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(fdpass_child_creator(sv[1], len, seed + 6));
+	}
+	close(sv[1]);
+	fd = mmt_recv_fd(sv[0]);
+	st = -1;
+	waitpid(pid, &st, 0);
+	pt_result(fd >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "fdpass: received a PMO from a child that exited",
+		  "fd %d child status 0x%x", fd, st);
+	if (fd >= 0) {
+		struct pt_snap s;
+
+		pt_rng_seed(&rng, seed + 6);
+		pt_fill(&rng, want, len);
+		check_read(fd, 0, want, len,
+			   "fdpass: its data byte-exact after the creator exited");
+		pt_snap(fd, &s);
+		pt_result(pt_all_state(&s, MMT_STATE_VALID, 0) &&
+			  s.info.key_len == 16,
+			  "fdpass: received PMO VALID and keyed", "%s",
+			  pt_states(&s));
+		memset(want, 0x77, 4096);
+		write_ok(fd, 4096, want, 4096,
+			 "fdpass: the receiver can write too");
+		check_read(fd, 4096, want, 4096,
+			   "fdpass: and read its write back");
+		close(fd);
+	}
+	close(sv[0]);
+	free(want);
+}
+
+/* ------------------------------------------------------------ delegation */
+
+/* sender A (filled with random data) and receiver B (WAITING) */
+static bool make_pair(int *a, int *b, uint8_t *data, uint64_t size,
+		      const uint8_t *bkey, const char *name)
+{
+	struct pt_rng rng;
+
+	*a = new_pmo(size, &geom2, key1, 16, 0, name);
+	if (*a < 0)
+		return false;
+	*b = new_pmo(size, &geom2, bkey, 16, MMT_KEY_RECEIVE, name);
+	if (*b < 0) {
+		close(*a);
+		return false;
+	}
+	pt_rng_seed(&rng, seed + size);
+	pt_fill(&rng, data, size);
+	return mmt_pmo_write_all(*a, data, size, 0) == (ssize_t)size;
+}
+
+static void delegate_mode(bool copy, bool eager)
+{
+	const uint64_t size = 2 * 128 * KiB;
+	uint64_t flags = (copy ? MMT_DELEGATE_COPY : 0) |
+		(eager ? MMT_DELEGATE_EAGER : 0), closures = 0;
+	struct pt_snap sa0, sa, sb;
+	uint8_t *data = pt_malloc(size), buf[256];
+	char pre[64], name[160];
+	uint32_t i;
+	int a, b, ret;
+
+	snprintf(pre, sizeof(pre), "delegate %s%s", copy ? "copy" : "transfer",
+		 eager ? " eager" : "");
+	if (!make_pair(&a, &b, data, size, key1, pre)) {
+		pt_result(false, pre, "setup failed");
+		free(data);
+		return;
+	}
+	pt_snap(a, &sa0);
+	ret = mmt_pmo_delegate_local(a, b, flags, &closures);
+	snprintf(name, sizeof(name), "%s: 2 closures delivered", pre);
+	pt_result(!ret && closures == 2, name, "ret %s closures %" PRIu64,
+		  pt_errname(ret), closures);
+	pt_snap(a, &sa);
+	pt_snap(b, &sb);
+	snprintf(name, sizeof(name), "%s: sender %s", pre,
+		 copy ? "VALID, writable" : "INVALID");
+	pt_result(copy ? pt_all_state(&sa, MMT_STATE_VALID, 0) :
+		  pt_all_state(&sa, MMT_STATE_INVALID, -1), name, "%s",
+		  pt_states(&sa));
+	snprintf(name, sizeof(name), "%s: receiver VALID%s", pre,
+		 copy ? ", read-only" : ", writable");
+	pt_result(pt_all_state(&sb, MMT_STATE_VALID, copy), name, "%s",
+		  pt_states(&sb));
+	for (i = 0; !sb.ret && !sa0.ret && i < sb.info.mmt_count; i++)
+		if (sb.mmts[i].gua != sa0.mmts[i].gua)
+			break;
+	snprintf(name, sizeof(name), "%s: receiver keeps the sender's GUAs",
+		 pre);
+	pt_result(!sb.ret && i == sb.info.mmt_count, name, "mmt %u", i);
+	snprintf(name, sizeof(name), "%s: receiver byte-exact", pre);
+	check_read(b, 0, data, size, name);
+	memset(buf, 0xc3, sizeof(buf));
+	if (copy) {
+		snprintf(name, sizeof(name), "%s: sender still byte-exact",
+			 pre);
+		check_read(a, 0, data, size, name);
+		snprintf(name, sizeof(name), "%s: pwrite on the copy -> EPERM",
+			 pre);
+		pt_expect_ret(pt_sys(pwrite(b, buf, sizeof(buf), 0)), -EPERM,
+			      name);
+		snprintf(name, sizeof(name),
+			 "%s: delegating the read-only copy -> EPERM", pre);
+		{
+			int c = new_pmo(size, &geom2, key1, 16,
+					MMT_KEY_RECEIVE, name);
+
+			if (c >= 0) {
+				pt_expect_ret(mmt_pmo_delegate_local(b, c, 0,
+								     NULL),
+					      -EPERM, name);
+				close(c);
+			}
+		}
+		snprintf(name, sizeof(name), "%s: the sender can still write",
+			 pre);
+		write_ok(a, 100, buf, sizeof(buf), name);
+		snprintf(name, sizeof(name),
+			 "%s: the copy does not see the sender's new write", pre);
+		check_read(b, 0, data, size, name);
+		memcpy(data + 100, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "%s: sender reads its new write",
+			 pre);
+		check_read(a, 0, data, size, name);
+	} else {
+		snprintf(name, sizeof(name), "%s: pread on the sender -> EPERM",
+			 pre);
+		pt_expect_ret(pt_sys(pread(a, buf, 64, 0)), -EPERM, name);
+		snprintf(name, sizeof(name), "%s: pwrite on the sender -> EPERM",
+			 pre);
+		pt_expect_ret(pt_sys(pwrite(a, buf, 64, 0)), -EPERM, name);
+		snprintf(name, sizeof(name), "%s: the receiver can write",
+			 pre);
+		write_ok(b, 300, buf, sizeof(buf), name);
+		memcpy(data + 300, buf, sizeof(buf));
+		snprintf(name, sizeof(name), "%s: and read it back", pre);
+		check_read(b, 0, data, size, name);
+		snprintf(name, sizeof(name),
+			 "%s: delegating the INVALID sender again -> EPERM",
+			 pre);
+		{
+			int c = new_pmo(size, &geom2, key1, 16,
+					MMT_KEY_RECEIVE, name);
+
+			if (c >= 0) {
+				pt_expect_ret(mmt_pmo_delegate_local(a, c, 0,
+								     NULL),
+					      -EPERM, name);
+				close(c);
+			}
+		}
+		/* the new owner can pass it on */
+		{
+			int c = new_pmo(size, &geom2, key1, 16,
+					MMT_KEY_RECEIVE, name);
+
+			snprintf(name, sizeof(name),
+				 "%s: the receiver delegates it on (transfer)",
+				 pre);
+			if (c >= 0) {
+				pt_expect_ret(mmt_pmo_delegate_local(b, c, 0,
+								     NULL),
+					      0, name);
+				snprintf(name, sizeof(name),
+					 "%s: third PMO byte-exact", pre);
+				check_read(c, 0, data, size, name);
+				close(c);
+			}
+		}
+	}
+	close(a);
+	close(b);
+	free(data);
+}
+
+static void test_delegate(void)
+{
+	const uint64_t size = 2 * 128 * KiB;
+	struct pt_snap sa, sb, sa2, sb2;
+	uint8_t *data = pt_malloc(size);
+	uint64_t closures, maxrc = 0;
+	uint32_t i;
+	int a, b, c, nul, ret;
+
+	delegate_mode(false, false);
+	delegate_mode(true, false);
+	delegate_mode(false, true);
+	delegate_mode(true, true);
+
+	/* replay: a receiver whose minimum is above the closure's counter */
+	if (make_pair(&a, &b, data, size, key1, "delegate replay")) {
+		ret = mmt_pmo_delegate_local(a, b, MMT_DELEGATE_COPY, NULL);
+		pt_expect_ret(ret, 0, "delegate replay: first copy accepted");
+		close(b);
+		pt_snap(a, &sa);
+		for (i = 0; !sa.ret && i < sa.info.mmt_count; i++)
+			if (sa.mmts[i].root_counter > maxrc)
+				maxrc = sa.mmts[i].root_counter;
+		c = new_pmo(size, &geom2, key1, 16, MMT_KEY_RECEIVE,
+			    "delegate replay: receiver");
+		if (c >= 0) {
+			pt_expect_ret(mmt_pmo_set_root_counter(c, maxrc + 1000),
+				      0, "delegate replay: receiver minimum above the sender's counter");
+			pt_snap(c, &sb);
+			closures = 99;
+			ret = mmt_pmo_delegate_local(a, c, MMT_DELEGATE_COPY,
+						     &closures);
+			pt_result(ret == -ESTALE && closures == 0,
+				  "delegate replay: -> ESTALE, 0 closures",
+				  "ret %s closures %" PRIu64, pt_errname(ret),
+				  closures);
+			pt_snap(a, &sa2);
+			pt_snap(c, &sb2);
+			pt_result(pt_snap_same(&sa, &sa2, "delegate replay"),
+				  "delegate replay: sender unchanged (VALID)",
+				  "%s -> %s", pt_states(&sa), pt_states(&sa2));
+			pt_result(pt_snap_eq(&sb, &sb2) &&
+				  pt_all_state(&sb2, MMT_STATE_WAITING, 0),
+				  "delegate replay: receiver unchanged (WAITING)",
+				  "%s", pt_states(&sb2));
+			check_read(a, 0, data, size,
+				   "delegate replay: sender still byte-exact");
+			close(c);
+		}
+		close(a);
+	}
+
+	/* another key: authentication fails, nothing changes */
+	if (make_pair(&a, &b, data, size, key2, "delegate other key")) {
+		pt_snap(a, &sa);
+		pt_snap(b, &sb);
+		closures = 99;
+		ret = mmt_pmo_delegate_local(a, b, 0, &closures);
+		pt_result(ret == -EBADMSG && closures == 0,
+			  "delegate other key: -> EBADMSG, 0 closures",
+			  "ret %s closures %" PRIu64, pt_errname(ret),
+			  closures);
+		pt_snap(a, &sa2);
+		pt_snap(b, &sb2);
+		pt_result(pt_snap_same(&sa, &sa2, "delegate other key"),
+			  "delegate other key: sender unchanged (VALID)",
+			  "%s -> %s", pt_states(&sa), pt_states(&sa2));
+		pt_result(pt_snap_eq(&sb, &sb2),
+			  "delegate other key: receiver unchanged (WAITING)",
+			  "%s -> %s", pt_states(&sb), pt_states(&sb2));
+		check_read(a, 0, data, size,
+			   "delegate other key: sender still byte-exact");
+		close(a);
+		close(b);
+	}
+
+	/* tampered closure in flight: flip the sender's backing memory */
+	if (have_debug &&
+	    make_pair(&a, &b, data, size, key1, "delegate tampered")) {
+		pt_snap(b, &sb);
+		mmt_pmo_debug(a, MMT_DEBUG_NODES, 1, 0, 0x01);
+		closures = 99;
+		ret = mmt_pmo_delegate_local(a, b, MMT_DELEGATE_EAGER,
+					     &closures);
+		pt_result(ret == -EBADMSG && closures <= 1,
+			  "delegate tampered: eager delegation of a tampered closure -> EBADMSG",
+			  "ret %s closures %" PRIu64, pt_errname(ret),
+			  closures);
+		pt_snap(b, &sb2);
+		pt_result(!sb2.ret && sb2.mmts[1].state == MMT_STATE_WAITING,
+			  "delegate tampered: the rejected closure's receiver MMT stays WAITING",
+			  "%s", pt_states(&sb2));
+		close(a);
+		close(b);
+	}
+
+	/* argument errors; both PMOs unchanged */
+	if (make_pair(&a, &b, data, size, key1, "delegate errors")) {
+		struct mmt_delegate_local d;
+		struct mmt_geometry g3 = { .levels = 1 };
+		int other;
+
+		nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		pt_snap(a, &sa);
+		pt_snap(b, &sb);
+		pt_expect_ret(mmt_pmo_delegate_local(a, a, 0, NULL), -EINVAL,
+			      "delegate errors: to itself -> EINVAL");
+		pt_expect_ret(mmt_pmo_delegate_local(a, -1, 0, NULL), -EBADF,
+			      "delegate errors: dst_fd -1 -> EBADF");
+		pt_expect_ret(mmt_pmo_delegate_local(a, 1000, 0, NULL), -EBADF,
+			      "delegate errors: dst_fd not open -> EBADF");
+		pt_expect_ret(mmt_pmo_delegate_local(a, nul, 0, NULL), -ENOTTY,
+			      "delegate errors: dst_fd /dev/null -> ENOTTY");
+		pt_expect_ret(mmt_pmo_delegate_local(a, dev, 0, NULL), -ENOTTY,
+			      "delegate errors: dst_fd /dev/mmt -> ENOTTY");
+		pt_expect_ret(mmt_pmo_delegate_local(a, b, 1ULL << 40, NULL),
+			      -EINVAL, "delegate errors: unknown flag -> EINVAL");
+		memset(&d, 0, sizeof(d));
+		d.size = sizeof(d);
+		d.dst_fd = b;
+		d.reserved[1] = 1;
+		pt_expect_ret(pt_sys(ioctl(a, MMT_IOC_PMO_DELEGATE_LOCAL, &d)),
+			      -EINVAL, "delegate errors: reserved -> EINVAL");
+		d.reserved[1] = 0;
+		d.size = 8;
+		pt_expect_ret(pt_sys(ioctl(a, MMT_IOC_PMO_DELEGATE_LOCAL, &d)),
+			      -EINVAL, "delegate errors: size 8 -> EINVAL");
+		pt_expect_ret(pt_sys(ioctl(dev, MMT_IOC_PMO_DELEGATE_LOCAL,
+					   &d)), -ENOTTY,
+			      "delegate errors: on /dev/mmt -> ENOTTY");
+		other = new_pmo(2 * size, &geom2, key1, 16, MMT_KEY_RECEIVE,
+				"delegate errors: bigger receiver");
+		if (other >= 0) {
+			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+				      -EMEDIUMTYPE,
+				      "delegate errors: other size -> EMEDIUMTYPE");
+			close(other);
+		}
+		other = new_pmo(size, &g3, key1, 16, MMT_KEY_RECEIVE,
+				"delegate errors: other geometry");
+		if (other >= 0) {
+			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+				      -EMEDIUMTYPE,
+				      "delegate errors: other geometry -> EMEDIUMTYPE");
+			close(other);
+		}
+		other = new_pmo(size, &geom2, key1, 16, 0,
+				"delegate errors: VALID receiver");
+		if (other >= 0) {
+			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+				      -EPERM,
+				      "delegate errors: receiver VALID -> EPERM");
+			close(other);
+		}
+		other = new_pmo(size, &geom2, NULL, 0, 0,
+				"delegate errors: unkeyed receiver");
+		if (other >= 0) {
+			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+				      -EPERM,
+				      "delegate errors: receiver unkeyed -> EPERM");
+			pt_expect_ret(mmt_pmo_delegate_local(other, b, 0, NULL),
+				      -EPERM,
+				      "delegate errors: sender unkeyed -> EPERM");
+			close(other);
+		}
+		pt_expect_ret(mmt_pmo_delegate_local(b, a, 0, NULL), -EPERM,
+			      "delegate errors: WAITING sender -> EPERM");
+		pt_snap(a, &sa2);
+		pt_snap(b, &sb2);
+		pt_result(pt_snap_same(&sa, &sa2, "delegate errors") &&
+			  pt_snap_eq(&sb, &sb2),
+			  "delegate errors: both PMOs unchanged",
+			  "%s / %s", pt_states(&sa2), pt_states(&sb2));
+		pt_expect_ret(mmt_pmo_delegate_local(a, b, 0, NULL), 0,
+			      "delegate errors: then a good delegation works");
+		check_read(b, 0, data, size,
+			   "delegate errors: receiver byte-exact");
+		if (nul >= 0)
+			close(nul);
+		close(a);
+		close(b);
+	}
+	free(data);
+}
+
+/* ------------------------------------------------------------ main */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} groups[] = {
+	{ "create", test_create },
+	{ "keys", test_keys },
+	{ "io", test_io },
+	{ "sizes", test_sizes },
+	{ "tamper", test_tamper },
+	{ "fdpass", test_fdpass },
+	{ "delegate", test_delegate },
+};
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+	unsigned int i;
+	int ret;
+
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < (unsigned int)argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--no-64m"))
+			skip_64m = true;
+		else if (!strcmp(argv[i], "--require-debug"))
+			require_debug = true;
+		else if (!strcmp(argv[i], "--only") &&
+			 i + 1 < (unsigned int)argc)
+			only = argv[++i];
+		else {
+			fprintf(stderr, "usage: %s [--seed N] [--no-64m] [--require-debug] [--only GROUP]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	dev = mmt_open();
+	if (dev < 0) {
+		printf("not ok - open /dev/mmt (%s)\n", pt_errname(dev));
+		return 2;
+	}
+	ret = mmt_query(dev, &query);
+	pt_result(!ret && (query.features & MMT_FEAT_PMO),
+		  "query: module has MMT_FEAT_PMO", "ret %s features 0x%llx",
+		  pt_errname(ret), (unsigned long long)query.features);
+	pt_result(!ret && (query.features & MMT_FEAT_LOCAL_DELEGATE),
+		  "query: module has MMT_FEAT_LOCAL_DELEGATE",
+		  "features 0x%llx", (unsigned long long)query.features);
+	have_debug = !ret && (query.features & MMT_FEAT_DEBUG);
+	printf("# module %s, api %u, features 0x%llx, node id %u, seed %" PRIu64 "\n",
+	       query.module_version, query.api_version,
+	       (unsigned long long)query.features, query.node_id, seed);
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		if (only && strcmp(only, groups[i].name))
+			continue;
+		printf("# --- %s\n", groups[i].name);
+		groups[i].fn();
+	}
+	close(dev);
+	pt_summary("pmo-basic");
+	return pt_fail ? 1 : 0;
+}

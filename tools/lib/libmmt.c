@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmmt.c - thin wrappers over the /dev/mmt ioctls; see libmmt.h for the
+ * contract of every function (0, an fd or a count on success; -errno on
+ * failure, errno also set).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "libmmt.h"
+
+_Static_assert(sizeof(struct mmt_query) == MMT_QUERY_SIZE_VER0, "query");
+_Static_assert(sizeof(struct mmt_pmo_create) == MMT_PMO_CREATE_SIZE_VER0,
+	       "create");
+_Static_assert(sizeof(struct mmt_node_id) == MMT_NODE_ID_SIZE_VER0, "node");
+_Static_assert(sizeof(struct mmt_pmo_key) == MMT_PMO_KEY_SIZE_VER0, "key");
+_Static_assert(sizeof(struct mmt_pmo_counter) == MMT_PMO_COUNTER_SIZE_VER0,
+	       "counter");
+_Static_assert(sizeof(struct mmt_pmo_info) == MMT_PMO_INFO_SIZE_VER0, "info");
+_Static_assert(sizeof(struct mmt_delegate_local) ==
+	       MMT_DELEGATE_LOCAL_SIZE_VER0, "delegate");
+_Static_assert(sizeof(struct mmt_pmo_debug) == MMT_PMO_DEBUG_SIZE_VER0,
+	       "debug");
+
+/* neg_errno() - the -errno of the last failed call (never 0) */
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/* mmt_ioctl() - ioctl(2) in the library's convention: 0 or -errno */
+static int mmt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	if (ioctl(fd, cmd, arg) < 0)
+		return neg_errno();
+	return 0;
+}
+
+/* set_errno() - set errno from a negative return value and return it */
+static int set_errno(int ret)
+{
+	if (ret < 0)
+		errno = -ret;
+	return ret;
+}
+
+int mmt_open_path(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? neg_errno() : fd;
+}
+
+int mmt_open(void)
+{
+	return mmt_open_path(MMT_DEV_PATH);
+}
+
+int mmt_query(int devfd, struct mmt_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = MMT_QUERY_SIZE_VER0;
+	return mmt_ioctl(devfd, MMT_IOC_QUERY, q);
+}
+
+int mmt_set_node_id(int devfd, unsigned int node_id)
+{
+	struct mmt_node_id n = {
+		.size = MMT_NODE_ID_SIZE_VER0,
+		.node_id = node_id,
+	};
+
+	return mmt_ioctl(devfd, MMT_IOC_SET_NODE_ID, &n);
+}
+
+uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g)
+{
+	static const uint8_t def_arity[MMT_GEOM_MAX_LEVELS] = { 6, 5, 4, 4 };
+	unsigned int levels = 3, log_block = 6, log_blocks = 0, given = 0, l;
+	const uint8_t *arity = def_arity;
+
+	if (g) {
+		if (g->reserved[0] || g->reserved[1])
+			return 0;
+		if (g->levels)
+			levels = g->levels;
+		if (g->log_block_size)
+			log_block = g->log_block_size;
+		for (l = 0; l < MMT_GEOM_MAX_LEVELS; l++) {
+			/* arities past @levels must be zero */
+			if (g->log_arity[l] && l >= levels)
+				return 0;
+			given += !!g->log_arity[l];
+		}
+		/* either all of the first @levels arities or none */
+		if (given && given != levels)
+			return 0;
+		if (given)
+			arity = g->log_arity;
+	}
+	if (levels < 1 || levels > MMT_GEOM_MAX_LEVELS || log_block < 6 ||
+	    log_block > 12)
+		return 0;
+	for (l = 0; l < levels; l++) {
+		if (arity[l] < 1 || arity[l] > 6)
+			return 0;
+		log_blocks += arity[l];
+	}
+	if (log_blocks > 20)
+		return 0;
+	return (uint64_t)1 << (log_blocks + log_block);
+}
+
+int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
+		   uint64_t flags, struct mmt_pmo_create *out)
+{
+	struct mmt_pmo_create c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.size = MMT_PMO_CREATE_SIZE_VER0;
+	c.flags = flags;
+	c.bytes = bytes;	/* c.fd stays 0: the module rejects input there */
+	if (geom)
+		c.geometry = *geom;
+	ret = mmt_ioctl(devfd, MMT_IOC_PMO_CREATE, &c);
+	if (out)
+		*out = c;
+	if (ret)
+		return ret;
+	if (c.fd < 0)	/* a module that broke the contract */
+		return set_errno(-EPROTO);
+	return c.fd;
+}
+
+int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
+		    uint64_t flags)
+{
+	struct mmt_pmo_key k;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	if (key_len > sizeof(k.key))
+		return set_errno(-EINVAL);
+	k.size = MMT_PMO_KEY_SIZE_VER0;
+	k.key_len = key_len;
+	k.flags = flags;
+	memcpy(k.key, key, key_len);
+	ret = mmt_ioctl(pmofd, MMT_IOC_PMO_SET_KEY, &k);
+	explicit_bzero(&k, sizeof(k));
+	return set_errno(ret);
+}
+
+int mmt_pmo_set_root_counter(int pmofd, uint64_t counter)
+{
+	struct mmt_pmo_counter c = {
+		.size = MMT_PMO_COUNTER_SIZE_VER0,
+		.root_counter = counter,
+	};
+
+	return mmt_ioctl(pmofd, MMT_IOC_PMO_SET_ROOT_COUNTER, &c);
+}
+
+int mmt_pmo_info(int pmofd, struct mmt_pmo_info *info,
+		 struct mmt_mmt_info *mmts, uint32_t count)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = MMT_PMO_INFO_SIZE_VER0;
+	if (mmts && count) {
+		info->mmts = (uint64_t)(uintptr_t)mmts;
+		info->mmt_count = count;
+	}
+	return mmt_ioctl(pmofd, MMT_IOC_PMO_INFO, info);
+}
+
+int mmt_pmo_invalidate(int pmofd)
+{
+	if (ioctl(pmofd, MMT_IOC_PMO_INVALIDATE, 0) < 0)
+		return neg_errno();
+	return 0;
+}
+
+int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
+			   uint64_t *closures)
+{
+	struct mmt_delegate_local d = {
+		.size = MMT_DELEGATE_LOCAL_SIZE_VER0,
+		.dst_fd = dstfd,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = mmt_ioctl(srcfd, MMT_IOC_PMO_DELEGATE_LOCAL, &d);
+	if (closures)
+		*closures = d.closures;
+	return set_errno(ret);
+}
+
+int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
+		  uint64_t offset, uint8_t xor_mask)
+{
+	struct mmt_pmo_debug d = {
+		.size = MMT_PMO_DEBUG_SIZE_VER0,
+		.region = region,
+		.closure = closure,
+		.xor_mask = xor_mask,
+		.offset = offset,
+	};
+
+	return mmt_ioctl(pmofd, MMT_IOC_PMO_DEBUG, &d);
+}
+
+ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
+			  uint64_t offset)
+{
+	const unsigned char *p = buf;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pwrite(pmofd, p + done, len - done, offset + done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			return set_errno(-ENOSPC);
+		done += n;
+	}
+	return done;
+}
+
+ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset)
+{
+	unsigned char *p = buf;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(pmofd, p + done, len - done, offset + done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+int mmt_send_fd(int sock, int fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	char byte = 'F';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cmsg;
+
+	memset(&u, 0, sizeof(u));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	for (;;) {
+		if (sendmsg(sock, &msg, MSG_NOSIGNAL) == 1)
+			return 0;
+		if (errno != EINTR)
+			return neg_errno();
+	}
+}
+
+int mmt_recv_fd(int sock)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+	} u;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cmsg;
+	int fds[4], nfds = 0, i;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return neg_errno();
+	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (i = 0; cmsg->cmsg_len >= CMSG_LEN(sizeof(int) * (i + 1)) &&
+			    nfds < 4; i++)
+			memcpy(&fds[nfds++], CMSG_DATA(cmsg) + i * sizeof(int),
+			       sizeof(int));
+	}
+	if (nfds == 1 && !(msg.msg_flags & MSG_CTRUNC))
+		return fds[0];
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	return set_errno(n == 0 && !nfds ? -ECONNRESET : -EBADMSG);
+}
+
+const char *mmt_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return "success";
+	case EBADMSG:
+		return "integrity check failed (tampered data or another key)";
+	case ESTALE:
+		return "replayed closure (root counter not above the minimum)";
+	case EILSEQ:
+		return "reordered closure (GUA not above the previous one)";
+	case EMEDIUMTYPE:
+		return "the PMOs differ in geometry or size";
+	case EPERM:
+		return "not allowed in the MMT's state (no key, read-only, not VALID/WAITING) or missing capability";
+	case EBUSY:
+		return "the PMO already has a key, or an MMT is SENDING";
+	case ENOTTY:
+		return "not a PMO / not /dev/mmt, or command not built in (MMT_IOC_PMO_DEBUG needs an MMT_DEBUG=1 module)";
+	case ENOMEM:
+		return "out of memory, or RLIMIT_MEMLOCK exceeded";
+	case ENOSPC:
+		return "the module's max_pmo_mib limit would be exceeded, or past the end of the PMO";
+	case EMFILE:
+		return "no free file descriptor";
+	case EINVAL:
+		return "invalid argument (size, flags, reserved fields, geometry, key length, counter)";
+	case E2BIG:
+		return "argument struct larger than the module's, with non-zero bytes past it";
+	case EFAULT:
+		return "bad user pointer";
+	case EBADF:
+		return "not an open file descriptor";
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		return "no /dev/mmt: is the mmt module loaded?";
+	default:
+		return strerror(err);
+	}
+}
+
+const char *mmt_state_str(uint32_t state)
+{
+	switch (state) {
+	case MMT_STATE_INVALID:
+		return "INVALID";
+	case MMT_STATE_VALID:
+		return "VALID";
+	case MMT_STATE_SENDING:
+		return "SENDING";
+	case MMT_STATE_WAITING:
+		return "WAITING";
+	default:
+		return "UNKNOWN";
+	}
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libmmt.h - a small C library over the /dev/mmt ioctls (uapi/mmt.h)
+ *
+ * Thin wrappers: each function fills in the size field of the ioctl struct
+ * (the *_SIZE_VER0 of the header this library was built with, which equals
+ * sizeof), zeroes the reserved fields, issues one system call (or a loop of
+ * them for the *_all() helpers) and converts the result.
+ *
+ * Return convention (errno style): every function returns 0 (or a file
+ * descriptor, or a byte count, where it says so) on success and a negative
+ * errno value on failure, e.g. -EBADMSG.  errno is also left set to the
+ * positive value.  Nothing is printed.  mmt_strerror() gives the meaning an
+ * errno has for the MMT interface.  All functions are thread-safe (they keep
+ * no state).
+ *
+ * The errors each call can return are the ones uapi/mmt.h documents for the
+ * ioctl; they are repeated here in short.  EFAULT, E2BIG and EINVAL on the
+ * struct itself cannot come from these wrappers except through a bad
+ * pointer the caller passed, or a module built from a different header.
+ *
+ * Link with build/libmmt.a or build/libmmt.so (-lmmt); include "libmmt.h",
+ * which includes "mmt.h" (add -Iuapi -Itools/lib).
+ */
+#ifndef LIBMMT_H
+#define LIBMMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mmt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Path of the device node. */
+#define MMT_DEV_PATH		"/dev/mmt"
+
+/* Key sizes accepted by MMT_IOC_PMO_SET_KEY, bytes. */
+#define MMT_KEY_LEN_128		16
+#define MMT_KEY_LEN_256		32
+
+/**
+ * mmt_open() - open /dev/mmt
+ *
+ * Opens MMT_DEV_PATH with O_RDWR and O_CLOEXEC.  The fd is the client
+ * context on which PMOs are created; close it with close(2).  PMO fds stay
+ * valid after it is closed.
+ *
+ * Return: the file descriptor (>= 0); -ENOENT if the module is not loaded
+ * (no device node), -EACCES without permission, other open(2) errors.
+ */
+int mmt_open(void);
+
+/**
+ * mmt_open_path() - open a device node other than /dev/mmt
+ * @path: path of the device node
+ *
+ * Return: as mmt_open().
+ */
+int mmt_open_path(const char *path);
+
+/**
+ * mmt_query() - MMT_IOC_QUERY: version and features of the running module
+ * @devfd: /dev/mmt fd
+ * @q: (out) the reply; zeroed first, so on failure it is all zero
+ *
+ * Return: 0; -EBADF (bad @devfd), -ENOTTY (@devfd is not /dev/mmt),
+ * -EFAULT (@q not writable).
+ */
+int mmt_query(int devfd, struct mmt_query *q);
+
+/**
+ * mmt_set_node_id() - MMT_IOC_SET_NODE_ID: set this node's id
+ * @devfd: /dev/mmt fd
+ * @node_id: 1..65535; GUAs made afterwards carry it
+ *
+ * Return: 0; -EINVAL (@node_id out of range), -EPERM (no CAP_SYS_ADMIN),
+ * -EBADF, -ENOTTY.
+ */
+int mmt_set_node_id(int devfd, unsigned int node_id);
+
+/**
+ * mmt_geometry_closure_bytes() - data bytes per closure of a geometry
+ * @g: the geometry (zero fields mean the defaults), or NULL for the defaults
+ *
+ * Computes what the module reports as closure_bytes, with the rules of
+ * uapi/mmt.h: levels 1..4 (0: 3), block 2^6..2^12 bytes (0: 64), log2
+ * arity 1..6 for each of the first @levels levels, zero past them (all
+ * zero: 6, 5, 4, 4), reserved bytes zero, at most 2^20 blocks.  Use
+ * it to round a PMO size up to a multiple of the closure size.  The module
+ * remains the authority: it may reject what this accepts.
+ *
+ * Return: the closure size in bytes, or 0 if @g is out of range.
+ */
+uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g);
+
+/**
+ * mmt_pmo_create() - MMT_IOC_PMO_CREATE: allocate a PMO
+ * @devfd: /dev/mmt fd
+ * @bytes: data size in bytes, a non-zero multiple of the closure size
+ * @geom: MMT shape (zero fields: defaults), or NULL for the defaults
+ * @flags: MMT_PMO_* (MMT_PMO_CLOEXEC)
+ * @out: (out, optional) the kernel's reply: closure_bytes, meta_bytes, fd
+ *
+ * Every MMT of the new PMO is INVALID until mmt_pmo_set_key().  The memory
+ * is charged to RLIMIT_MEMLOCK (unless CAP_IPC_LOCK) and freed when the
+ * last reference to the fd goes.
+ *
+ * Return: the PMO fd (>= 0); -EINVAL (bad geometry, @bytes zero or not a
+ * multiple of the closure size, unknown @flags), -ENOMEM (RLIMIT_MEMLOCK
+ * exceeded or out of memory), -ENOSPC (module max_pmo_mib limit), -EMFILE
+ * (no free fd), -EBADF, -ENOTTY.
+ */
+int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
+		   uint64_t flags, struct mmt_pmo_create *out);
+
+/**
+ * mmt_pmo_set_key() - MMT_IOC_PMO_SET_KEY: key a PMO
+ * @pmofd: PMO fd
+ * @key: the MMT key, @key_len bytes (the kernel keeps only derived subkeys)
+ * @key_len: MMT_KEY_LEN_128 or MMT_KEY_LEN_256
+ * @flags: 0: format every MMT to zero plaintext and make it VALID;
+ *	MMT_KEY_RECEIVE: make every MMT WAITING (a delegation receiver)
+ *
+ * The library's copy of the key (on its stack) is wiped before returning.
+ *
+ * Return: 0; -EINVAL (@key_len not 16 or 32, unknown @flags), -EBUSY (the
+ * PMO already has a key; mmt_pmo_invalidate() resets it), -ENOTTY (not a
+ * PMO), -ENOMEM, -EBADF.
+ */
+int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
+		    uint64_t flags);
+
+/**
+ * mmt_pmo_set_root_counter() - MMT_IOC_PMO_SET_ROOT_COUNTER
+ * @pmofd: PMO fd
+ * @counter: VALID PMO: the root counter every MMT counts up from (it may
+ *	only grow); WAITING PMO: the minimum a received closure's root counter
+ *	must exceed (replay protection).  Below 2^38.
+ *
+ * Return: 0; -EINVAL (a VALID MMT's counter would go down, or @counter is
+ * not below 2^38), -EPERM (no key set, or an MMT is SENDING), -EBADF,
+ * -ENOTTY.
+ */
+int mmt_pmo_set_root_counter(int pmofd, uint64_t counter);
+
+/**
+ * mmt_pmo_info() - MMT_IOC_PMO_INFO: geometry, metadata and MMT states
+ * @pmofd: PMO fd
+ * @info: (out) the reply (zeroed first)
+ * @mmts: (out, optional) room for @count per-MMT entries, or NULL
+ * @count: entries @mmts has room for (0 if @mmts is NULL)
+ *
+ * On success @info->mmt_count is min(@count, @info->closures), the number
+ * of entries written.
+ *
+ * Return: 0; -EFAULT (bad @mmts), -EBADF, -ENOTTY.
+ */
+int mmt_pmo_info(int pmofd, struct mmt_pmo_info *info,
+		 struct mmt_mmt_info *mmts, uint32_t count);
+
+/**
+ * mmt_pmo_invalidate() - MMT_IOC_PMO_INVALIDATE: wipe data, metadata, key
+ * @pmofd: PMO fd
+ *
+ * Every MMT becomes INVALID; the PMO can be keyed again.
+ *
+ * Return: 0; -EBUSY (an MMT is SENDING), -EBADF, -ENOTTY.
+ */
+int mmt_pmo_invalidate(int pmofd);
+
+/**
+ * mmt_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL
+ * @srcfd: the sending PMO's fd (VALID, writable)
+ * @dstfd: the receiving PMO's fd: same geometry and size, same key, every
+ *	MMT WAITING (keyed with MMT_KEY_RECEIVE)
+ * @flags: MMT_DELEGATE_COPY (default: transfer), MMT_DELEGATE_EAGER
+ * @closures: (out, optional) closures delivered, also on failure (earlier
+ *	closures stay delivered)
+ *
+ * After a transfer the sender's MMTs are INVALID and the receiver's VALID;
+ * after a copy both are VALID and the receiver's are read-only.  A rejected
+ * closure leaves both as they were.
+ *
+ * Return: 0; -EBADMSG (authentication failed: another key, tampering),
+ * -ESTALE (replay: root counter not above the receiver's minimum), -EILSEQ
+ * (reorder), -EMEDIUMTYPE (geometry or size differ), -EPERM (sender not
+ * VALID or read-only, receiver not WAITING), -EINVAL (@dstfd is @srcfd, bad
+ * @flags), -EBADF (@srcfd or @dstfd not open), -ENOTTY (not a PMO).
+ */
+int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
+			   uint64_t *closures);
+
+/**
+ * mmt_pmo_debug() - MMT_IOC_PMO_DEBUG: flip bits of the backing memory
+ * @pmofd: PMO fd
+ * @region: MMT_DEBUG_DATA (ciphertext), MMT_DEBUG_MACS, MMT_DEBUG_NODES
+ * @closure: which MMT (0-based)
+ * @offset: byte offset in the region of that MMT
+ * @xor_mask: non-zero byte XORed into the backing byte; a second call with
+ *	the same mask restores it
+ *
+ * Test builds only (MMT_FEAT_DEBUG); needs CAP_SYS_ADMIN.
+ *
+ * Return: 0; -ENOTTY (module built without MMT_DEBUG=1, or not a PMO),
+ * -EINVAL (bad region, closure, offset or zero mask), -EPERM, -EBADF.
+ */
+int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
+		  uint64_t offset, uint8_t xor_mask);
+
+/**
+ * mmt_pmo_write_all() - pwrite() a whole buffer into a PMO
+ * @pmofd: PMO fd
+ * @buf: plaintext, @len bytes
+ * @len: bytes to write
+ * @offset: byte offset in the PMO
+ *
+ * Loops over pwrite(2), continuing after short counts and EINTR.
+ *
+ * Return: @len (as ssize_t) on success; -errno of the failing pwrite()
+ * (bytes before it are written), e.g. -EPERM (MMT not VALID or read-only),
+ * -EBADMSG (the path to the root failed verification); -ENOSPC if pwrite()
+ * returned 0 (the end of the PMO).
+ */
+ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
+			  uint64_t offset);
+
+/**
+ * mmt_pmo_read_all() - pread() into a whole buffer from a PMO
+ * @pmofd: PMO fd
+ * @buf: (out) plaintext, room for @len bytes
+ * @len: bytes to read
+ * @offset: byte offset in the PMO
+ *
+ * Loops over pread(2), continuing after short counts and EINTR, and stops
+ * at the end of the PMO (pread() returning 0).
+ *
+ * Return: the bytes read (less than @len only at the end of the PMO);
+ * -errno of the failing pread(), e.g. -EBADMSG (integrity check failed),
+ * -EPERM (MMT not readable in its state).
+ */
+ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset);
+
+/**
+ * mmt_send_fd() - pass a file descriptor over a unix socket (SCM_RIGHTS)
+ * @sock: connected AF_UNIX socket
+ * @fd: descriptor to pass (e.g. a PMO fd); the caller keeps its own copy
+ *
+ * Sends one byte of data carrying @fd as ancillary data.
+ *
+ * Return: 0; -errno of sendmsg(2).
+ */
+int mmt_send_fd(int sock, int fd);
+
+/**
+ * mmt_recv_fd() - receive a file descriptor sent by mmt_send_fd()
+ * @sock: connected AF_UNIX socket
+ *
+ * The new descriptor is O_CLOEXEC.
+ *
+ * Return: the received fd (>= 0); -ECONNRESET if the peer closed without
+ * sending, -EBADMSG if a message came without exactly one fd, -errno of
+ * recvmsg(2).
+ */
+int mmt_recv_fd(int sock);
+
+/**
+ * mmt_strerror() - the meaning of an errno for the MMT interface
+ * @err: errno value, positive or negative (as the functions return it)
+ *
+ * Return: a short static string for the errnos uapi/mmt.h documents
+ * (e.g. EBADMSG: "integrity check failed"), else strerror()'s text.
+ */
+const char *mmt_strerror(int err);
+
+/**
+ * mmt_state_str() - name of an MMT_STATE_* value (not mmt_state_name(),
+ * which is the engine's, lib/mmt_lib.h: tools link both libraries)
+ * @state: MMT_STATE_INVALID..MMT_STATE_WAITING
+ *
+ * Return: "INVALID", "VALID", "SENDING", "WAITING", or "UNKNOWN".
+ */
+const char *mmt_state_str(uint32_t state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBMMT_H */

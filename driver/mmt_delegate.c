@@ -27,8 +27,11 @@
 
 /*
  * Seal and encode closure @i into @buf.  On success the MMT is SENDING.
- * Root counters rise strictly along a connection (the receiver's replay
- * rule), so the MMT's counter is first raised to the last one sent.
+ * Root counters and GUAs rise strictly along a connection (the receiver's
+ * replay and reorder rules), so the MMT's counter is first raised to the
+ * last one sent, and an MMT whose GUA is not above the last one sent (it
+ * was re-encrypted under a fresh GUA after a failed transfer) is
+ * re-encrypted again under a fresh one: DESIGN.md re-assigns GUAs anyway.
  */
 static int mmt_delegate_build(struct mmt_pmo *src, struct mmt_transport *t,
 			      u32 i, bool copy, u8 *buf, size_t len)
@@ -46,29 +49,40 @@ static int mmt_delegate_build(struct mmt_pmo *src, struct mmt_transport *t,
 	lockdep_assert_held(&src->lock);
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
+	if (m->root.gua <= t->last_gua) {
+		u64 gua;
+
+		err = mmt_gua_alloc(&gua);
+		if (!err)
+			err = mmt_regua(m, gua);
+		if (err)
+			return err;
+	}
 	err = mmt_root_transition(&m->root, MMT_SENDING);
 	if (err)
 		return err;
 	if (m->root.root_counter < src->tx_root_counter)
 		m->root.root_counter = src->tx_root_counter;
-	h.seq = src->tx_seq + 1;
+	h.seq = i;	/* binds the closure to its MMT (slot) */
 	err = mmt_closure_build(m, &h, buf, len);
 	if (err) {
 		mmt_root_transition(&m->root, MMT_VALID);
 		return err;
 	}
-	src->tx_seq = h.seq;
 	src->tx_root_counter = m->root.root_counter;
+	t->last_gua = m->root.gua;
 	trace_mmt_seal(m->root.gua, m->root.root_counter, h.seq, i);
 	return 0;
 }
 
 /*
- * Settle closure @i after the transport's verdict @err.  If the outcome is
- * unknown (the ack was lost) in transfer mode, the receiver may hold a
- * writable copy under this GUA, so the sender re-encrypts under a fresh
- * GUA before it can write again (DESIGN.md section 5); if that fails it
- * keeps the MMT read-only.
+ * Settle closure @i after the transport's verdict @err.  A failed transfer
+ * gives the MMT back to the sender, VALID.  But the verdict comes over an
+ * untrusted network (a lost ack, or a forged rejection), so the receiver
+ * may hold a writable copy under this GUA: the sender re-encrypts under a
+ * fresh GUA before it can write again (DESIGN.md section 5), so no pad is
+ * ever used by two writers; if that fails it keeps the MMT read-only.  In
+ * copy mode the receiver's copy is read-only and nothing is needed.
  */
 static void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy,
 				int err)
@@ -83,10 +97,8 @@ static void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy,
 		return;
 	}
 	mmt_root_transition(&m->root, MMT_VALID);
-	if (!copy && (err == -ECONNRESET || err == -ETIMEDOUT)) {
-		if (mmt_gua_alloc(&gua) || mmt_regua(m, gua))
-			m->root.read_only = true;
-	}
+	if (!copy && (mmt_gua_alloc(&gua) || mmt_regua(m, gua)))
+		m->root.read_only = true;
 }
 
 /**
@@ -112,7 +124,7 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 	int err = 0;
 
 	*sent = 0;
-	buf = kvmalloc(len, GFP_KERNEL);
+	buf = kvmalloc(len, GFP_KERNEL | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < src->closures; i++) {

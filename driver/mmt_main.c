@@ -6,6 +6,7 @@
  * The module is the trusted memory controller of the software MMT (Feng et
  * al., HPCA 2023): users reach secure memory only through /dev/mmt.
  */
+#include <linux/bits.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -23,11 +24,17 @@
 #define MMT_GUA_SEQ_MAX		((1ull << MMT_GUA_SEQ_BITS) - 1)
 
 /*
- * mmt_gua_lock protects the node id and the GUA sequence.  The sequence
- * starts at the wall clock in milliseconds (2^42 ms is 139 years), so GUAs
- * made under the same key by two loads of the module do not collide unless
- * more than one GUA per millisecond was made on average; see docs/ENGINE.md.
+ * GUAs must never repeat under one key, also across loads of the module
+ * (docs/ENGINE.md, "GUA uniqueness").  The sequence follows the wall clock
+ * in milliseconds (2^42 ms is 139 years): each GUA is max(last + 1, now),
+ * so after a reload the new sequence starts above everything the previous
+ * load handed out, unless that load ran ahead of the clock by more than
+ * the time the reload took.  Bursts may run ahead by at most
+ * MMT_GUA_RUN_AHEAD_MS; beyond that mmt_gua_alloc() fails with -EAGAIN.
  */
+#define MMT_GUA_RUN_AHEAD_MS	BIT_ULL(16)	/* about 65 s */
+
+/* mmt_gua_lock protects the node id and the GUA sequence. */
 static DEFINE_SPINLOCK(mmt_gua_lock);
 static u16 mmt_node;
 static u64 mmt_gua_seq;
@@ -70,18 +77,25 @@ int mmt_set_node_id(u32 id)
  * @gua: (out) node id << 42 | sequence
  *
  * Context: any.
- * Return: 0, or -EOVERFLOW when the 42-bit sequence is exhausted.
+ * Return: 0; -EAGAIN if GUAs were made so fast that the sequence would run
+ * more than MMT_GUA_RUN_AHEAD_MS ahead of the clock (retry later); or
+ * -EOVERFLOW when the 42-bit sequence is exhausted.
  */
 int mmt_gua_alloc(u64 *gua)
 {
+	u64 now = ktime_get_real_ns() / NSEC_PER_MSEC;
+	u64 next;
 	int err = 0;
 
 	spin_lock(&mmt_gua_lock);
-	if (mmt_gua_seq >= MMT_GUA_SEQ_MAX) {
+	next = max(mmt_gua_seq + 1, now);
+	if (next > MMT_GUA_SEQ_MAX) {
 		err = -EOVERFLOW;
+	} else if (next > now + MMT_GUA_RUN_AHEAD_MS) {
+		err = -EAGAIN;
 	} else {
-		mmt_gua_seq++;
-		*gua = (u64)mmt_node << MMT_GUA_SEQ_BITS | mmt_gua_seq;
+		mmt_gua_seq = next;
+		*gua = (u64)mmt_node << MMT_GUA_SEQ_BITS | next;
 	}
 	spin_unlock(&mmt_gua_lock);
 	return err;
@@ -111,8 +125,7 @@ static int __init mmt_init(void)
 	int err;
 
 	mmt_node = 1;
-	mmt_gua_seq = min_t(u64, ktime_get_real_ns() / NSEC_PER_MSEC,
-			    MMT_GUA_SEQ_MAX / 2);
+	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();
 	mmt_stats_init();
 	err = misc_register(&mmt_miscdev);

@@ -119,6 +119,9 @@ static int mmt_pmo_charge(struct mmt_pmo *pmo, size_t bytes)
 	u64 limit = (u64)max_pmo_mib << 20;
 	int err;
 
+	/* Checked alone first: the counter is signed, the size is not. */
+	if (pmo->bytes > limit)
+		return -ENOSPC;
 	if (atomic64_add_return(pmo->bytes, &mmt_stats.pmo_bytes) > limit) {
 		atomic64_sub(pmo->bytes, &mmt_stats.pmo_bytes);
 		return -ENOSPC;
@@ -146,8 +149,10 @@ static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
 	pmo->stride = PAGE_ALIGN(p->data_bytes + p->macs_bytes +
 				 p->nodes_bytes);
 	if (check_mul_overflow((size_t)pmo->closures, pmo->stride,
-			       &pmo->mem_bytes))
+			       &pmo->mem_bytes)) {
+		pmo->mem_bytes = 0;	/* nothing charged: see mmt_pmo_free() */
 		return -EINVAL;
+	}
 	err = mmt_pmo_charge(pmo, pmo->mem_bytes);
 	if (err) {
 		pmo->mem_bytes = 0;
@@ -557,6 +562,8 @@ int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 	if (index >= pmo->closures)
 		return -EINVAL;
 	mutex_lock(&pmo->lock);
+	pmo->rx.check_seq = true;
+	pmo->rx.expect_seq = index;
 	if (!pmo->crypto)
 		err = -EPERM;
 	else

@@ -24,8 +24,10 @@ struct mmt_transport;
  *	the receiver check it, and return its verdict: 0 accepted (the
  *	receiver's MMT is VALID), the receiver's -errno (rejected; the
  *	receiver's MMT is still WAITING), or -ECONNRESET / -ETIMEDOUT when the
- *	outcome is unknown (the ack was lost).  Context: process; may sleep;
- *	called without any PMO lock held.
+ *	outcome is unknown (the ack was lost).  A remote verdict is not
+ *	authenticated, so after any error in transfer mode the sender
+ *	re-encrypts its MMT under a fresh GUA (mmt_delegate()).  Context:
+ *	process; may sleep; called without any PMO lock held.
  */
 struct mmt_transport_ops {
 	const char *name;
@@ -40,6 +42,8 @@ struct mmt_transport_ops {
  * @conn_id: connection id, bound into every closure header (AEAD data)
  * @peer_node: the receiver's node id
  * @eager: the receiver verifies whole closures on receipt
+ * @last_gua: sender side: GUA of the last closure sent on this connection
+ *	(the receiver's reorder rule wants them rising)
  */
 struct mmt_transport {
 	const struct mmt_transport_ops *ops;
@@ -47,6 +51,7 @@ struct mmt_transport {
 	u64 conn_id;
 	u16 peer_node;
 	bool eager;
+	u64 last_gua;
 };
 
 /* mmt_delegate.c */

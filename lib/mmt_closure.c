@@ -319,7 +319,8 @@ static int mmt_closure_check(struct mmt *t, bool eager)
  *  2. the header parses (the errors of mmt_closure_parse_hdr());
  *  3. its geometry is @m's (else -EMEDIUMTYPE);
  *  4. it is for this node and connection: receiver_node == @rx->self_node
- *     and conn_id == @rx->conn_id (else -EXDEV);
+ *     and conn_id == @rx->conn_id (else -EXDEV); and with @rx->check_seq,
+ *     for this MMT: seq == @rx->expect_seq (else -EILSEQ);
  *  5. the sealed root authenticates with the header as associated data
  *     (else -EBADMSG);
  *  6. replay: its root counter is greater than @rx->min_root_counter and
@@ -366,6 +367,8 @@ int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 		return -EMEDIUMTYPE;
 	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
 		return -EXDEV;
+	if (rx->check_seq && h.seq != rx->expect_seq)
+		return -EILSEQ;
 
 	ret = mmt_root_unseal(m->p, m->crypto, hb, sizeof(hb),
 			      buf + MMT_CLOSURE_HDR_BYTES, &root);

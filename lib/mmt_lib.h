@@ -466,7 +466,11 @@ int mmt_verify_all(struct mmt *m);
  * the GUA is part of every nonce.  Sets @m->root.gua on success.
  *
  * Return: 0; -EINVAL for a bad @new_gua; -EBADMSG if the MMT fails
- * verification (nothing changed).
+ * verification.  A failure of that first pass changes nothing.  If the
+ * untrusted memory changes under the call after that pass, the call fails
+ * closed with -EBADMSG: blocks already converted no longer verify (data
+ * loss, never a reused pad, since @m->root.gua stays the old one and no
+ * block is ever written under it again with an old counter).
  */
 int mmt_regua(struct mmt *m, u64 new_gua);
 
@@ -574,6 +578,10 @@ struct mmt_closure_hdr {
  * @min_root_counter: root counters must be greater than this (replay)
  * @last_root_counter: last accepted root counter on this connection
  * @last_gua: last accepted GUA on this connection (reorder); 0 = none yet
+ * @check_seq: enforce @expect_seq (the driver does; tests may not)
+ * @expect_seq: the seq the next closure must carry: the index of the MMT
+ *	it is received into, so a closure cannot be installed in another
+ *	MMT's slot
  */
 struct mmt_rx_rules {
 	u16 self_node;
@@ -581,6 +589,8 @@ struct mmt_rx_rules {
 	u64 min_root_counter;
 	u64 last_root_counter;
 	u64 last_gua;
+	bool check_seq;
+	u64 expect_seq;
 };
 
 size_t mmt_closure_bytes(const struct mmt_params *p);

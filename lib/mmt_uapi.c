@@ -59,8 +59,9 @@ int mmt_uapi_geometry(const struct mmt_geometry *g, struct mmt_params *p)
  *
  * Context: any.
  * Return: 0; -EINVAL for unknown flags, non-zero reserved fields, a bad
- * geometry, or @c->bytes zero, not a multiple of the closure size, or
- * more than 2^32 - 1 closures.
+ * geometry, a closure of more than MMT_CLOSURE_MAX_BYTES (it must fit one
+ * kernel buffer when it is built or received), or @c->bytes zero, not a
+ * multiple of the closure size, or more than 2^32 - 1 closures.
  */
 int mmt_uapi_pmo_create(const struct mmt_pmo_create *c,
 			struct mmt_params *p, u32 *closures)
@@ -79,6 +80,10 @@ int mmt_uapi_pmo_create(const struct mmt_pmo_create *c,
 	err = mmt_uapi_geometry(&c->geometry, p);
 	if (err)
 		return err;
+	if (mmt_closure_bytes(p) > MMT_CLOSURE_MAX_BYTES) {
+		memset(p, 0, sizeof(*p));
+		return -EINVAL;
+	}
 	n = c->bytes >> ilog2(p->data_bytes);
 	if (!c->bytes || (c->bytes & (p->data_bytes - 1)) || n > 0xffffffffull) {
 		memset(p, 0, sizeof(*p));

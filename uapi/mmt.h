@@ -470,6 +470,8 @@ struct mmt_xfer {
  * * EBUSY - the PMO already has a key; MMT_IOC_PMO_INVALIDATE resets it
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
+ * * EAGAIN - GUAs were made faster than the module allows (the GUA
+ *   sequence follows the clock; see docs/ENGINE.md): retry later
  * * EOVERFLOW - the node's GUA sequence is exhausted
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
@@ -524,9 +526,12 @@ struct mmt_xfer {
  * MMT_DELEGATE_EAGER) and goes VALID (read-only for MMT_DELEGATE_COPY);
  * then the sender goes INVALID (transfer) or back to VALID (copy).  A
  * rejected closure leaves both MMTs as they were (sender VALID with its
- * data, receiver WAITING); only the sender's root counter has moved on,
- * because the closure was sealed before the receiver checked it.  Earlier
- * closures stay delivered.  Each call is a new (loopback) connection.
+ * data, receiver WAITING), except that the sender's root counter has moved
+ * on (the closure was sealed before the receiver checked it) and, in
+ * transfer mode, the sender's MMT was re-encrypted under a fresh GUA (a
+ * rejection is not authenticated: the receiver might hold a writable copy).
+ * Earlier closures stay delivered.  Each call is a new (loopback)
+ * connection.
  * Context: process; takes each PMO's lock in turn, never both; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -541,6 +546,7 @@ struct mmt_xfer {
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
  * * EOVERFLOW - the sender's root counter is exhausted
+ * * EAGAIN - an MMT needed a fresh GUA and GUAs were made too fast: retry
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)

@@ -146,6 +146,8 @@ static void mmt_delegate_copy(struct kunit *test)
 static void mmt_delegate_wrong_key(struct kunit *test)
 {
 	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 gua0 = ctx->src->mmts[0].root.gua;
+	u64 gua1 = ctx->src->mmts[1].root.gua;
 	u8 other[16];
 	u64 sent = 99;
 
@@ -160,6 +162,50 @@ static void mmt_delegate_wrong_key(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->src, ctx->out), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
 			0);
+	/*
+	 * A rejection is not authenticated: in transfer mode the sender
+	 * re-encrypts the MMT it tried under a fresh GUA; the others were
+	 * never sent and keep theirs.
+	 */
+	KUNIT_EXPECT_NE(test, ctx->src->mmts[0].root.gua, gua0);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.gua, gua1);
+}
+
+/* A transport that delivers closure i into the receiver's MMT i + 1. */
+static int mmt_swap_deliver(struct mmt_transport *t, u32 index,
+			    const u8 *buf, size_t len)
+{
+	struct mmt_pmo *dst = t->priv;
+
+	return mmt_pmo_receive(dst, (index + 1) % dst->closures, buf, len,
+			       false);
+}
+
+static const struct mmt_transport_ops mmt_swap_ops = {
+	.name = "swap",
+	.deliver = mmt_swap_deliver,
+};
+
+static void mmt_delegate_wrong_slot(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	struct mmt_transport t = {
+		.ops = &mmt_swap_ops, .priv = ctx->dst, .conn_id = 9,
+	};
+	u64 gua0 = ctx->src->mmts[0].root.gua, sent = 99;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	t.peer_node = ctx->dst->rx.self_node;
+	ctx->dst->rx.conn_id = 9;
+	/* Copy mode: the closure for MMT 0 must not land in MMT 1. */
+	KUNIT_EXPECT_EQ(test, mmt_delegate(ctx->src, &t, true, &sent),
+			-EILSEQ);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.gua, gua0);
+	KUNIT_EXPECT_EQ(test, ctx->dst->rx.last_gua, 0ull);
 }
 
 static void mmt_delegate_replay_minimum(struct kunit *test)
@@ -175,6 +221,31 @@ static void mmt_delegate_replay_minimum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sent, 0ull);
 	mmt_expect_states(test, ctx->src, MMT_VALID, false);
 	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+}
+
+/* After a rejected transfer the sender can delegate again. */
+static void mmt_delegate_retry(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	u64 sent;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	ctx->dst->rx.min_root_counter = 1000;
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), -ESTALE);
+	/* MMT 0 now has the newest GUA, above MMT 1's and 2's ... */
+	KUNIT_EXPECT_GT(test, ctx->src->mmts[0].root.gua,
+			ctx->src->mmts[1].root.gua);
+	/* ... yet a new connection takes all of them, in order. */
+	ctx->dst->rx.min_root_counter = 0;
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    true, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_TEST_CLOSURES);
+	mmt_expect_states(test, ctx->src, MMT_INVALID, false);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
 }
 
 /* A transport that delivers, then reports the ack lost. */
@@ -238,7 +309,9 @@ static struct kunit_case mmt_delegate_cases[] = {
 	KUNIT_CASE(mmt_delegate_transfer),
 	KUNIT_CASE(mmt_delegate_copy),
 	KUNIT_CASE(mmt_delegate_wrong_key),
+	KUNIT_CASE(mmt_delegate_wrong_slot),
 	KUNIT_CASE(mmt_delegate_replay_minimum),
+	KUNIT_CASE(mmt_delegate_retry),
 	KUNIT_CASE(mmt_delegate_lost_ack),
 	KUNIT_CASE(mmt_delegate_refuses),
 	{}

@@ -899,6 +899,29 @@ static void mmt_closure_wrong_peer(struct kunit *test)
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "right peer");
 }
 
+/* With check_seq, a closure only goes into the MMT its seq names. */
+static void mmt_closure_wrong_slot(struct kunit *test)
+{
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 16, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	rx.check_seq = true;
+	rx.expect_seq = MMT_GOLDEN_SEQ + 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EILSEQ,
+			 "into another slot");
+	rx.expect_seq = MMT_GOLDEN_SEQ - 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EILSEQ,
+			 "into the slot before");
+	rx.expect_seq = MMT_GOLDEN_SEQ;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "its own slot");
+}
+
 static void mmt_closure_not_waiting(struct kunit *test)
 {
 	static const u8 other_key[16] = { 0xee };
@@ -1056,6 +1079,7 @@ static struct kunit_case mmt_closure_cases[] = {
 	KUNIT_CASE(mmt_closure_bad_geometry),
 	KUNIT_CASE(mmt_closure_bad_length),
 	KUNIT_CASE(mmt_closure_wrong_peer),
+	KUNIT_CASE(mmt_closure_wrong_slot),
 	KUNIT_CASE(mmt_closure_not_waiting),
 	KUNIT_CASE(mmt_closure_lost_ack_regua),
 	KUNIT_CASE(mmt_closure_golden),

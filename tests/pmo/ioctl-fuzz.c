@@ -66,17 +66,18 @@ static const char *const call_name[C_NR] = {
 };
 
 /* errnos uapi/mmt.h documents per call (on the right kind of fd) */
-static const int allowed[C_NR][12] = {
+static const int allowed[C_NR][16] = {
 	[C_QUERY] = { EFAULT, EINVAL, E2BIG },
 	[C_CREATE] = { EFAULT, EINVAL, E2BIG, ENOMEM, ENOSPC, EMFILE },
 	[C_NODE_ID] = { EFAULT, EINVAL, E2BIG, EPERM },
 	[C_SET_KEY] = { EFAULT, E2BIG, EINVAL, EBUSY, ENOTTY, ENOMEM,
-			EOVERFLOW },
+			EAGAIN, EOVERFLOW },
 	[C_COUNTER] = { EFAULT, E2BIG, EINVAL, EPERM },
 	[C_INFO] = { EFAULT, E2BIG, EINVAL, ENOMEM },
 	[C_INVALIDATE] = { EINVAL, EBUSY },
 	[C_DELEGATE] = { EFAULT, E2BIG, EINVAL, EBADF, ENOTTY, EMEDIUMTYPE,
-			 EPERM, EBADMSG, ESTALE, EILSEQ, ENOMEM, EOVERFLOW },
+			 EPERM, EBADMSG, ESTALE, EILSEQ, ENOMEM, EOVERFLOW,
+			 EAGAIN },
 	[C_DEBUG] = { EFAULT, E2BIG, EINVAL, EPERM, ENOTTY },
 	[C_UNKNOWN] = { ENOTTY },
 	[C_PREAD] = { EPERM, EBADMSG, EFAULT, EINVAL, ENOMEM, EAGAIN },

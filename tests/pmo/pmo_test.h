@@ -213,7 +213,10 @@ static inline bool pt_snap_eq(const struct pt_snap *a, const struct pt_snap *b)
 /*
  * pt_snap_same() - equal but for root counters, which may only have grown
  * (a rejected delegation may have raised the sender's counter: sealing
- * needs a fresh counter and a counter never goes back); prints what differs
+ * needs a fresh counter and a counter never goes back), and GUAs, which
+ * may only have been replaced by greater (fresh) ones (after a rejected
+ * transfer the sender re-encrypts the MMT it tried under a fresh GUA: the
+ * rejection is not authenticated); prints what differs
  */
 static inline bool pt_snap_same(const struct pt_snap *a,
 				const struct pt_snap *b, const char *what)
@@ -230,6 +233,12 @@ static inline bool pt_snap_same(const struct pt_snap *a,
 		if (x.mmts[i].root_counter != a->mmts[i].root_counter)
 			raised = true;
 		x.mmts[i].root_counter = a->mmts[i].root_counter;
+		if (x.mmts[i].gua < a->mmts[i].gua)
+			return false;
+		if (x.mmts[i].gua != a->mmts[i].gua)
+			printf("# %s: MMT %u re-encrypted under a fresh GUA (allowed)\n",
+			       what, i);
+		x.mmts[i].gua = a->mmts[i].gua;
 	}
 	if (raised)
 		printf("# %s: root counters raised (allowed)\n", what);

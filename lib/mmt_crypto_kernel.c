@@ -39,7 +39,7 @@
  * @sg_gcm: the single entry over @bounce
  * @iv: GCM nonce, in memory the request may keep a pointer to
  * @bounce: linear buffer for AD || text || tag (kmalloc'd with the context)
- * @hash_key: Carter-Wegman hash key (key material)
+ * @hash_key: Carter-Wegman hash keys, multilinear then NH (key material)
  */
 struct mmt_crypto {
 	struct crypto_skcipher *ecb[2];
@@ -52,7 +52,7 @@ struct mmt_crypto {
 	struct scatterlist sg_gcm;
 	u8 iv[MMT_GCM_NONCE_BYTES];
 	u8 *bounce;
-	u64 hash_key[MMT_HASH_KEYS];
+	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
 };
 
 static const char mmt_hkdf_salt[] = "mmt-v1 salt";
@@ -187,7 +187,8 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
 	struct mmt_crypto *c;
 	int err;
 
-	c = kvzalloc(sizeof(*c), GFP_KERNEL);
+	/* kmalloc'd: @iv is handed to the AEAD, which may DMA-map it. */
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	crypto_init_wait(&c->wait);
@@ -248,8 +249,7 @@ void mmt_crypto_free(struct mmt_crypto *c)
 	aead_request_free(c->gcm_req);
 	crypto_free_aead(c->gcm);
 	kfree_sensitive(c->bounce);
-	memzero_explicit(c, sizeof(*c));
-	kvfree(c);
+	kfree_sensitive(c);
 }
 
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c)

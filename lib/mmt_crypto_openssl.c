@@ -19,14 +19,14 @@
  * @gcm_enc: AES-128-GCM encryption context, keyed with the SEAL subkey
  * @gcm_dec: AES-128-GCM decryption context, same key
  * @bounce: decryption output, copied to the caller only if the tag is valid
- * @hash_key: Carter-Wegman hash key (key material)
+ * @hash_key: Carter-Wegman hash keys, multilinear then NH (key material)
  */
 struct mmt_crypto {
 	EVP_CIPHER_CTX *ecb[2];
 	EVP_CIPHER_CTX *gcm_enc;
 	EVP_CIPHER_CTX *gcm_dec;
 	u8 bounce[MMT_CRYPTO_SEAL_MAX];
-	u64 hash_key[MMT_HASH_KEYS];
+	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
 };
 
 static const char mmt_hkdf_salt[] = "mmt-v1 salt";

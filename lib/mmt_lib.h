@@ -128,8 +128,13 @@ enum mmt_subkey {
 #define MMT_GCM_TAG_BYTES	16	/* AES-GCM tag, appended to the text */
 #define MMT_CRYPTO_ECB_MAX	65536	/* bytes per mmt_crypto_ecb() call */
 #define MMT_CRYPTO_SEAL_MAX	1024	/* ad_len + text length per seal */
-/* Carter-Wegman hash keys: one per 32-bit word of a 4 KiB block + 8 */
-#define MMT_HASH_KEYS		((1u << MMT_MAX_LOG_BLOCK) / 4 + 8)
+/*
+ * Carter-Wegman hash keys (docs/ENGINE.md): MMT_HASH_KEYS multilinear keys
+ * in Z_p, p = 2^61 - 1 (node MACs, and the last stage of data MACs), then
+ * MMT_NH_KEYS NH keys, one per 64-bit word of a 4 KiB block (data MACs).
+ */
+#define MMT_HASH_KEYS		64
+#define MMT_NH_KEYS		((1u << MMT_MAX_LOG_BLOCK) / 8)
 
 /*
  * The crypto interface: the only code that calls a crypto library.  One file
@@ -261,16 +266,18 @@ int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
  * mmt_crypto_hash_key() - the Carter-Wegman hash key of a context
  * @c: context
  *
- * Return: MMT_HASH_KEYS values, each < 2^61 - 1; key material, wiped by
- * mmt_crypto_free().  Read-only for callers.
+ * Return: MMT_HASH_KEYS values, each < 2^61 - 1, followed by MMT_NH_KEYS
+ * 64-bit NH keys; key material, wiped by mmt_crypto_free().  Read-only for
+ * callers.
  */
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
 
 /**
  * mmt_hash_key_init() - derive the Carter-Wegman hash key (lib/mmt_tree.c)
  * @c: context whose MAC transform is keyed
- * @key: (out) MMT_HASH_KEYS values: key i is the 64-bit half (i % 2, big
- *	endian) of AES_MAC(nonce(domain 3, index i / 2)) reduced mod 2^61 - 1
+ * @key: (out) MMT_HASH_KEYS + MMT_NH_KEYS values: key i is the 64-bit
+ *	half (i % 2, big endian) of AES_MAC(nonce(domain 3, index i / 2)),
+ *	reduced mod 2^61 - 1 for i < MMT_HASH_KEYS, as is for the NH keys
  *
  * Called by the backends at the end of mmt_crypto_alloc(); not by others.
  *

@@ -22,7 +22,11 @@
 
 #define MMT_P61		((1ull << 61) - 1)	/* hash modulus, a prime */
 #define MMT_PAD_AREA	32768			/* pad bytes per batch */
-#define MMT_TAIL_WORDS	6			/* bound words after a message */
+#define MMT_TAIL_WORDS	6			/* bound words after a node */
+#define MMT_M43		((1ull << 43) - 1)	/* NH value split: 43+43+42 bits */
+#define MMT_DMAC_KEYS	6			/* multilinear keys of a data MAC */
+#define MMT_DKEY	(MMT_HASH_KEYS - 8)	/* the first of them */
+#define MMT_ALL_KEYS	(MMT_HASH_KEYS + MMT_NH_KEYS)
 #define MMT_NODE_BUF	128			/* >= the largest node_size */
 /* Most blocks per batch: MMT_PAD_AREA / (64-byte block + MAC pad) */
 #define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
@@ -168,46 +172,55 @@ static u32 mmt_node_index(unsigned int l, u32 i)
 
 int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
 {
+	const size_t n = MMT_ALL_KEYS;
 	u8 *buf;
 	unsigned int i;
 	int err;
 
-	BUILD_BUG_ON(MMT_HASH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 4 +
+	BUILD_BUG_ON(MMT_HASH_KEYS % 2 || MMT_NH_KEYS % 2);
+	BUILD_BUG_ON(MMT_DKEY < (MMT_NODE_BUF - MMT_MAC_BYTES) / 4 +
 		     MMT_TAIL_WORDS);
+	BUILD_BUG_ON(MMT_DKEY + MMT_DMAC_KEYS > MMT_HASH_KEYS);
+	BUILD_BUG_ON(MMT_NH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 8);
 	BUILD_BUG_ON(MMT_NODE_BUF < 16 + (1u << MMT_MAX_LOG_ARITY));
 	BUILD_BUG_ON(MMT_PAD_AREA < 2 * ((1u << MMT_MAX_LOG_BLOCK) +
 					 MMT_AES_BLOCK));
 	BUILD_BUG_ON(MMT_PAD_AREA > MMT_CRYPTO_ECB_MAX);
+	BUILD_BUG_ON(MMT_ALL_KEYS * 8 > MMT_CRYPTO_ECB_MAX);
 	/* Heap, not stack: the kernel backend maps it into a scatterlist. */
-	buf = kmalloc(MMT_HASH_KEYS * 8, GFP_KERNEL);
+	buf = kmalloc(n * 8, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; i < MMT_HASH_KEYS / 2; i++)
+	for (i = 0; i < n / 2; i++)
 		mmt_mac_nonce(buf + 16 * i, MMT_DOM_HKEY, 0, i, 0);
-	err = mmt_crypto_ecb(c, MMT_SUBKEY_MAC, buf, buf, MMT_HASH_KEYS * 8);
-	for (i = 0; !err && i < MMT_HASH_KEYS; i++)
-		key[i] = get_unaligned_be64(buf + 8 * i) % MMT_P61;
-	memzero_explicit(buf, MMT_HASH_KEYS * 8);
+	err = mmt_crypto_ecb(c, MMT_SUBKEY_MAC, buf, buf, n * 8);
+	for (i = 0; !err && i < n; i++) {
+		u64 v = get_unaligned_be64(buf + 8 * i);
+
+		/* multilinear keys live in Z_p; NH keys are whole words */
+		key[i] = i < MMT_HASH_KEYS ? v % MMT_P61 : v;
+	}
+	memzero_explicit(buf, n * 8);
 	kfree(buf);
 	return err;
 }
 
 /*
- * @a mod 2^61 - 1, for @a < 2^120 (our sums stay below 2^104: at most
- * 1032 products of a 61-bit key and a 32-bit word).
+ * @a mod 2^61 - 1, for @a < 2^125 (our sums stay below 2^122: see
+ * mmt_hash_words() and mmt_dmac_tag()).
  */
 static inline u64 mmt_reduce(mmt_u128 a)
 {
-	u64 r = ((u64)a & MMT_P61) + (u64)(a >> 61);	/* < 2^62 */
+	u64 r = ((u64)a & MMT_P61) + (u64)(a >> 61);	/* < 2^61 + 2^64 */
 
-	r = (r & MMT_P61) + (r >> 61);			/* < 2^61 + 2 */
+	r = (r & MMT_P61) + (r >> 61);			/* < 2^61 + 8 */
 	if (r >= MMT_P61)
 		r -= MMT_P61;
 	return r;
 }
 
 /*
- * The bound words hashed after a message: GUA, index and counter, then the
+ * The bound words hashed after a node: GUA, index and counter, then the
  * domain, which is never 0, so two distinct messages of one domain are never
  * multiples of each other mod p (docs/ENGINE.md: forgery bound).
  */
@@ -237,35 +250,6 @@ static inline mmt_u128 mmt_hash_words(const u64 *k, const u8 *msg,
 		a1 += (mmt_u128)k[i + 1] * (w >> 32);
 	}
 	return a0 + a1;
-}
-
-/*
- * dst = src ^ pad (@nwords 32-bit words), returning the hash of dst; @src
- * NULL means zeros.  The fused loop of the write path.
- */
-static inline mmt_u128 mmt_xor_hash(const u64 *k, u8 *dst, const u8 *src,
-				    const u8 *pad, size_t nwords)
-{
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	size_t i;
-
-	/* nwords is a multiple of 16 (blocks of at least 64 bytes) */
-	for (i = 0; i < nwords; i += 4) {
-		u64 w0 = get_unaligned_le64(pad + 4 * i);
-		u64 w1 = get_unaligned_le64(pad + 4 * i + 8);
-
-		if (src) {
-			w0 ^= get_unaligned_le64(src + 4 * i);
-			w1 ^= get_unaligned_le64(src + 4 * i + 8);
-		}
-		put_unaligned_le64(w0, dst + 4 * i);
-		put_unaligned_le64(w1, dst + 4 * i + 8);
-		a0 += (mmt_u128)k[i] * (u32)w0;
-		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
-		a2 += (mmt_u128)k[i + 2] * (u32)w1;
-		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
-	}
-	return (a0 + a1) + (a2 + a3);
 }
 
 /* Node MAC tag of the encoded node in @buf (node_size - 8 bytes). */
@@ -466,29 +450,41 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 {
 	const struct mmt_params *p = m->p;
 	u32 nsub = p->block_size / MMT_AES_BLOCK, i, s;
-	u8 *mac = data ? out + (size_t)n * p->block_size : out;
+	u8 *mac = data ? out + (size_t)n * p->block_size : out, *d = out;
+	u64 ghi = (gua & MMT_GUA_MASK) << 6;
 	int err;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++, mac += 16) {
 		u32 x = b + i;
-		u64 c = ctr[i] & ((1ull << 40) - 1);
+		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2, hi, lo;
 
-		mmt_mac_nonce_fill(mac + 16 * i, MMT_DOM_DATA, gua, x, c);
-		if (data) {
-			/* mmt_data_nonce(), hoisted: only @s varies */
-			u8 *d = out + (size_t)i * p->block_size;
-			u64 hi = (gua & MMT_GUA_MASK) << 6 | x >> 14;
-			u64 lo = (u64)(x & 0x3fff) << 50 | c << 2;
-
+		/* mmt_mac_nonce_fill(m, MMT_DOM_DATA, ...), inlined */
+		put_unaligned_be64(ghi | (x & 0xfffffff) >> 22, mac);
+		put_unaligned_be64((u64)(x & 0x3fffff) << 42 | c |
+				   MMT_DOM_DATA, mac + 8);
+		if (!data)
+			continue;
+		/* mmt_data_nonce() of each sub-block: only s varies */
+		hi = ghi | (x & 0xfffff) >> 14;
+		lo = (u64)(x & 0x3fff) << 50 | c;
+		if (nsub == 4) {	/* 64-byte blocks, unrolled */
 			put_unaligned_be64(hi, d);
 			put_unaligned_be64(lo, d + 8);
-			for (s = 1; s < nsub; s++) {
-				memcpy(d + 16 * s, d, 8);
-				put_unaligned_be64(lo | (u64)s << 42,
-						   d + 16 * s + 8);
-			}
+			put_unaligned_be64(hi, d + 16);
+			put_unaligned_be64(lo | 1ull << 42, d + 24);
+			put_unaligned_be64(hi, d + 32);
+			put_unaligned_be64(lo | 2ull << 42, d + 40);
+			put_unaligned_be64(hi, d + 48);
+			put_unaligned_be64(lo | 3ull << 42, d + 56);
+			d += 64;
+			continue;
+		}
+		for (s = 0; s < nsub; s++, d += 16) {
+			put_unaligned_be64(hi, d);
+			put_unaligned_be64(lo | (u64)s << 42, d + 8);
 		}
 	}
+	mac = data ? out + (size_t)n * p->block_size : out;
 	if (data) {
 		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, out, out,
 				     (size_t)n * p->block_size);
@@ -508,31 +504,46 @@ static u32 mmt_batch(const struct mmt_params *p, unsigned int copies)
 /* ------------------------------------------------------------ data */
 
 /*
- * Data MAC of one block under one GUA: the bound words that do not change
- * from block to block (GUA, domain) are hashed once per call.
+ * Data MAC of one block under one GUA (docs/ENGINE.md, "Carter-Wegman
+ * MACs"): NH over the ciphertext, then a multilinear hash mod p of the NH
+ * value and the bound words.  The bound words that do not change from block
+ * to block (GUA, domain) are hashed once per call.
  */
 struct mmt_dmac {
-	const u64 *k;		/* keys of the ciphertext words */
-	const u64 *kt;		/* keys of the bound words */
-	mmt_u128 fixed;		/* hash of the GUA and domain words */
-	u32 nwords;		/* 32-bit words per block */
+	const u64 *nh;		/* NH keys, one per 64-bit ciphertext word */
+	const u64 *kt;		/* MMT_DMAC_KEYS multilinear keys */
+	mmt_u128 fixed;		/* kt[4] * GUA + kt[5] * domain */
+	u32 nwords;		/* 64-bit words per block (a multiple of 8) */
 };
 
 static void mmt_dmac_init(const struct mmt *m, u64 gua, struct mmt_dmac *d)
 {
-	d->nwords = m->p->block_size / 4;
-	d->k = mmt_crypto_hash_key(m->crypto);
-	d->kt = d->k + d->nwords;
-	d->fixed = mmt_hash_tail(d->kt, gua, 0, 0, MMT_DOM_DATA);
+	const u64 *k = mmt_crypto_hash_key(m->crypto);
+
+	d->nwords = m->p->block_size / 8;
+	d->nh = k + MMT_HASH_KEYS;
+	d->kt = k + MMT_DKEY;
+	d->fixed = (mmt_u128)d->kt[4] * (gua & MMT_GUA_MASK) +
+		   (mmt_u128)d->kt[5] * MMT_DOM_DATA;
 }
 
-/* Tag of block @b, counter @ctr, whose ciphertext words hash to @h. */
-static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, mmt_u128 h,
+/*
+ * Tag of block @b, counter @ctr, whose ciphertext has the NH value @nh.
+ * The multilinear words: the NH value in three pieces of 43, 43 and 42
+ * bits, ctr << 20 | b (60 bits), GUA (58 bits), domain: all below p, so the
+ * sum stays below 3 * 2^104 + 2^121 + 2^119 + 2^61 < 2^122.
+ */
+static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, mmt_u128 nh,
 			       u32 b, u64 ctr, const u8 *pad16)
 {
-	h += d->fixed + (mmt_u128)d->kt[2] * b +
-	     (mmt_u128)d->kt[3] * (u32)ctr +
-	     (mmt_u128)d->kt[4] * (u32)(ctr >> 32);
+	u64 lo = (u64)nh, hi = (u64)(nh >> 64);
+	mmt_u128 h = d->fixed;
+
+	h += (mmt_u128)d->kt[0] * (lo & MMT_M43);
+	h += (mmt_u128)d->kt[1] * ((lo >> 43 | hi << 21) & MMT_M43);
+	h += (mmt_u128)d->kt[2] * (hi >> 22);
+	h += (mmt_u128)d->kt[3] * ((ctr & ((1ull << 40) - 1)) << 20 |
+				   (b & 0xfffff));
 	return mmt_reduce(h) ^ get_unaligned_le64(pad16);
 }
 
@@ -546,88 +557,286 @@ static bool mmt_diff_bad(u64 diff)
 	return crypto_memneq(d, zero, MMT_MAC_BYTES);
 }
 
-static inline u64 mmt_stored_tag(const struct mmt *m, u32 b)
+/*
+ * NH (Black et al., UMAC, CRYPTO 1999) over 64-bit words, the sum mod
+ * 2^128:  sum_i (c[2i] + nh[2i] mod 2^64) * (c[2i+1] + nh[2i+1] mod 2^64).
+ * One 64 x 64 -> 128-bit multiply per 16 bytes.  The loops below are the
+ * only code that reads or writes block contents.  Each one has a single
+ * caller, so that it is inlined into a loop over a whole batch; @nwords is
+ * a multiple of 8, and the 64-byte block (8 words) has loops of its own,
+ * written out.
+ */
+
+/*
+ * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
+ * computed in registers (never read back from untrusted memory).
+ */
+static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
+				      const u8 *pad, size_t nwords)
 {
-	return get_unaligned_le64(m->macs + (size_t)b * MMT_MAC_BYTES);
+	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	size_t i;
+
+	/* four independent accumulators: bound by the multiplier */
+	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64) {
+		u64 c0 = get_unaligned_le64(pad) ^ get_unaligned_le64(src);
+		u64 c1 = get_unaligned_le64(pad + 8) ^
+			 get_unaligned_le64(src + 8);
+		u64 c2 = get_unaligned_le64(pad + 16) ^
+			 get_unaligned_le64(src + 16);
+		u64 c3 = get_unaligned_le64(pad + 24) ^
+			 get_unaligned_le64(src + 24);
+		u64 c4 = get_unaligned_le64(pad + 32) ^
+			 get_unaligned_le64(src + 32);
+		u64 c5 = get_unaligned_le64(pad + 40) ^
+			 get_unaligned_le64(src + 40);
+		u64 c6 = get_unaligned_le64(pad + 48) ^
+			 get_unaligned_le64(src + 48);
+		u64 c7 = get_unaligned_le64(pad + 56) ^
+			 get_unaligned_le64(src + 56);
+
+		put_unaligned_le64(c0, dst);
+		put_unaligned_le64(c1, dst + 8);
+		put_unaligned_le64(c2, dst + 16);
+		put_unaligned_le64(c3, dst + 24);
+		put_unaligned_le64(c4, dst + 32);
+		put_unaligned_le64(c5, dst + 40);
+		put_unaligned_le64(c6, dst + 48);
+		put_unaligned_le64(c7, dst + 56);
+		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
+		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
+		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
+		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
+	}
+	return (a0 + a1) + (a2 + a3);
 }
 
 /*
- * One pass over an untrusted ciphertext block: each word is loaded once,
- * hashed, and written decrypted to @dst (trusted), so the words that are
- * checked are the words that are decrypted.
+ * Read: one pass over an untrusted ciphertext block: each word is loaded
+ * once, hashed, and written decrypted to @dst (trusted), so the words that
+ * are checked are the words that are decrypted.
  */
-static inline mmt_u128 mmt_open_words(const u64 *k, u8 *dst,
-				      const u8 *ct, const u8 *pad,
-				      size_t nwords)
+static inline mmt_u128 mmt_open_words(const u64 *nh, u8 *dst, const u8 *ct,
+				      const u8 *pad, size_t nwords)
 {
 	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 	size_t i;
 
-	/* nwords is a multiple of 16 (blocks of at least 64 bytes) */
-	for (i = 0; i < nwords; i += 4) {
-		u64 w0 = get_unaligned_le64(ct + 4 * i);
-		u64 w1 = get_unaligned_le64(ct + 4 * i + 8);
+	for (i = 0; i < nwords; i += 8, dst += 64, ct += 64, pad += 64) {
+		u64 c0 = get_unaligned_le64(ct), c1 = get_unaligned_le64(ct + 8);
+		u64 c2 = get_unaligned_le64(ct + 16);
+		u64 c3 = get_unaligned_le64(ct + 24);
+		u64 c4 = get_unaligned_le64(ct + 32);
+		u64 c5 = get_unaligned_le64(ct + 40);
+		u64 c6 = get_unaligned_le64(ct + 48);
+		u64 c7 = get_unaligned_le64(ct + 56);
 
-		put_unaligned_le64(w0 ^ get_unaligned_le64(pad + 4 * i),
-				   dst + 4 * i);
-		put_unaligned_le64(w1 ^ get_unaligned_le64(pad + 4 * i + 8),
-				   dst + 4 * i + 8);
-		a0 += (mmt_u128)k[i] * (u32)w0;
-		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
-		a2 += (mmt_u128)k[i + 2] * (u32)w1;
-		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
+		put_unaligned_le64(c0 ^ get_unaligned_le64(pad), dst);
+		put_unaligned_le64(c1 ^ get_unaligned_le64(pad + 8), dst + 8);
+		put_unaligned_le64(c2 ^ get_unaligned_le64(pad + 16), dst + 16);
+		put_unaligned_le64(c3 ^ get_unaligned_le64(pad + 24), dst + 24);
+		put_unaligned_le64(c4 ^ get_unaligned_le64(pad + 32), dst + 32);
+		put_unaligned_le64(c5 ^ get_unaligned_le64(pad + 40), dst + 40);
+		put_unaligned_le64(c6 ^ get_unaligned_le64(pad + 48), dst + 48);
+		put_unaligned_le64(c7 ^ get_unaligned_le64(pad + 56), dst + 56);
+		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
+		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
+		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
+		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
 	}
 	return (a0 + a1) + (a2 + a3);
 }
 
-/* Hash of a data block in untrusted memory, each word read once. */
-static inline mmt_u128 mmt_hash_block(const u64 *k, const u8 *ct,
-				      size_t nwords)
+/* Check only, or hash trusted bytes: NH of @nwords words at @ct. */
+static inline mmt_u128 mmt_hash_words64(const u64 *nh, const u8 *ct,
+					size_t nwords)
 {
 	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 	size_t i;
 
-	for (i = 0; i < nwords; i += 4) {
-		u64 w0 = get_unaligned_le64(ct + 4 * i);
-		u64 w1 = get_unaligned_le64(ct + 4 * i + 8);
-
-		a0 += (mmt_u128)k[i] * (u32)w0;
-		a1 += (mmt_u128)k[i + 1] * (w0 >> 32);
-		a2 += (mmt_u128)k[i + 2] * (u32)w1;
-		a3 += (mmt_u128)k[i + 3] * (w1 >> 32);
+	for (i = 0; i < nwords; i += 8) {
+		a0 += (mmt_u128)(get_unaligned_le64(ct + 8 * i) + nh[i]) *
+		      (get_unaligned_le64(ct + 8 * i + 8) + nh[i + 1]);
+		a1 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 16) +
+				 nh[i + 2]) *
+		      (get_unaligned_le64(ct + 8 * i + 24) + nh[i + 3]);
+		a2 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 32) +
+				 nh[i + 4]) *
+		      (get_unaligned_le64(ct + 8 * i + 40) + nh[i + 5]);
+		a3 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 48) +
+				 nh[i + 6]) *
+		      (get_unaligned_le64(ct + 8 * i + 56) + nh[i + 7]);
 	}
 	return (a0 + a1) + (a2 + a3);
+}
+
+/* NH of the 8 words of a 64-byte block, written out. */
+static inline mmt_u128 mmt_nh8(const u64 *nh, u64 c0, u64 c1, u64 c2, u64 c3,
+			       u64 c4, u64 c5, u64 c6, u64 c7)
+{
+	return (mmt_u128)(c0 + nh[0]) * (c1 + nh[1]) +
+	       (mmt_u128)(c2 + nh[2]) * (c3 + nh[3]) +
+	       (mmt_u128)(c4 + nh[4]) * (c5 + nh[5]) +
+	       (mmt_u128)(c6 + nh[6]) * (c7 + nh[7]);
+}
+
+/* mmt_seal_words() of one 64-byte block */
+static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
+				  const u8 *pad)
+{
+	u64 c0 = get_unaligned_le64(pad) ^ get_unaligned_le64(src);
+	u64 c1 = get_unaligned_le64(pad + 8) ^ get_unaligned_le64(src + 8);
+	u64 c2 = get_unaligned_le64(pad + 16) ^ get_unaligned_le64(src + 16);
+	u64 c3 = get_unaligned_le64(pad + 24) ^ get_unaligned_le64(src + 24);
+	u64 c4 = get_unaligned_le64(pad + 32) ^ get_unaligned_le64(src + 32);
+	u64 c5 = get_unaligned_le64(pad + 40) ^ get_unaligned_le64(src + 40);
+	u64 c6 = get_unaligned_le64(pad + 48) ^ get_unaligned_le64(src + 48);
+	u64 c7 = get_unaligned_le64(pad + 56) ^ get_unaligned_le64(src + 56);
+
+	put_unaligned_le64(c0, dst);
+	put_unaligned_le64(c1, dst + 8);
+	put_unaligned_le64(c2, dst + 16);
+	put_unaligned_le64(c3, dst + 24);
+	put_unaligned_le64(c4, dst + 32);
+	put_unaligned_le64(c5, dst + 40);
+	put_unaligned_le64(c6, dst + 48);
+	put_unaligned_le64(c7, dst + 56);
+	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
+/* mmt_open_words() of one 64-byte block; @dst NULL: check only */
+static inline mmt_u128 mmt_open64(const u64 *nh, u8 *dst, const u8 *ct,
+				  const u8 *pad)
+{
+	u64 c0 = get_unaligned_le64(ct), c1 = get_unaligned_le64(ct + 8);
+	u64 c2 = get_unaligned_le64(ct + 16), c3 = get_unaligned_le64(ct + 24);
+	u64 c4 = get_unaligned_le64(ct + 32), c5 = get_unaligned_le64(ct + 40);
+	u64 c6 = get_unaligned_le64(ct + 48), c7 = get_unaligned_le64(ct + 56);
+
+	if (dst) {
+		put_unaligned_le64(c0 ^ get_unaligned_le64(pad), dst);
+		put_unaligned_le64(c1 ^ get_unaligned_le64(pad + 8), dst + 8);
+		put_unaligned_le64(c2 ^ get_unaligned_le64(pad + 16), dst + 16);
+		put_unaligned_le64(c3 ^ get_unaligned_le64(pad + 24), dst + 24);
+		put_unaligned_le64(c4 ^ get_unaligned_le64(pad + 32), dst + 32);
+		put_unaligned_le64(c5 ^ get_unaligned_le64(pad + 40), dst + 40);
+		put_unaligned_le64(c6 ^ get_unaligned_le64(pad + 48), dst + 48);
+		put_unaligned_le64(c7 ^ get_unaligned_le64(pad + 56), dst + 56);
+	}
+	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
+/*
+ * Check @n consecutive blocks from @b (counters @ctr[i], MAC pads @mpads,
+ * 16 bytes apart) and decrypt them with the data pads @dpads into @dst
+ * (trusted, n * block_size bytes), in one pass over the untrusted
+ * ciphertext; @dst NULL: check only (@dpads unused).  Returns the OR of
+ * the differences between computed and stored tags, 0 if all match: the
+ * caller tests it with mmt_diff_bad() and wipes @dst if it is not 0.
+ */
+static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
+			  u32 b, u32 n, const u64 *ctr, u8 *dst,
+			  const u8 *dpads, const u8 *mpads)
+{
+	u32 bs = m->p->block_size, i;
+	const u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
+	const u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
+	u64 diff = 0;
+	mmt_u128 h;
+
+	/* one loop per case, so that each inner loop is specialized */
+	if (d->nwords == 8 && dst) {
+		for (i = 0; i < n; i++, ct += 64, dst += 64, dpads += 64) {
+			h = mmt_open64(d->nh, dst, ct, dpads);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	} else if (d->nwords == 8) {
+		for (i = 0; i < n; i++, ct += 64) {
+			h = mmt_open64(d->nh, NULL, ct, NULL);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	} else if (dst) {
+		for (i = 0; i < n; i++, ct += bs, dst += bs, dpads += bs) {
+			h = mmt_open_words(d->nh, dst, ct, dpads, d->nwords);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	} else {
+		for (i = 0; i < n; i++, ct += bs) {
+			h = mmt_hash_words64(d->nh, ct, d->nwords);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	}
+	return diff;
+}
+
+/*
+ * Encrypt @n consecutive blocks from @b (counters @ctr[i]) of plaintext
+ * @src (trusted, n * block_size bytes; NULL: zeros) with the data pads
+ * @dpads, storing ciphertext and MACs (MAC pads @mpads, 16 bytes apart)
+ * in untrusted memory.
+ */
+static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
+			   u32 n, const u64 *ctr, const u8 *src,
+			   const u8 *dpads, const u8 *mpads)
+{
+	u32 bs = m->p->block_size, i;
+	u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
+	u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
+	mmt_u128 h;
+
+	/* one loop per case, so that each inner loop is specialized */
+	if (!src) {
+		/* zeros: the ciphertext is the pad, hashed in trusted memory */
+		for (i = 0; i < n; i++, ct += bs, dpads += bs) {
+			h = mmt_hash_words64(d->nh, dpads, d->nwords);
+			memcpy(ct, dpads, bs);
+			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
+							mpads + 16 * i),
+					   mac + 8 * i);
+		}
+	} else if (d->nwords == 8) {
+		for (i = 0; i < n; i++, ct += 64, src += 64, dpads += 64) {
+			h = mmt_seal64(d->nh, ct, src, dpads);
+			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
+							mpads + 16 * i),
+					   mac + 8 * i);
+		}
+	} else {
+		for (i = 0; i < n; i++, ct += bs, src += bs, dpads += bs) {
+			h = mmt_seal_words(d->nh, ct, src, dpads, d->nwords);
+			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
+							mpads + 16 * i),
+					   mac + 8 * i);
+		}
+	}
 }
 
 /* Check the MACs of blocks [b0, b1] against staging; no decryption. */
 static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
 {
-	const struct mmt_params *p = m->p;
 	u64 *ctr = mmt_ctr0(m);
 	u8 *pads = mmt_pads(m);
 	struct mmt_dmac d;
-	u32 b, n, i;
+	u32 b, n;
 	int err;
 
 	mmt_dmac_init(m, gua, &d);
 	for (b = b0; b <= b1; b += n) {
-		u64 diff = 0;
-
 		n = min_t(u32, b1 - b + 1, MMT_BATCH_MAX);
 		mmt_staged_ctrs(m, b, n, ctr);
 		err = mmt_gen_pads(m, gua, b, n, ctr, false, pads);
 		if (err)
 			return err;
-		for (i = 0; i < n; i++) {
-			u32 x = b + i;
-			const u8 *ct = m->data + ((size_t)x << p->log_block_size);
-			u64 stored = mmt_stored_tag(m, x);
-			mmt_u128 h = mmt_hash_block(d.k, ct, d.nwords);
-
-			diff |= mmt_dmac_tag(&d, h, x, ctr[i], pads + 16 * i) ^
-				stored;
-		}
-		if (mmt_diff_bad(diff)) {
+		if (mmt_diff_bad(mmt_open_batch(m, &d, b, n, ctr, NULL, NULL,
+						pads))) {
 			mmt_report(m, gua, -1, b);
 			return -EBADMSG;
 		}
@@ -644,33 +853,10 @@ static int mmt_open_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
 			  u64 ctr, u8 *dst, const u8 *data_pad,
 			  const u8 *mac_pad)
 {
-	const struct mmt_params *p = m->p;
-	u64 stored = mmt_stored_tag(m, b);
-	mmt_u128 h;
-
-	h = mmt_open_words(d->k, dst,
-			   m->data + ((size_t)b << p->log_block_size),
-			   data_pad, d->nwords);
-	if (mmt_diff_bad(mmt_dmac_tag(d, h, b, ctr, mac_pad) ^ stored))
+	if (mmt_diff_bad(mmt_open_batch(m, d, b, 1, &ctr, dst, data_pad,
+					mac_pad)))
 		return -EBADMSG;
 	return 0;
-}
-
-/*
- * Encrypt @pt (NULL: zeros) as block @b with counter @ctr, storing
- * ciphertext and MAC in untrusted memory.
- */
-static void mmt_seal_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
-			   u64 ctr, const u8 *pt, const u8 *data_pad,
-			   const u8 *mac_pad)
-{
-	const struct mmt_params *p = m->p;
-	u8 *ct = m->data + ((size_t)b << p->log_block_size);
-	mmt_u128 h;
-
-	h = mmt_xor_hash(d->k, ct, pt, data_pad, d->nwords);
-	put_unaligned_le64(mmt_dmac_tag(d, h, b, ctr, mac_pad),
-			   m->macs + (size_t)b * MMT_MAC_BYTES);
 }
 
 /*
@@ -726,7 +912,7 @@ static int mmt_recrypt_blocks(struct mmt *m, u64 gua, u64 new_gua,
 					goto out;
 				continue;
 			}
-			mmt_seal_block(m, &nd, x, nc[i], tmp,
+			mmt_seal_batch(m, &nd, x, 1, nc + i, tmp,
 				       np + (size_t)i * bs,
 				       np + (size_t)n * bs + 16 * i);
 		}
@@ -785,11 +971,8 @@ int mmt_format_major(struct mmt *m, u64 gua, u64 major)
 		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
 		if (err)
 			return err;
-		for (i = 0; i < n; i++)
-			mmt_seal_block(m, &d, b + i, ctr[i], NULL,
-				       pads + (size_t)i * p->block_size,
-				       pads + (size_t)n * p->block_size +
-				       16 * i);
+		mmt_seal_batch(m, &d, b, n, ctr, NULL, pads,
+			       pads + (size_t)n * p->block_size);
 	}
 	for (l = 0; l + 1 < p->levels; l++) {
 		err = mmt_store_nodes(m, gua, l, 0, p->level_nodes[l] - 1);
@@ -839,10 +1022,26 @@ int mmt_block_counter(struct mmt *m, u32 block, u64 *ctr)
 	return err;
 }
 
+/*
+ * The whole blocks of [@off, @off + @len) are [*w0, *w1] (none if *w0 >
+ * *w1); the others of [b0, b1] (at most the first and the last) are
+ * partial.
+ */
+static void mmt_whole(const struct mmt_params *p, u64 off, size_t len,
+		      u32 *w0, u32 *w1)
+{
+	u64 end = (off + len) >> p->log_block_size;	/* first not whole */
+
+	*w0 = (off + p->block_size - 1) >> p->log_block_size;
+	*w1 = end ? end - 1 : 0;
+	if (!end)
+		*w0 = 1;	/* none */
+}
+
 int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 {
 	const struct mmt_params *p = m->p;
-	u32 bs = p->block_size, b0, b1, b, n, i;
+	u32 bs = p->block_size, b0, b1, w0, w1, b, n, x, e;
 	u64 gua = m->root.gua, *ctr = mmt_ctr0(m);
 	u8 *pads = mmt_pads(m), *tmp = mmt_tmp(m), *out = buf;
 	struct mmt_dmac d;
@@ -855,37 +1054,44 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 		return err;
 	b0 = off >> p->log_block_size;
 	b1 = (off + len - 1) >> p->log_block_size;
+	mmt_whole(p, off, len, &w0, &w1);
 	err = mmt_load_path(m, gua, b0, b1);
 	if (err)
 		goto fail;
 	mmt_dmac_init(m, gua, &d);
 	for (b = b0; b <= b1; b += n) {
+		const u8 *mpads;
 		u64 diff = 0;
 
 		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
+		mpads = pads + (size_t)n * bs;
 		mmt_staged_ctrs(m, b, n, ctr);
 		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
 		if (err)
 			goto fail;
-		for (i = 0; i < n; i++) {
-			u32 x = b + i;
+		/* decrypted before the verdict: wiped if it fails */
+		for (x = b; x < b + n; x = e + 1) {
+			u32 i = x - b;
 			u64 start = (u64)x << p->log_block_size;
-			u64 from = max(start, off);
-			u64 to = min(start + bs, off + len);
-			bool whole = from == start && to == start + bs;
-			u8 *dst = whole ? out + (start - off) : tmp;
-			u64 stored = mmt_stored_tag(m, x);
-			mmt_u128 h;
 
-			/* decrypted before the verdict: wiped if it fails */
-			h = mmt_open_words(d.k, dst, m->data + start,
-					   pads + (size_t)i * bs, d.nwords);
-			diff |= mmt_dmac_tag(&d, h, x, ctr[i],
-					     pads + (size_t)n * bs + 16 * i) ^
-				stored;
-			if (!whole)
+			if (x >= w0 && x <= w1) {	/* a run of whole blocks */
+				e = min(w1, b + n - 1);
+				diff |= mmt_open_batch(m, &d, x, e - x + 1,
+						       ctr + i,
+						       out + (start - off),
+						       pads + (size_t)i * bs,
+						       mpads + 16 * i);
+			} else {			/* partial, via tmp */
+				u64 from = max(start, off);
+				u64 to = min(start + bs, off + len);
+
+				e = x;
+				diff |= mmt_open_batch(m, &d, x, 1, ctr + i, tmp,
+						       pads + (size_t)i * bs,
+						       mpads + 16 * i);
 				memcpy(out + (from - off), tmp + (from - start),
 				       to - from);
+			}
 		}
 		if (mmt_diff_bad(diff)) {
 			mmt_report(m, gua, -1, b);
@@ -914,10 +1120,27 @@ static bool mmt_overflows(const struct mmt *m, unsigned int l, u32 i,
 	const struct mmt_node_ctr *c = mmt_st(m, l, i);
 	unsigned int a = m->p->log_arity[l];
 	u32 first = max(clo, i << a), last = min(chi, ((i + 1) << a) - 1), j;
+	u32 mask = (1u << a) - 1;
 
-	for (j = first; j <= last; j++)
-		if (c->minor[j & ((1u << a) - 1)] == MMT_MINOR_MAX)
+	BUILD_BUG_ON(MMT_MINOR_MAX != 0x7f);
+	for (j = first; j <= last; ) {
+		u32 k = j & mask;
+
+		/* eight minors at a time: is any byte MMT_MINOR_MAX? */
+		if (!(k & 7) && last - j >= 7) {
+			u64 v = get_unaligned_le64(c->minor + k) ^
+				0x7f7f7f7f7f7f7f7full;
+
+			if ((v - 0x0101010101010101ull) & ~v &
+			    0x8080808080808080ull)
+				return true;
+			j += 8;
+			continue;
+		}
+		if (c->minor[k] == MMT_MINOR_MAX)
 			return true;
+		j++;
+	}
 	return false;
 }
 
@@ -1089,7 +1312,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 {
 	const struct mmt_params *p = m->p;
 	u32 ll[MMT_MAX_LEVELS], lh[MMT_MAX_LEVELS];
-	u32 bs = p->block_size, b0, b1, lo, hi, b, n, i;
+	u32 bs = p->block_size, b0, b1, w0, w1, lo, hi, b, n, i;
 	struct mmt_node_ctr top;
 	u64 gua = m->root.gua, *ctr = mmt_ctr0(m);
 	const u8 *in = buf;
@@ -1157,26 +1380,30 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	mmt_bump_counters(m, b0, b1);
 
 	mmt_dmac_init(m, gua, &d);
+	mmt_whole(p, off, len, &w0, &w1);
 	for (b = b0; b <= b1; b += n) {
+		const u8 *mpads;
+		u32 x, e;
+
 		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
+		mpads = pads + (size_t)n * bs;
 		mmt_staged_ctrs(m, b, n, ctr);
 		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
 		if (err)
 			goto out;
-		for (i = 0; i < n; i++) {
-			u32 x = b + i;
+		for (x = b; x < b + n; x = e + 1) {
+			u32 i = x - b;
 			const u8 *pt;
 
-			if (x == b0 && (off & (bs - 1) ||
-					(b0 == b1 && len < bs)))
-				pt = mmt_head(m);
-			else if (x == b1 && x != b0 && (off + len) & (bs - 1))
-				pt = mmt_tailbuf(m);
-			else
+			if (x >= w0 && x <= w1) {	/* a run of whole blocks */
+				e = min(w1, b + n - 1);
 				pt = in + (((u64)x << p->log_block_size) - off);
-			mmt_seal_block(m, &d, x, ctr[i], pt,
-				       pads + (size_t)i * bs,
-				       pads + (size_t)n * bs + 16 * i);
+			} else {	/* partial: merged in pass 1 */
+				e = x;
+				pt = x == b0 ? mmt_head(m) : mmt_tailbuf(m);
+			}
+			mmt_seal_batch(m, &d, x, e - x + 1, ctr + i, pt,
+				       pads + (size_t)i * bs, mpads + 16 * i);
 		}
 	}
 	for (l = 0; l + 1 < p->levels; l++) {

@@ -123,7 +123,7 @@ demo:
 	@scripts/demo.sh
 
 bench: $(O)/tools/mmt-engine-bench
-	$(O)/tools/mmt-engine-bench
+	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -104,6 +104,7 @@ static int mmt_pmo_release(struct inode *inode, struct file *file)
 	struct mmt_pmo *pmo = file->private_data;
 
 	trace_mmt_pmo_destroy(pmo->bytes, pmo->closures);
+	pr_debug("PMO of %llu bytes freed\n", pmo->bytes);
 	mmt_pmo_free(pmo);
 	return 0;
 }
@@ -215,6 +216,9 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 		return ERR_PTR(err);
 	}
 	trace_mmt_pmo_create(pmo->bytes, pmo->closures, p->block_size);
+	pr_debug("PMO of %llu bytes: %u closures of %llu bytes, %u-byte blocks, %u levels\n",
+		 pmo->bytes, pmo->closures, p->data_bytes, p->block_size,
+		 p->levels);
 	return pmo;
 }
 
@@ -332,6 +336,9 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	}
 	if (err)
 		mmt_pmo_drop_key(pmo);	/* every MMT back to INVALID */
+	else
+		pr_debug("PMO keyed (AES-%u), %u MMTs %s\n", key_len * 8,
+			 pmo->closures, receive ? "WAITING" : "VALID");
 out_unlock:
 	mutex_unlock(&pmo->lock);
 	return err;

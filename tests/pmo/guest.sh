@@ -178,6 +178,9 @@ mmtg_t "rmmod refused while a PMO fd is open" mmtg_run 60 mmtctl with-pmo \
 
 mmtg_t "pmo-rlimit" pmo-rlimit
 
+# io_uring reads and writes go through the same controller
+mmtg_t "pmo-uring" pmo-uring
+
 # --- d. fuzz -----------------------------------------------------------------
 
 pmo_long 3000 "ioctl-fuzz ($PMO_FUZZ_ITERS iterations, seed $PMO_FUZZ_SEED)" \

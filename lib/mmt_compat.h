@@ -25,6 +25,7 @@
 #include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
 #include <linux/bitops.h>
@@ -209,6 +210,17 @@ static inline void kvfree(const void *p)
 }
 
 static inline void kfree_sensitive(const void *p)
+{
+	free((void *)p);
+}
+
+/* vmalloc'd memory in the kernel (PMOs): tests use it to cover that path. */
+static inline void *vzalloc(size_t size)
+{
+	return calloc(1, size ? size : 1);
+}
+
+static inline void vfree(const void *p)
 {
 	free((void *)p);
 }

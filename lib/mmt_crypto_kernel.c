@@ -12,6 +12,10 @@
  *
  * HKDF-SHA256 (RFC 5869) on the "hmac(sha256)" shash, after
  * fs/crypto/hkdf.c.
+ *
+ * The secure channel (mmt_chan_*, docs/ENGINE.md): one "gcm(aes)" aead and
+ * request per context, one request per message of up to 64 MiB, mapped
+ * page by page into scatterlist tables allocated per message.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -257,28 +261,43 @@ const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c)
 	return c->hash_key;
 }
 
-/*
- * Map @len bytes at @buf (kmalloc'd or vmalloc'd, never the stack) into
- * @sg, one entry per page.  Returns the number of entries used.
- */
-static unsigned int mmt_map_sg(struct scatterlist *sg, const u8 *buf,
-			       size_t len)
+/* Pages touched by @len > 0 bytes at @buf: scatterlist entries needed. */
+static unsigned int mmt_sg_pages(const u8 *buf, size_t len)
 {
-	unsigned int n = 0;
+	return DIV_ROUND_UP(offset_in_page(buf) + len, PAGE_SIZE);
+}
 
-	sg_init_table(sg, MMT_ECB_SG_MAX);
+/*
+ * Map @len > 0 bytes at @buf (kmalloc'd or vmalloc'd, never the stack)
+ * into the entries from @sg on, one per page, following chain links
+ * (sg_next), so it fills a flat array and an sg_alloc_table() alike.  The
+ * caller provides mmt_sg_pages() entries.  Returns the last entry used.
+ */
+static struct scatterlist *mmt_sg_fill(struct scatterlist *sg, const u8 *buf,
+				       size_t len)
+{
+	struct scatterlist *last = sg;
+
 	while (len) {
 		size_t off = offset_in_page(buf);
 		size_t chunk = min_t(size_t, len, PAGE_SIZE - off);
 		struct page *page = is_vmalloc_addr(buf) ?
 			vmalloc_to_page(buf) : virt_to_page(buf);
 
-		sg_set_page(&sg[n++], page, chunk, off);
+		sg_set_page(sg, page, chunk, off);
+		last = sg;
+		sg = sg_next(sg);
 		buf += chunk;
 		len -= chunk;
 	}
-	sg_mark_end(&sg[n - 1]);
-	return n;
+	return last;
+}
+
+/* ECB: map @len bytes at @buf into the flat array @sg and mark the end. */
+static void mmt_map_sg(struct scatterlist *sg, const u8 *buf, size_t len)
+{
+	sg_init_table(sg, MMT_ECB_SG_MAX);
+	sg_mark_end(mmt_sg_fill(sg, buf, len));
 }
 
 int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
@@ -344,5 +363,238 @@ int mmt_crypto_unseal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
 	if (!err)
 		memcpy(pt, c->bounce + ad_len, ct_len);
 	memzero_explicit(c->bounce, ad_len + ct_len + MMT_GCM_TAG_BYTES);
+	return err;
+}
+
+/* ------------------------------------------------------ secure channel */
+
+/**
+ * struct mmt_chan_crypto - kernel secure-channel context
+ * @tfm: "gcm(aes)" keyed with the channel key, authsize 16
+ * @req: preallocated request for @tfm (one message in flight)
+ * @wait: completion for asynchronous requests
+ * @sealed: a seq has been sealed; @last_sealed is valid
+ * @opened: a seq has been opened; @last_opened is valid
+ * @last_sealed: last sealed seq; the next one must be above it
+ * @last_opened: last opened seq; the next one must be above it
+ * @iv: the nonce of the current message, salt || be64 seq
+ * @ad: associated data of the current message: the first scatterlist entry
+ *	of source and destination (linear, kmalloc'd with the context), so
+ *	the AES-NI glue finds all of it there and does not allocate
+ */
+struct mmt_chan_crypto {
+	struct crypto_aead *tfm;
+	struct aead_request *req;
+	struct crypto_wait wait;
+	bool sealed;
+	bool opened;
+	u64 last_sealed;
+	u64 last_opened;
+	u8 iv[MMT_GCM_NONCE_BYTES];
+	u8 ad[MMT_CHAN_AD_MAX];
+};
+
+static const char mmt_chan_info[] = "mmt v1 channel";
+
+struct mmt_chan_crypto *mmt_chan_crypto_alloc_raw(const u8 *key,
+						  const u8 *salt)
+{
+	struct mmt_chan_crypto *c;
+	struct crypto_aead *tfm;
+	int err;
+
+	/* kmalloc'd: @iv and @ad are handed to the AEAD (linear memory). */
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	crypto_init_wait(&c->wait);
+	memcpy(c->iv, salt, MMT_CHAN_SALT_BYTES);
+	tfm = crypto_alloc_aead("gcm(aes)", 0, 0);
+	if (IS_ERR(tfm)) {
+		err = PTR_ERR(tfm);
+		goto err_free;
+	}
+	c->tfm = tfm;
+	pr_info_once("channel: %s\n", crypto_aead_driver_name(tfm));
+	err = -EINVAL;
+	if (crypto_aead_ivsize(tfm) != MMT_GCM_NONCE_BYTES)
+		goto err_free;
+	err = crypto_aead_setkey(tfm, key, MMT_CHAN_KEY_BYTES);
+	if (!err)
+		err = crypto_aead_setauthsize(tfm, MMT_GCM_TAG_BYTES);
+	if (err)
+		goto err_free;
+	err = -ENOMEM;
+	c->req = aead_request_alloc(tfm, GFP_KERNEL);
+	if (!c->req)
+		goto err_free;
+	aead_request_set_callback(c->req, CRYPTO_TFM_REQ_MAY_SLEEP |
+				  CRYPTO_TFM_REQ_MAY_BACKLOG,
+				  crypto_req_done, &c->wait);
+	return c;
+
+err_free:
+	mmt_chan_crypto_free(c);
+	return ERR_PTR(err);
+}
+
+struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
+					      unsigned int key_len,
+					      const u8 *bind, size_t bind_len)
+{
+	u8 info[sizeof(mmt_chan_info) - 1 + MMT_CHAN_BIND_MAX];
+	u8 okm[MMT_CHAN_KEY_BYTES + MMT_CHAN_SALT_BYTES];
+	size_t info_len = sizeof(mmt_chan_info) - 1;
+	struct mmt_chan_crypto *c;
+	int err;
+
+	if (!key || (key_len != 16 && key_len != 32) ||
+	    bind_len > MMT_CHAN_BIND_MAX || (bind_len && !bind))
+		return ERR_PTR(-EINVAL);
+	memcpy(info, mmt_chan_info, info_len);
+	if (bind_len)
+		memcpy(info + info_len, bind, bind_len);
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
+				     strlen(mmt_hkdf_salt), info,
+				     info_len + bind_len, okm, sizeof(okm));
+	if (err)
+		return ERR_PTR(err);
+	c = mmt_chan_crypto_alloc_raw(okm, okm + MMT_CHAN_KEY_BYTES);
+	memzero_explicit(okm, sizeof(okm));
+	return c;
+}
+
+void mmt_chan_crypto_free(struct mmt_chan_crypto *c)
+{
+	if (IS_ERR_OR_NULL(c))
+		return;
+	/* aead_request_free() and crypto_free_aead() wipe what they free. */
+	aead_request_free(c->req);
+	crypto_free_aead(c->tfm);
+	kfree_sensitive(c);
+}
+
+/* True if [a, a + alen) and [b, b + blen) overlap (and a != b). */
+static bool mmt_chan_overlap(const u8 *a, size_t alen, const u8 *b,
+			     size_t blen)
+{
+	return a != b && a < b + blen && b < a + alen;
+}
+
+/*
+ * One side of an AEAD request: [AD entry if @ad_len] + @len bytes at @buf
+ * page by page, in a table of exactly that many entries (sg_alloc_table()
+ * marks the last one).  Returns 0 with @t->sgl NULL if there is nothing.
+ */
+static int mmt_chan_sg(struct mmt_chan_crypto *c, struct sg_table *t,
+		       size_t ad_len, const u8 *buf, size_t len)
+{
+	unsigned int n = (ad_len ? 1 : 0) + (len ? mmt_sg_pages(buf, len) : 0);
+	struct scatterlist *sg;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (!n)
+		return 0;
+	err = sg_alloc_table(t, n, GFP_KERNEL);
+	if (err)
+		return err;
+	sg = t->sgl;
+	if (ad_len) {
+		sg_set_buf(sg, c->ad, ad_len);
+		sg = sg_next(sg);
+	}
+	if (len)
+		mmt_sg_fill(sg, buf, len);
+	return 0;
+}
+
+/* Run the request over @src/@dst (@dst NULL: in place) with @seq's nonce. */
+static int mmt_chan_crypt(struct mmt_chan_crypto *c, bool enc, u64 seq,
+			  const u8 *ad, size_t ad_len, struct scatterlist *src,
+			  struct scatterlist *dst, size_t cryptlen)
+{
+	struct aead_request *req = c->req;
+
+	put_unaligned_be64(seq, c->iv + MMT_CHAN_SALT_BYTES);
+	if (ad_len)
+		memcpy(c->ad, ad, ad_len);
+	aead_request_set_ad(req, ad_len);
+	aead_request_set_crypt(req, src, dst ? dst : src, cryptlen, c->iv);
+	return crypto_wait_req(enc ? crypto_aead_encrypt(req) :
+			       crypto_aead_decrypt(req), &c->wait);
+}
+
+int mmt_chan_seal(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *pt, u8 *out, size_t len)
+{
+	struct sg_table src, dst;
+	int err;
+
+	if (len > MMT_CHAN_MSG_MAX || ad_len > MMT_CHAN_AD_MAX ||
+	    mmt_chan_overlap(pt, len, out, len + MMT_GCM_TAG_BYTES))
+		return -EINVAL;
+	if (c->sealed && c->last_sealed == U64_MAX)
+		return -EOVERFLOW;
+	if (c->sealed && seq <= c->last_sealed)
+		return -EINVAL;
+	err = mmt_chan_sg(c, &dst, ad_len, out, len + MMT_GCM_TAG_BYTES);
+	if (err)
+		return err;
+	src.sgl = NULL;
+	if (pt != out) {
+		err = mmt_chan_sg(c, &src, ad_len, pt, len);
+		if (err)
+			goto out_free_dst;
+	}
+	/* Committed: this nonce is used up whatever happens next. */
+	c->sealed = true;
+	c->last_sealed = seq;
+	/* No AD and no text: nothing to read, encrypt "in place". */
+	err = mmt_chan_crypt(c, true, seq, ad, ad_len,
+			     src.sgl ? src.sgl : dst.sgl, dst.sgl, len);
+	if (err)
+		memzero_explicit(out, len + MMT_GCM_TAG_BYTES);
+	if (src.sgl)
+		sg_free_table(&src);
+out_free_dst:
+	sg_free_table(&dst);
+	return err;
+}
+
+int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *in, u8 *pt, size_t len)
+{
+	struct sg_table src, dst;
+	int err;
+
+	if (len > MMT_CHAN_MSG_MAX || ad_len > MMT_CHAN_AD_MAX ||
+	    mmt_chan_overlap(in, len + MMT_GCM_TAG_BYTES, pt, len))
+		return -EINVAL;
+	if (c->opened && seq <= c->last_opened)
+		return -ESTALE;
+	err = mmt_chan_sg(c, &src, ad_len, in, len + MMT_GCM_TAG_BYTES);
+	if (err)
+		return err;
+	dst.sgl = NULL;
+	if (pt != in) {
+		err = mmt_chan_sg(c, &dst, ad_len, pt, len);
+		if (err)
+			goto out_free_src;
+	}
+	/* No AD and no text: nothing is written, decrypt "in place". */
+	err = mmt_chan_crypt(c, false, seq, ad, ad_len, src.sgl, dst.sgl,
+			     len + MMT_GCM_TAG_BYTES);
+	if (err) {
+		/* The text was decrypted before the tag was checked. */
+		memzero_explicit(pt, len);
+	} else {
+		c->opened = true;
+		c->last_opened = seq;
+	}
+	if (dst.sgl)
+		sg_free_table(&dst);
+out_free_src:
+	sg_free_table(&src);
 	return err;
 }

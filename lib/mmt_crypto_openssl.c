@@ -6,7 +6,7 @@
  *
  * AES-128-ECB (padding off) for pads, AES-128-GCM for sealing, HKDF-SHA256
  * (EVP_PKEY_HKDF) for the subkeys.  All EVP contexts are created and keyed
- * once in mmt_crypto_alloc().
+ * once in mmt_crypto_alloc() (secure channel: mmt_chan_crypto_alloc()).
  */
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
@@ -227,4 +227,171 @@ int mmt_crypto_unseal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
 		memcpy(pt, c->bounce, ct_len);
 	memzero_explicit(c->bounce, ct_len);
 	return err;
+}
+
+/* ------------------------------------------------------ secure channel */
+
+/**
+ * struct mmt_chan_crypto - user-space secure-channel context
+ * @enc: AES-128-GCM encryption context keyed with the channel key
+ * @dec: AES-128-GCM decryption context, same key
+ * @sealed: a seq has been sealed; @last_sealed is valid
+ * @opened: a seq has been opened; @last_opened is valid
+ * @last_sealed: last sealed seq; the next one must be above it
+ * @last_opened: last opened seq; the next one must be above it
+ * @iv: the nonce of the current message, salt || be64 seq
+ */
+struct mmt_chan_crypto {
+	EVP_CIPHER_CTX *enc;
+	EVP_CIPHER_CTX *dec;
+	bool sealed;
+	bool opened;
+	u64 last_sealed;
+	u64 last_opened;
+	u8 iv[MMT_GCM_NONCE_BYTES];
+};
+
+static const char mmt_chan_info[] = "mmt v1 channel";
+
+struct mmt_chan_crypto *mmt_chan_crypto_alloc_raw(const u8 *key,
+						  const u8 *salt)
+{
+	struct mmt_chan_crypto *c;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	memcpy(c->iv, salt, MMT_CHAN_SALT_BYTES);
+	c->enc = mmt_ossl_cipher(EVP_aes_128_gcm(), key, true);
+	c->dec = mmt_ossl_cipher(EVP_aes_128_gcm(), key, false);
+	if (!c->enc || !c->dec) {
+		mmt_chan_crypto_free(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	return c;
+}
+
+struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
+					      unsigned int key_len,
+					      const u8 *bind, size_t bind_len)
+{
+	u8 info[sizeof(mmt_chan_info) - 1 + MMT_CHAN_BIND_MAX];
+	u8 okm[MMT_CHAN_KEY_BYTES + MMT_CHAN_SALT_BYTES];
+	size_t info_len = sizeof(mmt_chan_info) - 1;
+	struct mmt_chan_crypto *c;
+	int err;
+
+	if (!key || (key_len != 16 && key_len != 32) ||
+	    bind_len > MMT_CHAN_BIND_MAX || (bind_len && !bind))
+		return ERR_PTR(-EINVAL);
+	memcpy(info, mmt_chan_info, info_len);
+	if (bind_len)
+		memcpy(info + info_len, bind, bind_len);
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
+				     strlen(mmt_hkdf_salt), info,
+				     info_len + bind_len, okm, sizeof(okm));
+	if (err)
+		return ERR_PTR(err);
+	c = mmt_chan_crypto_alloc_raw(okm, okm + MMT_CHAN_KEY_BYTES);
+	memzero_explicit(okm, sizeof(okm));
+	return c;
+}
+
+void mmt_chan_crypto_free(struct mmt_chan_crypto *c)
+{
+	if (IS_ERR_OR_NULL(c))
+		return;
+	/* EVP_CIPHER_CTX_free() cleanses the expanded keys. */
+	EVP_CIPHER_CTX_free(c->enc);
+	EVP_CIPHER_CTX_free(c->dec);
+	memzero_explicit(c, sizeof(*c));
+	kfree(c);
+}
+
+/* True if [a, a + alen) and [b, b + blen) overlap (and a != b). */
+static bool mmt_chan_overlap(const u8 *a, size_t alen, const u8 *b,
+			     size_t blen)
+{
+	return a != b && a < b + blen && b < a + alen;
+}
+
+/* Load @seq's nonce and the AD into @x (encrypting or decrypting). */
+static int mmt_chan_start(struct mmt_chan_crypto *c, EVP_CIPHER_CTX *x,
+			  u64 seq, const u8 *ad, size_t ad_len)
+{
+	int outl;
+
+	put_unaligned_be64(seq, c->iv + MMT_CHAN_SALT_BYTES);
+	/* The default IV length of EVP_aes_128_gcm() is 12 bytes. */
+	if (EVP_CipherInit_ex(x, NULL, NULL, NULL, c->iv, -1) != 1)
+		return -EIO;
+	if (ad_len && EVP_CipherUpdate(x, NULL, &outl, ad, (int)ad_len) != 1)
+		return -EIO;
+	return 0;
+}
+
+int mmt_chan_seal(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *pt, u8 *out, size_t len)
+{
+	EVP_CIPHER_CTX *x = c->enc;
+	int outl, err;
+
+	if (len > MMT_CHAN_MSG_MAX || ad_len > MMT_CHAN_AD_MAX ||
+	    mmt_chan_overlap(pt, len, out, len + MMT_GCM_TAG_BYTES))
+		return -EINVAL;
+	if (c->sealed && c->last_sealed == U64_MAX)
+		return -EOVERFLOW;
+	if (c->sealed && seq <= c->last_sealed)
+		return -EINVAL;
+	/* Committed: this nonce is used up whatever happens next. */
+	c->sealed = true;
+	c->last_sealed = seq;
+	err = mmt_chan_start(c, x, seq, ad, ad_len);
+	if (!err && len && (EVP_EncryptUpdate(x, out, &outl, pt,
+					      (int)len) != 1 ||
+			    outl != (int)len))
+		err = -EIO;
+	if (!err && (EVP_EncryptFinal_ex(x, out + len, &outl) != 1 ||
+		     EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_GET_TAG,
+					 MMT_GCM_TAG_BYTES, out + len) != 1))
+		err = -EIO;
+	if (err)
+		memzero_explicit(out, len + MMT_GCM_TAG_BYTES);
+	return err;
+}
+
+int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *in, u8 *pt, size_t len)
+{
+	EVP_CIPHER_CTX *x = c->dec;
+	u8 tag[MMT_GCM_TAG_BYTES];
+	int outl, err;
+
+	if (len > MMT_CHAN_MSG_MAX || ad_len > MMT_CHAN_AD_MAX ||
+	    mmt_chan_overlap(in, len + MMT_GCM_TAG_BYTES, pt, len))
+		return -EINVAL;
+	if (c->opened && seq <= c->last_opened)
+		return -ESTALE;
+	/* Copied first: decrypting in place overwrites nothing past @len. */
+	memcpy(tag, in + len, sizeof(tag));
+	err = mmt_chan_start(c, x, seq, ad, ad_len);
+	if (!err && len && (EVP_DecryptUpdate(x, pt, &outl, in,
+					      (int)len) != 1 ||
+			    outl != (int)len))
+		err = -EIO;
+	if (!err && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_TAG, sizeof(tag),
+					tag) != 1)
+		err = -EIO;
+	/* GCM's final step writes no text; it checks the tag. */
+	if (!err && EVP_DecryptFinal_ex(x, pt + len, &outl) != 1)
+		err = -EBADMSG;
+	if (err) {
+		/* The text was decrypted before the tag was checked. */
+		if (len)
+			memzero_explicit(pt, len);
+		return err;
+	}
+	c->opened = true;
+	c->last_opened = seq;
+	return 0;
 }

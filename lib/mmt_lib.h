@@ -141,7 +141,8 @@ enum mmt_subkey {
  * per backend implements it (lib/mmt_crypto_kernel.c: kernel crypto API;
  * lib/mmt_crypto_openssl.c: libcrypto).  Transforms, requests and bounce
  * buffers are allocated in mmt_crypto_alloc(); the other calls allocate
- * nothing.
+ * nothing.  Exception: the secure-channel calls of the kernel backend
+ * allocate their scatterlist tables per message (see mmt_chan_seal()).
  */
 
 /**
@@ -285,6 +286,151 @@ const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
  * Return: 0 or the error of mmt_crypto_ecb().
  */
 int mmt_hash_key_init(struct mmt_crypto *c, u64 *key);
+
+/*
+ * The secure channel (DESIGN.md section 1, channel "secure"): the baseline
+ * that closure delegation is measured against.  The sender encrypts a
+ * message with AES-128-GCM into a bounce buffer, RDMA-writes it, and the
+ * receiver copies it in and decrypts it.  Its key is derived from the MMT
+ * key and is independent of the MMT subkeys.  The record nonce is built
+ * like the TLS 1.2 AES-GCM nonce (RFC 5288 section 3): a 4-byte salt
+ * derived with the key, then the 8-byte big-endian message sequence number
+ * (the "explicit nonce", which the caller sends in clear with the record).
+ * A context refuses to seal a sequence number that is not above the last
+ * one it sealed, and to open one that is not above the last one it opened
+ * (replay and reorder), so it fails closed like net/tls (STYLE.md 3).
+ */
+#define MMT_CHAN_KEY_BYTES	16		/* AES-128-GCM channel key */
+#define MMT_CHAN_SALT_BYTES	4		/* implicit part of the nonce */
+#define MMT_CHAN_MSG_MAX	(64u << 20)	/* bytes of text per message */
+#define MMT_CHAN_AD_MAX		256		/* bytes of AD per message */
+#define MMT_CHAN_BIND_MAX	64		/* bytes of binding, see alloc */
+
+struct mmt_chan_crypto;	/* opaque: channel key, salt, transform, seqs */
+
+/**
+ * mmt_chan_crypto_alloc() - derive a secure-channel key and set up AES-GCM
+ * @key: the MMT key
+ * @key_len: 16 or 32 bytes
+ * @bind: @bind_len bytes that name this use of the key; may be NULL if
+ *	@bind_len is 0.  Must differ for every context that seals under the
+ *	same @key, e.g. (connection id, sender node id, direction) as fixed
+ *	width little-endian fields: two contexts with the same key and binding
+ *	share one nonce space, and sealing the same sequence number in both
+ *	would reuse a GCM nonce (it leaks the XOR of the plaintexts and the
+ *	authentication key).  A receiver passes the sender's binding.
+ * @bind_len: 0..MMT_CHAN_BIND_MAX
+ *
+ * Derives MMT_CHAN_KEY_BYTES + MMT_CHAN_SALT_BYTES bytes with HKDF-SHA256
+ * (RFC 5869): salt "mmt-v1 salt", info "mmt v1 channel" || @bind; the first
+ * 16 bytes key AES-128-GCM (16-byte tag), the last 4 are the nonce salt.
+ * The info differs from every MMT subkey's, so the channel key is
+ * independent of them.  Kernel: one "gcm(aes)" aead and its request,
+ * allocated here, driver name logged once.  No sequence number has been
+ * sealed or opened yet: 0 is the first valid one in both directions.
+ *
+ * Context: process context, may sleep (GFP_KERNEL).
+ * Return: the context, or ERR_PTR(-EINVAL) if @key_len is not 16 or 32,
+ * @key is NULL, or @bind_len is too large (or @bind NULL with a length);
+ * ERR_PTR(-ENOMEM); or the crypto library's error (ERR_PTR(-ENOENT) if
+ * "gcm(aes)" is not available).  Never NULL.
+ */
+struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
+					      unsigned int key_len,
+					      const u8 *bind, size_t bind_len);
+
+/**
+ * mmt_chan_crypto_alloc_raw() - TEST ONLY: a channel context from a raw key
+ * @key: MMT_CHAN_KEY_BYTES AES-128 key, used as is (no HKDF)
+ * @salt: MMT_CHAN_SALT_BYTES nonce salt
+ *
+ * Lets known-answer tests run the real seal/open path with the GCM spec's
+ * keys and IVs (IV = @salt || big-endian seq).
+ *
+ * Context: process context, may sleep.
+ * Return: as mmt_chan_crypto_alloc(), without the -EINVAL case.
+ */
+struct mmt_chan_crypto *mmt_chan_crypto_alloc_raw(const u8 *key,
+						  const u8 *salt);
+
+/**
+ * mmt_chan_crypto_free() - free a channel context and wipe its key material
+ * @c: context; NULL and ERR_PTR values are ignored
+ *
+ * Context: process context.
+ */
+void mmt_chan_crypto_free(struct mmt_chan_crypto *c);
+
+/**
+ * mmt_chan_seal() - AES-128-GCM encrypt one secure-channel message
+ * @c: context
+ * @seq: message sequence number, sent in clear by the caller; must be above
+ *	every seq sealed by @c before (the first may be 0)
+ * @ad: @ad_len bytes of associated data (authenticated, not encrypted), any
+ *	memory; may be NULL if @ad_len is 0
+ * @ad_len: 0..MMT_CHAN_AD_MAX
+ * @pt: @len bytes of plaintext
+ * @out: (out) @len bytes of ciphertext then MMT_GCM_TAG_BYTES of tag; may
+ *	equal @pt (in place, then @pt needs room for the tag) but must not
+ *	otherwise overlap it
+ * @len: 0..MMT_CHAN_MSG_MAX bytes of text
+ *
+ * Nonce = salt (4 bytes) || @seq (8 bytes, big endian): NIST SP 800-38D
+ * section 8.2.1 deterministic construction, as TLS 1.2 (RFC 5288).  One
+ * request per message, whatever @len.  Kernel: @pt and @out must be
+ * kmalloc'd or vmalloc'd (never the stack); they are mapped page by page
+ * into scatterlists allocated per call with sg_alloc_table() (up to 16385
+ * entries for a 64 MiB message: a few page allocations, small next to the
+ * encryption; acceptable for a baseline), with @ad copied first into a
+ * buffer of the context so that it is the first scatterlist entry.
+ *
+ * Once the arguments are checked and the scatterlists allocated, @seq is
+ * consumed even if the cipher then fails (never expected): a nonce is
+ * never used twice, and @out is zeroed on such a failure.
+ *
+ * Context: process context, may sleep (allocation; asynchronous transforms
+ * are waited for).  Callers serialize calls on one context.
+ * Return: 0; -EINVAL if @len or @ad_len is too large, the buffers overlap
+ * partially, or @seq is not above the last sealed seq; -EOVERFLOW if
+ * U64_MAX has been sealed (the key is used up: allocate a context with a
+ * new binding); -ENOMEM (kernel, nothing changed); or the crypto library's
+ * error.  On an error before the cipher runs, nothing changed.
+ */
+int mmt_chan_seal(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *pt, u8 *out, size_t len);
+
+/**
+ * mmt_chan_open() - verify and decrypt one secure-channel message
+ * @c: context with the sender's key and salt
+ * @seq: the sequence number the sender sealed the message with; must be
+ *	above every seq opened by @c before (replay, reorder)
+ * @ad: @ad_len bytes of associated data, as given to mmt_chan_seal()
+ * @ad_len: 0..MMT_CHAN_AD_MAX
+ * @in: @len bytes of ciphertext then MMT_GCM_TAG_BYTES of tag (untrusted
+ *	contents, but trusted memory: copy the message out of an RDMA-writable
+ *	buffer first, as the design's "copy, decrypt" says, because the
+ *	library may read the ciphertext twice, once for the tag and once to
+ *	decrypt, and a peer writing between the two could have unauthenticated
+ *	text accepted)
+ * @pt: (out) @len bytes of plaintext; may equal @in (in place) but must not
+ *	otherwise overlap it
+ * @len: 0..MMT_CHAN_MSG_MAX bytes of text, not counting the tag
+ *
+ * The tag is checked in constant time by the library (crypto_memneq /
+ * CRYPTO_memcmp).  On -EBADMSG, @pt is zeroed: it never holds unverified
+ * plaintext (the libraries decrypt before they check).  @seq becomes the
+ * last opened one only on success.  Kernel: buffers as for mmt_chan_seal().
+ *
+ * Context: process context, may sleep.  Callers serialize calls on one
+ * context.
+ * Return: 0; -EBADMSG if the tag does not match (wrong key, seq, AD, or
+ * modified text or tag); -ESTALE if @seq is not above the last opened seq
+ * (@pt untouched); -EINVAL if @len or @ad_len is too large or the buffers
+ * overlap partially (@pt untouched); -ENOMEM (kernel); or the crypto
+ * library's error (@pt zeroed).  Only success changes @c.
+ */
+int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
+		  size_t ad_len, const u8 *in, u8 *pt, size_t len);
 
 /* ---------------------------------------------------------------- root */
 

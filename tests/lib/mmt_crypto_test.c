@@ -42,7 +42,31 @@ static size_t unhex(const char *const *hex, u8 *out)
 	return n;
 }
 
-/* Context with all three subkeys set to @key (16 bytes), freed in exit. */
+/*
+ * Everything a case allocates outside kunit_kzalloc(), freed in exit even
+ * when an assertion ends the case early.
+ */
+#define MAX_CHAN 4
+#define MAX_VBUF 4
+struct crypto_priv {
+	struct mmt_crypto *c;
+	struct mmt_chan_crypto *chan[MAX_CHAN];
+	void *vbuf[MAX_VBUF];
+};
+
+static int mmt_crypto_init(struct kunit *test)
+{
+	test->priv = kunit_kzalloc(test, sizeof(struct crypto_priv),
+				   GFP_KERNEL);
+	return test->priv ? 0 : -ENOMEM;
+}
+
+static struct crypto_priv *priv(struct kunit *test)
+{
+	return test->priv;
+}
+
+/* Context with the given ENC, MAC and SEAL subkeys, freed in exit. */
 static struct mmt_crypto *raw_ctx(struct kunit *test, const u8 *enc,
 				  const u8 *mac, const u8 *seal)
 {
@@ -56,15 +80,30 @@ static struct mmt_crypto *raw_ctx(struct kunit *test, const u8 *enc,
 	memcpy(sub + MMT_SUBKEY_SEAL * MMT_SUBKEY_BYTES, seal, 16);
 	c = mmt_crypto_alloc_raw(sub);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
-	test->priv = c;
+	priv(test)->c = c;
 	return c;
+}
+
+/* Free the context of raw_ctx() early (to make another one). */
+static void put_ctx(struct kunit *test)
+{
+	mmt_crypto_free(priv(test)->c);
+	priv(test)->c = NULL;
 }
 
 static void mmt_crypto_exit(struct kunit *test)
 {
-	if (test->priv)
-		mmt_crypto_free(test->priv);
-	test->priv = NULL;
+	struct crypto_priv *p = priv(test);
+	unsigned int i;
+
+	if (!p)
+		return;
+	mmt_crypto_free(p->c);
+	for (i = 0; i < MAX_CHAN; i++)
+		mmt_chan_crypto_free(p->chan[i]);
+	for (i = 0; i < MAX_VBUF; i++)
+		vfree(p->vbuf[i]);
+	memset(p, 0, sizeof(*p));
 }
 
 /* NIST SP 800-38A, Appendix F.1.1, ECB-AES128.Encrypt */
@@ -94,8 +133,7 @@ static void ecb_kat(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_crypto_ecb(c, MMT_SUBKEY_ENC, pt, out, 64),
 			0);
 	KUNIT_EXPECT_EQ(test, memcmp(out, ct, 64), 0);
-	mmt_crypto_free(c);
-	test->priv = NULL;
+	put_ctx(test);
 
 	/* MAC subkey, in place. */
 	c = raw_ctx(test, zero, key, zero);
@@ -418,7 +456,7 @@ static void hash_key_sane(struct kunit *test)
 
 	a = mmt_crypto_alloc(k1, 16);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(a));
-	test->priv = a;
+	priv(test)->c = a;
 	b = mmt_crypto_alloc(k2, 16);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(b));
 	ka = mmt_crypto_hash_key(a);
@@ -434,6 +472,394 @@ static void hash_key_sane(struct kunit *test)
 	mmt_crypto_free(b);
 }
 
+/* ------------------------------------------------------ secure channel */
+
+/* A channel context from a raw key and salt, freed in exit. */
+static struct mmt_chan_crypto *chan_raw(struct kunit *test, const u8 *key,
+					const u8 *salt)
+{
+	struct crypto_priv *p = priv(test);
+	struct mmt_chan_crypto *ch;
+	unsigned int i;
+
+	for (i = 0; i < MAX_CHAN && p->chan[i]; i++)
+		;
+	KUNIT_ASSERT_LT(test, i, MAX_CHAN);
+	ch = mmt_chan_crypto_alloc_raw(key, salt);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(ch));
+	p->chan[i] = ch;
+	return ch;
+}
+
+/* A zeroed vmalloc'd buffer (the kernel maps it page by page), freed in exit. */
+static u8 *vbuf(struct kunit *test, size_t len)
+{
+	struct crypto_priv *p = priv(test);
+	unsigned int i;
+
+	for (i = 0; i < MAX_VBUF && p->vbuf[i]; i++)
+		;
+	KUNIT_ASSERT_LT(test, i, MAX_VBUF);
+	p->vbuf[i] = vzalloc(len);
+	KUNIT_ASSERT_NOT_NULL(test, p->vbuf[i]);
+	return p->vbuf[i];
+}
+
+static size_t count_nonzero(const u8 *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += buf[i] != 0;
+	return n;
+}
+
+static size_t count_ne(const u8 *buf, u8 v, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += buf[i] != v;
+	return n;
+}
+
+/*
+ * The GCM spec's test cases 1-4 through the channel: IV = salt || be64 seq,
+ * so IV cafebabefacedbaddecaf888 is salt cafebabe, seq 0xfacedbaddecaf888.
+ * Out of place and in place, each on a fresh context (a seq seals once).
+ */
+static void chan_kat(struct kunit *test)
+{
+	const struct gcm_vec *v = test->param_value;
+	struct gcm_bufs *b = gcm_load(test, v);
+	u64 seq = get_unaligned_be64(b->iv + MMT_CHAN_SALT_BYTES);
+	size_t n = b->pt_len;
+	struct mmt_chan_crypto *tx, *rx;
+
+	tx = chan_raw(test, b->key, b->iv);
+	rx = chan_raw(test, b->key, b->iv);
+	memset(b->out, 0xa5, sizeof(b->out));
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, seq, b->ad, b->ad_len, b->pt,
+					    b->out, n), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->out, b->ct, n + 16), 0);
+	if (n + 16 < sizeof(b->out))	/* nothing written past the tag */
+		KUNIT_EXPECT_EQ(test, b->out[n + 16], 0xa5);
+	memset(b->back, 0xa5, sizeof(b->back));
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, seq, b->ad, b->ad_len, b->ct,
+					    b->back, n), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->back, b->pt, n), 0);
+	KUNIT_EXPECT_EQ(test, b->back[n], 0xa5);
+
+	/* In place: the text buffer gets the tag appended, then opens back. */
+	tx = chan_raw(test, b->key, b->iv);
+	rx = chan_raw(test, b->key, b->iv);
+	memset(b->out, 0xa5, sizeof(b->out));
+	memcpy(b->out, b->pt, n);
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, seq, b->ad, b->ad_len, b->out,
+					    b->out, n), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->out, b->ct, n + 16), 0);
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, seq, b->ad, b->ad_len, b->out,
+					    b->out, n), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b->out, b->pt, n), 0);
+}
+
+/* Large messages: sizes and where the buffers come from. */
+struct chan_big {
+	const char *name;
+	size_t len;	/* bytes of text */
+	size_t off;	/* start offset into the allocation (not page-aligned) */
+	bool vmalloc;	/* vzalloc'd (PMO memory) or kmalloc'd */
+};
+
+static const struct chan_big chan_bigs[] = {
+	{ "1MiB-vmalloc", 1u << 20, 0, true },
+	{ "1MiB-13-vmalloc-off5", (1u << 20) - 13, 5, true },
+	{ "3pages+100-kmalloc-off3", 3 * 4096 + 100, 3, false },
+};
+
+static void chan_big_desc(const struct chan_big *v, char *desc)
+{
+	strcpy(desc, v->name);
+}
+
+KUNIT_ARRAY_PARAM(chan_big, chan_bigs, chan_big_desc);
+
+/*
+ * Round trip, then a flipped bit at the first, a middle and the last byte
+ * of the text and the last byte of the tag: -EBADMSG with the output
+ * zeroed every time, and the intact message still opens afterwards (a
+ * failed open changes nothing); then its replay is refused.
+ */
+static void chan_large(struct kunit *test)
+{
+	const struct chan_big *v = test->param_value;
+	size_t len = v->len, alloc = v->len + 16 + v->off, i, w;
+	size_t where[] = { 0, len / 2, len - 1, len + 15 };
+	u8 key[16], salt[4] = { 1, 2, 3, 4 }, ad[40];
+	struct mmt_chan_crypto *tx, *rx;
+	u8 *pt, *ct, *back;
+
+	for (i = 0; i < 16; i++)
+		key[i] = (u8)(0x40 + i);
+	for (i = 0; i < sizeof(ad); i++)
+		ad[i] = (u8)(0xa0 ^ i);
+	if (v->vmalloc) {
+		pt = vbuf(test, alloc);
+		ct = vbuf(test, alloc);
+		back = vbuf(test, alloc);
+	} else {
+		pt = kunit_kzalloc(test, alloc, GFP_KERNEL);
+		ct = kunit_kzalloc(test, alloc, GFP_KERNEL);
+		back = kunit_kzalloc(test, alloc, GFP_KERNEL);
+		KUNIT_ASSERT_TRUE(test, pt && ct && back);
+	}
+	pt += v->off;
+	ct += v->off;
+	back += v->off;
+	for (i = 0; i < len; i++)
+		pt[i] = (u8)(i * 131 + (i >> 12));
+	tx = chan_raw(test, key, salt);
+	rx = chan_raw(test, key, salt);
+
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, 1, ad, sizeof(ad), pt, ct,
+					    len), 0);
+	/* Not the plaintext (a keystream byte is zero 1/256 of the time). */
+	KUNIT_EXPECT_GT(test, count_ne(ct, 0, 64) + 0u, 48u);
+	for (i = w = 0; i < len; i++)
+		w += ct[i] == pt[i];
+	KUNIT_EXPECT_LT(test, w, len / 64);
+
+	for (w = 0; w < ARRAY_SIZE(where); w++) {
+		ct[where[w]] ^= 0x10;
+		memset(back, 0x5a, len);
+		KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 1, ad, sizeof(ad), ct,
+						    back, len), -EBADMSG);
+		KUNIT_EXPECT_EQ(test, count_nonzero(back, len), 0u);
+		ct[where[w]] ^= 0x10;
+	}
+	memset(back, 0x5a, len + 16);
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, 1, ad, sizeof(ad), ct, back,
+					    len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, pt, len), 0);
+	KUNIT_EXPECT_EQ(test, count_ne(back + len, 0x5a, 16), 0u);
+	memset(back, 0x5a, len);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 1, ad, sizeof(ad), ct, back,
+					    len), -ESTALE);
+	KUNIT_EXPECT_EQ(test, count_ne(back, 0x5a, len), 0u);
+}
+
+/*
+ * Sequence numbers: a sealing context never reuses one (-EINVAL, output
+ * untouched) and stops for good after U64_MAX (-EOVERFLOW); an opening
+ * context refuses replays and older ones (-ESTALE, output untouched);
+ * the seq is bound into the tag.
+ */
+static void chan_seq(struct kunit *test)
+{
+	u8 key[16] = { 9 }, salt[4] = { 0xca, 0xfe };
+	u8 *pt = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u8 *m5 = kunit_kzalloc(test, 80, GFP_KERNEL);
+	u8 *m6 = kunit_kzalloc(test, 80, GFP_KERNEL);
+	u8 *mx = kunit_kzalloc(test, 80, GFP_KERNEL);
+	u8 *back = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct mmt_chan_crypto *tx, *rx;
+
+	KUNIT_ASSERT_TRUE(test, pt && m5 && m6 && mx && back);
+	memset(pt, 0x33, 64);
+	tx = chan_raw(test, key, salt);
+	rx = chan_raw(test, key, salt);
+
+	/* 0 is a valid first seq, once. */
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, pt, mx, 64), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, pt, mx, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 5, NULL, 0, pt, m5, 64), 0);
+	memset(mx, 0x77, 80);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 5, NULL, 0, pt, mx, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 4, NULL, 0, pt, mx, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, count_ne(mx, 0x77, 80), 0u);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 6, NULL, 0, pt, m6, 64), 0);
+	/* A fresh nonce per message: same text, other ciphertext and tag. */
+	KUNIT_EXPECT_NE(test, memcmp(m5, m6, 64), 0);
+	KUNIT_EXPECT_NE(test, memcmp(m5 + 64, m6 + 64, 16), 0);
+
+	/* The seq is authenticated: m6 does not open as seq 7 (or 5). */
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 7, NULL, 0, m6, back, 64),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 5, NULL, 0, m6, back, 64),
+			-EBADMSG);
+	/* Reorder: 6 first, then 5 is refused; replay of 6 is refused. */
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, 6, NULL, 0, m6, back, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, pt, 64), 0);
+	memset(back, 0x77, 64);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 5, NULL, 0, m5, back, 64),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 6, NULL, 0, m6, back, 64),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, count_ne(back, 0x77, 64), 0u);
+
+	/* The last seq: sealed once, then the context is used up. */
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, U64_MAX, NULL, 0, pt, mx, 64),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, U64_MAX, NULL, 0, pt, m5, 64),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 7, NULL, 0, pt, m5, 64),
+			-EOVERFLOW);
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, U64_MAX, NULL, 0, mx, back,
+					    64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, pt, 64), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, U64_MAX, NULL, 0, mx, back,
+					    64), -ESTALE);
+}
+
+/* The AD is authenticated: any change is -EBADMSG with the output zeroed. */
+static void chan_ad(struct kunit *test)
+{
+	u8 key[16] = { 7 }, salt[4] = { 0 };
+	u8 *ad = kunit_kzalloc(test, MMT_CHAN_AD_MAX, GFP_KERNEL);
+	u8 *pt = kunit_kzalloc(test, 100, GFP_KERNEL);
+	u8 *ct = kunit_kzalloc(test, 116, GFP_KERNEL);
+	u8 *back = kunit_kzalloc(test, 100, GFP_KERNEL);
+	struct mmt_chan_crypto *tx, *rx;
+	size_t i;
+
+	KUNIT_ASSERT_TRUE(test, ad && pt && ct && back);
+	for (i = 0; i < MMT_CHAN_AD_MAX; i++)
+		ad[i] = (u8)(i + 1);
+	memset(pt, 0xee, 100);
+	tx = chan_raw(test, key, salt);
+	rx = chan_raw(test, key, salt);
+	/* The largest AD is accepted. */
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, 3, ad, MMT_CHAN_AD_MAX, pt, ct,
+					    100), 0);
+
+	memset(back, 0x5a, 100);
+	ad[MMT_CHAN_AD_MAX - 1] ^= 1;
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 3, ad, MMT_CHAN_AD_MAX, ct,
+					    back, 100), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, count_nonzero(back, 100), 0u);
+	ad[MMT_CHAN_AD_MAX - 1] ^= 1;
+	memset(back, 0x5a, 100);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 3, ad, MMT_CHAN_AD_MAX - 1, ct,
+					    back, 100), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, count_nonzero(back, 100), 0u);
+	memset(back, 0x5a, 100);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 3, NULL, 0, ct, back, 100),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, count_nonzero(back, 100), 0u);
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, 3, ad, MMT_CHAN_AD_MAX, ct,
+					    back, 100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(back, pt, 100), 0);
+}
+
+/* Rejected arguments: -EINVAL, nothing written, no seq consumed. */
+static void chan_bad_args(struct kunit *test)
+{
+	u8 key[16] = { 5 }, salt[4] = { 0 };
+	u8 *buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	u8 *back = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct mmt_chan_crypto *tx, *rx;
+
+	KUNIT_ASSERT_TRUE(test, buf && back);
+	tx = chan_raw(test, key, salt);
+	rx = chan_raw(test, key, salt);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, buf, MMT_CHAN_AD_MAX + 1,
+					    buf, buf + 1024, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, buf, buf + 1024,
+					    MMT_CHAN_MSG_MAX + 1), -EINVAL);
+	/* Partial overlap, either way round; in place is fine. */
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, buf, buf + 1, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, buf + 79, buf, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, count_nonzero(buf, 4096), 0u);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 0, buf, MMT_CHAN_AD_MAX + 1,
+					    buf, back, 16), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 0, NULL, 0, buf, back,
+					    MMT_CHAN_MSG_MAX + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 0, NULL, 0, buf, buf + 79, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 0, NULL, 0, buf + 1, buf, 64),
+			-EINVAL);
+	/* Seq 0 is still unused on both sides. */
+	memset(buf, 0x11, 64);
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, 0, NULL, 0, buf, buf, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_chan_open(rx, 0, NULL, 0, buf, back, 64), 0);
+	KUNIT_EXPECT_EQ(test, count_ne(back, 0x11, 64), 0u);
+}
+
+/*
+ * mmt_chan_crypto_alloc(): key || salt = HKDF-SHA256(MMT key, "mmt-v1
+ * salt", "mmt v1 channel" || bind), 16 + 4 bytes, checked against a raw
+ * context built from an independent HKDF computation; another binding is
+ * another key; bad arguments.
+ */
+static void chan_alloc(struct kunit *test)
+{
+	static const char info[] = "mmt v1 channelconn-7>";
+	const u8 *salt = (const u8 *)"mmt-v1 salt";
+	u8 key[32], okm[20];
+	u8 *pt = kunit_kzalloc(test, 32, GFP_KERNEL);
+	u8 *a = kunit_kzalloc(test, 48, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, 48, GFP_KERNEL);
+	struct mmt_chan_crypto *ch, *raw, *other;
+	struct crypto_priv *p = priv(test);
+	unsigned int i, k;
+
+	KUNIT_ASSERT_TRUE(test, pt && a && b);
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (u8)(i * 5 + 3);
+	for (k = 16; k <= 32; k += 16) {
+		KUNIT_ASSERT_EQ(test, mmt_crypto_hkdf_sha256(key, k, salt, 11,
+							     (const u8 *)info,
+							     strlen(info), okm,
+							     sizeof(okm)), 0);
+		ch = mmt_chan_crypto_alloc(key, k, (const u8 *)"conn-7>", 7);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(ch));
+		p->chan[0] = ch;
+		raw = chan_raw(test, okm, okm + 16);
+		KUNIT_ASSERT_EQ(test, mmt_chan_seal(ch, 42, pt, 8, pt, a, 32),
+				0);
+		KUNIT_ASSERT_EQ(test, mmt_chan_seal(raw, 42, pt, 8, pt, b, 32),
+				0);
+		KUNIT_EXPECT_EQ(test, memcmp(a, b, 48), 0);
+		/* Another binding: another key, the message does not open. */
+		other = mmt_chan_crypto_alloc(key, k, (const u8 *)"conn-8>", 7);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(other));
+		p->chan[2] = other;
+		KUNIT_EXPECT_EQ(test, mmt_chan_open(other, 42, pt, 8, a, b, 32),
+				-EBADMSG);
+		for (i = 0; i < 3; i++) {
+			mmt_chan_crypto_free(p->chan[i]);
+			p->chan[i] = NULL;
+		}
+	}
+	/* No binding: info is "mmt v1 channel" alone. */
+	KUNIT_ASSERT_EQ(test, mmt_crypto_hkdf_sha256(key, 16, salt, 11,
+						     (const u8 *)info, 14, okm,
+						     sizeof(okm)), 0);
+	ch = mmt_chan_crypto_alloc(key, 16, NULL, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(ch));
+	p->chan[0] = ch;
+	raw = chan_raw(test, okm, okm + 16);
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(ch, 0, NULL, 0, pt, a, 32), 0);
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(raw, 0, NULL, 0, pt, b, 32), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(a, b, 48), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_chan_crypto_alloc(key, 24, NULL, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_chan_crypto_alloc(NULL, 16, NULL,
+							    0)), -EINVAL);
+	ch = mmt_chan_crypto_alloc(key, 16, key, MMT_CHAN_BIND_MAX + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ch), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_chan_crypto_alloc(key, 16, NULL, 1)),
+			-EINVAL);
+	mmt_chan_crypto_free(NULL);	/* tolerated */
+	mmt_chan_crypto_free(ERR_PTR(-EINVAL));
+}
+
 static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE(ecb_kat),
 	KUNIT_CASE(ecb_bad_args),
@@ -443,11 +869,18 @@ static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE(alloc_derives_subkeys),
 	KUNIT_CASE(alloc_bad_key),
 	KUNIT_CASE(hash_key_sane),
+	KUNIT_CASE_PARAM(chan_kat, gcm_gen_params),
+	KUNIT_CASE_PARAM(chan_large, chan_big_gen_params),
+	KUNIT_CASE(chan_seq),
+	KUNIT_CASE(chan_ad),
+	KUNIT_CASE(chan_bad_args),
+	KUNIT_CASE(chan_alloc),
 	{}
 };
 
 static struct kunit_suite mmt_crypto_suite = {
 	.name = "mmt_crypto",
+	.init = mmt_crypto_init,
 	.exit = mmt_crypto_exit,
 	.test_cases = mmt_crypto_cases,
 };

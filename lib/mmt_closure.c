@@ -202,6 +202,28 @@ int mmt_closure_parse_hdr(const u8 *buf, size_t len,
 	return 0;
 }
 
+/*
+ * What building a closure of @m needs: a VALID or SENDING owner's MMT with
+ * a key, known flags, and a geometry format v1 can describe.  Fills the
+ * section lengths of @e.
+ */
+static int mmt_closure_can_build(const struct mmt *m,
+				 const struct mmt_closure_hdr *h,
+				 struct mmt_closure_hdr *e)
+{
+	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
+	    m->root.read_only)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	if (h->flags & ~MMT_CLOSURE_F_ALL)
+		return -EINVAL;
+	memset(e, 0, sizeof(*e));
+	if (!mmt_closure_lens(m->p, &e->nodes_len, &e->macs_len, &e->data_len))
+		return -E2BIG;
+	return 0;
+}
+
 /**
  * mmt_closure_build() - serialize an MMT into a closure
  * @m: MMT to send; VALID or SENDING (normally SENDING, DESIGN.md section 5)
@@ -229,47 +251,18 @@ int mmt_closure_parse_hdr(const u8 *buf, size_t len,
 int mmt_closure_build(struct mmt *m, const struct mmt_closure_hdr *h,
 		      u8 *out, size_t out_len)
 {
-	const struct mmt_params *p = m->p;
-	u8 hb[MMT_CLOSURE_HDR_BYTES];
-	u8 sr[MMT_SEALED_ROOT_BYTES];
+	size_t off = MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
 	struct mmt_closure_hdr e;
-	size_t need, off;
 	int ret;
 
-	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
-	    m->root.read_only)
-		return -EPERM;
-	if (!m->crypto)
-		return -ENOKEY;
-	if (h->flags & ~MMT_CLOSURE_F_ALL)
-		return -EINVAL;
-	memset(&e, 0, sizeof(e));
-	if (!mmt_closure_lens(p, &e.nodes_len, &e.macs_len, &e.data_len))
-		return -E2BIG;
-	need = mmt_closure_bytes(p);
-	if (!out || out_len < need)
-		return -ENOSPC;
-
-	e.version = MMT_CLOSURE_VERSION;
-	e.flags = h->flags;
-	e.sender_node = h->sender_node;
-	e.receiver_node = h->receiver_node;
-	e.conn_id = h->conn_id;
-	e.seq = h->seq;
-	e.levels = p->levels;
-	e.log_block_size = p->log_block_size;
-	memcpy(e.log_arity, p->log_arity, p->levels);
-	e.sealed_len = MMT_SEALED_ROOT_BYTES;
-	mmt_closure_encode(&e, hb);
-
-	ret = mmt_root_seal(&m->root, p, m->crypto, hb, sizeof(hb), sr);
+	ret = mmt_closure_can_build(m, h, &e);
 	if (ret)
 		return ret;
-
-	memcpy(out, hb, sizeof(hb));
-	off = sizeof(hb);
-	memcpy(out + off, sr, sizeof(sr));
-	off += sizeof(sr);
+	if (!out || out_len < mmt_closure_bytes(m->p))
+		return -ENOSPC;
+	ret = mmt_closure_build_head(m, h, out);
+	if (ret)
+		return ret;
 	if (e.nodes_len)	/* 0 with one level: m->nodes may be NULL */
 		memcpy(out + off, m->nodes, e.nodes_len);
 	off += e.nodes_len;
@@ -454,17 +447,9 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 	struct mmt_closure_hdr e;
 	int ret;
 
-	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
-	    m->root.read_only)
-		return -EPERM;
-	if (!m->crypto)
-		return -ENOKEY;
-	if (h->flags & ~MMT_CLOSURE_F_ALL)
-		return -EINVAL;
-	memset(&e, 0, sizeof(e));
-	if (!mmt_closure_lens(p, &e.nodes_len, &e.macs_len, &e.data_len))
-		return -E2BIG;
-
+	ret = mmt_closure_can_build(m, h, &e);
+	if (ret)
+		return ret;
 	e.version = MMT_CLOSURE_VERSION;
 	e.flags = h->flags;
 	e.sender_node = h->sender_node;

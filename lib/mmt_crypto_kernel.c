@@ -59,13 +59,6 @@ struct mmt_crypto {
 	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
 };
 
-static const char mmt_hkdf_salt[] = "mmt-v1 salt";
-static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
-	[MMT_SUBKEY_ENC] = "mmt v1 enc",
-	[MMT_SUBKEY_MAC] = "mmt v1 mac",
-	[MMT_SUBKEY_SEAL] = "mmt v1 seal",
-};
-
 /* HKDF-Expand (RFC 5869 section 2.3) with @tfm keyed with the PRK. */
 static int mmt_hkdf_expand(struct crypto_shash *tfm, const u8 *info,
 			   size_t info_len, u8 *okm, size_t okm_len)
@@ -210,32 +203,6 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
 		mmt_crypto_free(c);
 		return ERR_PTR(err);
 	}
-	return c;
-}
-
-struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
-{
-	u8 sub[MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES];
-	struct mmt_crypto *c;
-	int i, err;
-
-	if (!key || (key_len != 16 && key_len != 32))
-		return ERR_PTR(-EINVAL);
-	for (i = 0; i < MMT_NR_SUBKEYS; i++) {
-		err = mmt_crypto_hkdf_sha256(key, key_len,
-					     (const u8 *)mmt_hkdf_salt,
-					     strlen(mmt_hkdf_salt),
-					     (const u8 *)mmt_hkdf_info[i],
-					     strlen(mmt_hkdf_info[i]),
-					     sub + i * MMT_SUBKEY_BYTES,
-					     MMT_SUBKEY_BYTES);
-		if (err) {
-			memzero_explicit(sub, sizeof(sub));
-			return ERR_PTR(err);
-		}
-	}
-	c = mmt_crypto_alloc_raw(sub);
-	memzero_explicit(sub, sizeof(sub));
 	return c;
 }
 
@@ -394,8 +361,6 @@ struct mmt_chan_crypto {
 	u8 ad[MMT_CHAN_AD_MAX];
 };
 
-static const char mmt_chan_info[] = "mmt v1 channel";
-
 struct mmt_chan_crypto *mmt_chan_crypto_alloc_raw(const u8 *key,
 						  const u8 *salt)
 {
@@ -436,32 +401,6 @@ struct mmt_chan_crypto *mmt_chan_crypto_alloc_raw(const u8 *key,
 err_free:
 	mmt_chan_crypto_free(c);
 	return ERR_PTR(err);
-}
-
-struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
-					      unsigned int key_len,
-					      const u8 *bind, size_t bind_len)
-{
-	u8 info[sizeof(mmt_chan_info) - 1 + MMT_CHAN_BIND_MAX];
-	u8 okm[MMT_CHAN_KEY_BYTES + MMT_CHAN_SALT_BYTES];
-	size_t info_len = sizeof(mmt_chan_info) - 1;
-	struct mmt_chan_crypto *c;
-	int err;
-
-	if (!key || (key_len != 16 && key_len != 32) ||
-	    bind_len > MMT_CHAN_BIND_MAX || (bind_len && !bind))
-		return ERR_PTR(-EINVAL);
-	memcpy(info, mmt_chan_info, info_len);
-	if (bind_len)
-		memcpy(info + info_len, bind, bind_len);
-	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
-				     strlen(mmt_hkdf_salt), info,
-				     info_len + bind_len, okm, sizeof(okm));
-	if (err)
-		return ERR_PTR(err);
-	c = mmt_chan_crypto_alloc_raw(okm, okm + MMT_CHAN_KEY_BYTES);
-	memzero_explicit(okm, sizeof(okm));
-	return c;
 }
 
 void mmt_chan_crypto_free(struct mmt_chan_crypto *c)

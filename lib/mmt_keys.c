@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_keys.c - the key schedule: subkeys and channel keys derived from an
+ * MMT key with HKDF-SHA256 (RFC 5869), the same in both builds
+ *
+ * Backend-independent: it calls only mmt_crypto_hkdf_sha256() and the
+ * backends' *_alloc_raw() constructors, so the derivation (salt, info
+ * strings, output layout) is written once.  docs/ENGINE.md, "Crypto
+ * interface" and "Secure channel crypto".
+ */
+#include "mmt_lib.h"
+
+static const char mmt_hkdf_salt[] = "mmt-v1 salt";
+static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
+	[MMT_SUBKEY_ENC] = "mmt v1 enc",
+	[MMT_SUBKEY_MAC] = "mmt v1 mac",
+	[MMT_SUBKEY_SEAL] = "mmt v1 seal",
+};
+
+static const char mmt_chan_info[] = "mmt v1 channel";
+
+/* mmt_crypto_alloc(): kernel-doc in mmt_lib.h */
+struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
+{
+	u8 sub[MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES];
+	struct mmt_crypto *c;
+	int i, err;
+
+	if (!key || (key_len != 16 && key_len != 32))
+		return ERR_PTR(-EINVAL);
+	for (i = 0; i < MMT_NR_SUBKEYS; i++) {
+		err = mmt_crypto_hkdf_sha256(key, key_len,
+					     (const u8 *)mmt_hkdf_salt,
+					     strlen(mmt_hkdf_salt),
+					     (const u8 *)mmt_hkdf_info[i],
+					     strlen(mmt_hkdf_info[i]),
+					     sub + i * MMT_SUBKEY_BYTES,
+					     MMT_SUBKEY_BYTES);
+		if (err) {
+			memzero_explicit(sub, sizeof(sub));
+			return ERR_PTR(err);
+		}
+	}
+	c = mmt_crypto_alloc_raw(sub);
+	memzero_explicit(sub, sizeof(sub));
+	return c;
+}
+
+/* mmt_chan_crypto_alloc(): kernel-doc in mmt_lib.h */
+struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
+					      unsigned int key_len,
+					      const u8 *bind, size_t bind_len)
+{
+	u8 info[sizeof(mmt_chan_info) - 1 + MMT_CHAN_BIND_MAX];
+	u8 okm[MMT_CHAN_KEY_BYTES + MMT_CHAN_SALT_BYTES];
+	size_t info_len = sizeof(mmt_chan_info) - 1;
+	struct mmt_chan_crypto *c;
+	int err;
+
+	if (!key || (key_len != 16 && key_len != 32) ||
+	    bind_len > MMT_CHAN_BIND_MAX || (bind_len && !bind))
+		return ERR_PTR(-EINVAL);
+	memcpy(info, mmt_chan_info, info_len);
+	if (bind_len)
+		memcpy(info + info_len, bind, bind_len);
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
+				     strlen(mmt_hkdf_salt), info,
+				     info_len + bind_len, okm, sizeof(okm));
+	if (err)
+		return ERR_PTR(err);
+	c = mmt_chan_crypto_alloc_raw(okm, okm + MMT_CHAN_KEY_BYTES);
+	memzero_explicit(okm, sizeof(okm));
+	return c;
+}

@@ -25,31 +25,52 @@
 #include "mmt_transport.h"
 #include "mmt.h"
 
-/*
- * Seal and encode closure @i into @buf.  On success the MMT is SENDING.
- * Root counters and GUAs rise strictly along a connection (the receiver's
+/**
+ * mmt_delegate_build() - seal closure @i for a connection; the MMT goes
+ * VALID -> SENDING
+ * @src: the sending PMO
+ * @i: which MMT
+ * @conn_id: the connection's id (bound into the header)
+ * @peer_node: the receiver's node id
+ * @copy: copy mode
+ * @buf: (out) the whole closure (mmt_closure_build()), or with @len 0 only
+ *	its head (header and sealed root, MMT_CLOSURE_HDR_BYTES +
+ *	MMT_SEALED_ROOT_BYTES: mmt_closure_build_head()) when the sections
+ *	are sent from the PMO's own memory
+ * @len: bytes at @buf, or 0 for the head only
+ *
+ * Root counters and GUAs rise strictly along a transfer (the receiver's
  * replay and reorder rules), so the MMT's counter is first raised to the
- * last one sent, and an MMT whose GUA is not above the last one sent (it
- * was re-encrypted under a fresh GUA after a failed transfer) is
- * re-encrypted again under a fresh one: DESIGN.md re-assigns GUAs anyway.
+ * last one this PMO sent, and an MMT whose GUA is not above the last one
+ * this PMO sent (re-encrypted under a fresh GUA after a failed transfer,
+ * or sent before in copy mode) is re-encrypted under a fresh one first:
+ * DESIGN.md re-assigns GUAs anyway.  The header's seq is the MMT's index,
+ * which binds the closure to its slot at the receiver.
+ *
+ * Context: process; caller holds @src->lock.
+ * Return: 0; -EPERM if the MMT is not VALID or is read-only, or the PMO
+ * has no key; -EAGAIN / -EOVERFLOW from the GUA allocator; -EBADMSG if a
+ * needed re-encryption finds the MMT corrupted; mmt_closure_build()'s
+ * errors (the MMT is VALID again).
  */
-static int mmt_delegate_build(struct mmt_pmo *src, struct mmt_transport *t,
-			      u32 i, bool copy, u8 *buf, size_t len)
+int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
+		       u16 peer_node, bool copy, u8 *buf, size_t len)
 {
 	struct mmt *m = &src->mmts[i];
 	struct mmt_closure_hdr h = {
 		.version = MMT_CLOSURE_VERSION,
 		.flags = copy ? MMT_CLOSURE_F_COPY : 0,
 		.sender_node = mmt_node_id(),
-		.receiver_node = t->peer_node,
-		.conn_id = t->conn_id,
+		.receiver_node = peer_node,
+		.conn_id = conn_id,
+		.seq = i,
 	};
 	int err;
 
 	lockdep_assert_held(&src->lock);
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
-	if (m->root.gua <= t->last_gua) {
+	if (m->root.gua <= src->tx_last_gua) {
 		u64 gua;
 
 		err = mmt_gua_alloc(&gua);
@@ -63,34 +84,46 @@ static int mmt_delegate_build(struct mmt_pmo *src, struct mmt_transport *t,
 		return err;
 	if (m->root.root_counter < src->tx_root_counter)
 		m->root.root_counter = src->tx_root_counter;
-	h.seq = i;	/* binds the closure to its MMT (slot) */
-	err = mmt_closure_build(m, &h, buf, len);
+	if (len)
+		err = mmt_closure_build(m, &h, buf, len);
+	else
+		err = mmt_closure_build_head(m, &h, buf);
 	if (err) {
 		mmt_root_transition(&m->root, MMT_VALID);
 		return err;
 	}
 	src->tx_root_counter = m->root.root_counter;
-	t->last_gua = m->root.gua;
+	src->tx_last_gua = m->root.gua;
 	trace_mmt_seal(m->root.gua, m->root.root_counter, h.seq, i);
 	return 0;
 }
 
-/*
- * Settle closure @i after the transport's verdict @err.  A failed transfer
- * gives the MMT back to the sender, VALID.  But the verdict comes over an
- * untrusted network (a lost ack, or a forged rejection), so the receiver
- * may hold a writable copy under this GUA: the sender re-encrypts under a
- * fresh GUA before it can write again (DESIGN.md section 5), so no pad is
- * ever used by two writers; if that fails it keeps the MMT read-only.  In
- * copy mode the receiver's copy is read-only and nothing is needed.
+/**
+ * mmt_delegate_settle() - settle SENDING closure @i after the verdict
+ * @src: the sending PMO
+ * @i: which MMT
+ * @copy: copy mode
+ * @err: 0 (the receiver accepted it) or any -errno
+ *
+ * Accepted: SENDING -> INVALID (transfer) or VALID (copy).  A failed
+ * transfer gives the MMT back to the sender, VALID, data intact.  But the
+ * verdict comes over an untrusted network (a lost ack, or a forged
+ * rejection), so the receiver may hold a writable copy under this GUA: the
+ * sender re-encrypts under a fresh GUA before it can write again (DESIGN.md
+ * section 5), so no pad is ever used by two writers; if that fails it
+ * keeps the MMT read-only.  In copy mode the receiver's copy is read-only
+ * and nothing more is needed.  An MMT not SENDING is left alone.
+ *
+ * Context: process; caller holds @src->lock.
  */
-static void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy,
-				int err)
+void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
 {
 	struct mmt *m = &src->mmts[i];
 	u64 gua;
 
 	lockdep_assert_held(&src->lock);
+	if (m->root.state != MMT_SENDING)
+		return;
 	if (!err) {
 		mmt_root_transition(&m->root, copy ? MMT_VALID : MMT_INVALID);
 		atomic64_inc(&mmt_stats.closures_sent);
@@ -129,7 +162,8 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 		return -ENOMEM;
 	for (i = 0; i < src->closures; i++) {
 		mutex_lock(&src->lock);
-		err = mmt_delegate_build(src, t, i, copy, buf, len);
+		err = mmt_delegate_build(src, i, t->conn_id, t->peer_node,
+					 copy, buf, len);
 		mutex_unlock(&src->lock);
 		if (err)
 			break;

@@ -22,6 +22,13 @@
 #define MMT_FEATURES_DEBUG	0
 #endif
 
+/* MMT_FEAT_RDMA when the kernel has the RDMA stack (see Kbuild). */
+#ifdef MMT_RDMA
+#define MMT_FEATURES_RDMA	MMT_FEAT_RDMA
+#else
+#define MMT_FEATURES_RDMA	0
+#endif
+
 /* Module version string reported by MMT_IOC_QUERY. */
 #define MMT_MODULE_VERSION	"0.2.0"
 
@@ -47,7 +54,7 @@ struct mm_struct;
  * @key_len: 0, 16 or 32
  * @rx: receive rules (replay, reorder) of the PMO as a receiver
  * @tx_root_counter: last root counter sealed by this PMO as a sender
- * @tx_seq: last closure sequence number sent
+ * @tx_last_gua: GUA of the last closure this PMO sent
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -65,7 +72,7 @@ struct mmt_pmo {
 	u32 key_len;
 	struct mmt_rx_rules rx;
 	u64 tx_root_counter;
-	u64 tx_seq;
+	u64 tx_last_gua;
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -129,11 +136,22 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
 
+/* mmt_delegate.c */
+int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
+		       u16 peer_node, bool copy, u8 *buf, size_t len);
+void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err);
+
 /* mmt_loopback.c */
 void mmt_loopback_init(void);
 int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 			  bool copy, bool eager, u64 *sent);
 int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg);
+
+/* mmt_conn.c / mmt_conn_rdma.c (stubs without CONFIG_INFINIBAND) */
+int mmt_conn_listen(void __user *uarg);
+int mmt_conn_connect(void __user *uarg);
+int mmt_conn_init(void);
+void mmt_conn_exit(void);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

@@ -91,6 +91,7 @@ static int mmt_ioc_query(void __user *uarg)
 	q.closure_version = 1;
 	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
 	q.features |= MMT_FEATURES_DEBUG;
+	q.features |= MMT_FEATURES_RDMA;
 	q.node_id = mmt_node_id();
 	strscpy(q.module_version, MMT_MODULE_VERSION,
 		sizeof(q.module_version));
@@ -136,6 +137,10 @@ long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_pmo_create(uarg);
 	case MMT_IOC_SET_NODE_ID:
 		return mmt_ioc_set_node_id(uarg);
+	case MMT_IOC_LISTEN:
+		return mmt_conn_listen(uarg);
+	case MMT_IOC_CONNECT:
+		return mmt_conn_connect(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -128,9 +128,16 @@ static int __init mmt_init(void)
 	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();
 	mmt_stats_init();
+	err = mmt_conn_init();
+	if (err) {
+		pr_err("cannot register the RDMA client: %d\n", err);
+		mmt_stats_exit();
+		return err;
+	}
 	err = misc_register(&mmt_miscdev);
 	if (err) {
 		pr_err("cannot register /dev/mmt: %d\n", err);
+		mmt_conn_exit();
 		mmt_stats_exit();
 		return err;
 	}
@@ -142,6 +149,7 @@ static int __init mmt_init(void)
 static void __exit mmt_exit(void)
 {
 	misc_deregister(&mmt_miscdev);
+	mmt_conn_exit();
 	mmt_stats_exit();
 	pr_info("unloaded\n");
 }

@@ -73,7 +73,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	pmo->key_len = 0;
 	memset(&pmo->rx, 0, sizeof(pmo->rx));
 	pmo->tx_root_counter = 0;
-	pmo->tx_seq = 0;
+	pmo->tx_last_gua = 0;
 }
 
 /**

@@ -42,8 +42,6 @@ struct mmt_transport_ops {
  * @conn_id: connection id, bound into every closure header (AEAD data)
  * @peer_node: the receiver's node id
  * @eager: the receiver verifies whole closures on receipt
- * @last_gua: sender side: GUA of the last closure sent on this connection
- *	(the receiver's reorder rule wants them rising)
  */
 struct mmt_transport {
 	const struct mmt_transport_ops *ops;
@@ -51,7 +49,6 @@ struct mmt_transport {
 	u64 conn_id;
 	u16 peer_node;
 	bool eager;
-	u64 last_gua;
 };
 
 /* mmt_delegate.c */

@@ -610,9 +610,13 @@ struct mmt_xfer {
  *
  * @addr must be zero on input.
  *
+ * A connection that was established and then closed by the peer before
+ * it was accepted is still returned (its fd reports POLLHUP, transfers
+ * ECONNRESET); handshakes that failed are dropped.
+ *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL, ETIMEDOUT, EINTR,
- * ECONNABORTED (the connection failed during the handshake, or the
- * listener's device went away), ENOTTY (not a listener fd).
+ * ECONNABORTED (the listener's device went away), ENOTTY (not a listener
+ * fd).
  */
 #define MMT_IOC_ACCEPT		_IOWR(MMT_IOC_MAGIC, 0x22, struct mmt_connect)
 
@@ -647,7 +651,9 @@ struct mmt_xfer {
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
  * * EINTR - a signal arrived; as ECONNRESET
  * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EXDEV - the receiver
- *   rejected a closure for that reason; that MMT is VALID again
+ *   rejected a closure for that reason; that MMT is VALID again.  EBADMSG
+ *   also when the sender's own PMO fails verification as it is read
+ *   (plain channel); the receiver then gets ECANCELED
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -675,7 +681,8 @@ struct mmt_xfer {
  *   the sender named another channel (the offer is refused)
  * * EBADMSG - tamper or wrong key; ESTALE - replay; EILSEQ - reorder;
  *   EMSGSIZE - bad lengths; EPROTO/EPROTONOSUPPORT - bad magic or version;
- *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection.
+ *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection
+ *   or sender.
  *   The MMT that failed stays WAITING; earlier ones are VALID.
  * * ECANCELED - the sender stopped before sending every closure
  * * E2BIG - 2^24 closures or more

@@ -4,8 +4,11 @@
  * contract of every function (0, an fd or a count on success; -errno on
  * failure, errno also set).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -26,6 +29,10 @@ _Static_assert(sizeof(struct mmt_delegate_local) ==
 	       MMT_DELEGATE_LOCAL_SIZE_VER0, "delegate");
 _Static_assert(sizeof(struct mmt_pmo_debug) == MMT_PMO_DEBUG_SIZE_VER0,
 	       "debug");
+_Static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0, "listen");
+_Static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0,
+	       "connect");
+_Static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0, "xfer");
 
 /* neg_errno() - the -errno of the last failed call (never 0) */
 static int neg_errno(void)
@@ -325,6 +332,156 @@ int mmt_recv_fd(int sock)
 	return set_errno(n == 0 && !nfds ? -ECONNRESET : -EBADMSG);
 }
 
+int mmt_parse_addr(const char *host, unsigned int port,
+		   struct mmt_conn_addr *addr)
+{
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+	char *scope, *end;
+	unsigned long idx;
+
+	memset(addr, 0, sizeof(*addr));
+	if (port < 1 || port > 65535)
+		return set_errno(-EINVAL);
+	addr->port = port;
+	if (!host || !*host) {
+		addr->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, addr->addr) == 1) {
+		addr->family = AF_INET;
+		return 0;
+	}
+	if (strlen(host) >= sizeof(buf))
+		return set_errno(-EINVAL);
+	strcpy(buf, host);
+	scope = strchr(buf, '%');
+	if (scope)
+		*scope++ = '\0';
+	if (inet_pton(AF_INET6, buf, addr->addr) != 1) {
+		memset(addr, 0, sizeof(*addr));
+		return set_errno(-EINVAL);
+	}
+	addr->family = AF_INET6;
+	if (scope) {
+		errno = 0;
+		idx = strtoul(scope, &end, 10);
+		if (!*scope || *end || errno || idx > UINT32_MAX)
+			idx = if_nametoindex(scope);
+		if (!idx) {
+			memset(addr, 0, sizeof(*addr));
+			return set_errno(-EINVAL);
+		}
+		addr->scope_id = idx;
+	}
+	return 0;
+}
+
+int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
+	       unsigned int backlog, uint32_t flags)
+{
+	struct mmt_listen l;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	l.size = MMT_LISTEN_SIZE_VER0;
+	l.flags = flags;
+	l.addr = *addr;
+	l.backlog = backlog;
+	ret = mmt_ioctl(devfd, MMT_IOC_LISTEN, &l);
+	if (ret)
+		return ret;
+	if (l.fd < 0)
+		return set_errno(-EPROTO);
+	return l.fd;
+}
+
+/* conn_ioctl() - MMT_IOC_CONNECT / MMT_IOC_ACCEPT with @addr (or none) */
+static int conn_ioctl(int fd, unsigned long cmd,
+		      const struct mmt_conn_addr *addr,
+		      unsigned int timeout_ms, uint32_t flags,
+		      struct mmt_connect *out)
+{
+	struct mmt_connect c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.size = MMT_CONNECT_SIZE_VER0;
+	c.flags = flags;
+	if (addr)
+		c.addr = *addr;
+	c.timeout_ms = timeout_ms;
+	ret = mmt_ioctl(fd, cmd, &c);
+	if (out)
+		*out = c;
+	if (ret)
+		return ret;
+	if (c.fd < 0)
+		return set_errno(-EPROTO);
+	return c.fd;
+}
+
+int mmt_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
+	       struct mmt_connect *out)
+{
+	return conn_ioctl(lfd, MMT_IOC_ACCEPT, NULL, timeout_ms, flags, out);
+}
+
+int mmt_connect(int devfd, const struct mmt_conn_addr *addr,
+		unsigned int timeout_ms, uint32_t flags,
+		struct mmt_connect *out)
+{
+	return conn_ioctl(devfd, MMT_IOC_CONNECT, addr, timeout_ms, flags,
+			  out);
+}
+
+/* xfer_ioctl() - MMT_IOC_SEND / MMT_IOC_RECV; @out gets the reply */
+static int xfer_ioctl(int connfd, unsigned long cmd, int pmofd,
+		      uint32_t channel, uint64_t flags,
+		      unsigned int timeout_ms, struct mmt_xfer *out)
+{
+	struct mmt_xfer x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.size = MMT_XFER_SIZE_VER0;
+	x.pmo_fd = pmofd;
+	x.channel = channel;
+	x.flags = flags;
+	x.timeout_ms = timeout_ms;
+	ret = mmt_ioctl(connfd, cmd, &x);
+	if (out)
+		*out = x;
+	return set_errno(ret);
+}
+
+int mmt_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	     unsigned int timeout_ms, struct mmt_xfer *out)
+{
+	return xfer_ioctl(connfd, MMT_IOC_SEND, pmofd, channel, flags,
+			  timeout_ms, out);
+}
+
+int mmt_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	     unsigned int timeout_ms, struct mmt_xfer *out)
+{
+	return xfer_ioctl(connfd, MMT_IOC_RECV, pmofd, channel, flags,
+			  timeout_ms, out);
+}
+
+const char *mmt_channel_str(uint32_t channel)
+{
+	switch (channel) {
+	case MMT_CHANNEL_MMT:
+		return "mmt";
+	case MMT_CHANNEL_SECURE:
+		return "secure";
+	case MMT_CHANNEL_PLAIN:
+		return "plain";
+	default:
+		return "unknown";
+	}
+}
+
 const char *mmt_strerror(int err)
 {
 	if (err < 0)
@@ -364,6 +521,27 @@ const char *mmt_strerror(int err)
 	case ENODEV:
 	case ENXIO:
 		return "no /dev/mmt: is the mmt module loaded?";
+	case EOPNOTSUPP:
+		return "not available in this module (no RDMA, or channel not implemented)";
+	case ECONNREFUSED:
+		return "connection refused: nobody listens on that address and port";
+	case ECONNRESET:
+		return "the connection is gone (peer closed, QP error or device removed)";
+	case ETIMEDOUT:
+		return "the peer did not answer in time";
+	case EPROTO:
+		return "protocol mismatch (another channel, or protocol version)";
+	case ECANCELED:
+		return "the sender stopped before sending every closure";
+	case EXDEV:
+		return "a closure of another connection";
+	case EMSGSIZE:
+		return "bad lengths in a closure";
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+		return "no address, route or RDMA device to reach the peer";
+	case EADDRNOTAVAIL:
+		return "no RDMA device for that address";
 	default:
 		return strerror(err);
 	}

@@ -268,6 +268,149 @@ int mmt_send_fd(int sock, int fd);
 int mmt_recv_fd(int sock);
 
 /**
+ * mmt_parse_addr() - fill a struct mmt_conn_addr from an address and port
+ * @host: IPv4 ("10.0.0.2") or IPv6 ("fd00::2", "fe80::1%eth0") literal;
+ *	NULL or "" gives the IPv4 any address (listen on every address),
+ *	"::" the IPv6 any address.  Host names are not resolved.
+ * @port: port, 1..65535
+ * @addr: (out) the address for mmt_listen() or mmt_connect(); zeroed first
+ *
+ * An IPv6 scope after '%' may be an interface name or index; it sets
+ * @addr->scope_id (link-local addresses need it).
+ *
+ * Return: 0; -EINVAL (@port out of range, not an address literal, unknown
+ * scope).
+ */
+int mmt_parse_addr(const char *host, unsigned int port,
+		   struct mmt_conn_addr *addr);
+
+/**
+ * mmt_listen() - MMT_IOC_LISTEN: listen for connections (rdma_cm)
+ * @devfd: /dev/mmt fd
+ * @addr: local address and port (from mmt_parse_addr())
+ * @backlog: connect requests queued before mmt_accept(), 1..128; 0 = 16
+ * @flags: MMT_CONN_CLOEXEC or 0
+ *
+ * The listener fd works until it is closed (connections not yet accepted
+ * are dropped) or its RDMA device goes away (poll() then reports POLLHUP);
+ * poll() reports POLLIN when a connection is ready for mmt_accept().
+ *
+ * Return: the listener fd (>= 0); -EADDRINUSE (port taken),
+ * -EADDRNOTAVAIL (no RDMA device for that address), -EOPNOTSUPP (module
+ * built without RDMA: no MMT_FEAT_RDMA), -EINVAL (family, port 0,
+ * @backlog, @flags), -EMFILE, -ENOMEM, -EBADF, -ENOTTY.
+ */
+int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
+	       unsigned int backlog, uint32_t flags);
+
+/**
+ * mmt_accept() - MMT_IOC_ACCEPT: the next connection on a listener
+ * @lfd: listener fd from mmt_listen()
+ * @timeout_ms: how long to wait, 1..600000 ms; 0 = 10000
+ * @flags: MMT_CONN_CLOEXEC or 0
+ * @out: (out, optional) the kernel's reply: the peer's address in
+ *	@out->addr and its node id in @out->peer_node
+ *
+ * Return: the connection fd (>= 0); -ETIMEDOUT (nobody connected in
+ * @timeout_ms), -EINTR (signal), -ECONNABORTED (the handshake failed, or
+ * the device went away), -ENOTTY (not a listener fd), -EINVAL, -EBADF.
+ */
+int mmt_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
+	       struct mmt_connect *out);
+
+/**
+ * mmt_connect() - MMT_IOC_CONNECT: connect to a listening peer
+ * @devfd: /dev/mmt fd
+ * @addr: the peer's address and port (from mmt_parse_addr())
+ * @timeout_ms: how long to wait, 1..600000 ms; 0 = 10000
+ * @flags: MMT_CONN_CLOEXEC or 0
+ * @out: (out, optional) the kernel's reply (@out->peer_node: the peer's
+ *	node id from its hello)
+ *
+ * The RDMA device is the one the route to @addr goes through (rdma_cm).
+ *
+ * Return: the connection fd (>= 0); -ECONNREFUSED (nobody listens there,
+ * the peer's backlog is full, or it rejected us), -EHOSTUNREACH /
+ * -ENETUNREACH (no address, route or RDMA device), -ETIMEDOUT, -EPROTO
+ * (the peer speaks another protocol version), -EINTR, -EOPNOTSUPP (no RDMA
+ * in the module, or the device lacks fast memory registration), -EINVAL,
+ * -EBADF, -ENOTTY.
+ */
+int mmt_connect(int devfd, const struct mmt_conn_addr *addr,
+		unsigned int timeout_ms, uint32_t flags,
+		struct mmt_connect *out);
+
+/**
+ * mmt_send() - MMT_IOC_SEND: send a PMO to the peer over a channel
+ * @connfd: connection fd (mmt_connect() or mmt_accept())
+ * @pmofd: the PMO to send; every MMT VALID and writable
+ * @channel: MMT_CHANNEL_MMT (delegation), MMT_CHANNEL_SECURE (AES-GCM) or
+ *	MMT_CHANNEL_PLAIN (RDMA write, no protection); the receiver must
+ *	name the same one
+ * @flags: MMT_XFER_COPY (copy mode; default: transfer) or 0
+ * @timeout_ms: how long to wait for each answer of the peer (grant, ack),
+ *	1..600000 ms; 0 = 10000
+ * @out: (out, optional) the kernel's reply, also on failure: @out->bytes
+ *	and @out->closures delivered and accepted, @out->ns the wall time in
+ *	the kernel from the offer to the last ack, in nanoseconds
+ *
+ * MMT channel, transfer mode: every MMT acked goes INVALID (the receiver
+ * owns it); copy mode: back to VALID.  Secure and plain channels leave the
+ * PMO VALID.
+ *
+ * Return: 0; -EOPNOTSUPP (the channel is not implemented by this module),
+ * -EPERM (an MMT not VALID, or read-only), -EMEDIUMTYPE (the receiver's PMO
+ * has another geometry or size), -EPROTO (the receiver named another
+ * channel), -EBADMSG / -ESTALE / -EILSEQ / -EMSGSIZE / -EXDEV (the receiver
+ * rejected a closure; that MMT is VALID again; the connection stays
+ * usable; -EBADMSG also when this PMO fails verification as it is read for
+ * the plain channel, the receiver then gets -ECANCELED), -ECONNRESET / -ETIMEDOUT / -EINTR (the connection is gone; MMTs
+ * not acked are VALID again with their data), -E2BIG (2^24 closures or
+ * more), -EINVAL, -EBADF, -ENOTTY.
+ */
+int mmt_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	     unsigned int timeout_ms, struct mmt_xfer *out);
+
+/**
+ * mmt_recv() - MMT_IOC_RECV: receive a PMO from the peer
+ * @connfd: connection fd
+ * @pmofd: the PMO to receive into, with the sender's geometry and size:
+ *	MMT channel: keyed with MMT_KEY_RECEIVE (every MMT WAITING) under the
+ *	sender's key; plain and secure channels: VALID and writable (its data
+ *	is overwritten through the controller)
+ * @channel: MMT_CHANNEL_*, as the sender names it
+ * @flags: MMT_XFER_EAGER (verify every closure on receipt; default: lazily
+ *	on access) or 0
+ * @timeout_ms: how long to wait for the offer and then for each closure,
+ *	1..600000 ms; 0 = 10000
+ * @out: (out, optional) the kernel's reply, also on failure: @out->bytes
+ *	and @out->closures accepted, @out->ns the wall time from the offer's
+ *	arrival (or from this call, if it was already there) to the last ack
+ *
+ * poll() on @connfd reports POLLIN when the peer has a PMO to send.
+ *
+ * Return: 0; -EOPNOTSUPP (channel not implemented), -EPERM (the PMO is not
+ * WAITING, or not VALID and writable), -EMEDIUMTYPE (the sender's PMO has
+ * another geometry or size), -EPROTO (the sender named another channel),
+ * -EBADMSG (tamper or another key), -ESTALE (replay: root counter not
+ * above the minimum), -EILSEQ (reorder), -EMSGSIZE, -EPROTONOSUPPORT,
+ * -EXDEV (a closure of another connection or sender), -ECANCELED (the sender
+ * stopped early), -ETIMEDOUT / -EINTR (before the offer: harmless; later:
+ * the connection is gone), -ECONNRESET, -E2BIG, -EINVAL, -EBADF, -ENOTTY.
+ * The MMT that failed stays WAITING; earlier ones are VALID.
+ */
+int mmt_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	     unsigned int timeout_ms, struct mmt_xfer *out);
+
+/**
+ * mmt_channel_str() - name of an MMT_CHANNEL_* value
+ * @channel: MMT_CHANNEL_MMT, MMT_CHANNEL_SECURE or MMT_CHANNEL_PLAIN
+ *
+ * Return: "mmt", "secure", "plain", or "unknown".
+ */
+const char *mmt_channel_str(uint32_t channel);
+
+/**
  * mmt_strerror() - the meaning of an errno for the MMT interface
  * @err: errno value, positive or negative (as the functions return it)
  *

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_conn.c - the parts of connections that need no RDMA headers: message
+ * decoding and checks, the sender's build and settle steps of pipelined
+ * delegation, the receiver's in-place closure check, and the plain
+ * channel's controller reads and writes (DESIGN.md section 5)
+ *
+ * The RDMA transport (driver/mmt_conn_rdma.c) calls these; they are also
+ * built into the KUnit module, which has no RDMA.  Without CONFIG_INFINIBAND
+ * the connection ioctls are stubs returning -EOPNOTSUPP.
+ */
+#include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "mmt_conn.h"
+#include "mmt_internal.h"
+#include "mmt_trace.h"
+#include "mmt.h"
+
+static_assert(sizeof(struct mmt_wire_hello) == 24);
+static_assert(sizeof(struct mmt_wire_seg) == 16);
+static_assert(sizeof(struct mmt_wire_msg) == 48 + 16 * MMT_WIRE_MAX_SEGS);
+static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
+static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
+static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
+
+/**
+ * mmt_wire_decode() - check and decode a received message
+ * @buf: the bytes as received (untrusted; read once into @msg)
+ * @len: bytes received
+ * @msg: (out) decoded message
+ *
+ * Context: any (called from the completion handler).
+ * Return: 0; -EMSGSIZE for a short message or too many segments; -EPROTO
+ * for a bad magic, type or non-zero reserved field.
+ */
+int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
+{
+	struct mmt_wire_msg *w = &msg->wire;
+
+	memset(msg, 0, sizeof(*msg));
+	if (len < offsetof(struct mmt_wire_msg, segs))
+		return -EMSGSIZE;
+	memcpy(w, buf, min(len, sizeof(*w)));
+	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
+	    w->reserved1[0] || w->reserved1[1])
+		return -EPROTO;
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_END)
+		return -EPROTO;
+	if (w->nsegs > MMT_WIRE_MAX_SEGS ||
+	    len < offsetof(struct mmt_wire_msg, segs) +
+		  w->nsegs * sizeof(struct mmt_wire_seg))
+		return -EMSGSIZE;
+	msg->type = w->type;
+	msg->gen = le32_to_cpu(w->gen);
+	msg->index = le32_to_cpu(w->index);
+	if (le32_to_cpu(w->err) > MAX_ERRNO)
+		return -EPROTO;
+	msg->err = -(int)le32_to_cpu(w->err);
+	return 0;
+}
+
+/**
+ * mmt_wire_offer_fill() - encode an OFFER for a PMO
+ * @w: (out) the message; zeroed first
+ * @pmo: the PMO to send
+ * @channel: MMT_CHANNEL_*
+ * @copy: copy mode
+ *
+ * Context: any.
+ */
+void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
+			 u32 channel, bool copy)
+{
+	const struct mmt_params *p = &pmo->params;
+
+	memset(w, 0, sizeof(*w));
+	w->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+	w->type = MMT_MSG_OFFER;
+	w->channel = cpu_to_le32(channel);
+	w->flags = cpu_to_le32(copy ? MMT_XFER_COPY : 0);
+	w->closures = cpu_to_le32(pmo->closures);
+	w->bytes = cpu_to_le64(pmo->bytes);
+	w->levels = p->levels;
+	w->log_block_size = p->log_block_size;
+	memcpy(w->log_arity, p->log_arity, p->levels);
+}
+
+/**
+ * mmt_wire_offer_check() - does an OFFER fit the receive PMO?
+ * @offer: the decoded OFFER
+ * @pmo: the receive PMO
+ * @channel: the channel the receiver asked for
+ *
+ * Context: any.
+ * Return: 0; -EPROTO if the sender named another channel or unknown
+ * flags; -EMEDIUMTYPE if geometry, size or closure count differ.
+ */
+int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
+			 u32 channel)
+{
+	const struct mmt_wire_msg *w = &offer->wire;
+	const struct mmt_params *p = &pmo->params;
+	unsigned int i;
+
+	if (le32_to_cpu(w->channel) != channel ||
+	    (le32_to_cpu(w->flags) & ~MMT_XFER_COPY))
+		return -EPROTO;
+	if (le32_to_cpu(w->closures) != pmo->closures ||
+	    le64_to_cpu(w->bytes) != pmo->bytes ||
+	    w->levels != p->levels || w->log_block_size != p->log_block_size)
+		return -EMEDIUMTYPE;
+	for (i = 0; i < MMT_MAX_LEVELS; i++)
+		if (w->log_arity[i] != (i < p->levels ? p->log_arity[i] : 0))
+			return -EMEDIUMTYPE;
+	return 0;
+}
+
+/**
+ * mmt_conn_xfer_args() - check a struct mmt_xfer as copied in
+ * @xfer: the argument of MMT_IOC_SEND or MMT_IOC_RECV
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for unknown flags, a channel out of range, a timeout
+ * above 600000 ms or non-zero reserved or output fields.
+ */
+int mmt_conn_xfer_args(const void *xfer)
+{
+	const struct mmt_xfer *x = xfer;
+
+	if ((x->flags & ~(MMT_XFER_COPY | MMT_XFER_EAGER)) ||
+	    x->channel > MMT_CHANNEL_PLAIN || x->timeout_ms > 600000 ||
+	    x->reserved0 || x->reserved[0] || x->reserved[1] || x->bytes ||
+	    x->closures || x->ns)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mmt_conn_tx_check() - may this PMO be sent on @channel?
+ * @src: the PMO
+ * @channel: MMT_CHANNEL_MMT or MMT_CHANNEL_PLAIN
+ *
+ * MMT channel: every MMT VALID and writable (it will be sealed).  Plain
+ * channel: every MMT VALID (read through the controller).
+ *
+ * Context: process; takes @src->lock.
+ * Return: 0 or -EPERM.
+ */
+int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
+{
+	u32 i;
+	int err = 0;
+
+	mutex_lock(&src->lock);
+	if (!src->crypto)
+		err = -EPERM;
+	for (i = 0; !err && i < src->closures; i++) {
+		const struct mmt_root *r = &src->mmts[i].root;
+
+		if (r->state != MMT_VALID ||
+		    (channel == MMT_CHANNEL_MMT && r->read_only))
+			err = -EPERM;
+	}
+	mutex_unlock(&src->lock);
+	return err;
+}
+
+/**
+ * mmt_conn_tx_build() - seal closure @index for sending
+ * @src: the sending PMO
+ * @conn_id: the connection's id (closure header)
+ * @peer_node: the receiver's node id (closure header)
+ * @index: which MMT
+ * @copy: copy mode (the closure carries MMT_CLOSURE_F_COPY)
+ * @head: (out) MMT_CONN_HEAD_BYTES: closure header and sealed root
+ *
+ * The MMT goes VALID -> SENDING; its nodes, MACs and ciphertext stay where
+ * they are (in the PMO's memory) and are RDMA-written from there: SENDING
+ * keeps them unchanged.  Counters, GUA order and the slot binding are
+ * those of mmt_delegate_build(), which does the work.
+ *
+ * Context: process; takes @src->lock.
+ * Return: 0 or mmt_delegate_build()'s errors (the MMT is VALID again).
+ */
+int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u16 peer_node,
+		      u32 index, bool copy, u8 *head)
+{
+	int err;
+
+	/* Only the head is built: the sections go from the PMO itself. */
+	mutex_lock(&src->lock);
+	err = mmt_delegate_build(src, index, conn_id, peer_node, copy, head, 0);
+	mutex_unlock(&src->lock);
+	return err;
+}
+
+/**
+ * mmt_conn_tx_settle() - settle closure @index after the receiver's verdict
+ * @src: the sending PMO
+ * @index: which MMT (SENDING)
+ * @copy: copy mode
+ * @err: 0 (accepted), the receiver's -errno (rejected), -ECANCELED (never
+ *	checked by the receiver), or -ECONNRESET / -ETIMEDOUT (outcome
+ *	unknown: the ack may have been lost)
+ *
+ * As mmt_delegate_settle(): accepted, SENDING -> INVALID (transfer) or
+ * VALID (copy); otherwise back to VALID with the data intact, and in
+ * transfer mode re-encrypted under a fresh GUA (a verdict from the network
+ * is not authenticated).
+ *
+ * Context: process; takes @src->lock.
+ */
+void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
+{
+	mutex_lock(&src->lock);
+	mmt_delegate_settle(src, index, copy, err);
+	mutex_unlock(&src->lock);
+}
+
+/**
+ * mmt_conn_rx_prepare() - check a receive PMO and start a receive
+ * @pmo: the PMO
+ * @channel: MMT_CHANNEL_MMT (every MMT WAITING) or MMT_CHANNEL_PLAIN (every
+ *	MMT VALID and writable)
+ * @conn_id: the connection's id: the receiver rules start over for it, as
+ *	for a new loopback connection
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0 or -EPERM (no key, or an MMT in the wrong state).
+ */
+int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
+{
+	u32 i;
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto)
+		err = -EPERM;
+	for (i = 0; !err && i < pmo->closures; i++) {
+		const struct mmt_root *r = &pmo->mmts[i].root;
+
+		if (channel == MMT_CHANNEL_MMT ? r->state != MMT_WAITING :
+		    r->state != MMT_VALID || r->read_only)
+			err = -EPERM;
+	}
+	if (!err && channel == MMT_CHANNEL_MMT) {
+		pmo->rx.conn_id = conn_id;
+		pmo->rx.self_node = mmt_node_id();
+		pmo->rx.last_root_counter = 0;
+		pmo->rx.last_gua = 0;
+	}
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+static bool mmt_conn_same_geometry(const struct mmt_closure_hdr *h,
+				   const struct mmt_params *p)
+{
+	unsigned int i;
+
+	if (h->levels != p->levels || h->log_block_size != p->log_block_size)
+		return false;
+	for (i = 0; i < p->levels; i++)
+		if (h->log_arity[i] != p->log_arity[i])
+			return false;
+	return true;
+}
+
+/*
+ * The rules of mmt_closure_receive() (docs/ENGINE.md, "Receiving"), for a
+ * closure whose nodes, MACs and ciphertext were RDMA-written in place into
+ * the MMT's own memory and whose head is in @head (a private copy).  The
+ * caller has invalidated the memory registration first, so nothing can
+ * change the sections any more from the network.
+ */
+static int mmt_conn_rx_check_locked(struct mmt_pmo *pmo, u32 index,
+				    const u8 *head, u16 peer, bool eager)
+{
+	struct mmt *m = &pmo->mmts[index];
+	const struct mmt_params *p = m->p;
+	struct mmt_rx_rules *rx = &pmo->rx;
+	struct mmt_closure_hdr h;
+	struct mmt_root root;
+	u8 *stage = NULL;
+	struct mmt t;
+	int err;
+
+	lockdep_assert_held(&pmo->lock);
+	if (m->root.state != MMT_WAITING)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	err = mmt_closure_parse_hdr(head, mmt_closure_bytes(p), &h);
+	if (err)
+		return err;
+	if (!mmt_conn_same_geometry(&h, p))
+		return -EMEDIUMTYPE;
+	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
+		return -EXDEV;
+	if (h.seq != index)	/* a closure only fills its own MMT */
+		return -EILSEQ;
+	err = mmt_root_unseal(p, m->crypto, head, MMT_CLOSURE_HDR_BYTES,
+			      head + MMT_CLOSURE_HDR_BYTES, &root);
+	if (err)
+		return err;
+	/* sender_node is authenticated: it must be the peer of the hello */
+	if (h.sender_node != peer)
+		return -EXDEV;
+	if (root.root_counter <= rx->min_root_counter ||
+	    root.root_counter <= rx->last_root_counter)
+		return -ESTALE;
+	if (rx->last_gua && root.gua <= rx->last_gua)
+		return -EILSEQ;
+
+	/* The nodes are checked and installed from a private copy. */
+	if (p->nodes_bytes) {
+		stage = kvmalloc(p->nodes_bytes, GFP_KERNEL);
+		if (!stage)
+			return -ENOMEM;
+		memcpy(stage, m->nodes, p->nodes_bytes);
+	}
+	t = *m;
+	t.root = root;
+	t.root.state = MMT_VALID;
+	t.root.read_only = true;
+	t.nodes = stage;
+	err = eager ? mmt_verify_all(&t) : mmt_verify_top(&t);
+	if (err)
+		goto out;
+
+	err = mmt_root_transition(&m->root, MMT_VALID);
+	if (err)
+		goto out;
+	if (stage)
+		memcpy(m->nodes, stage, p->nodes_bytes);
+	m->root.gua = root.gua;
+	m->root.root_counter = root.root_counter;
+	m->root.top = root.top;
+	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
+	rx->last_root_counter = root.root_counter;
+	rx->last_gua = root.gua;
+out:
+	kvfree(stage);
+	return err;
+}
+
+/**
+ * mmt_conn_rx_check() - check closure @index that landed in place
+ * @pmo: the receive PMO; MMT @index WAITING, its memory no longer
+ *	registered for remote access
+ * @index: which MMT
+ * @head: MMT_CONN_HEAD_BYTES of closure header and sealed root, a private
+ *	copy made after the registration was invalidated
+ * @peer: the sender's node id from the connection's hello
+ * @eager: verify every node and data MAC now, else the top nodes now and
+ *	the rest on access
+ *
+ * The same rules, order and errors as mmt_closure_receive(), plus one:
+ * after the root authenticates, the header's (authenticated) sender node
+ * must be @peer (else -EXDEV).  On success
+ * the MMT is VALID (read-only for a copy).  On error the MMT stays WAITING
+ * (its memory holds whatever the network wrote, as before any receive).
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0 or the -errno of the rule that failed.
+ */
+int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
+		      u16 peer, bool eager)
+{
+	u64 gua;
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	mutex_lock(&pmo->lock);
+	err = mmt_conn_rx_check_locked(pmo, index, head, peer, eager);
+	gua = pmo->mmts[index].root.gua;
+	mutex_unlock(&pmo->lock);
+	if (err) {
+		mmt_stats_reject(err);
+		trace_mmt_verify_fail(gua, index, err);
+	} else {
+		atomic64_inc(&mmt_stats.closures_received);
+	}
+	return err;
+}
+
+/**
+ * mmt_conn_plain_read() - plain channel, sender: plaintext of closure @index
+ * @pmo: the PMO (MMT VALID)
+ * @index: which MMT
+ * @buf: (out) @pmo->params.data_bytes of plaintext (a registered bounce)
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0 or mmt_read()'s errors.
+ */
+int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
+{
+	int err;
+
+	mutex_lock(&pmo->lock);
+	err = mmt_read(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
+	mutex_unlock(&pmo->lock);
+	if (!err)
+		atomic64_add(pmo->params.data_bytes, &mmt_stats.bytes_read);
+	return err;
+}
+
+/**
+ * mmt_conn_plain_write() - plain channel, receiver: write closure @index
+ * @pmo: the PMO (MMT VALID and writable)
+ * @index: which MMT
+ * @buf: @pmo->params.data_bytes of plaintext as received (no longer
+ *	remotely writable)
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0 or mmt_write()'s errors.
+ */
+int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
+{
+	int err;
+
+	mutex_lock(&pmo->lock);
+	err = mmt_write(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
+	mutex_unlock(&pmo->lock);
+	if (!err)
+		atomic64_add(pmo->params.data_bytes, &mmt_stats.bytes_written);
+	return err;
+}
+
+#ifndef MMT_RDMA
+/* Built without CONFIG_INFINIBAND: no connections. */
+int mmt_conn_listen(void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+
+int mmt_conn_connect(void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+
+int mmt_conn_init(void)
+{
+	return 0;
+}
+
+void mmt_conn_exit(void)
+{
+}
+#endif

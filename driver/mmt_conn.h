@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmt_conn.h - connections between nodes: wire format and the parts of
+ * the channels that do not need RDMA headers
+ *
+ * The RDMA transport itself (rdma_cm, QP, CQ, memory registration, the fds)
+ * is driver/mmt_conn_rdma.c, built only when the kernel has
+ * CONFIG_INFINIBAND (the KUnit build on UML excludes the RDMA files).  What
+ * is here builds everywhere: the message format and its checks, the
+ * sender's per-closure build and settle steps of the pipelined delegation,
+ * and the receiver's in-place closure check.
+ *
+ * One transfer, one direction (DESIGN.md section 5):
+ *
+ *	sender				receiver (MMT_IOC_RECV)
+ *	OFFER(gen, geometry, n) --->
+ *				<---	GRANT(gen, i, segments)   (FRWR, fresh rkey)
+ *	RDMA WRITE region i		  ... up to MMT_CONN_WINDOW granted
+ *	RDMA WRITE_WITH_IMM head i --->   (imm = gen << 24 | i)
+ *					LOCAL_INV region i, then check closure i
+ *				<---	ACK(gen, i, verdict)
+ *	END(gen, posted)	--->	  invalidate what is still granted
+ *
+ * A NACK(gen, err) answers an OFFER the receiver refuses.  Every message
+ * is one SEND of struct mmt_wire_msg.  The connection's hello travels in the
+ * rdma_cm private data (struct mmt_wire_hello).
+ */
+#ifndef MMT_CONN_H
+#define MMT_CONN_H
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#include "mmt_lib.h"
+
+struct mmt_pmo;
+
+/* Protocol version in the hello; a peer with another one is rejected. */
+#define MMT_WIRE_VERSION	1
+#define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
+#define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
+
+/**
+ * struct mmt_wire_hello - rdma_cm private data of connect and accept
+ * @magic: MMT_WIRE_HELLO_MAGIC
+ * @version: MMT_WIRE_VERSION
+ * @node_id: the sender's node id
+ * @conn_id: connection id chosen by the connecting side, bound into every
+ *	closure header; the accepting side echoes it
+ * @reserved: zero
+ *
+ * 24 bytes: fits the 56 bytes rdma_cm leaves of an IB CM REQ.
+ */
+struct mmt_wire_hello {
+	__le32 magic;
+	__le16 version;
+	__le16 node_id;
+	__le64 conn_id;
+	__le64 reserved;
+};
+
+/* Message types */
+enum mmt_wire_type {
+	MMT_MSG_OFFER = 1,	/* sender -> receiver: a PMO to send */
+	MMT_MSG_NACK = 2,	/* receiver -> sender: offer refused */
+	MMT_MSG_GRANT = 3,	/* receiver -> sender: closure i may land */
+	MMT_MSG_ACK = 4,	/* receiver -> sender: verdict on closure i */
+	MMT_MSG_END = 5,	/* sender -> receiver: no more writes */
+	MMT_MSG_DONE = 6,	/* not a SEND: the WRITE_WITH_IMM of closure i */
+};
+
+#define MMT_WIRE_MAX_SEGS	32	/* segments of one grant */
+#define MMT_CONN_WINDOW		4	/* closures in flight per transfer */
+#define MMT_CONN_HEAD_BYTES	(MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES)
+#define MMT_IMM_INDEX_BITS	24	/* imm = (gen & 0xff) << 24 | index */
+#define MMT_CONN_MAX_CLOSURES	BIT(MMT_IMM_INDEX_BITS)
+
+/**
+ * struct mmt_wire_seg - one remotely writable segment of a grant
+ * @addr: remote address (the MR's iova)
+ * @rkey: its rkey, fresh for this grant
+ * @len: bytes
+ */
+struct mmt_wire_seg {
+	__le64 addr;
+	__le32 rkey;
+	__le32 len;
+};
+
+/**
+ * struct mmt_wire_msg - every SEND of the protocol, little-endian
+ * @magic: MMT_WIRE_MSG_MAGIC
+ * @type: enum mmt_wire_type
+ * @nsegs: GRANT: segments used in @segs
+ * @head_seg: GRANT of the MMT channel: index in @segs of the closure head
+ *	(header + sealed root) slot, which follows the region's segments
+ * @reserved0: zero
+ * @gen: transfer generation chosen by the sender in its OFFER
+ * @index: GRANT, ACK: closure index; END: closures posted
+ * @err: NACK, ACK: 0 or a positive errno
+ * @channel: OFFER: MMT_CHANNEL_*
+ * @flags: OFFER: MMT_XFER_COPY
+ * @closures: OFFER: closures of the PMO
+ * @bytes: OFFER: data bytes of the PMO; GRANT: bytes of the region
+ * @levels: OFFER: geometry
+ * @log_block_size: OFFER: geometry
+ * @log_arity: OFFER: geometry
+ * @reserved1: zero
+ * @segs: GRANT: the region's segments in order, then the head slot
+ */
+struct mmt_wire_msg {
+	__le32 magic;
+	u8 type;
+	u8 nsegs;
+	u8 head_seg;
+	u8 reserved0;
+	__le32 gen;
+	__le32 index;
+	__le32 err;
+	__le32 channel;
+	__le32 flags;
+	__le32 closures;
+	__le64 bytes;
+	u8 levels;
+	u8 log_block_size;
+	u8 log_arity[MMT_MAX_LEVELS];
+	u8 reserved1[2];
+	struct mmt_wire_seg segs[MMT_WIRE_MAX_SEGS];
+};
+
+#define MMT_WIRE_MSG_BYTES	sizeof(struct mmt_wire_msg)
+
+/**
+ * struct mmt_msg - a decoded message (or a DONE notice) in an inbox
+ * @type: enum mmt_wire_type
+ * @gen: transfer generation (DONE: its low 8 bits)
+ * @index: as in struct mmt_wire_msg
+ * @err: negative errno or 0
+ * @wire: the raw message (for GRANT's segments and OFFER's geometry);
+ *	unused for DONE
+ */
+struct mmt_msg {
+	u32 type;
+	u32 gen;
+	u32 index;
+	int err;
+	struct mmt_wire_msg wire;
+};
+
+/* mmt_conn.c */
+int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg);
+int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
+			 u32 channel);
+void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
+			 u32 channel, bool copy);
+int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u16 peer_node,
+		      u32 index, bool copy, u8 *head);
+void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
+int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel);
+int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id);
+int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
+		      u16 peer, bool eager);
+int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf);
+int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf);
+int mmt_conn_xfer_args(const void *xfer);
+
+#endif /* MMT_CONN_H */

@@ -1,0 +1,2654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_conn_rdma.c - connections over in-kernel verbs: rdma_cm listen,
+ * connect and accept; one RC QP per connection; the MMT and plain channels
+ * (DESIGN.md section 5; the wire protocol is described in mmt_conn.h)
+ *
+ * Models: drivers/nvme/host/rdma.c (stage bits, CQ with ib_cqe callbacks,
+ * +1 WR for draining, FRWR registration, ib_client removal, teardown
+ * order), drivers/infiniband/ulp/rtrs (one state enum with one transition
+ * function, WRITE_WITH_IMM as the completion notice).
+ *
+ * Memory: the receiver registers exactly the closure regions it is waiting
+ * for, one grant at a time (at most MMT_CONN_WINDOW), with fast
+ * registration (IB_WR_REG_MR) under a fresh rkey each time, split into
+ * segments of at most the device's max_fast_reg_page_list_len pages; after
+ * the sender's completion notice it posts LOCAL_INV and waits for it
+ * before it looks at a byte, so nothing can change what it checks.  No
+ * global rkey is ever used.  The sender writes straight from its PMO
+ * memory (MMT channel; SENDING keeps it unchanged) or from a bounce buffer
+ * filled through the controller (plain channel), mapped with
+ * ib_dma_map_sg() and the PD's local_dma_lkey.
+ *
+ * Receive area of closure i (MMT channel): the PMO's own memory for
+ * closure i (data | data MACs | tree nodes, at i * stride, the same layout
+ * on both sides), written in place, plus a 192-byte head slot in the
+ * receiver's private memory for the closure header and sealed root (the
+ * last segment of the grant, written with IMM).  Plain channel: a bounce
+ * buffer of one closure's data per window slot, written into the PMO
+ * through mmt_write() after invalidation.
+ *
+ * Locking: conn->lock (spinlock) protects state, error and the two
+ * inboxes, and is taken in the completion and rdma_cm handlers;
+ * conn->setup_mutex protects the verbs resources, the stage bits and the
+ * ownership of conn->cm_id; rdma_cm handlers may take it because nobody
+ * waits for a handler while holding it (rdma_destroy_id(), which waits for
+ * the handlers, is called after dropping it);
+ * conn->tx_mutex and conn->rx_mutex serialize MMT_IOC_SEND and
+ * MMT_IOC_RECV (one of each may run at the same time).  Order: tx_mutex,
+ * rx_mutex, setup_mutex, then a PMO's lock.  mmt_conn_mutex protects the
+ * global lists used by device removal.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/kref.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "mmt_conn.h"
+#include "mmt_internal.h"
+#include "mmt.h"
+
+#define MMT_SQ_DEPTH		512	/* send WRs (+1 for the drain) */
+#define MMT_RQ_DEPTH		64	/* receive WRs (+1 for the drain) */
+#define MMT_MAX_SGE		16	/* SGEs per RDMA write */
+#define MMT_DEFAULT_TIMEOUT_MS	10000
+#define MMT_DEFAULT_BACKLOG	16
+#define MMT_INBOX_MAX		(4 * MMT_RQ_DEPTH)	/* queued messages */
+
+/**
+ * enum mmt_conn_state - life of a connection; changed only by
+ * mmt_conn_set_state(), checked against mmt_conn_next[]
+ * @MMT_CONN_NEW: allocated, no rdma_cm step taken
+ * @MMT_CONN_RESOLVING: connect: resolving the address and the route
+ * @MMT_CONN_CONNECTING: connect sent, or a request being accepted
+ * @MMT_CONN_LIVE: established; transfers may run
+ * @MMT_CONN_DEAD: failed or closed; @err says why
+ */
+enum mmt_conn_state {
+	MMT_CONN_NEW,
+	MMT_CONN_RESOLVING,
+	MMT_CONN_CONNECTING,
+	MMT_CONN_LIVE,
+	MMT_CONN_DEAD,
+};
+
+static const u8 mmt_conn_next[] = {
+	[MMT_CONN_NEW] = BIT(MMT_CONN_RESOLVING) | BIT(MMT_CONN_CONNECTING) |
+			 BIT(MMT_CONN_DEAD),
+	[MMT_CONN_RESOLVING] = BIT(MMT_CONN_CONNECTING) | BIT(MMT_CONN_DEAD),
+	[MMT_CONN_CONNECTING] = BIT(MMT_CONN_LIVE) | BIT(MMT_CONN_DEAD),
+	[MMT_CONN_LIVE] = BIT(MMT_CONN_DEAD),
+	[MMT_CONN_DEAD] = 0,
+};
+
+/* Stage bits of struct mmt_conn.stages: what teardown must undo. */
+enum {
+	MMT_CONN_ALLOCATED,	/* PD, CQ, QP, receive ring */
+	MMT_CONN_CONNECT_SENT,	/* rdma_connect/rdma_accept called */
+	MMT_CONN_WAS_LIVE,	/* reached LIVE: drain before destroying */
+	MMT_CONN_DRAINED,	/* disconnected and drained */
+};
+
+/* What an rdma_cm_id's context points at. */
+struct mmt_cm_ctx {
+	bool listener;
+};
+
+struct mmt_conn;
+
+/* A receive buffer of the ring. */
+struct mmt_rx_buf {
+	struct ib_cqe cqe;
+	struct mmt_conn *conn;
+	void *buf;
+	u64 dma;
+};
+
+/* A message in an inbox. */
+struct mmt_inbox_item {
+	struct list_head node;
+	struct mmt_msg msg;
+};
+
+/* A signaled WR a thread waits for. */
+struct mmt_wait_cqe {
+	struct ib_cqe cqe;
+	struct mmt_conn *conn;
+	struct completion done;
+	int status;
+};
+
+/**
+ * struct mmt_conn - one connection (one RC QP)
+ * @ctx: rdma_cm context tag (first member)
+ * @ref: references: the owner (fd, listener queue) and temporary ones
+ * @node: in mmt_conns (device removal)
+ * @lnode: in the listener's pending or ready list until accepted
+ * @listener: the listener that created it (accepting side), or NULL
+ * @lock: protects @state, @err, @routed, @tx_inbox, @rx_inbox
+ * @state: enum mmt_conn_state
+ * @err: why it is DEAD (negative errno)
+ * @routed: connect side: ROUTE_RESOLVED arrived
+ * @wq: woken on every state change and message
+ * @setup_mutex: protects the verbs resources, @stages and @cm_id
+ * @stages: MMT_CONN_* stage bits
+ * @cm_id: the rdma_cm id; NULL once destroyed (or handed to rdma_cm)
+ * @dev: the device of the QP
+ * @pd: protection domain
+ * @cq: the one CQ (send and receive), IB_POLL_SOFTIRQ
+ * @qp: the RC QP
+ * @max_sge: SGEs per send WR
+ * @max_pages: pages per fast-registration MR
+ * @rxb: MMT_RQ_DEPTH receive buffers
+ * @tx_inbox: messages for the sending side (GRANT, ACK, NACK)
+ * @rx_inbox: messages for the receiving side (OFFER, DONE, END)
+ * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
+ *	queue without limit)
+ * @msgs_out: message SENDs posted and not completed yet
+ * @tx_mutex: one MMT_IOC_SEND at a time
+ * @rx_mutex: one MMT_IOC_RECV at a time
+ * @tx_gen: generation of the last transfer sent
+ * @conn_id: connection id (closure headers)
+ * @peer_node: the peer's node id
+ * @timeout_ms: connect timeout
+ * @peer: the peer's address
+ */
+struct mmt_conn {
+	struct mmt_cm_ctx ctx;
+	struct kref ref;
+	struct list_head node;
+	struct list_head lnode;
+	struct mmt_listener *listener;
+	spinlock_t lock;		/* state, err, routed, inboxes */
+	enum mmt_conn_state state;
+	int err;
+	bool routed;
+	wait_queue_head_t wq;
+	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
+	unsigned long stages;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 max_sge;
+	u32 max_pages;
+	struct mmt_rx_buf *rxb;
+	struct list_head tx_inbox;
+	struct list_head rx_inbox;
+	u32 inbox_len;
+	atomic_t msgs_out;
+	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
+	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
+	u32 tx_gen;
+	u64 conn_id;
+	u16 peer_node;
+	u32 timeout_ms;
+	struct sockaddr_storage peer;
+};
+
+/**
+ * struct mmt_listener - a listening rdma_cm id and its accept queue
+ * @ctx: rdma_cm context tag (first member)
+ * @node: in mmt_listeners (device removal)
+ * @mutex: protects @cm_id against device removal
+ * @cm_id: the listening id; NULL once destroyed
+ * @lock: protects @pending, @ready, @count, @dead
+ * @pending: connections being accepted (not established yet)
+ * @ready: established connections waiting for MMT_IOC_ACCEPT
+ * @count: connections in both lists
+ * @backlog: most connections in both lists
+ * @dead: the device went away
+ * @wq: woken when @ready grows or the listener dies
+ */
+struct mmt_listener {
+	struct mmt_cm_ctx ctx;
+	struct list_head node;
+	struct mutex mutex;		/* cm_id vs device removal */
+	struct rdma_cm_id *cm_id;
+	spinlock_t lock;		/* pending, ready, count, dead */
+	struct list_head pending;
+	struct list_head ready;
+	u32 count;
+	u32 backlog;
+	bool dead;
+	wait_queue_head_t wq;
+};
+
+static DEFINE_MUTEX(mmt_conn_mutex);
+static LIST_HEAD(mmt_conns);
+static LIST_HEAD(mmt_listeners);
+
+static const struct file_operations mmt_conn_fops;
+static const struct file_operations mmt_listen_fops;
+
+/* ------------------------------------------------------------ state */
+
+/*
+ * The one transition function.  Entering DEAD records @err (the first
+ * reason wins) and wakes every waiter.  Caller holds conn->lock.
+ */
+static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
+			      int err)
+{
+	lockdep_assert_held(&conn->lock);
+	if (!(mmt_conn_next[conn->state] & BIT(to)))
+		return -EINVAL;
+	conn->state = to;
+	if (to == MMT_CONN_DEAD)
+		conn->err = err ? err : -ECONNRESET;
+	wake_up_all(&conn->wq);
+	return 0;
+}
+
+/* Mark the connection failed (any context); no-op if already DEAD. */
+static void mmt_conn_fail(struct mmt_conn *conn, int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	mmt_conn_set_state(conn, MMT_CONN_DEAD, err);
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
+static enum mmt_conn_state mmt_conn_state(struct mmt_conn *conn, int *err)
+{
+	enum mmt_conn_state s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	s = conn->state;
+	if (err)
+		*err = conn->err;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return s;
+}
+
+static void mmt_conn_free(struct kref *ref)
+{
+	struct mmt_conn *conn = container_of(ref, struct mmt_conn, ref);
+	struct mmt_inbox_item *it, *tmp;
+
+	list_for_each_entry_safe(it, tmp, &conn->tx_inbox, node)
+		kfree(it);
+	list_for_each_entry_safe(it, tmp, &conn->rx_inbox, node)
+		kfree(it);
+	mutex_destroy(&conn->setup_mutex);
+	mutex_destroy(&conn->tx_mutex);
+	mutex_destroy(&conn->rx_mutex);
+	kfree(conn);
+}
+
+static void mmt_conn_put(struct mmt_conn *conn)
+{
+	kref_put(&conn->ref, mmt_conn_free);
+}
+
+static struct mmt_conn *mmt_conn_alloc(void)
+{
+	struct mmt_conn *conn;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	kref_init(&conn->ref);
+	INIT_LIST_HEAD(&conn->node);
+	INIT_LIST_HEAD(&conn->lnode);
+	spin_lock_init(&conn->lock);
+	init_waitqueue_head(&conn->wq);
+	mutex_init(&conn->setup_mutex);
+	mutex_init(&conn->tx_mutex);
+	mutex_init(&conn->rx_mutex);
+	INIT_LIST_HEAD(&conn->tx_inbox);
+	INIT_LIST_HEAD(&conn->rx_inbox);
+	conn->state = MMT_CONN_NEW;
+	mutex_lock(&mmt_conn_mutex);
+	list_add_tail(&conn->node, &mmt_conns);
+	mutex_unlock(&mmt_conn_mutex);
+	return conn;
+}
+
+/* ------------------------------------------------------------ completions */
+
+static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
+{
+	struct ib_sge sge = {
+		.addr = b->dma,
+		.length = MMT_WIRE_MSG_BYTES,
+		.lkey = conn->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &b->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int err;
+
+	ib_dma_sync_single_for_device(conn->dev, b->dma, MMT_WIRE_MSG_BYTES,
+				      DMA_FROM_DEVICE);
+	err = ib_post_recv(conn->qp, &wr, NULL);
+	if (err)
+		mmt_conn_fail(conn, -ECONNRESET);
+}
+
+/* Receive completion (softirq): queue the message, repost the buffer. */
+static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mmt_rx_buf *b = container_of(wc->wr_cqe, struct mmt_rx_buf,
+					    cqe);
+	struct mmt_conn *conn = b->conn;
+	struct mmt_inbox_item *it;
+	struct list_head *box;
+	unsigned long flags;
+	int err = 0;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("conn %llx: receive failed: %s\n",
+					    conn->conn_id,
+					    ib_wc_status_msg(wc->status));
+		mmt_conn_fail(conn, -ECONNRESET);
+		return;
+	}
+	it = kzalloc(sizeof(*it), GFP_ATOMIC);
+	if (!it) {
+		mmt_conn_fail(conn, -ENOMEM);
+		return;
+	}
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
+		u32 imm = be32_to_cpu(wc->ex.imm_data);
+
+		it->msg.type = MMT_MSG_DONE;
+		it->msg.gen = imm >> MMT_IMM_INDEX_BITS;
+		it->msg.index = imm & (MMT_CONN_MAX_CLOSURES - 1);
+	} else {
+		ib_dma_sync_single_for_cpu(conn->dev, b->dma,
+					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
+		err = mmt_wire_decode(b->buf, wc->byte_len, &it->msg);
+	}
+	if (err) {
+		pr_info_ratelimited("conn %llx: bad message: %d\n",
+				    conn->conn_id, err);
+		kfree(it);
+		mmt_conn_fail(conn, -EPROTO);
+		return;
+	}
+	switch (it->msg.type) {
+	case MMT_MSG_GRANT:
+	case MMT_MSG_ACK:
+	case MMT_MSG_NACK:
+		box = &conn->tx_inbox;
+		break;
+	default:
+		box = &conn->rx_inbox;
+		break;
+	}
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->inbox_len >= MMT_INBOX_MAX) {
+		spin_unlock_irqrestore(&conn->lock, flags);
+		kfree(it);
+		mmt_conn_fail(conn, -EPROTO);
+		return;
+	}
+	conn->inbox_len++;
+	list_add_tail(&it->node, box);
+	wake_up_all(&conn->wq);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	mmt_conn_post_recv(conn, b);
+}
+
+/* A message SEND: struct mmt_wire_msg with its own mapping. */
+struct mmt_tx_msg {
+	struct ib_cqe cqe;
+	struct mmt_conn *conn;
+	u64 dma;
+	struct mmt_wire_msg w;
+};
+
+static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mmt_tx_msg *m = container_of(wc->wr_cqe, struct mmt_tx_msg,
+					    cqe);
+
+	struct mmt_conn *conn = m->conn;
+
+	if (wc->status != IB_WC_SUCCESS)
+		mmt_conn_fail(conn, -ECONNRESET);
+	ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w), DMA_TO_DEVICE);
+	kfree(m);
+	if (atomic_dec_and_test(&conn->msgs_out))
+		wake_up_all(&conn->wq);
+}
+
+static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct mmt_wait_cqe *w = container_of(wc->wr_cqe, struct mmt_wait_cqe,
+					      cqe);
+
+	w->status = wc->status;
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("conn %llx: WR %d failed: %s\n",
+					    w->conn->conn_id, wc->opcode,
+					    ib_wc_status_msg(wc->status));
+		mmt_conn_fail(w->conn, -ECONNRESET);
+	}
+	complete(&w->done);
+}
+
+static void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn)
+{
+	w->cqe.done = mmt_conn_wait_done;
+	w->conn = conn;
+	init_completion(&w->done);
+	complete(&w->done);	/* idle: nothing outstanding */
+}
+
+/* Unsignaled WRs completing with an error still reach this. */
+static void mmt_conn_silent_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		mmt_conn_fail(cq->cq_context, -ECONNRESET);
+}
+
+static struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
+
+/*
+ * Post one message, optionally behind @chain (WRs that must execute
+ * first, e.g. REG_MR).  The message buffer is freed on completion.
+ */
+static int mmt_conn_send_msg(struct mmt_conn *conn,
+			     const struct mmt_wire_msg *w,
+			     struct ib_send_wr *chain,
+			     struct ib_send_wr *chain_last)
+{
+	struct mmt_tx_msg *m;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {};
+	int err;
+
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->w = *w;
+	m->w.magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+	m->conn = conn;
+	m->cqe.done = mmt_conn_send_done;
+	m->dma = ib_dma_map_single(conn->dev, &m->w, sizeof(m->w),
+				   DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(conn->dev, m->dma)) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	sge.addr = m->dma;
+	sge.length = sizeof(m->w);
+	sge.lkey = conn->pd->local_dma_lkey;
+	wr.wr_cqe = &m->cqe;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (chain_last)
+		chain_last->next = &wr;
+	atomic_inc(&conn->msgs_out);
+	err = ib_post_send(conn->qp, chain ? chain : &wr, NULL);
+	if (err) {
+		atomic_dec(&conn->msgs_out);
+		ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w),
+				    DMA_TO_DEVICE);
+		kfree(m);
+		mmt_conn_fail(conn, -ECONNRESET);
+	}
+	return err;
+}
+
+static void mmt_conn_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct mmt_conn *conn = ctx;
+
+	pr_info_ratelimited("conn %llx: QP event %s\n", conn->conn_id,
+			    ib_event_msg(ev->event));
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_DEVICE_FATAL:
+		mmt_conn_fail(conn, -ECONNRESET);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ resources */
+
+static void mmt_conn_free_ring(struct mmt_conn *conn)
+{
+	int i;
+
+	if (!conn->rxb)
+		return;
+	for (i = 0; i < MMT_RQ_DEPTH; i++) {
+		struct mmt_rx_buf *b = &conn->rxb[i];
+
+		if (b->buf && b->dma)
+			ib_dma_unmap_single(conn->dev, b->dma,
+					    MMT_WIRE_MSG_BYTES,
+					    DMA_FROM_DEVICE);
+		kfree(b->buf);
+	}
+	kfree(conn->rxb);
+	conn->rxb = NULL;
+}
+
+/*
+ * Create PD, CQ, QP and the receive ring on @id's device, and post the
+ * receives.  Caller holds conn->setup_mutex.  On error everything made
+ * here is undone.
+ */
+static int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
+{
+	struct ib_device *dev = id->device;
+	struct ib_qp_init_attr attr = {};
+	int i, err;
+
+	lockdep_assert_held(&conn->setup_mutex);
+	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return -EOPNOTSUPP;
+	conn->dev = dev;
+	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
+	conn->max_pages = min_t(u32, dev->attrs.max_fast_reg_page_list_len,
+				512);
+	if (!conn->max_sge || !conn->max_pages)
+		return -EOPNOTSUPP;
+	conn->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(conn->pd)) {
+		err = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		return err;
+	}
+	conn->cq = ib_alloc_cq(dev, conn, MMT_SQ_DEPTH + MMT_RQ_DEPTH + 2, 0,
+			       IB_POLL_SOFTIRQ);
+	if (IS_ERR(conn->cq)) {
+		err = PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		goto err_pd;
+	}
+	attr.event_handler = mmt_conn_qp_event;
+	attr.qp_context = conn;
+	attr.send_cq = conn->cq;
+	attr.recv_cq = conn->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	attr.cap.max_send_wr = MMT_SQ_DEPTH + 1;	/* +1 for ib_drain_qp */
+	attr.cap.max_recv_wr = MMT_RQ_DEPTH + 1;	/* +1 for ib_drain_qp */
+	attr.cap.max_send_sge = conn->max_sge;
+	attr.cap.max_recv_sge = 1;
+	err = rdma_create_qp(id, conn->pd, &attr);
+	if (err)
+		goto err_cq;
+	conn->qp = id->qp;
+
+	conn->rxb = kcalloc(MMT_RQ_DEPTH, sizeof(*conn->rxb), GFP_KERNEL);
+	if (!conn->rxb) {
+		err = -ENOMEM;
+		goto err_qp;
+	}
+	for (i = 0; i < MMT_RQ_DEPTH; i++) {
+		struct mmt_rx_buf *b = &conn->rxb[i];
+
+		b->conn = conn;
+		b->cqe.done = mmt_conn_recv_done;
+		b->buf = kzalloc(MMT_WIRE_MSG_BYTES, GFP_KERNEL);
+		if (!b->buf) {
+			err = -ENOMEM;
+			goto err_ring;
+		}
+		b->dma = ib_dma_map_single(dev, b->buf, MMT_WIRE_MSG_BYTES,
+					   DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, b->dma)) {
+			b->dma = 0;
+			err = -ENOMEM;
+			goto err_ring;
+		}
+	}
+	for (i = 0; i < MMT_RQ_DEPTH; i++) {
+		struct ib_sge sge = {
+			.addr = conn->rxb[i].dma,
+			.length = MMT_WIRE_MSG_BYTES,
+			.lkey = conn->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr wr = {
+			.wr_cqe = &conn->rxb[i].cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+		};
+
+		err = ib_post_recv(conn->qp, &wr, NULL);
+		if (err)
+			goto err_ring;
+	}
+	set_bit(MMT_CONN_ALLOCATED, &conn->stages);
+	return 0;
+
+err_ring:
+	rdma_destroy_qp(id);
+	conn->qp = NULL;
+	ib_free_cq(conn->cq);
+	conn->cq = NULL;
+	mmt_conn_free_ring(conn);
+	goto err_pd;
+err_qp:
+	rdma_destroy_qp(id);
+	conn->qp = NULL;
+err_cq:
+	ib_free_cq(conn->cq);
+	conn->cq = NULL;
+err_pd:
+	ib_dealloc_pd(conn->pd);
+	conn->pd = NULL;
+	return err;
+}
+
+/*
+ * Stop the connection: disconnect and drain once (every posted WR has
+ * completed or been flushed afterwards, so no more remote writes can land
+ * and no local buffer is in use by the NIC).  Context: process.
+ */
+static void mmt_conn_shutdown(struct mmt_conn *conn)
+{
+	mutex_lock(&conn->setup_mutex);
+	if (conn->cm_id && test_bit(MMT_CONN_CONNECT_SENT, &conn->stages) &&
+	    !test_and_set_bit(MMT_CONN_DRAINED, &conn->stages)) {
+		rdma_disconnect(conn->cm_id);
+		if (test_bit(MMT_CONN_WAS_LIVE, &conn->stages) && conn->qp)
+			ib_drain_qp(conn->qp);
+	}
+	mutex_unlock(&conn->setup_mutex);
+}
+
+/*
+ * Release every verbs resource and the cm id (idempotent; safe at every
+ * stage).  Order as nvme-rdma: disconnect and drain, QP, CQ, ring, PD,
+ * then the id (outside setup_mutex: rdma_destroy_id() waits for our
+ * handlers).  Context: process; never from an rdma_cm handler.
+ */
+static void mmt_conn_teardown(struct mmt_conn *conn, int err)
+{
+	struct rdma_cm_id *id;
+
+	mmt_conn_fail(conn, err);
+	mutex_lock(&conn->tx_mutex);	/* wait for a transfer to unwind */
+	mutex_lock(&conn->rx_mutex);
+	mmt_conn_shutdown(conn);
+	mutex_lock(&conn->setup_mutex);
+	if (test_and_clear_bit(MMT_CONN_ALLOCATED, &conn->stages)) {
+		rdma_destroy_qp(conn->cm_id);
+		conn->qp = NULL;
+		ib_free_cq(conn->cq);
+		conn->cq = NULL;
+		mmt_conn_free_ring(conn);
+		ib_dealloc_pd(conn->pd);
+		conn->pd = NULL;
+	}
+	id = conn->cm_id;
+	conn->cm_id = NULL;
+	mutex_unlock(&conn->setup_mutex);
+	mutex_unlock(&conn->rx_mutex);
+	mutex_unlock(&conn->tx_mutex);
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/* Final teardown by the owner: resources, global list, reference. */
+static void mmt_conn_destroy(struct mmt_conn *conn)
+{
+	mmt_conn_teardown(conn, -ECONNRESET);
+	mutex_lock(&mmt_conn_mutex);
+	list_del_init(&conn->node);
+	mutex_unlock(&mmt_conn_mutex);
+	mmt_conn_put(conn);
+}
+
+/* ------------------------------------------------------------ hello */
+
+static void mmt_hello_fill(struct mmt_wire_hello *h, u64 conn_id)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le32(MMT_WIRE_HELLO_MAGIC);
+	h->version = cpu_to_le16(MMT_WIRE_VERSION);
+	h->node_id = cpu_to_le16(mmt_node_id());
+	h->conn_id = cpu_to_le64(conn_id);
+}
+
+/* Check a peer's hello: 0, -EPROTO (version or garbage). */
+static int mmt_hello_check(const void *data, u8 len, u16 *node, u64 *conn_id)
+{
+	struct mmt_wire_hello h;
+
+	if (!data || len < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, data, sizeof(h));
+	if (le32_to_cpu(h.magic) != MMT_WIRE_HELLO_MAGIC ||
+	    le16_to_cpu(h.version) != MMT_WIRE_VERSION || h.reserved)
+		return -EPROTO;
+	*node = le16_to_cpu(h.node_id);
+	*conn_id = le64_to_cpu(h.conn_id);
+	return 0;
+}
+
+static void mmt_conn_param(struct rdma_conn_param *p,
+			   const struct mmt_wire_hello *h)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = h;
+	p->private_data_len = sizeof(*h);
+	p->flow_control = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+/* ------------------------------------------------------------ rdma_cm */
+
+static void mmt_listener_ready(struct mmt_conn *conn)
+{
+	struct mmt_listener *l = conn->listener;
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	/* Not if the listener's release took it off already. */
+	if (!list_empty(&conn->lnode)) {
+		list_move_tail(&conn->lnode, &l->ready);
+		wake_up_all(&l->wq);
+	}
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
+			     struct rdma_cm_event *ev)
+{
+	unsigned long flags;
+	u64 conn_id;
+	u16 node;
+	int err;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(id, conn->timeout_ms);
+		if (err)
+			mmt_conn_fail(conn, -ENETUNREACH);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		spin_lock_irqsave(&conn->lock, flags);
+		conn->routed = true;
+		wake_up_all(&conn->wq);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		/* also when ARP/ND gave up (status -ETIMEDOUT): no host */
+		mmt_conn_fail(conn, -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		mmt_conn_fail(conn, -ENETUNREACH);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		mmt_conn_fail(conn, conn->listener ? -ECONNABORTED :
+				    -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		err = conn->listener ? -ECONNABORTED : -ECONNREFUSED;
+		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+			u8 len = 0;
+			const void *d = rdma_consumer_reject_data(id, ev, &len);
+			struct mmt_wire_hello h;
+
+			if (d && len >= sizeof(h)) {
+				memcpy(&h, d, sizeof(h));
+				if (le32_to_cpu(h.magic) ==
+				    MMT_WIRE_HELLO_MAGIC &&
+				    le16_to_cpu(h.version) != MMT_WIRE_VERSION)
+					err = -EPROTO;
+			}
+		}
+		mmt_conn_fail(conn, err);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		mmt_conn_fail(conn, conn->listener ? -ECONNABORTED :
+				    -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (!conn->listener) {
+			err = mmt_hello_check(ev->param.conn.private_data,
+					      ev->param.conn.private_data_len,
+					      &node, &conn_id);
+			if (!err && conn_id != conn->conn_id)
+				err = -EPROTO;
+			if (err) {
+				mmt_conn_fail(conn, err);
+				break;
+			}
+			conn->peer_node = node;
+		}
+		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
+		spin_lock_irqsave(&conn->lock, flags);
+		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (!err && conn->listener)
+			mmt_listener_ready(conn);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		mmt_conn_fail(conn, -ECONNRESET);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * The ib_client's remove() ran first and released whatever
+		 * this connection had on the device.  An id with nothing
+		 * else on the device (still resolving) is handed back to
+		 * rdma_cm to destroy, so the removal never waits for us.
+		 */
+		mmt_conn_fail(conn, -ECONNRESET);
+		mutex_lock(&conn->setup_mutex);
+		if (conn->cm_id == id &&
+		    !test_bit(MMT_CONN_ALLOCATED, &conn->stages)) {
+			conn->cm_id = NULL;
+			err = 1;
+		} else {
+			err = 0;
+		}
+		mutex_unlock(&conn->setup_mutex);
+		return err;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
+				struct rdma_cm_event *ev);
+
+static int mmt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct mmt_cm_ctx *ctx = id->context;
+
+	pr_debug("cm event %s (%d) on %p\n", rdma_event_msg(ev->event),
+		 ev->status, id);
+	if (ctx->listener) {
+		struct mmt_listener *l = container_of(ctx, struct mmt_listener,
+						      ctx);
+
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			return mmt_listener_request(l, id, ev);
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			unsigned long flags;
+			int owned;
+
+			/* A bound listener: rdma_cm destroys the id. */
+			mutex_lock(&l->mutex);
+			owned = l->cm_id == id;
+			if (owned)
+				l->cm_id = NULL;
+			mutex_unlock(&l->mutex);
+			spin_lock_irqsave(&l->lock, flags);
+			l->dead = true;
+			wake_up_all(&l->wq);
+			spin_unlock_irqrestore(&l->lock, flags);
+			return owned;
+		}
+		return 0;
+	}
+	return mmt_conn_cm_event(container_of(ctx, struct mmt_conn, ctx), id,
+				 ev);
+}
+
+static void mmt_reject(struct rdma_cm_id *id)
+{
+	struct mmt_wire_hello h;
+
+	mmt_hello_fill(&h, 0);
+	rdma_reject(id, &h, sizeof(h), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/*
+ * CONNECT_REQUEST on a new id: check the hello and the backlog, build the
+ * connection and accept.  A non-zero return makes rdma_cm destroy @id.
+ */
+static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param;
+	struct mmt_wire_hello h;
+	struct mmt_conn *conn;
+	unsigned long flags;
+	u64 conn_id;
+	u16 node;
+	int err;
+
+	err = mmt_hello_check(ev->param.conn.private_data,
+			      ev->param.conn.private_data_len, &node, &conn_id);
+	if (err) {
+		pr_info_ratelimited("rejecting a peer: bad hello\n");
+		mmt_reject(id);
+		return err;
+	}
+	spin_lock_irqsave(&l->lock, flags);
+	if (l->dead || l->count >= l->backlog)
+		err = -ECONNREFUSED;
+	else
+		l->count++;
+	spin_unlock_irqrestore(&l->lock, flags);
+	if (err) {
+		mmt_reject(id);
+		return err;
+	}
+	conn = mmt_conn_alloc();
+	if (!conn) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	conn->listener = l;
+	conn->conn_id = conn_id;
+	conn->peer_node = node;
+	memcpy(&conn->peer, &id->route.addr.dst_addr, sizeof(conn->peer));
+	spin_lock_irqsave(&conn->lock, flags);
+	mmt_conn_set_state(conn, MMT_CONN_CONNECTING, 0);
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	mutex_lock(&conn->setup_mutex);
+	err = mmt_conn_create_qp(conn, id);
+	if (err) {
+		mutex_unlock(&conn->setup_mutex);
+		goto err_conn;
+	}
+	conn->cm_id = id;
+	id->context = &conn->ctx;
+	spin_lock_irqsave(&l->lock, flags);
+	list_add_tail(&conn->lnode, &l->pending);
+	spin_unlock_irqrestore(&l->lock, flags);
+	mmt_hello_fill(&h, conn_id);
+	mmt_conn_param(&param, &h);
+	err = rdma_accept(id, &param);
+	if (!err)
+		set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
+	mutex_unlock(&conn->setup_mutex);
+	if (err)
+		mmt_conn_fail(conn, -ECONNABORTED);	/* reaped by accept */
+	return 0;
+
+err_conn:
+	mutex_lock(&mmt_conn_mutex);
+	list_del_init(&conn->node);
+	mutex_unlock(&mmt_conn_mutex);
+	mmt_conn_put(conn);
+err_count:
+	spin_lock_irqsave(&l->lock, flags);
+	l->count--;
+	spin_unlock_irqrestore(&l->lock, flags);
+	mmt_reject(id);
+	return err;
+}
+
+/* ------------------------------------------------------------ addresses */
+
+static int mmt_addr_in(const struct mmt_conn_addr *a,
+		       struct sockaddr_storage *ss, bool listen)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (!a->port && !listen)
+		return -EINVAL;
+	if (a->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (a->scope_id || memchr_inv(a->addr + 4, 0, 12))
+			return -EINVAL;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(a->port);
+		memcpy(&sin->sin_addr, a->addr, 4);
+		return 0;
+	}
+	if (a->family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(a->port);
+		sin6->sin6_scope_id = a->scope_id;
+		memcpy(&sin6->sin6_addr, a->addr, 16);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void mmt_addr_out(const struct sockaddr_storage *ss,
+			 struct mmt_conn_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)ss;
+
+		a->family = AF_INET;
+		a->port = ntohs(sin->sin_port);
+		memcpy(a->addr, &sin->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)ss;
+
+		a->family = AF_INET6;
+		a->port = ntohs(sin6->sin6_port);
+		a->scope_id = sin6->sin6_scope_id;
+		memcpy(a->addr, &sin6->sin6_addr, 16);
+	}
+}
+
+static unsigned long mmt_timeout(u32 ms)
+{
+	return msecs_to_jiffies(ms ? ms : MMT_DEFAULT_TIMEOUT_MS);
+}
+
+static bool mmt_conn_routed(struct mmt_conn *conn)
+{
+	return READ_ONCE(conn->routed) ||
+	       mmt_conn_state(conn, NULL) == MMT_CONN_DEAD;
+}
+
+static bool mmt_conn_connected(struct mmt_conn *conn)
+{
+	return mmt_conn_state(conn, NULL) != MMT_CONN_CONNECTING;
+}
+
+/* Give a new fd for @conn to the user (MMT_IOC_CONNECT / _ACCEPT). */
+static int mmt_conn_install(struct mmt_conn *conn, struct mmt_connect *c,
+			    void __user *uarg, u32 usize)
+{
+	struct file *file;
+	int fd, flags;
+
+	flags = O_RDWR | ((c->flags & MMT_CONN_CLOEXEC) ? O_CLOEXEC : 0);
+	fd = get_unused_fd_flags(flags);
+	if (fd < 0)
+		return fd;
+	file = anon_inode_getfile("[mmt-conn]", &mmt_conn_fops, conn, flags);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	c->size = sizeof(*c);
+	c->fd = fd;
+	c->peer_node = conn->peer_node;
+	if (mmt_copy_out(uarg, c, sizeof(*c), usize)) {
+		put_unused_fd(fd);
+		fput(file);	/* releases the connection */
+		return -EFAULT;
+	}
+	fd_install(fd, file);
+	return 0;
+}
+
+static int mmt_connect_args(struct mmt_connect *c, void __user *uarg,
+			    u32 *usize)
+{
+	int err;
+
+	err = mmt_copy_in(c, sizeof(*c), uarg, MMT_CONNECT_SIZE_VER0, usize);
+	if (err)
+		return err;
+	if ((c->flags & ~MMT_CONN_CLOEXEC) || c->fd || c->peer_node ||
+	    c->reserved0 || c->reserved1 || c->reserved[0] || c->reserved[1] ||
+	    c->timeout_ms > 600000)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mmt_conn_connect() - MMT_IOC_CONNECT
+ * @uarg: user pointer to struct mmt_connect
+ *
+ * Context: process; sleeps up to the timeout.
+ * Return: 0 (the fd is in the argument); the errors listed in uapi/mmt.h.
+ */
+int mmt_conn_connect(void __user *uarg)
+{
+	struct rdma_conn_param param;
+	struct sockaddr_storage dst;
+	struct mmt_wire_hello h;
+	struct rdma_cm_id *id;
+	struct mmt_connect c;
+	struct mmt_conn *conn;
+	unsigned long flags;
+	long left;
+	u32 usize;
+	int err, cerr;
+
+	err = mmt_connect_args(&c, uarg, &usize);
+	if (err)
+		return err;
+	err = mmt_addr_in(&c.addr, &dst, false);
+	if (err)
+		return err;
+	conn = mmt_conn_alloc();
+	if (!conn)
+		return -ENOMEM;
+	conn->conn_id = get_random_u64() | 1;
+	conn->timeout_ms = c.timeout_ms ? c.timeout_ms : MMT_DEFAULT_TIMEOUT_MS;
+	memcpy(&conn->peer, &dst, sizeof(dst));
+
+	id = rdma_create_id(current->nsproxy->net_ns, mmt_cm_handler,
+			    &conn->ctx, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		err = PTR_ERR(id);
+		goto out_destroy;
+	}
+	mutex_lock(&conn->setup_mutex);
+	conn->cm_id = id;
+	mutex_unlock(&conn->setup_mutex);
+	spin_lock_irqsave(&conn->lock, flags);
+	mmt_conn_set_state(conn, MMT_CONN_RESOLVING, 0);
+	spin_unlock_irqrestore(&conn->lock, flags);
+
+	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
+				conn->timeout_ms);
+	if (err) {
+		err = err == -ENODEV ? -EHOSTUNREACH : err;
+		goto out_destroy;
+	}
+	/* rdma_cm reports its own timeouts first (ADDR/ROUTE_ERROR) */
+	left = wait_event_interruptible_timeout(conn->wq, mmt_conn_routed(conn),
+						mmt_timeout(c.timeout_ms) + HZ);
+	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
+	if (!err && mmt_conn_state(conn, &cerr) == MMT_CONN_DEAD)
+		err = cerr;
+	if (err)
+		goto out_destroy;
+
+	mutex_lock(&conn->setup_mutex);
+	err = conn->cm_id ? mmt_conn_create_qp(conn, id) : -ECONNRESET;
+	if (!err) {
+		spin_lock_irqsave(&conn->lock, flags);
+		err = mmt_conn_set_state(conn, MMT_CONN_CONNECTING, 0);
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (err)
+			err = conn->err;
+	}
+	if (!err) {
+		mmt_hello_fill(&h, conn->conn_id);
+		mmt_conn_param(&param, &h);
+		err = rdma_connect(id, &param);
+		if (!err)
+			set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
+	}
+	mutex_unlock(&conn->setup_mutex);
+	if (err)
+		goto out_destroy;
+
+	left = wait_event_interruptible_timeout(conn->wq,
+						mmt_conn_connected(conn),
+						mmt_timeout(c.timeout_ms));
+	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
+	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
+		err = cerr;
+	if (err)
+		goto out_destroy;
+
+	mmt_addr_out(&conn->peer, &c.addr);
+	err = mmt_conn_install(conn, &c, uarg, usize);
+	if (err)
+		goto out_destroy;
+	return 0;
+
+out_destroy:
+	mmt_conn_destroy(conn);
+	return err;
+}
+
+/* ------------------------------------------------------------ listener */
+
+static void mmt_listener_kill(struct mmt_listener *l)
+{
+	struct rdma_cm_id *id;
+	unsigned long flags;
+
+	mutex_lock(&l->mutex);
+	id = l->cm_id;
+	l->cm_id = NULL;
+	mutex_unlock(&l->mutex);
+	if (id)
+		rdma_destroy_id(id);
+	spin_lock_irqsave(&l->lock, flags);
+	l->dead = true;
+	wake_up_all(&l->wq);
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+/* Take the first connection of @list off the listener, or NULL. */
+static struct mmt_conn *mmt_listener_take(struct mmt_listener *l,
+					  struct list_head *list,
+					  bool dead_only)
+{
+	struct mmt_conn *conn, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	list_for_each_entry(conn, list, lnode) {
+		if (dead_only && mmt_conn_state(conn, NULL) != MMT_CONN_DEAD)
+			continue;
+		list_del_init(&conn->lnode);
+		l->count--;
+		found = conn;
+		break;
+	}
+	spin_unlock_irqrestore(&l->lock, flags);
+	return found;
+}
+
+static int mmt_listen_release(struct inode *inode, struct file *file)
+{
+	struct mmt_listener *l = file->private_data;
+	struct mmt_conn *conn;
+
+	mmt_listener_kill(l);	/* no new requests after this */
+	while ((conn = mmt_listener_take(l, &l->pending, false)))
+		mmt_conn_destroy(conn);
+	while ((conn = mmt_listener_take(l, &l->ready, false)))
+		mmt_conn_destroy(conn);
+	mutex_lock(&mmt_conn_mutex);
+	list_del(&l->node);
+	mutex_unlock(&mmt_conn_mutex);
+	mutex_destroy(&l->mutex);
+	kfree(l);
+	return 0;
+}
+
+static __poll_t mmt_listen_poll(struct file *file, poll_table *wait)
+{
+	struct mmt_listener *l = file->private_data;
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	poll_wait(file, &l->wq, wait);
+	spin_lock_irqsave(&l->lock, flags);
+	if (!list_empty(&l->ready))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (l->dead)
+		mask |= EPOLLERR | EPOLLHUP;
+	spin_unlock_irqrestore(&l->lock, flags);
+	return mask;
+}
+
+static bool mmt_listener_has(struct mmt_listener *l)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&l->lock, flags);
+	ret = !list_empty(&l->ready) || l->dead;
+	spin_unlock_irqrestore(&l->lock, flags);
+	return ret;
+}
+
+/* MMT_IOC_ACCEPT: see uapi/mmt.h. */
+static int mmt_listen_accept(struct mmt_listener *l, void __user *uarg)
+{
+	struct mmt_connect c;
+	struct mmt_conn *conn;
+	long left;
+	u32 usize;
+	int err;
+
+	err = mmt_connect_args(&c, uarg, &usize);
+	if (err)
+		return err;
+	if (memchr_inv(&c.addr, 0, sizeof(c.addr)))
+		return -EINVAL;
+	/* Reap requests that failed during the handshake. */
+	while ((conn = mmt_listener_take(l, &l->pending, true)))
+		mmt_conn_destroy(conn);
+
+	left = wait_event_interruptible_timeout(l->wq, mmt_listener_has(l),
+						mmt_timeout(c.timeout_ms));
+	if (left < 0)
+		return -EINTR;
+	if (!left)
+		return -ETIMEDOUT;
+	conn = mmt_listener_take(l, &l->ready, false);
+	if (!conn)
+		return -ECONNABORTED;	/* the listener's device went away */
+	/*
+	 * Established, so it is handed out even if the peer has gone
+	 * since (as accept(2) does): using it reports the reset.
+	 */
+	mmt_addr_out(&conn->peer, &c.addr);
+	err = mmt_conn_install(conn, &c, uarg, usize);
+	if (err)
+		mmt_conn_destroy(conn);
+	return err;
+}
+
+static long mmt_listen_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	if (cmd != MMT_IOC_ACCEPT)
+		return -ENOTTY;
+	return mmt_listen_accept(file->private_data, (void __user *)arg);
+}
+
+static const struct file_operations mmt_listen_fops = {
+	.owner = THIS_MODULE,
+	.release = mmt_listen_release,
+	.unlocked_ioctl = mmt_listen_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = mmt_listen_poll,
+	.llseek = noop_llseek,
+};
+
+/**
+ * mmt_conn_listen() - MMT_IOC_LISTEN
+ * @uarg: user pointer to struct mmt_listen
+ *
+ * Context: process; may sleep.
+ * Return: 0 (the fd is in the argument); the errors listed in uapi/mmt.h.
+ */
+int mmt_conn_listen(void __user *uarg)
+{
+	struct sockaddr_storage ss;
+	struct mmt_listener *l;
+	struct rdma_cm_id *id;
+	struct mmt_listen a;
+	struct file *file;
+	int fd, flags, err;
+	u32 usize;
+
+	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_LISTEN_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if ((a.flags & ~MMT_CONN_CLOEXEC) || a.fd || a.backlog > 128 ||
+	    a.reserved[0] || a.reserved[1] || !a.addr.port)
+		return -EINVAL;
+	err = mmt_addr_in(&a.addr, &ss, true);
+	if (err)
+		return err;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->ctx.listener = true;
+	mutex_init(&l->mutex);
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->pending);
+	INIT_LIST_HEAD(&l->ready);
+	init_waitqueue_head(&l->wq);
+	l->backlog = a.backlog ? a.backlog : MMT_DEFAULT_BACKLOG;
+	mutex_lock(&mmt_conn_mutex);
+	list_add_tail(&l->node, &mmt_listeners);
+	mutex_unlock(&mmt_conn_mutex);
+
+	id = rdma_create_id(current->nsproxy->net_ns, mmt_cm_handler, &l->ctx,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		err = PTR_ERR(id);
+		goto err_free;
+	}
+	mutex_lock(&l->mutex);
+	l->cm_id = id;
+	mutex_unlock(&l->mutex);
+	err = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!err)
+		err = rdma_listen(id, l->backlog);
+	if (err) {
+		if (err == -ENODEV)
+			err = -EADDRNOTAVAIL;
+		goto err_free;
+	}
+
+	flags = O_RDWR | ((a.flags & MMT_CONN_CLOEXEC) ? O_CLOEXEC : 0);
+	fd = get_unused_fd_flags(flags);
+	if (fd < 0) {
+		err = fd;
+		goto err_free;
+	}
+	file = anon_inode_getfile("[mmt-listen]", &mmt_listen_fops, l, flags);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		err = PTR_ERR(file);
+		goto err_free;
+	}
+	a.size = sizeof(a);
+	a.fd = fd;
+	if (mmt_copy_out(uarg, &a, sizeof(a), usize)) {
+		put_unused_fd(fd);
+		fput(file);	/* releases the listener */
+		return -EFAULT;
+	}
+	fd_install(fd, file);
+	return 0;
+
+err_free:
+	mmt_listener_kill(l);
+	mutex_lock(&mmt_conn_mutex);
+	list_del(&l->node);
+	mutex_unlock(&mmt_conn_mutex);
+	mutex_destroy(&l->mutex);
+	kfree(l);
+	return err;
+}
+
+/* ------------------------------------------------------------ mapping */
+
+/* A buffer mapped for DMA: vmalloc'd or kmalloc'd memory. */
+struct mmt_sgl {
+	struct sg_table sgt;
+	int nents;		/* mapped entries; 0 = not mapped */
+};
+
+static int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
+		   struct mmt_sgl *s)
+{
+	unsigned int off = offset_in_page(addr);
+	unsigned int n = DIV_ROUND_UP(off + len, PAGE_SIZE);
+	struct page **pages;
+	u8 *p = (u8 *)addr - off;
+	unsigned int i;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, p += PAGE_SIZE)
+		pages[i] = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+						virt_to_page(p);
+	err = sg_alloc_table_from_pages_segment(&s->sgt, pages, n, off, len,
+						ib_dma_max_seg_size(conn->dev),
+						GFP_KERNEL);
+	kvfree(pages);
+	if (err)
+		return err;
+	s->nents = ib_dma_map_sg(conn->dev, s->sgt.sgl, s->sgt.orig_nents,
+				 DMA_BIDIRECTIONAL);
+	if (!s->nents) {
+		sg_free_table(&s->sgt);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s)
+{
+	if (!s->nents)
+		return;
+	ib_dma_unmap_sg(conn->dev, s->sgt.sgl, s->sgt.orig_nents,
+			DMA_BIDIRECTIONAL);
+	sg_free_table(&s->sgt);
+	s->nents = 0;
+}
+
+/* ------------------------------------------------------------ waiting */
+
+/* Pop the first message of @box, or NULL. */
+static struct mmt_inbox_item *mmt_inbox_pop(struct mmt_conn *conn,
+					    struct list_head *box)
+{
+	struct mmt_inbox_item *it = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (!list_empty(box)) {
+		it = list_first_entry(box, struct mmt_inbox_item, node);
+		list_del(&it->node);
+		conn->inbox_len--;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return it;
+}
+
+static bool mmt_inbox_ready(struct mmt_conn *conn, struct list_head *box)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ret = !list_empty(box) || conn->state == MMT_CONN_DEAD;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
+}
+
+/*
+ * Wait for the next message of @box.  Messages come before the death of
+ * the connection is noticed, so a verdict that arrived is never lost.
+ * Return: the item, or ERR_PTR of -ECONNRESET (the connection's error),
+ * -ETIMEDOUT or -EINTR.
+ */
+static struct mmt_inbox_item *mmt_inbox_wait(struct mmt_conn *conn,
+					     struct list_head *box,
+					     unsigned long timeout)
+{
+	struct mmt_inbox_item *it;
+	long left;
+	int err;
+
+	/*
+	 * A signal wins even over queued messages (the wait below returns
+	 * at once while the condition holds, without looking at signals):
+	 * a killed receiver must stop mid-transfer.
+	 */
+	if (signal_pending(current))
+		return ERR_PTR(-EINTR);
+	left = wait_event_interruptible_timeout(conn->wq,
+						mmt_inbox_ready(conn, box),
+						timeout);
+	it = mmt_inbox_pop(conn, box);
+	if (it)
+		return it;
+	if (left < 0)
+		return ERR_PTR(-EINTR);
+	if (mmt_conn_state(conn, &err) == MMT_CONN_DEAD) {
+		/*
+		 * A message the peer sent just before it went away may
+		 * still sit in the CQ: after the drain every completion
+		 * has been handled.
+		 */
+		mmt_conn_shutdown(conn);
+		it = mmt_inbox_pop(conn, box);
+		if (it)
+			return it;
+		return ERR_PTR(err == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET);
+	}
+	return ERR_PTR(-ETIMEDOUT);
+}
+
+static bool mmt_conn_msgs_done(struct mmt_conn *conn)
+{
+	return !atomic_read(&conn->msgs_out) ||
+	       mmt_conn_state(conn, NULL) == MMT_CONN_DEAD;
+}
+
+/* Wait until every message SEND has completed: 0, or -ECONNRESET. */
+static int mmt_conn_wait_msgs(struct mmt_conn *conn, unsigned long timeout)
+{
+	if (!wait_event_timeout(conn->wq, mmt_conn_msgs_done(conn), timeout))
+		return -ETIMEDOUT;
+	return atomic_read(&conn->msgs_out) ? -ECONNRESET : 0;
+}
+
+/*
+ * At the end of a transfer: wait until the peer has our last messages
+ * (their SENDs completed), so closing the connection right after the
+ * ioctl cannot flush an ACK or END the peer still needs.
+ */
+static void mmt_conn_flush_msgs(struct mmt_conn *conn, unsigned long timeout)
+{
+	wait_event_timeout(conn->wq, mmt_conn_msgs_done(conn), timeout);
+}
+
+/*
+ * Wait for a signaled WR; a dead connection's drain completes it.  An idle
+ * struct mmt_wait_cqe has its completion done (count 1): waiting leaves it
+ * so; reinit_completion() arms it right before the WR is posted.
+ */
+static int mmt_wait_wr(struct mmt_conn *conn, struct mmt_wait_cqe *w,
+		       unsigned long timeout)
+{
+	if (!wait_for_completion_timeout(&w->done, timeout)) {
+		mmt_conn_fail(conn, -ETIMEDOUT);
+		mmt_conn_shutdown(conn);
+		wait_for_completion(&w->done);
+	}
+	complete(&w->done);
+	return w->status == IB_WC_SUCCESS ? 0 : -ECONNRESET;
+}
+
+/* After mmt_conn_shutdown(): every WR has completed or been flushed. */
+static void mmt_wait_idle(struct mmt_wait_cqe *w)
+{
+	wait_for_completion(&w->done);
+	complete(&w->done);
+}
+
+static void mmt_sync_for_device(struct mmt_conn *conn, struct mmt_sgl *s)
+{
+	if (!ib_uses_virt_dma(conn->dev))
+		dma_sync_sg_for_device(conn->dev->dma_device, s->sgt.sgl,
+				       s->sgt.orig_nents, DMA_BIDIRECTIONAL);
+}
+
+/* ------------------------------------------------------------ sender */
+
+struct mmt_tx_slot {
+	bool busy;		/* closure posted, not yet acked */
+	u32 index;
+	struct mmt_sgl region;	/* MMT: the PMO's closure memory */
+	struct mmt_sgl bounce_map;	/* plain: the bounce buffer */
+	u8 *bounce;		/* plain: one closure's plaintext */
+	u8 *head;		/* MMT: header + sealed root */
+	u64 head_dma;
+	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
+};
+
+struct mmt_tx {
+	struct mmt_conn *conn;
+	struct mmt_pmo *pmo;
+	u32 channel;
+	bool copy;
+	u32 gen;
+	u32 n;			/* closures */
+	u32 nslots;
+	size_t region_bytes;	/* bytes written per closure (sections) */
+	struct mmt_tx_slot slots[MMT_CONN_WINDOW];
+	u32 posted;
+	u32 acked;
+	u32 accepted;
+	int stop;		/* first error: no more posting */
+};
+
+static void mmt_tx_free(struct mmt_tx *tx)
+{
+	struct mmt_conn *conn = tx->conn;
+	u32 i;
+
+	for (i = 0; i < tx->nslots; i++) {
+		struct mmt_tx_slot *s = &tx->slots[i];
+
+		mmt_unmap(conn, &s->region);
+		mmt_unmap(conn, &s->bounce_map);
+		if (s->head_dma)
+			ib_dma_unmap_single(conn->dev, s->head_dma,
+					    MMT_CONN_HEAD_BYTES,
+					    DMA_TO_DEVICE);
+		kfree(s->head);
+		kvfree(s->bounce);
+	}
+}
+
+static int mmt_tx_alloc(struct mmt_tx *tx)
+{
+	struct mmt_conn *conn = tx->conn;
+	const struct mmt_params *p = &tx->pmo->params;
+	u32 i;
+	int err;
+
+	tx->nslots = min_t(u32, MMT_CONN_WINDOW, tx->n);
+	if (tx->channel == MMT_CHANNEL_MMT) {
+		tx->region_bytes = p->data_bytes + p->macs_bytes +
+				   p->nodes_bytes;
+	} else {
+		tx->region_bytes = p->data_bytes;
+	}
+	for (i = 0; i < tx->nslots; i++) {
+		struct mmt_tx_slot *s = &tx->slots[i];
+
+		mmt_wait_cqe_init(&s->wcqe, conn);
+		if (tx->channel == MMT_CHANNEL_MMT) {
+			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+			if (!s->head)
+				return -ENOMEM;
+			s->head_dma = ib_dma_map_single(conn->dev, s->head,
+							MMT_CONN_HEAD_BYTES,
+							DMA_TO_DEVICE);
+			if (ib_dma_mapping_error(conn->dev, s->head_dma)) {
+				s->head_dma = 0;
+				return -ENOMEM;
+			}
+		} else {
+			s->bounce = kvzalloc(p->data_bytes, GFP_KERNEL);
+			if (!s->bounce)
+				return -ENOMEM;
+			err = mmt_map(conn, s->bounce, p->data_bytes,
+				      &s->bounce_map);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Build the RDMA writes of @len bytes from @local (mapped) to the remote
+ * segments @segs, split at segment boundaries and at conn->max_sge SGEs.
+ * The last WR is a WRITE_WITH_IMM with @imm, signaled with @cqe, unless
+ * @head_sge is given: then a last WRITE_WITH_IMM of that SGE goes to
+ * @head_seg.  Everything is posted at once.
+ */
+static int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
+			      size_t len, const struct mmt_wire_seg *segs,
+			      u32 nsegs, struct ib_sge *head_sge,
+			      const struct mmt_wire_seg *head_seg, u32 imm,
+			      struct ib_cqe *cqe)
+{
+	u32 max_wr = local->nents + nsegs + 2;
+	struct ib_rdma_wr *wrs;
+	struct ib_sge *sges;
+	struct scatterlist *sg = local->sgt.sgl;
+	u32 sg_left = local->nents, nwr = 0, nsge = 0, seg = 0;
+	u64 sg_off = 0, seg_off = 0, total = 0;
+	int err;
+
+	for (seg = 0; seg < nsegs; seg++) {
+		if (!segs[seg].len)
+			return -EPROTO;	/* zero-length SGEs are refused */
+		total += le32_to_cpu(segs[seg].len);
+	}
+	if (total != len)
+		return -EPROTO;
+	wrs = kcalloc(max_wr, sizeof(*wrs), GFP_KERNEL);
+	sges = kcalloc(local->nents + nsegs + 1, sizeof(*sges), GFP_KERNEL);
+	if (!wrs || !sges) {
+		err = -ENOMEM;
+		goto out;
+	}
+	seg = 0;
+	while (total) {
+		struct ib_rdma_wr *w = &wrs[nwr];
+		u64 seg_left = le32_to_cpu(segs[seg].len) - seg_off;
+
+		w->wr.opcode = IB_WR_RDMA_WRITE;
+		w->wr.wr_cqe = &mmt_silent_cqe;
+		w->wr.sg_list = &sges[nsge];
+		w->remote_addr = le64_to_cpu(segs[seg].addr) + seg_off;
+		w->rkey = le32_to_cpu(segs[seg].rkey);
+		while (seg_left && w->wr.num_sge < conn->max_sge) {
+			u64 ent = sg_dma_len(sg) - sg_off;
+			u64 take = min(ent, seg_left);
+
+			sges[nsge].addr = sg_dma_address(sg) + sg_off;
+			sges[nsge].length = take;
+			sges[nsge].lkey = conn->pd->local_dma_lkey;
+			nsge++;
+			w->wr.num_sge++;
+			seg_left -= take;
+			seg_off += take;
+			total -= take;
+			sg_off += take;
+			if (sg_off == sg_dma_len(sg) && --sg_left) {
+				sg = sg_next(sg);
+				sg_off = 0;
+			}
+		}
+		if (!seg_left) {
+			seg++;
+			seg_off = 0;
+		}
+		if (nwr)
+			wrs[nwr - 1].wr.next = &w->wr;
+		nwr++;
+	}
+	if (head_sge) {
+		struct ib_rdma_wr *w = &wrs[nwr];
+
+		w->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		w->wr.sg_list = head_sge;
+		w->wr.num_sge = 1;
+		w->remote_addr = le64_to_cpu(head_seg->addr);
+		w->rkey = le32_to_cpu(head_seg->rkey);
+		if (nwr)
+			wrs[nwr - 1].wr.next = &w->wr;
+		nwr++;
+	}
+	wrs[nwr - 1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
+	wrs[nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
+	wrs[nwr - 1].wr.wr_cqe = cqe;
+	err = ib_post_send(conn->qp, &wrs[0].wr, NULL);
+	if (err)
+		mmt_conn_fail(conn, -ECONNRESET);
+out:
+	kfree(wrs);
+	kfree(sges);
+	return err;
+}
+
+/* A GRANT for closure @m->index arrived: build and post it. */
+static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
+{
+	struct mmt_conn *conn = tx->conn;
+	struct mmt_pmo *pmo = tx->pmo;
+	const struct mmt_wire_msg *w = &m->wire;
+	struct mmt_tx_slot *s = &tx->slots[m->index % tx->nslots];
+	u32 nsegs = w->nsegs, imm;
+	struct ib_sge head_sge;
+	int err;
+
+	if (m->index != tx->posted || m->index >= tx->n || s->busy || !nsegs)
+		return -EPROTO;
+	if (tx->channel == MMT_CHANNEL_MMT &&
+	    (w->head_seg != nsegs - 1 ||
+	     le32_to_cpu(w->segs[nsegs - 1].len) != MMT_CONN_HEAD_BYTES))
+		return -EPROTO;
+	/* The slot's previous WRITE_WITH_IMM must have completed. */
+	err = mmt_wait_wr(conn, &s->wcqe, mmt_timeout(0));
+	if (err)
+		return err;
+	mmt_unmap(conn, &s->region);
+	imm = (tx->gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
+	reinit_completion(&s->wcqe.done);
+	if (tx->channel == MMT_CHANNEL_MMT) {
+		u8 *mem = pmo->mem + (size_t)m->index * pmo->stride;
+
+		err = mmt_conn_tx_build(pmo, conn->conn_id, conn->peer_node,
+					m->index, tx->copy, s->head);
+		if (!err) {
+			err = mmt_map(conn, mem, tx->region_bytes, &s->region);
+			if (err)
+				mmt_conn_tx_settle(pmo, m->index, tx->copy,
+						   -ECANCELED);
+		}
+		if (err) {
+			complete(&s->wcqe.done);
+			return err;
+		}
+		ib_dma_sync_single_for_device(conn->dev, s->head_dma,
+					      MMT_CONN_HEAD_BYTES,
+					      DMA_TO_DEVICE);
+		head_sge.addr = s->head_dma;
+		head_sge.length = MMT_CONN_HEAD_BYTES;
+		head_sge.lkey = conn->pd->local_dma_lkey;
+		s->busy = true;
+		s->index = m->index;
+		tx->posted++;
+		err = mmt_tx_post_writes(conn, &s->region, tx->region_bytes,
+					 w->segs, nsegs - 1, &head_sge,
+					 &w->segs[nsegs - 1], imm,
+					 &s->wcqe.cqe);
+	} else {
+		err = mmt_conn_plain_read(pmo, m->index, s->bounce);
+		if (err) {
+			complete(&s->wcqe.done);
+			return err;
+		}
+		mmt_sync_for_device(conn, &s->bounce_map);
+		s->busy = true;
+		s->index = m->index;
+		tx->posted++;
+		err = mmt_tx_post_writes(conn, &s->bounce_map, tx->region_bytes,
+					 w->segs, nsegs, NULL, NULL, imm,
+					 &s->wcqe.cqe);
+	}
+	if (err)
+		complete(&s->wcqe.done);	/* nothing was posted */
+	return err;
+}
+
+/* An ACK for the oldest posted closure arrived. */
+static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
+{
+	struct mmt_tx_slot *s = &tx->slots[m->index % tx->nslots];
+
+	if (m->index != tx->acked || !s->busy || s->index != m->index)
+		return -EPROTO;
+	/* The NIC is done with the slot's buffers before the MMT changes. */
+	mmt_wait_wr(tx->conn, &s->wcqe, mmt_timeout(0));
+	mmt_unmap(tx->conn, &s->region);
+	if (tx->channel == MMT_CHANNEL_MMT)
+		mmt_conn_tx_settle(tx->pmo, m->index, tx->copy, m->err);
+	s->busy = false;
+	tx->acked++;
+	if (!m->err)
+		tx->accepted++;
+	else if (!tx->stop)
+		tx->stop = m->err;
+	return 0;
+}
+
+static int mmt_tx_send_simple(struct mmt_conn *conn, u8 type, u32 gen,
+			      u32 index, int err)
+{
+	struct mmt_wire_msg w = {};
+
+	w.type = type;
+	w.gen = cpu_to_le32(gen);
+	w.index = cpu_to_le32(index);
+	w.err = cpu_to_le32(-err);
+	return mmt_conn_send_msg(conn, &w, NULL, NULL);
+}
+
+/*
+ * The connection failed under a transfer: stop it (drain: the NIC no
+ * longer touches any buffer), then settle every closure posted and not
+ * acked with @err (outcome unknown: re-encrypted under a fresh GUA in
+ * transfer mode).
+ */
+static void mmt_tx_abort(struct mmt_tx *tx, int err)
+{
+	u32 i;
+
+	mmt_conn_fail(tx->conn, err);
+	mmt_conn_shutdown(tx->conn);
+	for (i = 0; i < tx->nslots; i++)
+		mmt_wait_idle(&tx->slots[i].wcqe);
+	for (i = tx->acked; i < tx->posted; i++) {
+		mmt_unmap(tx->conn, &tx->slots[i % tx->nslots].region);
+		if (tx->channel == MMT_CHANNEL_MMT)
+			mmt_conn_tx_settle(tx->pmo, i, tx->copy, err);
+	}
+}
+
+static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
+			    struct mmt_xfer *x)
+{
+	unsigned long timeout = mmt_timeout(x->timeout_ms);
+	struct mmt_tx *tx;
+	struct mmt_wire_msg w;
+	bool end_sent = false;
+	u64 t0;
+	u32 i;
+	int err;
+
+	if (pmo->closures >= MMT_CONN_MAX_CLOSURES)
+		return -E2BIG;
+	err = mmt_conn_tx_check(pmo, x->channel);
+	if (err)
+		return err;
+	tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	if (!tx)
+		return -ENOMEM;
+	tx->conn = conn;
+	tx->pmo = pmo;
+	tx->channel = x->channel;
+	tx->copy = x->flags & MMT_XFER_COPY;
+	tx->n = pmo->closures;
+	tx->gen = ++conn->tx_gen;
+	err = mmt_tx_alloc(tx);
+	if (err)
+		goto out;
+
+	t0 = ktime_get_ns();
+	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy);
+	w.gen = cpu_to_le32(tx->gen);
+	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
+	if (err)
+		goto out_abort;
+	for (;;) {
+		struct mmt_inbox_item *it;
+
+		if (!end_sent && (tx->stop || tx->posted == tx->n)) {
+			err = mmt_tx_send_simple(conn, MMT_MSG_END, tx->gen,
+						 tx->posted, 0);
+			if (err)
+				goto out_abort;
+			end_sent = true;
+		}
+		if (end_sent && tx->acked == tx->posted)
+			break;
+		it = mmt_inbox_wait(conn, &conn->tx_inbox, timeout);
+		if (IS_ERR(it)) {
+			err = PTR_ERR(it);
+			goto out_abort;
+		}
+		err = 0;
+		if (it->msg.gen != tx->gen) {
+			kfree(it);	/* left over from an earlier transfer */
+			continue;
+		}
+		switch (it->msg.type) {
+		case MMT_MSG_NACK:
+			err = it->msg.err ? it->msg.err : -EPROTO;
+			if (tx->posted) {
+				err = -EPROTO;
+				break;
+			}
+			kfree(it);
+			goto out;
+		case MMT_MSG_GRANT:
+			if (!tx->stop && !end_sent)
+				err = mmt_tx_grant(tx, &it->msg);
+			/*
+			 * This closure could not be sealed (or, plain
+			 * channel, read back): not sent, still VALID; stop
+			 * cleanly and tell the receiver with END.
+			 */
+			if (err == -EPERM || err == -EOVERFLOW ||
+			    err == -ENOMEM || err == -EBADMSG) {
+				tx->stop = err;
+				err = 0;
+			}
+			break;
+		case MMT_MSG_ACK:
+			err = mmt_tx_ack(tx, &it->msg);
+			break;
+		default:
+			err = -EPROTO;
+			break;
+		}
+		kfree(it);
+		if (err)
+			goto out_abort;
+	}
+	for (i = 0; i < tx->nslots; i++)
+		mmt_wait_idle(&tx->slots[i].wcqe);
+	mmt_conn_flush_msgs(conn, timeout);	/* the END */
+	err = tx->stop;
+	x->closures = tx->accepted;
+	x->bytes = (u64)tx->accepted * pmo->params.data_bytes;
+	x->ns = ktime_get_ns() - t0;
+	goto out;
+
+out_abort:
+	pr_info_ratelimited("conn %llx: send aborted after %u of %u closures: %d\n",
+			    conn->conn_id, tx->acked, tx->n, err);
+	/* The connection ends; the user sees why in uAPI terms. */
+	if (err != -ETIMEDOUT && err != -EINTR)
+		err = -ECONNRESET;
+	mmt_tx_abort(tx, err == -EINTR ? -ECONNRESET : err);
+	x->closures = tx->accepted;
+	x->bytes = (u64)tx->accepted * pmo->params.data_bytes;
+out:
+	mmt_tx_free(tx);
+	kfree(tx);
+	return err;
+}
+
+/* ------------------------------------------------------------ receiver */
+
+struct mmt_rx_slot {
+	bool granted;		/* registered and advertised */
+	u32 index;
+	struct mmt_sgl region;	/* PMO memory (MMT) or the bounce (plain) */
+	u8 *bounce;		/* plain: one closure's data */
+	u8 *head;		/* MMT: header + sealed root slot */
+	struct scatterlist head_sg;
+	bool head_mapped;
+	struct ib_mr *mrs[MMT_WIRE_MAX_SEGS];
+	u32 nmrs;		/* MRs allocated */
+	u32 nvalid;		/* MRs registered now */
+	struct mmt_wait_cqe inv;
+};
+
+struct mmt_rx {
+	struct mmt_conn *conn;
+	struct mmt_pmo *pmo;
+	u32 channel;
+	bool eager;
+	u32 gen;
+	u32 n;
+	u32 nslots;
+	size_t region_bytes;
+	u32 mrs_per_slot;
+	struct mmt_rx_slot slots[MMT_CONN_WINDOW];
+	u32 granted;		/* next closure to grant */
+	u32 done;		/* DONE notices handled */
+	u32 accepted;
+	int stop;
+};
+
+static void mmt_rx_free(struct mmt_rx *rx)
+{
+	struct mmt_conn *conn = rx->conn;
+	u32 i, j;
+
+	for (i = 0; i < rx->nslots; i++) {
+		struct mmt_rx_slot *s = &rx->slots[i];
+
+		mmt_unmap(conn, &s->region);
+		if (s->head_mapped)
+			ib_dma_unmap_sg(conn->dev, &s->head_sg, 1,
+					DMA_BIDIRECTIONAL);
+		for (j = 0; j < s->nmrs; j++)
+			ib_dereg_mr(s->mrs[j]);
+		kfree(s->head);
+		kvfree(s->bounce);
+	}
+}
+
+static int mmt_rx_alloc(struct mmt_rx *rx)
+{
+	const struct mmt_params *p = &rx->pmo->params;
+	struct mmt_conn *conn = rx->conn;
+	size_t chunk = (size_t)conn->max_pages * PAGE_SIZE;
+	u32 i, j;
+
+	rx->nslots = min_t(u32, MMT_CONN_WINDOW, rx->n);
+	rx->region_bytes = rx->channel == MMT_CHANNEL_MMT ?
+		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
+	/* +1: ib_map_mr_sg may stop short of a full MR at an entry edge */
+	rx->mrs_per_slot = DIV_ROUND_UP(rx->region_bytes, chunk) + 1 +
+			   (rx->channel == MMT_CHANNEL_MMT);
+	if (rx->mrs_per_slot > MMT_WIRE_MAX_SEGS)
+		return -E2BIG;
+	for (i = 0; i < rx->nslots; i++) {
+		struct mmt_rx_slot *s = &rx->slots[i];
+
+		mmt_wait_cqe_init(&s->inv, conn);
+		if (rx->channel == MMT_CHANNEL_MMT) {
+			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+			if (!s->head)
+				return -ENOMEM;
+		} else {
+			s->bounce = kvzalloc(p->data_bytes, GFP_KERNEL);
+			if (!s->bounce)
+				return -ENOMEM;
+		}
+		for (j = 0; j < rx->mrs_per_slot; j++) {
+			struct ib_mr *mr = ib_alloc_mr(conn->pd,
+						       IB_MR_TYPE_MEM_REG,
+						       conn->max_pages);
+
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			s->mrs[s->nmrs++] = mr;
+		}
+	}
+	return 0;
+}
+
+/* Chain a REG_MR of @mr (fresh rkey, remote write) after @prev. */
+static void mmt_rx_reg_wr(struct ib_reg_wr *r, struct ib_mr *mr,
+			  struct ib_reg_wr *prev)
+{
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(r, 0, sizeof(*r));
+	r->wr.opcode = IB_WR_REG_MR;
+	r->wr.wr_cqe = &mmt_silent_cqe;
+	r->mr = mr;
+	r->key = mr->rkey;
+	r->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	if (prev)
+		prev->wr.next = &r->wr;
+}
+
+/* Register closure @index's receive area in @s and send its GRANT. */
+static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
+{
+	struct mmt_conn *conn = rx->conn;
+	struct mmt_pmo *pmo = rx->pmo;
+	struct ib_reg_wr *regs;
+	struct mmt_wire_msg *w;
+	struct scatterlist *sg;
+	unsigned int off = 0, prev_off;
+	u32 has_head = rx->channel == MMT_CHANNEL_MMT;
+	u32 left, nseg = 0;
+	void *area;
+	int err, n;
+
+	area = rx->channel == MMT_CHANNEL_MMT ?
+		pmo->mem + (size_t)index * pmo->stride : (void *)s->bounce;
+	err = mmt_map(conn, area, rx->region_bytes, &s->region);
+	if (err)
+		return err;
+	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!regs || !w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sg = s->region.sgt.sgl;
+	left = s->region.nents;
+	while (left) {
+		struct ib_mr *mr;
+
+		if (nseg + has_head >= s->nmrs) {
+			err = -E2BIG;
+			goto out;
+		}
+		mr = s->mrs[nseg];
+		/*
+		 * Maps as many pages as the MR holds; an sg entry of
+		 * physically contiguous pages may be split across MRs:
+		 * then @n counts only the whole entries and @off says how
+		 * far into the next one this MR got.
+		 */
+		prev_off = off;
+		n = ib_map_mr_sg(mr, sg, left, &off, PAGE_SIZE);
+		if (n < 0 || (!n && off == prev_off)) {
+			err = n < 0 ? n : -EINVAL;
+			goto out;
+		}
+		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
+		w->segs[nseg].addr = cpu_to_le64(mr->iova);
+		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
+		w->segs[nseg].len = cpu_to_le32(mr->length);
+		nseg++;
+		left -= n;
+		while (n--)
+			sg = sg_next(sg);
+	}
+	if (rx->channel == MMT_CHANNEL_MMT) {
+		struct ib_mr *mr = s->mrs[nseg];
+
+		sg_init_one(&s->head_sg, s->head, MMT_CONN_HEAD_BYTES);
+		if (ib_dma_map_sg(conn->dev, &s->head_sg, 1,
+				  DMA_BIDIRECTIONAL) != 1) {
+			err = -ENOMEM;
+			goto out;
+		}
+		s->head_mapped = true;
+		off = 0;
+		n = ib_map_mr_sg(mr, &s->head_sg, 1, &off, PAGE_SIZE);
+		if (n != 1) {
+			err = n < 0 ? n : -EINVAL;
+			goto out;
+		}
+		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
+		w->segs[nseg].addr = cpu_to_le64(mr->iova);
+		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
+		w->segs[nseg].len = cpu_to_le32(mr->length);
+		w->head_seg = nseg;
+		nseg++;
+	}
+	w->type = MMT_MSG_GRANT;
+	w->nsegs = nseg;
+	w->gen = cpu_to_le32(rx->gen);
+	w->index = cpu_to_le32(index);
+	w->bytes = cpu_to_le64(rx->region_bytes);
+	/*
+	 * No REG_MR while a message SEND is unacknowledged: rxe (6.1)
+	 * re-executes the local operations behind a SEND it retransmits,
+	 * and a second REG_MR of a valid MR fails ("not free") and breaks
+	 * the QP.  Waiting costs one round trip per grant.
+	 */
+	err = mmt_conn_wait_msgs(conn, mmt_timeout(0));
+	if (err)
+		goto out;
+	s->nvalid = nseg;
+	s->granted = true;
+	s->index = index;
+	err = mmt_conn_send_msg(conn, w, &regs[0].wr, &regs[nseg - 1].wr);
+out:
+	kfree(regs);
+	kfree(w);
+	return err;
+}
+
+/*
+ * Invalidate every MR of @s and wait: after this no remote write can land
+ * in the slot's memory, which is then unmapped for the CPU.
+ */
+static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
+{
+	struct mmt_conn *conn = rx->conn;
+	struct ib_send_wr *wrs;
+	u32 i;
+	int err = 0;
+
+	if (!s->granted)
+		return 0;
+	wrs = kcalloc(s->nvalid, sizeof(*wrs), GFP_KERNEL);
+	if (!wrs)
+		return -ENOMEM;
+	for (i = 0; i < s->nvalid; i++) {
+		wrs[i].opcode = IB_WR_LOCAL_INV;
+		wrs[i].wr_cqe = &mmt_silent_cqe;
+		wrs[i].ex.invalidate_rkey = s->mrs[i]->rkey;
+		if (i)
+			wrs[i - 1].next = &wrs[i];
+	}
+	wrs[s->nvalid - 1].send_flags = IB_SEND_SIGNALED;
+	wrs[s->nvalid - 1].wr_cqe = &s->inv.cqe;
+	reinit_completion(&s->inv.done);
+	err = ib_post_send(conn->qp, wrs, NULL);
+	kfree(wrs);
+	if (err) {
+		complete(&s->inv.done);
+		mmt_conn_fail(conn, -ECONNRESET);
+		return err;
+	}
+	err = mmt_wait_wr(conn, &s->inv, mmt_timeout(0));
+	if (err)
+		return err;
+	s->granted = false;
+	s->nvalid = 0;
+	mmt_unmap(conn, &s->region);
+	if (s->head_mapped) {
+		ib_dma_unmap_sg(conn->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
+		s->head_mapped = false;
+	}
+	return 0;
+}
+
+/* A DONE notice for closure @index: invalidate, check, ack, grant next. */
+static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
+{
+	struct mmt_rx_slot *s = &rx->slots[m->index % rx->nslots];
+	u8 head[MMT_CONN_HEAD_BYTES];
+	int verdict, err;
+
+	if (m->gen != (rx->gen & 0xff) || m->index != rx->done ||
+	    !s->granted || s->index != m->index)
+		return -EPROTO;
+	err = mmt_rx_invalidate(rx, s);
+	if (err)
+		return err;
+	rx->done++;
+	if (rx->stop) {
+		verdict = -ECANCELED;
+	} else if (rx->channel == MMT_CHANNEL_MMT) {
+		memcpy(head, s->head, sizeof(head));
+		verdict = mmt_conn_rx_check(rx->pmo, m->index, head,
+					    rx->conn->peer_node, rx->eager);
+	} else {
+		verdict = mmt_conn_plain_write(rx->pmo, m->index, s->bounce);
+	}
+	if (!verdict)
+		rx->accepted++;
+	else if (!rx->stop)
+		rx->stop = verdict;
+	err = mmt_tx_send_simple(rx->conn, MMT_MSG_ACK, rx->gen, m->index,
+				 verdict);
+	if (err)
+		return err;
+	if (!rx->stop && rx->granted < rx->n) {
+		err = mmt_rx_grant(rx, s, rx->granted);
+		if (err)
+			return err;
+		rx->granted++;
+	}
+	return 0;
+}
+
+static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
+			    struct mmt_xfer *x)
+{
+	unsigned long timeout = mmt_timeout(x->timeout_ms);
+	struct mmt_inbox_item *it;
+	struct mmt_rx *rx;
+	bool end;
+	u64 t0;
+	u32 i;
+	int err;
+
+	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id);
+	if (err)
+		return err;
+	/* Wait for an OFFER; anything else is left over from before. */
+	for (;;) {
+		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
+		if (IS_ERR(it))
+			return PTR_ERR(it);
+		if (it->msg.type == MMT_MSG_OFFER)
+			break;
+		kfree(it);
+	}
+	t0 = ktime_get_ns();
+	err = mmt_wire_offer_check(&it->msg, pmo, x->channel);
+	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
+		err = -E2BIG;
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0, err);
+		kfree(it);
+		mmt_conn_flush_msgs(conn, timeout);
+		return err;
+	}
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0,
+				   -ENOMEM);
+		kfree(it);
+		return -ENOMEM;
+	}
+	rx->conn = conn;
+	rx->pmo = pmo;
+	rx->channel = x->channel;
+	rx->eager = x->flags & MMT_XFER_EAGER;
+	rx->gen = it->msg.gen;
+	rx->n = pmo->closures;
+	kfree(it);
+	err = mmt_rx_alloc(rx);
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, rx->gen, 0, err);
+		mmt_conn_flush_msgs(conn, timeout);
+		goto out;
+	}
+	for (i = 0; i < rx->nslots; i++) {
+		err = mmt_rx_grant(rx, &rx->slots[i], rx->granted);
+		if (err)
+			goto out_abort;
+		rx->granted++;
+	}
+	for (;;) {
+		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
+		if (IS_ERR(it)) {
+			err = PTR_ERR(it);
+			goto out_abort;
+		}
+		end = it->msg.type == MMT_MSG_END;
+		if (end && it->msg.gen != rx->gen) {
+			kfree(it);	/* an earlier transfer's END */
+			continue;
+		}
+		if (end)
+			err = it->msg.index == rx->done ? 0 : -EPROTO;
+		else if (it->msg.type == MMT_MSG_DONE)
+			err = mmt_rx_done(rx, &it->msg);
+		else
+			err = -EPROTO;
+		kfree(it);
+		if (err)
+			goto out_abort;
+		/* Every closure handled: no grant left, END not needed. */
+		if (end || rx->done == rx->n)
+			break;
+	}
+	/* The sender writes no more: withdraw what is still granted. */
+	for (i = 0; i < rx->nslots; i++) {
+		err = mmt_rx_invalidate(rx, &rx->slots[i]);
+		if (err)
+			goto out_abort;
+	}
+	err = rx->stop;
+	if (!err && rx->accepted != rx->n)
+		err = -ECANCELED;	/* the sender stopped early */
+	x->closures = rx->accepted;
+	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
+	x->ns = ktime_get_ns() - t0;
+	mmt_conn_flush_msgs(conn, timeout);
+	goto out;
+
+out_abort:
+	pr_info_ratelimited("conn %llx: receive aborted after %u of %u closures: %d\n",
+			    conn->conn_id, rx->done, rx->n, err);
+	/* After the drain no write can land; the rest stays WAITING. */
+	if (err != -ETIMEDOUT)
+		err = err == -EINTR ? -EINTR : -ECONNRESET;
+	mmt_conn_fail(conn, err == -EINTR ? -ECONNRESET : err);
+	mmt_conn_shutdown(conn);
+	for (i = 0; i < rx->nslots; i++)
+		mmt_wait_idle(&rx->slots[i].inv);
+	x->closures = rx->accepted;
+	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
+out:
+	mmt_rx_free(rx);
+	kfree(rx);
+	return err;
+}
+
+/* ------------------------------------------------------------ conn fd */
+
+/* MMT_IOC_SEND and MMT_IOC_RECV: see uapi/mmt.h. */
+static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
+{
+	struct mmt_pmo *pmo;
+	struct mmt_xfer x;
+	struct fd f;
+	u32 usize;
+	int err, cerr;
+
+	err = mmt_copy_in(&x, sizeof(x), uarg, MMT_XFER_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	err = mmt_conn_xfer_args(&x);
+	if (err)
+		return err;
+	/* COPY is the sender's choice, EAGER the receiver's */
+	if (x.flags & (send ? MMT_XFER_EAGER : MMT_XFER_COPY))
+		return -EINVAL;
+	/* the secure channel comes later: its hook is this switch */
+	if (x.channel == MMT_CHANNEL_SECURE)
+		return -EOPNOTSUPP;
+	f = fdget(x.pmo_fd);
+	if (!f.file)
+		return -EBADF;
+	pmo = mmt_pmo_from_file(f.file);
+	if (!pmo) {
+		err = -ENOTTY;
+		goto out_put;
+	}
+	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
+					    &conn->rx_mutex)) {
+		err = -EINTR;
+		goto out_put;
+	}
+	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
+		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+	else if (send)
+		err = mmt_conn_do_send(conn, pmo, &x);
+	else
+		err = mmt_conn_do_recv(conn, pmo, &x);
+	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	x.size = sizeof(x);
+	if (mmt_copy_out(uarg, &x, sizeof(x), usize) && !err)
+		err = -EFAULT;
+out_put:
+	fdput(f);
+	return err;
+}
+
+static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct mmt_conn *conn = file->private_data;
+
+	switch (cmd) {
+	case MMT_IOC_SEND:
+		return mmt_conn_xfer(conn, (void __user *)arg, true);
+	case MMT_IOC_RECV:
+		return mmt_conn_xfer(conn, (void __user *)arg, false);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static __poll_t mmt_conn_poll(struct file *file, poll_table *wait)
+{
+	struct mmt_conn *conn = file->private_data;
+	struct mmt_inbox_item *it;
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	poll_wait(file, &conn->wq, wait);
+	spin_lock_irqsave(&conn->lock, flags);
+	list_for_each_entry(it, &conn->rx_inbox, node) {
+		if (it->msg.type == MMT_MSG_OFFER) {
+			mask |= EPOLLIN | EPOLLRDNORM;
+			break;
+		}
+	}
+	if (conn->state == MMT_CONN_DEAD)
+		mask |= EPOLLERR | EPOLLHUP;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return mask;
+}
+
+static int mmt_conn_release(struct inode *inode, struct file *file)
+{
+	mmt_conn_destroy(file->private_data);
+	return 0;
+}
+
+static const struct file_operations mmt_conn_fops = {
+	.owner = THIS_MODULE,
+	.release = mmt_conn_release,
+	.unlocked_ioctl = mmt_conn_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = mmt_conn_poll,
+	.llseek = noop_llseek,
+};
+
+/* ------------------------------------------------------------ ib_client */
+
+static int mmt_ib_add(struct ib_device *dev)
+{
+	return 0;
+}
+
+/*
+ * A device goes away: release every resource on it before returning (the
+ * core waits for them), as nvme_rdma_remove_one() does.  The fds stay
+ * open and report the connection reset.
+ */
+static void mmt_ib_remove(struct ib_device *dev, void *client_data)
+{
+	struct mmt_conn *conn, **victims;
+	struct rdma_cm_id *ids[16];
+	struct mmt_listener *l;
+	unsigned int n = 0, nids = 0, i;
+
+	mutex_lock(&mmt_conn_mutex);
+	list_for_each_entry(conn, &mmt_conns, node)
+		n++;
+	victims = kcalloc(n ? n : 1, sizeof(*victims), GFP_KERNEL);
+	n = 0;
+	list_for_each_entry(conn, &mmt_conns, node) {
+		if (!victims)
+			break;
+		if (READ_ONCE(conn->dev) == dev) {
+			kref_get(&conn->ref);
+			victims[n++] = conn;
+		}
+	}
+	list_for_each_entry(l, &mmt_listeners, node) {
+		unsigned long flags;
+
+		mutex_lock(&l->mutex);
+		if (nids < ARRAY_SIZE(ids) && l->cm_id &&
+		    l->cm_id->device == dev) {
+			ids[nids++] = l->cm_id;
+			l->cm_id = NULL;
+			spin_lock_irqsave(&l->lock, flags);
+			l->dead = true;
+			wake_up_all(&l->wq);
+			spin_unlock_irqrestore(&l->lock, flags);
+		}
+		mutex_unlock(&l->mutex);
+	}
+	mutex_unlock(&mmt_conn_mutex);
+	/* Outside mmt_conn_mutex: their handlers may be allocating conns. */
+	for (i = 0; i < nids; i++)
+		rdma_destroy_id(ids[i]);
+	for (i = 0; i < n; i++) {
+		pr_info("conn %llx: device %s removed\n", victims[i]->conn_id,
+			dev_name(&dev->dev));
+		mmt_conn_teardown(victims[i], -ECONNRESET);
+		mmt_conn_put(victims[i]);
+	}
+	kfree(victims);
+}
+
+static struct ib_client mmt_ib_client = {
+	.name = "mmt",
+	.add = mmt_ib_add,
+	.remove = mmt_ib_remove,
+};
+
+/**
+ * mmt_conn_init() - register the ib_client (device removal)
+ *
+ * Context: module init.
+ * Return: 0 or ib_register_client()'s error.
+ */
+int mmt_conn_init(void)
+{
+	return ib_register_client(&mmt_ib_client);
+}
+
+/**
+ * mmt_conn_exit() - unregister the ib_client
+ *
+ * Context: module exit (no fd is open: each holds a module reference).
+ */
+void mmt_conn_exit(void)
+{
+	ib_unregister_client(&mmt_ib_client);
+}

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# g-xfer-recv.sh - two-guest connection test, receiving side (guest 2):
+# Soft-RoCE, the module, then one mmt-xfer receiver per case, each on its
+# own port, in the order of g-xfer-send.sh (guest 1).  Geometry: 2 levels
+# (128 KiB closures) to keep TCG time low, plus one 3-level (2 MiB)
+# closure, which needs more than one memory registration on rxe.
+
+mmtg_t "recv: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "recv: insmod mmt.ko" mmtg_load_mmt
+# an IPv6 address without duplicate address detection (no waiting)
+echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad
+mmtg_t "recv: IPv6 address fd00::$MMTG_ID" \
+	ip -6 addr add "fd00::$MMTG_ID/64" dev eth0
+
+
+
+# slab_snap FILE - active objects of the kmalloc caches, sorted by name
+slab_snap() {
+	awk '/^kmalloc-/ { print $1, $2 }' /proc/slabinfo | sort >"$1"
+}
+
+# slab_grew A B... - the largest growth from snapshot A to the smallest
+# count of the later snapshots B... ("N cache"): objects that come and go
+# (skb heads waiting in virtio-net's TX ring) are not a leak
+slab_grew() {
+	awk 'BEGIN { m = 0; c = "-" }
+	     FILENAME == ARGV[1] { a[$1] = $2; next }
+	     ($1 in a) { if (!($1 in b) || $2 < b[$1]) b[$1] = $2 }
+	     END { for (k in b) if (b[k] - a[k] > m) { m = b[k] - a[k]; c = k }
+		   print m, c }' "$@"
+}
+
+# leak_rounds ROLE ARGS... - 24 one-connection transfers (ports 7430..7453)
+# with a kmalloc snapshot after the 4th; fails if a cache grew by more
+# than 10 objects over the last 20 (a leak per connection shows >= 20)
+leak_rounds() {
+	_role=$1
+	shift
+	_i=0
+	while [ $_i -lt 24 ]; do
+		[ $_i -eq 4 ] && slab_snap /tmp/slab.a
+		mmtg_run 60 mmt-xfer "$_role" -p $((7430 + _i)) -n 2 \
+			-s $((100 + _i)) "$@" >/tmp/leak.out 2>&1 || {
+			cat /tmp/leak.out
+			return 1
+		}
+		_i=$((_i + 1))
+	done
+	for _i in 1 2 3; do	# let the network stack settle
+		ping -c 1 -W 1 "$(mmtg_ip_of 1)" >/dev/null 2>&1
+		sleep 1
+		slab_snap /tmp/slab.b$_i
+	done
+	set -- $(slab_grew /tmp/slab.a /tmp/slab.b1 /tmp/slab.b2 /tmp/slab.b3)
+	echo "leak check: largest kmalloc growth over 20 connections: $1 ($2)"
+	[ "$1" -le 10 ]
+}
+
+# r NAME PORT ARGS... - one receiver run
+r() {
+	_name=$1
+	_port=$2
+	shift 2
+	MMTG_CMD_TIMEOUT=${T:-120} mmtg_t "recv: $_name" \
+		mmt-xfer recv -i 2 -p "$_port" "$@"
+}
+
+r "mmt transfer, 1 closure" 7401 -n 1 -s 11
+r "mmt transfer, 32 closures" 7402 -n 32 -s 12
+r "mmt copy, 32 closures, eager" 7403 -n 32 -s 13 -C -E
+r "plain, 32 closures" 7404 -n 32 -s 14 -c plain
+r "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
+r "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
+r "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
+r "secure channel: EOPNOTSUPP" 7406 -c secure -X EOPNOTSUPP
+r "other geometry: EMEDIUMTYPE" 7407 -n 1 -l 3 -X EMEDIUMTYPE
+r "idle receiver (sender times out)" 7408 -W 4000
+r "IPv6 listener, 4 closures" 7412 -a :: -n 4 -s 20
+r "both directions at once on one connection" 7415 -n 32 -s 22 -B
+r "replay rule refuses every closure: ESTALE" 7414 -n 32 -s 21 \
+	-M 1000000 -X ESTALE
+MMTG_CMD_TIMEOUT=200 mmtg_t "recv: 20 connections leak no kmalloc object" \
+	leak_rounds recv -i 2
+r "killed mid-transfer (copy)" 7409 -n 128 -s 17 -K "${KILL_MS:-300}"
+r "retry after the kill (copy)" 7410 -n 128 -s 17 -C
+r "killed mid-transfer (transfer)" 7411 -n 128 -s 19 -K "${KILL_MS:-300}"
+
+# rxe counters (retransmissions, errors) for the record
+mmtg_run 10 rdma statistic show link rxe0/1
+# removal - a receive waits on a live connection while rxe0 is deleted:
+# the receive fails with ECONNRESET and the removal does not hang (the
+# module's ib_client releases everything on the device)
+removal() {
+	mmt-xfer recv -i 2 -p 7413 -t 60000 -X ECONNRESET >/tmp/rm.out 2>&1 &
+	_pid=$!
+	mmtg_wait 60 grep -q 'peer node' /tmp/rm.out
+	sleep 1
+	mmtg_run 30 rdma link delete rxe0
+	_rc=$?
+	wait $_pid
+	_rc2=$?
+	cat /tmp/rm.out
+	echo "rdma link delete: rc=$_rc; receiver: rc=$_rc2"
+	[ $_rc -eq 0 ] && [ $_rc2 -eq 0 ]
+}
+mmtg_t "recv: device removed under a waiting receive" removal
+mmtg_t "recv: rmmod mmt" mmtg_unload_mmt
+dmesg | grep -i 'mmt' | tail -n 20
+mmtg_done

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_conn_test.c - suite mmt_conn: the parts of connections that need no
+ * RDMA (driver/mmt_conn.c): message decoding and checks, the sender's
+ * build and settle steps, and the receiver's in-place closure check.
+ *
+ * The RDMA writes are simulated the way the transport does them
+ * (driver/mmt_conn_rdma.c): the sender's closure region (data, data MACs,
+ * tree nodes, at index * stride) is copied into the receiver's PMO memory
+ * at the same place, and the closure head (header + sealed root) into a
+ * separate slot; then the receiver checks in place.  KUnit only.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "mmt_conn.h"
+#include "mmt_internal.h"
+#include "mmt.h"
+
+/* 2 levels, arities 8 and 4, 64-byte blocks: 2 KiB closures. */
+static const u8 mmt_conn_log_arity[MMT_MAX_LEVELS] = { 3, 2 };
+#define MMT_CONN_TEST_CLOSURES 3
+#define MMT_CONN_TEST_ID 0x1234abcdull
+#define MMT_PEER mmt_node_id()
+
+static const u8 mmt_conn_key[16] = {
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+};
+
+struct mmt_conn_ctx {
+	struct mmt_pmo *src;
+	struct mmt_pmo *dst;
+	u8 *plain;
+	u8 *out;
+	u8 head[MMT_CONN_HEAD_BYTES];
+};
+
+static struct mmt_pmo *mmt_conn_pmo(struct kunit *test, u32 closures)
+{
+	struct mmt_params p;
+	struct mmt_pmo *pmo;
+
+	KUNIT_ASSERT_EQ(test, mmt_params_init(&p, 2, mmt_conn_log_arity, 6),
+			0);
+	pmo = mmt_pmo_alloc(&p, closures);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pmo));
+	return pmo;
+}
+
+static int mmt_conn_test_init(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx;
+	u64 cb;
+	u32 i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	test->priv = ctx;
+	ctx->src = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	ctx->dst = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	ctx->plain = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
+	ctx->out = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->plain);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->out);
+	for (i = 0; i < ctx->src->bytes; i++)
+		ctx->plain[i] = i * 13 + (i >> 7);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->src, mmt_conn_key, 16,
+					      false), 0);
+	cb = ctx->src->params.data_bytes;
+	for (i = 0; i < ctx->src->closures; i++)
+		KUNIT_ASSERT_EQ(test, mmt_write(&ctx->src->mmts[i], 0,
+						ctx->plain + i * cb, cb), 0);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_conn_key, 16,
+					      true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
+						  MMT_CONN_TEST_ID), 0);
+	return 0;
+}
+
+static void mmt_conn_test_exit(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+
+	if (ctx && ctx->src)
+		mmt_pmo_free(ctx->src);
+	if (ctx && ctx->dst)
+		mmt_pmo_free(ctx->dst);
+}
+
+/* The RDMA writes of closure @i: the region in place, the head aside. */
+static void mmt_conn_land(struct mmt_conn_ctx *ctx, u32 i)
+{
+	const struct mmt_params *p = &ctx->src->params;
+	size_t off = (size_t)i * ctx->src->stride;
+
+	memcpy(ctx->dst->mem + off, ctx->src->mem + off,
+	       p->data_bytes + p->macs_bytes + p->nodes_bytes);
+}
+
+/* Build closure @i, land it, check it, settle it; returns the verdict. */
+static int mmt_conn_one(struct kunit *test, u32 i, bool copy, bool eager)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	int verdict;
+
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), i, copy,
+						ctx->head), 0);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[i].root.state, MMT_SENDING);
+	mmt_conn_land(ctx, i);
+	verdict = mmt_conn_rx_check(ctx->dst, i, ctx->head, MMT_PEER, eager);
+	mmt_conn_tx_settle(ctx->src, i, copy, verdict);
+	return verdict;
+}
+
+static int mmt_conn_read_all(struct mmt_pmo *pmo, u8 *out)
+{
+	u64 cb = pmo->params.data_bytes;
+	u32 i;
+	int err;
+
+	for (i = 0; i < pmo->closures; i++) {
+		err = mmt_read(&pmo->mmts[i], 0, out + i * cb, cb);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void mmt_conn_transfer(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u32 i;
+
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		KUNIT_EXPECT_EQ(test, mmt_conn_one(test, i, false, false), 0);
+		KUNIT_EXPECT_EQ(test, ctx->src->mmts[i].root.state,
+				MMT_INVALID);
+		KUNIT_EXPECT_EQ(test, ctx->dst->mmts[i].root.state, MMT_VALID);
+		KUNIT_EXPECT_FALSE(test, ctx->dst->mmts[i].root.read_only);
+	}
+	KUNIT_ASSERT_EQ(test, mmt_conn_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	/* The new owner writes; the old one cannot read. */
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->dst->mmts[1], 3, "y", 1), 0);
+	KUNIT_EXPECT_EQ(test, mmt_read(&ctx->src->mmts[1], 0, ctx->out, 1),
+			-EPERM);
+}
+
+static void mmt_conn_copy_eager(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u32 i;
+
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		KUNIT_EXPECT_EQ(test, mmt_conn_one(test, i, true, true), 0);
+		KUNIT_EXPECT_EQ(test, ctx->src->mmts[i].root.state, MMT_VALID);
+		KUNIT_EXPECT_TRUE(test, ctx->dst->mmts[i].root.read_only);
+	}
+	KUNIT_ASSERT_EQ(test, mmt_conn_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->dst->mmts[0], 0, "x", 1),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_write(&ctx->src->mmts[0], 0, "x", 1), 0);
+}
+
+/* Tamper with the landed region: rejected, receiver WAITING, sender VALID. */
+static void mmt_conn_tamper_region(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	const struct mmt_params *p = &ctx->src->params;
+	struct mmt_root before;
+	u8 *top_node;
+
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 0, false,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 0);
+	/* the first node of the top untrusted level (level 0 of 2) */
+	top_node = ctx->dst->mmts[0].nodes + p->level_start[0] * p->node_size;
+	top_node[0] ^= 1;
+	before = ctx->dst->mmts[0].root;
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+						MMT_PEER, false), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, memcmp(&before, &ctx->dst->mmts[0].root,
+				     sizeof(before)), 0);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
+	mmt_conn_tx_settle(ctx->src, 0, false, -EBADMSG);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
+
+	/* A data byte passes the lazy check but not the eager one. */
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 0, false,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 0);
+	ctx->dst->mmts[0].data[5] ^= 0x80;
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+						MMT_PEER, true),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
+	mmt_conn_tx_settle(ctx->src, 0, false, -EBADMSG);
+	KUNIT_ASSERT_EQ(test, mmt_read(&ctx->src->mmts[0], 0, ctx->out,
+				       p->data_bytes), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, p->data_bytes), 0);
+}
+
+/* Tamper with the head: the engine's errors, nothing changes. */
+static void mmt_conn_tamper_head(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	static const struct {
+		u32 off;
+		int err;
+	} cases[] = {
+		{ 0, -EPROTO },		/* magic */
+		{ 4, -EPROTONOSUPPORT },	/* version */
+		{ 16, -EXDEV },		/* conn_id */
+		{ 24, -EILSEQ },	/* seq: names another MMT */
+		{ 8, -EBADMSG },	/* flags: associated data */
+		{ 64 + 20, -EBADMSG },	/* sealed root */
+	};
+	u8 good[MMT_CONN_HEAD_BYTES];
+	unsigned int k;
+
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 0, false,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 0);
+	memcpy(good, ctx->head, sizeof(good));
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		memcpy(ctx->head, good, sizeof(good));
+		ctx->head[cases[k].off] ^= 1;
+		KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+							MMT_PEER, false),
+				cases[k].err);
+		KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state,
+				MMT_WAITING);
+	}
+	/* another sender than the hello's peer (authenticated field) */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, good, MMT_PEER + 1,
+						false), -EXDEV);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, good, MMT_PEER,
+						false), 0);
+	mmt_conn_tx_settle(ctx->src, 0, false, 0);
+}
+
+/* Replay: an old head again, or a root counter not above the minimum. */
+static void mmt_conn_replay(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u8 first[MMT_CONN_HEAD_BYTES];
+
+	KUNIT_ASSERT_EQ(test, mmt_conn_one(test, 0, true, false), 0);
+	memcpy(first, ctx->head, sizeof(first));
+	/*
+	 * closure 0's head for MMT 1 (whose region holds closure 0's too):
+	 * refused as another MMT's closure (its seq is 0)
+	 */
+	memcpy(ctx->dst->mem + ctx->src->stride, ctx->src->mem,
+	       ctx->src->stride);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1, first, MMT_PEER,
+						false),
+			-EILSEQ);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[1].root.state, MMT_WAITING);
+
+	/* The minimum set by the owner of the receive PMO. */
+	ctx->dst->rx.min_root_counter = 1ull << 30;
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 1, true,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 1);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1, ctx->head,
+						MMT_PEER, false), -ESTALE);
+	mmt_conn_tx_settle(ctx->src, 1, true, -ESTALE);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.state, MMT_VALID);
+}
+
+/*
+ * Lost ack in transfer mode: the receiver accepted, the sender saw the
+ * connection reset.  The sender's MMT is VALID with its data, under a
+ * fresh GUA (so it never writes under the receiver's GUA again).
+ */
+static void mmt_conn_lost_ack(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	const struct mmt_params *p = &ctx->src->params;
+	u64 gua = ctx->src->mmts[2].root.gua;
+
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 2, false,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 2);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 2, ctx->head,
+						MMT_PEER, false), 0);
+	mmt_conn_tx_settle(ctx->src, 2, false, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[2].root.state, MMT_VALID);
+	KUNIT_EXPECT_FALSE(test, ctx->src->mmts[2].root.read_only);
+	KUNIT_EXPECT_NE(test, ctx->src->mmts[2].root.gua, gua);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[2].root.gua, gua);
+	KUNIT_ASSERT_EQ(test, mmt_read(&ctx->src->mmts[2], 0, ctx->out,
+				       p->data_bytes), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain + 2 * p->data_bytes,
+				     p->data_bytes), 0);
+	/*
+	 * A copy-mode failure keeps the GUA: nobody else may write it.  (The
+	 * build itself gave MMT 1 a fresh GUA: its old one was below MMT 2's,
+	 * sent before, and GUAs rise along a transfer.)
+	 */
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						mmt_node_id(), 1, true,
+						ctx->head), 0);
+	gua = ctx->src->mmts[1].root.gua;
+	mmt_conn_tx_settle(ctx->src, 1, true, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.gua, gua);
+}
+
+/* States the channels require on both sides. */
+static void mmt_conn_states(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_MMT), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->dst, MMT_CHANNEL_MMT),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_MMT,
+						  1), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_PLAIN,
+						  1), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_PLAIN,
+						  1), 0);
+	/* a SENDING MMT can be neither sent again nor received into */
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, 1, 0, false,
+						ctx->head), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_build(ctx->src, 1, 1, 0, false,
+						ctx->head), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_PLAIN),
+			-EPERM);
+	mmt_conn_tx_settle(ctx->src, 0, false, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 7, ctx->head,
+						MMT_PEER, false),
+			-EINVAL);
+}
+
+/* The plain channel's controller reads and writes. */
+static void mmt_conn_plain(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_pmo *dst = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	u64 cb = ctx->src->params.data_bytes;
+	u8 *bounce = kunit_kzalloc(test, cb, GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bounce);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(dst, mmt_conn_key, 16, false),
+			0);
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		KUNIT_EXPECT_EQ(test, mmt_conn_plain_read(ctx->src, i, bounce),
+				0);
+		KUNIT_EXPECT_EQ(test, mmt_conn_plain_write(dst, i, bounce), 0);
+	}
+	KUNIT_EXPECT_EQ(test, mmt_conn_read_all(dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	mmt_pmo_free(dst);
+}
+
+static void mmt_conn_wire(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_wire_msg *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct mmt_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	size_t fixed = offsetof(struct mmt_wire_msg, segs);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, true);
+	w->gen = cpu_to_le32(7);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_OFFER);
+	KUNIT_EXPECT_EQ(test, m->gen, 7u);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_PLAIN), -EPROTO);
+	w->closures = cpu_to_le32(MMT_CONN_TEST_CLOSURES + 1);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT),
+			-EMEDIUMTYPE);
+	w->closures = cpu_to_le32(MMT_CONN_TEST_CLOSURES);
+	w->log_arity[3] = 1;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT),
+			-EMEDIUMTYPE);
+	w->log_arity[3] = 0;
+	w->flags = cpu_to_le32(4);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT), -EPROTO);
+	w->flags = 0;
+
+	/* malformed messages */
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, fixed - 1, m), -EMSGSIZE);
+	w->type = MMT_MSG_GRANT;
+	w->nsegs = 2;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, fixed + 16, m), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, fixed + 32, m), 0);
+	w->nsegs = MMT_WIRE_MAX_SEGS + 1;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EMSGSIZE);
+	w->nsegs = 0;
+	w->type = MMT_MSG_DONE;	/* never a SEND */
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+	w->type = MMT_MSG_ACK;
+	w->err = cpu_to_le32(EBADMSG);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->err, -EBADMSG);
+	w->err = cpu_to_le32(MAX_ERRNO + 1);
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+	w->err = 0;
+	w->reserved1[1] = 1;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+	w->reserved1[1] = 0;
+	w->magic = 0;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+}
+
+static void mmt_conn_xfer_arg(struct kunit *test)
+{
+	struct mmt_xfer x = { .size = sizeof(x) };
+
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), 0);
+	x.flags = 4;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
+	x.flags = MMT_XFER_COPY;
+	x.channel = 3;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
+	x.channel = MMT_CHANNEL_PLAIN;
+	x.timeout_ms = 600001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
+	x.timeout_ms = 600000;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), 0);
+	x.closures = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
+	x.closures = 0;
+	x.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
+}
+
+static struct kunit_case mmt_conn_cases[] = {
+	KUNIT_CASE(mmt_conn_transfer),
+	KUNIT_CASE(mmt_conn_copy_eager),
+	KUNIT_CASE(mmt_conn_tamper_region),
+	KUNIT_CASE(mmt_conn_tamper_head),
+	KUNIT_CASE(mmt_conn_replay),
+	KUNIT_CASE(mmt_conn_lost_ack),
+	KUNIT_CASE(mmt_conn_states),
+	KUNIT_CASE(mmt_conn_plain),
+	KUNIT_CASE(mmt_conn_wire),
+	KUNIT_CASE(mmt_conn_xfer_arg),
+	{}
+};
+
+static struct kunit_suite mmt_conn_suite = {
+	.name = "mmt_conn",
+	.init = mmt_conn_test_init,
+	.exit = mmt_conn_test_exit,
+	.test_cases = mmt_conn_cases,
+};
+
+kunit_test_suites(&mmt_conn_suite);

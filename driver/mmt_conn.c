@@ -256,19 +256,6 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 	return err;
 }
 
-static bool mmt_conn_same_geometry(const struct mmt_closure_hdr *h,
-				   const struct mmt_params *p)
-{
-	unsigned int i;
-
-	if (h->levels != p->levels || h->log_block_size != p->log_block_size)
-		return false;
-	for (i = 0; i < p->levels; i++)
-		if (h->log_arity[i] != p->log_arity[i])
-			return false;
-	return true;
-}
-
 /*
  * The rules of mmt_closure_receive() (docs/ENGINE.md, "Receiving"), for a
  * closure whose nodes, MACs and ciphertext were RDMA-written in place into
@@ -296,7 +283,7 @@ static int mmt_conn_rx_check_locked(struct mmt_pmo *pmo, u32 index,
 	err = mmt_closure_parse_hdr(head, mmt_closure_bytes(p), &h);
 	if (err)
 		return err;
-	if (!mmt_conn_same_geometry(&h, p))
+	if (!mmt_closure_same_geometry(&h, p))
 		return -EMEDIUMTYPE;
 	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
 		return -EXDEV;

@@ -272,15 +272,23 @@ int mmt_closure_build(struct mmt *m, const struct mmt_closure_hdr *h,
 	return 0;
 }
 
-static bool mmt_same_geometry(const struct mmt_params *a,
-			      const struct mmt_params *b)
+/**
+ * mmt_closure_same_geometry() - does a decoded header describe @p's shape?
+ * @h: a header from mmt_closure_parse_hdr() (levels already checked)
+ * @p: the receive MMT's params
+ *
+ * Context: any.
+ * Return: true if levels, block size and every arity match.
+ */
+bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
+			       const struct mmt_params *p)
 {
 	unsigned int i;
 
-	if (a->levels != b->levels || a->log_block_size != b->log_block_size)
+	if (h->levels != p->levels || h->log_block_size != p->log_block_size)
 		return false;
-	for (i = 0; i < a->levels; i++)
-		if (a->log_arity[i] != b->log_arity[i])
+	for (i = 0; i < p->levels; i++)
+		if (h->log_arity[i] != p->log_arity[i])
 			return false;
 	return true;
 }
@@ -356,7 +364,7 @@ int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 	ret = mmt_closure_decode(hb, len, &h, &p);
 	if (ret)
 		return ret;
-	if (!mmt_same_geometry(&p, m->p))
+	if (!mmt_closure_same_geometry(&h, m->p))
 		return -EMEDIUMTYPE;
 	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
 		return -EXDEV;

@@ -751,6 +751,8 @@ int mmt_closure_build(struct mmt *m, const struct mmt_closure_hdr *h,
 		      u8 *out, size_t out_len);
 int mmt_closure_parse_hdr(const u8 *buf, size_t len,
 			  struct mmt_closure_hdr *h);
+bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
+			       const struct mmt_params *p);
 int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 			const u8 *buf, size_t len, bool eager);
 int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,

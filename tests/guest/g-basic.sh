@@ -67,47 +67,12 @@ mmtg_t "rxe0 gone" rxe_gone
 # per load grows one entry by LEAK_CYCLES - LEAK_WARMUP; the test fails if
 # any entry grew by more than LEAK_BOUND, half of that.
 #
-# Exact counts: SLUB's <cache>/objects counts every object of a slab that a
-# CPU holds as allocated, which is up to a slab of noise per cache (seen:
-# +84 in kmalloc-96 with no cycle at all).  tests/guest/tests boots this
-# guest with slub_debug=U,kmalloc-*: debug caches keep no CPU slabs, so
-# after writing 1 to <cache>/shrink the count is exact up to what runs
-# concurrently (this idle guest and the reading shell: +/-3 objects seen);
-# store_user also names the allocation sites of a grown cache.  Lazily
-# freed vmalloc areas ("unpurged vm_area") are not counted.  Checked: a
+# The snapshot and comparison are guestlib.sh's mmtg_slab_* (exact counts
+# with slub_debug=U,kmalloc-*, which tests/guest/tests sets).  Checked: a
 # copy of the module leaking 64 bytes per load grows kmalloc-64 by 88 and
 # fails.  Caches of the module's own (kmem_cache_create) need no count:
 # kmem_cache_destroy with objects left logs "BUG <cache>: Objects
-# remaining", which the kernel log scan catches.  Leaks of whole pages
-# (alloc_pages) are not measured.
-
-# slab_snapshot FILE - write "cache objects" for every kmalloc-* cache
-# (aliases resolved) and "vmalloc:<function> areas" for every function
-# holding vmalloc areas to FILE
-slab_snapshot() {
-	sync
-	sleep 1		# let RCU-deferred frees (kfree_rcu) complete
-	: >"$1.tmp"
-	for c in /sys/kernel/slab/kmalloc-* /sys/kernel/slab/dma-kmalloc-*; do
-		[ -e "$c/objects" ] || continue
-		echo 1 >"$c/shrink" 2>/dev/null
-		read -r n _ <"$c/objects"
-		echo "$(readlink -f "$c" | sed 's|.*/||') $n" >>"$1.tmp"
-	done
-	# vmalloc areas per allocating function; "unpurged vm_area" lines are
-	# areas already freed, waiting for the lazy TLB purge, not allocated
-	# areas: that is noise.  Callers without a symbol (an unloaded module)
-	# are counted together.
-	awk '$3 != "unpurged" {
-		sub(/\+.*/, "", $3)
-		if ($3 ~ /^0x/) $3 = "unknown"
-		n[$3]++
-	     }
-	     END { for (c in n) print "vmalloc:" c, n[c] }' /proc/vmallocinfo \
-		>>"$1.tmp"
-	sort -u "$1.tmp" >"$1"
-	rm -f "$1.tmp"
-}
+# remaining", which the kernel log scan catches.
 
 # load_cycles N - load, check /dev/mmt, unload N times; fail on the first
 # error
@@ -121,48 +86,7 @@ load_cycles() {
 	done
 }
 
-# slab_compare A B - print caches that grew from A to B; fail if any grew
-# by more than LEAK_BOUND
-slab_compare() {
-	awk -v bound="$LEAK_BOUND" '
-		NR == FNR { a[$1] = $2; next }
-		{
-			d = $2 - a[$1]
-			if ($1 !~ /^vmalloc:/) tot += d
-			if (d != 0)
-				printf "  %s: %d -> %d (%+d)\n", $1, a[$1], $2, d
-			if (d > bound) bad = bad " " $1
-		}
-		END {
-			printf "kmalloc growth total %+d objects, bound %d per cache or vmalloc caller\n", tot, bound
-			if (bad != "") { print "leak suspected in:" bad; exit 1 }
-		}' "$1" "$2"
-}
-
-# slab_exact - true if SLUB keeps no per-CPU slabs for kmalloc-* (debug
-# caches: boot with slub_debug=U,kmalloc-*, as tests/guest/tests does), so
-# that the counts are exact; it also records the allocation call sites
-slab_exact() {
-	_f=/sys/kernel/slab/kmalloc-64/store_user
-	[ -r $_f ] && [ "$(cat $_f)" = 1 ]
-}
-
-# slab_callers A B - for every cache that grew, print its top allocation
-# call sites (needs slub_debug=U and debugfs)
-slab_callers() {
-	slab_exact || return 0
-	awk 'NR == FNR { a[$1] = $2; next }
-	     $2 - a[$1] > 8 && $1 !~ /^vmalloc:/ { print $1 }' "$1" "$2" |
-	while read -r _c; do
-		echo "allocation sites in $_c with >= $LEAK_BOUND objects" \
-			"(boot-time ones left out):"
-		awk -v b="$LEAK_BOUND" 'BEGIN { RS = "" }
-			$1 + 0 >= b && !/kernel_init/ { print; print "" }' \
-			"/sys/kernel/debug/slab/$_c/alloc_traces" | head -n 40
-	done
-}
-
-if slab_exact; then
+if mmtg_slab_exact; then
 	echo "slab counts: exact (slub_debug store_user on kmalloc-*)"
 else
 	echo "slab counts: approximate (no slub_debug=U,kmalloc-*: per-CPU" \
@@ -172,15 +96,15 @@ _t0=$(date +%s)
 _cycles_ok=1
 mmtg_t "load/unload $LEAK_WARMUP times" load_cycles "$LEAK_WARMUP" ||
 	_cycles_ok=0
-slab_snapshot /tmp/slab.a
+mmtg_slab_snapshot /tmp/slab.a
 mmtg_t "load/unload $((LEAK_CYCLES - LEAK_WARMUP)) more times" \
 	load_cycles $((LEAK_CYCLES - LEAK_WARMUP)) || _cycles_ok=0
-slab_snapshot /tmp/slab.b
+mmtg_slab_snapshot /tmp/slab.b
 echo "load/unload cycles took $(($(date +%s) - _t0)) s (guest clock)"
 if [ $_cycles_ok -eq 1 ]; then
 	mmtg_t "no slab growth over $((LEAK_CYCLES - LEAK_WARMUP)) cycles" \
-		slab_compare /tmp/slab.a /tmp/slab.b ||
-		slab_callers /tmp/slab.a /tmp/slab.b
+		mmtg_slab_compare "$LEAK_BOUND" /tmp/slab.a /tmp/slab.b ||
+		mmtg_slab_callers "$LEAK_BOUND" /tmp/slab.a /tmp/slab.b
 else
 	mmtg_notok "no slab growth over $((LEAK_CYCLES - LEAK_WARMUP)) cycles" \
 		"not measured: the load/unload cycles failed"

@@ -190,7 +190,7 @@ mmtg_t "rmmod after the fuzzer" mmtg_unload_mmt
 
 # --- e. cycles and slab growth ----------------------------------------------
 #
-# Method of tests/guest/g-basic.sh (SLUB objects counts after a shrink),
+# guestlib.sh's mmtg_slab_* (SLUB object counts after a shrink),
 # around module unloads: every object the module allocated must be freed
 # by rmmod at the latest.
 
@@ -205,70 +205,19 @@ else
 	LEAK_BOUND=$((PMO_CYCLES / 2))
 fi
 
-# slab_snapshot FILE - "cache objects" of every kmalloc cache, and the
-# vmalloc area count.  Each cache is shrunk first (flushes per-CPU slabs);
-# then, after 6 s, the counts are read in one go from /proc/slabinfo
-# (active objects).  Not from /sys/kernel/slab/*/objects as g-basic.sh
-# does: every sysfs open frees a kernfs node with kfree_rcu, which 6.1
-# batches for up to 5 s, so a loop of sysfs reads counts up to a hundred
-# of its own pending kmalloc-96 objects (seen: +104 with no leak).
-slab_snapshot() {
-	sync
-	for c in /sys/kernel/slab/kmalloc-* /sys/kernel/slab/dma-kmalloc-*; do
-		[ -e "$c/shrink" ] && echo 1 >"$c/shrink" 2>/dev/null
-	done
-	sleep 6
-	awk '$1 ~ /^(dma-)?kmalloc-/ { print $1, $2 }' /proc/slabinfo |
-		sort >"$1"
-	echo "vmalloc $(grep -c . /proc/vmallocinfo)" >>"$1"
-}
-
-# slab_compare A B - fail if any cache grew by more than LEAK_BOUND
-slab_compare() {
-	awk -v bound="$LEAK_BOUND" '
-		NR == FNR { a[$1] = $2; next }
-		{
-			d = $2 - a[$1]
-			tot += d
-			if (d != 0)
-				printf "  %s: %d -> %d (%+d)\n", $1, a[$1], $2, d
-			if (d > bound) bad = bad " " $1
-		}
-		END {
-			printf "slab growth total %+d objects, bound %d per cache\n", tot, bound
-			if (bad != "") { print "leak suspected in:" bad; exit 1 }
-		}' "$1" "$2"
-}
-
-# slab_callers A B - for each cache that grew by more than LEAK_BOUND,
-# print its allocation sites with at least LEAK_BOUND objects (debugfs
-# alloc_traces, kept with slub_debug=U; boot-time sites left out)
-slab_callers() {
-	awk -v bound="$LEAK_BOUND" 'NR == FNR { a[$1] = $2; next }
-		$2 - a[$1] > bound && $1 != "vmalloc" { print $1 }' "$1" "$2" |
-	while read -r _c; do
-		_t=/sys/kernel/debug/slab/$_c/alloc_traces
-		[ -r "$_t" ] || continue
-		echo "allocation sites in $_c with >= $LEAK_BOUND objects:"
-		awk -v b="$LEAK_BOUND" 'BEGIN { RS = "" }
-			$1 + 0 >= b && !/kernel_init/ { print; print "" }' "$_t" |
-			head -n 60
-	done
-}
-
 mmtg_t "insmod (cycles warm-up)" mmtg_load_mmt
 mmtg_t "pmo-cycles warm-up ($PMO_CYCLES_WARMUP)" pmo-cycles --cycles \
 	"$PMO_CYCLES_WARMUP"
 mmtg_t "rmmod (warm-up)" mmtg_unload_mmt
-slab_snapshot /tmp/pmo-slab.a
+mmtg_slab_snapshot /tmp/pmo-slab.a
 mmtg_t "insmod (cycles)" mmtg_load_mmt
 pmo_long 3000 "pmo-cycles ($PMO_CYCLES create/key/write/read/close)" \
 	pmo-cycles --cycles "$PMO_CYCLES"
 mmtg_t "rmmod after the cycles" mmtg_unload_mmt
-slab_snapshot /tmp/pmo-slab.b
+mmtg_slab_snapshot /tmp/pmo-slab.b
 mmtg_t "no slab growth over $PMO_CYCLES cycles and a reload" \
-	slab_compare /tmp/pmo-slab.a /tmp/pmo-slab.b ||
-	slab_callers /tmp/pmo-slab.a /tmp/pmo-slab.b
+	mmtg_slab_compare "$LEAK_BOUND" /tmp/pmo-slab.a /tmp/pmo-slab.b ||
+	mmtg_slab_callers "$LEAK_BOUND" /tmp/pmo-slab.a /tmp/pmo-slab.b
 mmtg_result pmo-slab-before /tmp/pmo-slab.a
 mmtg_result pmo-slab-after /tmp/pmo-slab.b
 mmtg_t "kernel log clean at the end" kernel_clean

@@ -33,6 +33,9 @@
  *               rule: every closure with a counter <= N is refused)
  *   -W MS       accept (recv) or connect (send), then idle MS ms without
  *               a transfer, and close
+ *   -L N        N transfers in a row on the one connection, each of a new
+ *               PMO (pattern seed + i), each read back byte-exact by the
+ *               receiver; reports one check for the whole loop
  *
  * Checks: the receiver reads the whole PMO back through the controller and
  * compares it byte for byte with the pattern; MMT states after the
@@ -130,6 +133,7 @@ struct opts {
 	unsigned int idle_ms;
 	unsigned long long min_counter;
 	int both;
+	unsigned int loops;
 };
 
 static int errno_of(const char *name)
@@ -371,6 +375,52 @@ static void reverse_wait(pid_t pid)
 	      "reverse direction child exits 0 (status %#x)", status);
 }
 
+/*
+ * -L: o->loops transfers on @conn, each of a fresh PMO pair (sender: keyed
+ * and filled with seed + i; receiver: keyed for receipt), closed after the
+ * transfer; the receiver reads every one back.  Stops at the first error.
+ */
+static void xfer_loop(int dev, int conn, const struct opts *o, int send)
+{
+	unsigned int i, bad = 0;
+	uint64_t bytes, cbytes;
+	struct mmt_xfer x;
+	const char *what = "ok";
+	double t0 = now();
+	int pmo, ret = 0;
+
+	for (i = 0; i < o->loops && !ret && !bad; i++) {
+		pmo = pmo_create(dev, o, &bytes, &cbytes);
+		if (pmo < 0 || pmo_key(pmo, !send && o->channel ==
+				       MMT_CHANNEL_MMT) ||
+		    (send && pmo_fill(pmo, bytes, o->seed + i))) {
+			what = "PMO set-up failed";
+			ret = -1;
+			break;
+		}
+		memset(&x, 0, sizeof(x));
+		x.size = sizeof(x);
+		x.pmo_fd = pmo;
+		x.channel = o->channel;
+		x.flags = send && o->copy ? MMT_XFER_COPY : 0;
+		x.timeout_ms = o->timeout_ms;
+		ret = ioctl(conn, send ? MMT_IOC_SEND : MMT_IOC_RECV, &x);
+		if (ret)
+			what = strerror(errno);
+		else if (x.closures != o->closures)
+			bad++;
+		else if (!send)
+			bad += pmo_compare(pmo, cbytes, 0, o->closures,
+					   o->seed + i, NULL);
+		close(pmo);
+	}
+	check(!ret && !bad && i == o->loops,
+	      "%u %s transfers of %u closures in a row on one connection%s (%u done, %u bad; %s)",
+	      o->loops, chan_name(o->channel), o->closures,
+	      send ? "" : ", each read back byte-exact", i, bad, what);
+	printf("mmt-xfer %s: %u transfers in %.1f s\n", role, i, now() - t0);
+}
+
 static int do_recv(int dev, const struct opts *o)
 {
 	struct mmt_mmt_info *m;
@@ -416,6 +466,13 @@ static int do_recv(int dev, const struct opts *o)
 		return failures;
 	conn = c.fd;
 	printf("mmt-xfer recv: peer node %u\n", c.peer_node);
+	if (o->loops) {
+		xfer_loop(dev, conn, o, 0);
+		close(conn);
+		close(l.fd);
+		close(pmo);
+		return failures;
+	}
 	if (o->idle_ms) {
 		usleep(o->idle_ms * 1000);
 		close(conn);
@@ -557,6 +614,12 @@ static int do_send(int dev, const struct opts *o)
 	if (ret)
 		return failures;
 	printf("mmt-xfer send: peer node %u\n", c.peer_node);
+	if (o->loops) {
+		xfer_loop(dev, c.fd, o, 1);
+		close(c.fd);
+		close(pmo);
+		return failures;
+	}
 	if (o->idle_ms) {
 		usleep(o->idle_ms * 1000);
 		close(c.fd);
@@ -651,7 +714,7 @@ int main(int argc, char **argv)
 	}
 	role = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:l:c:CEs:t:i:K:X:RNW:M:B")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BL:")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -705,6 +768,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			o.idle_ms = atoi(optarg);
+			break;
+		case 'L':
+			o.loops = atoi(optarg);
 			break;
 		default:
 			return 2;

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# xferlib.sh - what g-xfer-send.sh (guest 1) and g-xfer-recv.sh (guest 2)
+# share: the leak checks, run in step on both guests.  Shipped as
+# /opt/mmt/xferlib.sh (tests/guest/tests: RUN_FILES) and sourced.
+
+# xfer_settle PEER - let the network stack settle before a snapshot: the
+# peer's last ACKs and frees have happened, and skb heads in flight are
+# back (mmtg_slab_compare takes the smallest of three snapshots anyway)
+xfer_settle() {
+	ping -c 1 -W 1 "$(mmtg_ip_of "$1")" >/dev/null 2>&1
+	sleep 1
+}
+
+# xfer_leak_rounds PEER ROLE ARGS... - 24 one-connection transfers (ports
+# 7430..7453), a snapshot after the 4th; fails if a kmalloc cache or a
+# vmalloc caller grew by more than 10 over the last 20 (a leak per
+# connection shows >= 20; the counts are exact with slub_debug=U)
+xfer_leak_rounds() {
+	_peer=$1
+	_role=$2
+	shift 2
+	_i=0
+	while [ $_i -lt 24 ]; do
+		[ $_i -eq 4 ] && mmtg_slab_snapshot /tmp/slab.a
+		mmtg_run 60 mmt-xfer "$_role" -p $((7430 + _i)) -n 2 \
+			-s $((100 + _i)) "$@" >/tmp/leak.out 2>&1 || {
+			cat /tmp/leak.out
+			return 1
+		}
+		_i=$((_i + 1))
+	done
+	for _i in 1 2 3; do
+		xfer_settle "$_peer"
+		mmtg_slab_snapshot /tmp/slab.b$_i
+	done
+	mmtg_slab_compare 10 /tmp/slab.a /tmp/slab.b1 /tmp/slab.b2 \
+		/tmp/slab.b3 || {
+		mmtg_slab_callers 10 /tmp/slab.a /tmp/slab.b1
+		return 1
+	}
+}
+
+# xfer_loop_leak PEER ROLE ARGS... - 1000 delegations in a row on one
+# connection (port 7481), each of a new PMO of two 4 KiB closures, after 20 on another
+# connection (port 7480) as a warm-up and a snapshot; fails if the loop
+# failed or any kmalloc cache or vmalloc caller grew by more than 20 (a
+# leak per delegation or per PMO shows >= 1000)
+xfer_loop_leak() {
+	_peer=$1
+	_role=$2
+	shift 2
+	mmtg_run 120 mmt-xfer "$_role" -p 7480 -l 1 -n 2 -L 20 "$@" \
+		>/tmp/loop.out 2>&1 || {
+		cat /tmp/loop.out
+		return 1
+	}
+	mmtg_slab_snapshot /tmp/loop.a
+	mmtg_run 900 mmt-xfer "$_role" -p 7481 -l 1 -n 2 -L 1000 "$@" \
+		>/tmp/loop.out 2>&1
+	_rc=$?
+	grep -a 'transfers' /tmp/loop.out
+	[ $_rc -eq 0 ] || { cat /tmp/loop.out; return 1; }
+	for _i in 1 2 3; do
+		xfer_settle "$_peer"
+		mmtg_slab_snapshot /tmp/loop.b$_i
+	done
+	mmtg_slab_compare 20 /tmp/loop.a /tmp/loop.b1 /tmp/loop.b2 \
+		/tmp/loop.b3 || {
+		mmtg_slab_callers 20 /tmp/loop.a /tmp/loop.b1
+		return 1
+	}
+}

@@ -48,8 +48,8 @@ hostname "guest$MMTG_ID"
 # shellcheck disable=SC3045
 ulimit -l unlimited 2>/dev/null
 
-# network: virtio-net is a module in Debian's kernel
-timeout 60 modprobe -a virtio_pci virtio_net
+# network: virtio-net (or e1000: run.sh --nic) is a module in Debian's kernel
+timeout 60 modprobe -a virtio_pci virtio_net e1000
 ip link set lo up
 i=0
 while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do

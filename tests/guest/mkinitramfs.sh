@@ -37,7 +37,7 @@ GUEST_BUILD=${GUEST_BUILD:-$ROOT/build/guest}
 
 # Kernel modules the guests load (names as modprobe knows them).  crc32
 # generic and pclmul: rxe requests crc32 at run time (TESTING.md pitfall 1).
-BASE_MODULES="virtio_pci virtio_net virtio_blk 9pnet_virtio 9p
+BASE_MODULES="virtio_pci virtio_net virtio_blk e1000 9pnet_virtio 9p
 	rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
 	crc32_generic crc32-pclmul crc32c_generic crc32c-intel dummy"
 # Whole module directories (relative to /lib/modules/<ver>/kernel): the

@@ -20,6 +20,9 @@
 #   --no-ko         ship no module
 #   --file PATH     also ship PATH as /opt/mmt/<basename> (repeatable)
 #   --link TYPE     stream | mcast | none (default: see above)
+#   --nic MODEL     the guests' NIC: virtio (virtio-net-pci, the default) or
+#                   e1000 (slower, but its TX path does not stall under
+#                   sustained rxe traffic as virtio-net has with QEMU 7.2)
 #   --append ARGS   extra kernel command line
 #   --share DIR     export host DIR to every guest over 9p, mounted at /host
 #                   (read-write; results can also go there)
@@ -58,6 +61,7 @@ MEM=512M
 KO=${MMT_KO:-$ROOT/driver/mmt.ko}
 NO_KO=0
 LINK=
+NIC=${MMTG_NIC:-virtio}
 APPEND=
 SHARE=
 INTERACTIVE=0
@@ -88,6 +92,7 @@ parse_args() {
 		--no-ko) NO_KO=1 ;;
 		--file) FILES+=("$2"); shift ;;
 		--link) LINK=$2; shift ;;
+		--nic) NIC=$2; shift ;;
 		--append) APPEND=$2; shift ;;
 		--share) SHARE=$(cd "$2" && pwd); shift ;;
 		--interactive) INTERACTIVE=1 ;;
@@ -191,7 +196,10 @@ netdev_args() {
 		echo "-netdev socket,id=n0,mcast=239.77.$((port / 256 % 256)).$((port % 256)):$port,localaddr=127.0.0.1"
 		;;
 	esac
-	echo "-device virtio-net-pci,netdev=n0,mac=$mac"
+	case $NIC in
+	e1000) echo "-device e1000,netdev=n0,mac=$mac" ;;
+	*) echo "-device virtio-net-pci,netdev=n0,mac=$mac" ;;
+	esac
 }
 
 # start_guest I PORT - start QEMU for guest I in the background (its pid is

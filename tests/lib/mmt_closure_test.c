@@ -414,7 +414,7 @@ static void mmt_closure_roundtrip(struct kunit *test)
 		r = mmt_ct_receiver(test, g);
 		mmt_ct_rx(&rx);
 		KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len,
-							  eager), 0);
+						  eager), 0);
 		KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
 		KUNIT_EXPECT_FALSE(test, r->root.read_only);
 		KUNIT_EXPECT_EQ(test, r->root.gua, s->root.gua);

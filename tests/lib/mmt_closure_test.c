@@ -302,7 +302,11 @@ static const u8 *mmt_ct_land(struct kunit *test, struct mmt *m,
 			     const u8 *buf, size_t len)
 {
 	struct mmt_ct_ctx *x = test->priv;
-	const struct mmt_params *p = m->p;
+	u8 *const sec[3] = { m->nodes, m->macs, m->data };
+	const size_t sec_len[3] = {
+		m->p->nodes_bytes, m->p->macs_bytes, m->p->data_bytes
+	};
+	unsigned int i;
 	size_t n;
 
 	if (!x->inplace || !buf)
@@ -311,16 +315,12 @@ static const u8 *mmt_ct_land(struct kunit *test, struct mmt *m,
 	memcpy(x->head, buf, MMT_CT_HEAD);
 	buf += MMT_CT_HEAD;
 	len -= MMT_CT_HEAD;
-	n = min_t(size_t, len, p->nodes_bytes);
-	memcpy(m->nodes, buf, n);
-	buf += n;
-	len -= n;
-	n = min_t(size_t, len, p->macs_bytes);
-	memcpy(m->macs, buf, n);
-	buf += n;
-	len -= n;
-	n = min_t(size_t, len, p->data_bytes);
-	memcpy(m->data, buf, n);
+	for (i = 0; i < ARRAY_SIZE(sec); i++) {
+		n = min(len, sec_len[i]);
+		memcpy(sec[i], buf, n);
+		buf += n;
+		len -= n;
+	}
 	return x->head;
 }
 

@@ -256,84 +256,6 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 	return err;
 }
 
-/*
- * The rules of mmt_closure_receive() (docs/ENGINE.md, "Receiving"), for a
- * closure whose nodes, MACs and ciphertext were RDMA-written in place into
- * the MMT's own memory and whose head is in @head (a private copy).  The
- * caller has invalidated the memory registration first, so nothing can
- * change the sections any more from the network.
- */
-static int mmt_conn_rx_check_locked(struct mmt_pmo *pmo, u32 index,
-				    const u8 *head, u16 peer, bool eager)
-{
-	struct mmt *m = &pmo->mmts[index];
-	const struct mmt_params *p = m->p;
-	struct mmt_rx_rules *rx = &pmo->rx;
-	struct mmt_closure_hdr h;
-	struct mmt_root root;
-	u8 *stage = NULL;
-	struct mmt t;
-	int err;
-
-	lockdep_assert_held(&pmo->lock);
-	if (m->root.state != MMT_WAITING)
-		return -EPERM;
-	if (!m->crypto)
-		return -ENOKEY;
-	err = mmt_closure_parse_hdr(head, mmt_closure_bytes(p), &h);
-	if (err)
-		return err;
-	if (!mmt_closure_same_geometry(&h, p))
-		return -EMEDIUMTYPE;
-	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
-		return -EXDEV;
-	if (h.seq != index)	/* a closure only fills its own MMT */
-		return -EILSEQ;
-	err = mmt_root_unseal(p, m->crypto, head, MMT_CLOSURE_HDR_BYTES,
-			      head + MMT_CLOSURE_HDR_BYTES, &root);
-	if (err)
-		return err;
-	/* sender_node is authenticated: it must be the peer of the hello */
-	if (h.sender_node != peer)
-		return -EXDEV;
-	if (root.root_counter <= rx->min_root_counter ||
-	    root.root_counter <= rx->last_root_counter)
-		return -ESTALE;
-	if (rx->last_gua && root.gua <= rx->last_gua)
-		return -EILSEQ;
-
-	/* The nodes are checked and installed from a private copy. */
-	if (p->nodes_bytes) {
-		stage = kvmalloc(p->nodes_bytes, GFP_KERNEL);
-		if (!stage)
-			return -ENOMEM;
-		memcpy(stage, m->nodes, p->nodes_bytes);
-	}
-	t = *m;
-	t.root = root;
-	t.root.state = MMT_VALID;
-	t.root.read_only = true;
-	t.nodes = stage;
-	err = eager ? mmt_verify_all(&t) : mmt_verify_top(&t);
-	if (err)
-		goto out;
-
-	err = mmt_root_transition(&m->root, MMT_VALID);
-	if (err)
-		goto out;
-	if (stage)
-		memcpy(m->nodes, stage, p->nodes_bytes);
-	m->root.gua = root.gua;
-	m->root.root_counter = root.root_counter;
-	m->root.top = root.top;
-	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
-	rx->last_root_counter = root.root_counter;
-	rx->last_gua = root.gua;
-out:
-	kvfree(stage);
-	return err;
-}
-
 /**
  * mmt_conn_rx_check() - check closure @index that landed in place
  * @pmo: the receive PMO; MMT @index WAITING, its memory no longer
@@ -345,14 +267,21 @@ out:
  * @eager: verify every node and data MAC now, else the top nodes now and
  *	the rest on access
  *
- * The same rules, order and errors as mmt_closure_receive(), plus one:
+ * mmt_closure_receive_inplace() applies the rules (docs/ENGINE.md,
+ * "Receiving"): those of mmt_closure_receive() in the same order with the
+ * same errors, with seq required to be @index (rule 4b), plus rule 5b:
  * after the root authenticates, the header's (authenticated) sender node
- * must be @peer (else -EXDEV).  On success
- * the MMT is VALID (read-only for a copy).  On error the MMT stays WAITING
- * (its memory holds whatever the network wrote, as before any receive).
+ * must be @peer (else -EXDEV).  The caller has invalidated the memory
+ * registration first, so nothing can change the sections any more from
+ * the network; the tree nodes are checked and installed from a private
+ * copy, the data and MACs stay in place (docs/CONNECTIONS.md "Check, no
+ * TOCTOU").  On success the MMT is VALID (read-only for a copy).  On
+ * error the MMT stays WAITING (its memory holds whatever the network
+ * wrote, as before any receive).
  *
  * Context: process; takes @pmo->lock; may sleep.
- * Return: 0 or the -errno of the rule that failed.
+ * Return: 0; -EINVAL for a bad @index; or the -errno of the rule that
+ * failed, or -ENOMEM.
  */
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
 		      u16 peer, bool eager)
@@ -363,7 +292,10 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
 	if (index >= pmo->closures)
 		return -EINVAL;
 	mutex_lock(&pmo->lock);
-	err = mmt_conn_rx_check_locked(pmo, index, head, peer, eager);
+	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
+	pmo->rx.expect_seq = index;
+	err = mmt_closure_receive_inplace(&pmo->mmts[index], &pmo->rx, head,
+					  peer, eager);
 	gua = pmo->mmts[index].root.gua;
 	mutex_unlock(&pmo->lock);
 	if (err) {

@@ -12,7 +12,11 @@
  * header byte is authenticated.  Everything in a received closure is
  * untrusted and may change while it is being read (it sits in memory the
  * NIC writes): the receiver copies what it checks and installs only what it
- * checked, and a rejected closure changes nothing.
+ * checked, and a rejected closure changes nothing.  The receive rules are
+ * written once (mmt_closure_accept()) and have two entry points: a closure
+ * in a buffer (mmt_closure_receive()) and one whose sections the transport
+ * wrote straight into the receive MMT (mmt_closure_receive_inplace(), the
+ * RDMA transport's).
  *
  * Locking: none; the caller serializes access to the MMT and to the
  * connection's struct mmt_rx_rules (see mmt_lib.h).
@@ -294,15 +298,118 @@ bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
 }
 
 /*
- * Check the staged copy: the top tree nodes against the unsealed root
- * (lazy), or the whole closure (eager).  @t is a struct mmt over private
- * copies; only its scratch space is shared with the receive MMT.
+ * The receive rules, once, for both entry points.  @head is the closure's
+ * head (header and sealed root) in untrusted memory; with @in_place the
+ * sections are already in @m's own memory, else they follow @head in the
+ * caller's buffer (@len bytes in all).  @sender is the node the header
+ * must name, or MMT_CLOSURE_ANY_SENDER.  The rules and what is staged are
+ * in the kernel-doc of mmt_closure_receive() and
+ * mmt_closure_receive_inplace().
  */
-static int mmt_closure_check(struct mmt *t, bool eager)
+static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
+			      const u8 *head, size_t len, bool in_place,
+			      int sender, bool eager)
 {
-	if (eager)
-		return mmt_verify_all(t);
-	return mmt_verify_top(t);
+	u8 hb[MMT_CLOSURE_HDR_BYTES];
+	const u8 *sec = NULL;
+	struct mmt_closure_hdr h;
+	struct mmt_params p;
+	struct mmt_root root;
+	size_t stage_len;
+	struct mmt t;
+	u8 *stage;
+	int ret;
+
+	/* 1. the receive MMT */
+	if (m->root.state != MMT_WAITING)
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	/* 2. the header, from a private copy */
+	if (!head || len < MMT_CLOSURE_HDR_BYTES)
+		return -EMSGSIZE;
+	memcpy(hb, head, sizeof(hb));
+	ret = mmt_closure_decode(hb, len, &h, &p);
+	if (ret)
+		return ret;
+	/* 3. geometry */
+	if (!mmt_closure_same_geometry(&h, m->p))
+		return -EMEDIUMTYPE;
+	/* 4. this node, this connection, this MMT */
+	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
+		return -EXDEV;
+	if (rx->check_seq && h.seq != rx->expect_seq)
+		return -EILSEQ;
+	/* 5. the sealed root (read once into a private copy) */
+	ret = mmt_root_unseal(m->p, m->crypto, hb, sizeof(hb),
+			      head + MMT_CLOSURE_HDR_BYTES, &root);
+	if (ret)
+		return ret;
+	/* 5b. the sender, now authenticated */
+	if (sender != MMT_CLOSURE_ANY_SENDER && h.sender_node != sender)
+		return -EXDEV;
+	/* 6. replay */
+	if (root.root_counter <= rx->min_root_counter ||
+	    root.root_counter <= rx->last_root_counter)
+		return -ESTALE;
+	/* 7. reorder */
+	if (rx->last_gua && root.gua <= rx->last_gua)
+		return -EILSEQ;
+
+	/*
+	 * 8. on a private copy: the tree nodes, and from a buffer with @eager
+	 * the MACs and ciphertext too.  In place, the MACs and ciphertext
+	 * are checked where they are (eager) or on access (lazy).
+	 */
+	if (!in_place)
+		sec = head + MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
+	stage_len = h.nodes_len;
+	if (eager && !in_place)
+		stage_len += (size_t)h.macs_len + h.data_len;
+	stage = NULL;
+	if (stage_len) {
+		stage = kvmalloc(stage_len, GFP_KERNEL);
+		if (!stage)
+			return -ENOMEM;
+		memcpy(stage, in_place ? m->nodes : sec, stage_len);
+	}
+
+	t = *m;
+	t.root = root;
+	t.root.state = MMT_VALID;
+	t.root.read_only = true;
+	t.nodes = stage;
+	if (!in_place) {
+		t.macs = eager ? stage + h.nodes_len : NULL;
+		t.data = eager ? stage + h.nodes_len + h.macs_len : NULL;
+	}
+	ret = eager ? mmt_verify_all(&t) : mmt_verify_top(&t);
+	if (ret)
+		goto out;
+
+	/* Commit: nothing below can fail. */
+	ret = mmt_root_transition(&m->root, MMT_VALID);
+	if (ret)
+		goto out;
+	if (h.nodes_len)
+		memcpy(m->nodes, stage, h.nodes_len);
+	if (!in_place) {
+		/* lazy: checked on access by mmt_read(), as hardware would */
+		memcpy(m->macs, eager ? t.macs : sec + h.nodes_len,
+		       h.macs_len);
+		memcpy(m->data,
+		       eager ? t.data : sec + h.nodes_len + h.macs_len,
+		       h.data_len);
+	}
+	m->root.gua = root.gua;
+	m->root.root_counter = root.root_counter;
+	m->root.top = root.top;
+	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
+	rx->last_root_counter = root.root_counter;
+	rx->last_gua = root.gua;
+out:
+	kvfree(stage);
+	return ret;
 }
 
 /**
@@ -315,9 +422,11 @@ static int mmt_closure_check(struct mmt *t, bool eager)
  * @eager: verify every node and data MAC now (else only the top tree nodes
  *	now, and the rest on access by mmt_read())
  *
- * The rules, in this order (DESIGN.md section 5, step 4):
+ * The rules, in this order (DESIGN.md section 5, step 4; docs/ENGINE.md
+ * "Receiving"):
  *  1. @m WAITING (else -EPERM) with crypto (else -ENOKEY);
- *  2. the header parses (the errors of mmt_closure_parse_hdr());
+ *  2. the header parses (the errors of mmt_closure_parse_hdr(), with @len
+ *     the closure's length; a NULL @buf is -EMSGSIZE);
  *  3. its geometry is @m's (else -EMEDIUMTYPE);
  *  4. it is for this node and connection: receiver_node == @rx->self_node
  *     and conn_id == @rx->conn_id (else -EXDEV); and with @rx->check_seq,
@@ -335,9 +444,11 @@ static int mmt_closure_check(struct mmt *t, bool eager)
  * Only then are the nodes, MACs and ciphertext copied into @m, @m->root
  * takes the GUA, root counter and top counters of the closure, @m goes
  * WAITING -> VALID (read-only if the closure has MMT_CLOSURE_F_COPY), and
- * @rx records the root counter and GUA.
+ * @rx records the root counter and GUA.  The rules are those of
+ * mmt_closure_receive_inplace() (one implementation), which adds rule 5b
+ * for callers that know the sender.
  *
- * Context: may sleep (kernel crypto API; one kvzalloc() of the tree nodes,
+ * Context: may sleep (kernel crypto API; one kvmalloc() of the tree nodes,
  * or with @eager of nodes, MACs and ciphertext).
  * Return: 0 or the -errno above, or -ENOMEM.  On error @m (data, MACs,
  * nodes, root) and @rx are unchanged.
@@ -345,88 +456,54 @@ static int mmt_closure_check(struct mmt *t, bool eager)
 int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 			const u8 *buf, size_t len, bool eager)
 {
-	u8 hb[MMT_CLOSURE_HDR_BYTES];
-	struct mmt_closure_hdr h;
-	struct mmt_params p;
-	struct mmt_root root;
-	size_t nodes_off, macs_off, data_off, stage_len;
-	struct mmt t;
-	u8 *stage;
-	int ret;
+	return mmt_closure_accept(m, rx, buf, len, false,
+				  MMT_CLOSURE_ANY_SENDER, eager);
+}
 
-	if (m->root.state != MMT_WAITING)
-		return -EPERM;
-	if (!m->crypto)
-		return -ENOKEY;
-	if (!buf || len < MMT_CLOSURE_HDR_BYTES)
-		return -EMSGSIZE;
-	memcpy(hb, buf, sizeof(hb));
-	ret = mmt_closure_decode(hb, len, &h, &p);
-	if (ret)
-		return ret;
-	if (!mmt_closure_same_geometry(&h, m->p))
-		return -EMEDIUMTYPE;
-	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
-		return -EXDEV;
-	if (rx->check_seq && h.seq != rx->expect_seq)
-		return -EILSEQ;
-
-	ret = mmt_root_unseal(m->p, m->crypto, hb, sizeof(hb),
-			      buf + MMT_CLOSURE_HDR_BYTES, &root);
-	if (ret)
-		return ret;
-	if (root.root_counter <= rx->min_root_counter ||
-	    root.root_counter <= rx->last_root_counter)
-		return -ESTALE;
-	if (rx->last_gua && root.gua <= rx->last_gua)
-		return -EILSEQ;
-
-	nodes_off = MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
-	macs_off = nodes_off + h.nodes_len;
-	data_off = macs_off + h.macs_len;
-	stage_len = eager ? len - nodes_off : h.nodes_len;
-	stage = NULL;
-	if (stage_len) {
-		stage = kvzalloc(stage_len, GFP_KERNEL);
-		if (!stage)
-			return -ENOMEM;
-		memcpy(stage, buf + nodes_off, stage_len);
-	}
-
-	t = *m;
-	t.root = root;
-	t.root.state = MMT_VALID;
-	t.root.read_only = true;
-	t.nodes = stage;
-	t.macs = eager ? stage + h.nodes_len : NULL;
-	t.data = eager ? stage + h.nodes_len + h.macs_len : NULL;
-	ret = mmt_closure_check(&t, eager);
-	if (ret)
-		goto out;
-
-	/* Commit: nothing below can fail. */
-	ret = mmt_root_transition(&m->root, MMT_VALID);
-	if (ret)
-		goto out;
-	if (h.nodes_len)
-		memcpy(m->nodes, t.nodes, h.nodes_len);
-	if (eager) {
-		memcpy(m->macs, t.macs, h.macs_len);
-		memcpy(m->data, t.data, h.data_len);
-	} else {
-		/* Checked on access by mmt_read(), as hardware would. */
-		memcpy(m->macs, buf + macs_off, h.macs_len);
-		memcpy(m->data, buf + data_off, h.data_len);
-	}
-	m->root.gua = root.gua;
-	m->root.root_counter = root.root_counter;
-	m->root.top = root.top;
-	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
-	rx->last_root_counter = root.root_counter;
-	rx->last_gua = root.gua;
-out:
-	kvfree(stage);
-	return ret;
+/**
+ * mmt_closure_receive_inplace() - check a closure that landed in place
+ * @m: the receive MMT: WAITING, crypto set, geometry @m->p.  Its nodes,
+ *	MACs and data already hold the closure's sections, written there by
+ *	the transport (RDMA), which can no longer write them
+ * @rx: the connection's replay and reorder state; updated on success
+ * @head: MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES bytes: the closure
+ *	header then the sealed root, as received; each byte is read once
+ *	into a private copy, so it may be untrusted memory
+ * @sender: the node id the (authenticated) header must name as its
+ *	sender, e.g. the connection's peer, or MMT_CLOSURE_ANY_SENDER
+ * @eager: verify every node and data MAC now (else only the top tree nodes
+ *	now, and the rest on access by mmt_read())
+ *
+ * The rules, order and errors of mmt_closure_receive() (one
+ * implementation), for a closure of mmt_closure_bytes(@m->p) bytes, plus
+ * one that runs right after the sealed root authenticates (rule 5) and
+ * before the replay rule (6):
+ *  5b. with @sender other than MMT_CLOSURE_ANY_SENDER, the header's
+ *      sender_node is @sender (else -EXDEV).
+ * So a closure that names another sender and also fails rules 1-5 gets
+ * the error of those; one that names another sender and is a replay gets
+ * -EXDEV.  A header whose lengths describe another closure size, including
+ * another geometry of another size, fails rule 2 with -EMSGSIZE.
+ *
+ * What is private and what stays in place (docs/CONNECTIONS.md "Check, no
+ * TOCTOU"): the header and sealed root are checked from private copies;
+ * the tree nodes are copied into a private stage, checked there (the top
+ * level, or all of them with @eager) and installed from it, so a write to
+ * @m->nodes after the copy cannot reach the installed tree.  The data MACs
+ * and ciphertext are not copied: with @eager mmt_verify_all() checks them
+ * where they are, and in any case mmt_read() verifies every block it
+ * reads.
+ *
+ * Context: may sleep (kernel crypto API; one kvmalloc() of the tree nodes).
+ * Return: 0 or the -errno of the rule that failed, or -ENOMEM.  On error
+ * @m (data, MACs, nodes, root) and @rx are unchanged: @m stays WAITING and
+ * its memory holds what the transport wrote.
+ */
+int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
+				const u8 *head, int sender, bool eager)
+{
+	return mmt_closure_accept(m, rx, head, mmt_closure_bytes(m->p), true,
+				  sender, eager);
 }
 
 /**

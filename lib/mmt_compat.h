@@ -194,6 +194,11 @@ static inline void *kzalloc(size_t size, unsigned int gfp)
 	return calloc(1, size ? size : 1);
 }
 
+static inline void *kvmalloc(size_t size, unsigned int gfp)
+{
+	return kmalloc(size, gfp);
+}
+
 static inline void *kvzalloc(size_t size, unsigned int gfp)
 {
 	return kzalloc(size, gfp);

@@ -755,6 +755,12 @@ bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
 			       const struct mmt_params *p);
 int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
 			const u8 *buf, size_t len, bool eager);
+
+/* mmt_closure_receive_inplace(): any sender node (no rule 5b) */
+#define MMT_CLOSURE_ANY_SENDER	(-1)
+
+int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
+				const u8 *head, int sender, bool eager);
 int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 			   u8 *out);
 

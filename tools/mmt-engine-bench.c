@@ -476,13 +476,14 @@ static void section_seal(void)
  * bytes, i.e. header + sealed root and the sender's tree nodes, data MACs
  * and ciphertext straight into the receive MMT's memory
  * (mmt_closure_bytes() in all); the receiver takes a private copy of the
- * head, parses it, unseals the root (mmt_root_unseal()), applies the
- * replay and reorder rules, copies the tree nodes into a private stage
- * (kvmalloc'd per closure, as the driver does), checks the top level
- * against the root (mmt_verify_top()), installs the nodes and the root and
- * goes WAITING -> VALID; the sender goes back to VALID (copy mode) or
- * INVALID (the ack).  Not on this path: the receiver's later reads, which
- * verify each block as it is touched (lazy, as hardware would).
+ * head and calls mmt_closure_receive_inplace(), the driver's check: it
+ * parses the head, unseals the root, applies the sender, replay and
+ * reorder rules, copies the tree nodes into a private stage (kvmalloc'd
+ * per closure), checks the top level against the root (mmt_verify_top()),
+ * installs the nodes and the root and goes WAITING -> VALID; the sender
+ * goes back to VALID (copy mode) or INVALID (the ack).  Not on this path:
+ * the receiver's later reads, which verify each block as it is touched
+ * (lazy, as hardware would).
  * mmt eager (in place): the same, but the receiver verifies every node and
  * data MAC before accepting (mmt_verify_all()).
  * mmt build+receive: the engine's buffer API, mmt_closure_build() into a
@@ -490,6 +491,7 @@ static void section_seal(void)
  * copies the sections once more into the receive MMT (two copies).
  */
 #define DELEG_MAX_CLOSURES	32
+#define DELEG_SENDER		1	/* sender's node id */
 
 struct deleg {
 	struct mmt_params p;
@@ -532,7 +534,7 @@ static void deleg_hdr(struct deleg *g, struct mmt *m,
 	g->last_sent = m->root.root_counter + 1;	/* the seal bumps it */
 	memset(h, 0, sizeof(*h));
 	h->flags = MMT_CLOSURE_F_COPY;
-	h->sender_node = 1;
+	h->sender_node = DELEG_SENDER;
 	h->receiver_node = 2;
 	h->conn_id = 0xc0;
 	h->seq = ++g->seq;
@@ -558,60 +560,17 @@ static void deleg_rx_reset(struct deleg *g)
 }
 
 /*
- * The receiver's check of closure @i that landed in place, with the same
- * rules and order as mmt_closure_receive() and driver/mmt_conn.c.
+ * The receiver's check of closure @i that landed in place, as the driver
+ * does it (driver/mmt_conn.c, mmt_conn_rx_check()): a private copy of the
+ * head, then mmt_closure_receive_inplace() with the sender's node id.
  */
 static int deleg_rx_check(struct deleg *g, unsigned int i, const u8 *wire)
 {
 	u8 head[MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES];
-	struct mmt *m = &g->rx[i];
-	struct mmt_rx_rules *rx = &g->rules;
-	struct mmt_closure_hdr h;
-	struct mmt_root root;
-	struct mmt t;
-	u8 *stage;
-	int err;
 
 	memcpy(head, wire, sizeof(head));
-	err = mmt_closure_parse_hdr(head, g->cbytes, &h);
-	if (err)
-		return err;
-	if (h.levels != g->p.levels || h.log_block_size != g->p.log_block_size)
-		return -EMEDIUMTYPE;
-	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
-		return -EXDEV;
-	err = mmt_root_unseal(&g->p, g->c, head, MMT_CLOSURE_HDR_BYTES,
-			      head + MMT_CLOSURE_HDR_BYTES, &root);
-	if (err)
-		return err;
-	if (root.root_counter <= rx->min_root_counter ||
-	    root.root_counter <= rx->last_root_counter)
-		return -ESTALE;
-	if (rx->last_gua && root.gua <= rx->last_gua)
-		return -EILSEQ;
-	stage = kmalloc(g->p.nodes_bytes, GFP_KERNEL);
-	if (!stage)
-		return -ENOMEM;
-	memcpy(stage, m->nodes, g->p.nodes_bytes);
-	t = *m;
-	t.root = root;
-	t.root.state = MMT_VALID;
-	t.root.read_only = true;
-	t.nodes = stage;
-	err = g->eager ? mmt_verify_all(&t) : mmt_verify_top(&t);
-	if (!err)
-		err = mmt_root_transition(&m->root, MMT_VALID);
-	if (!err) {
-		memcpy(m->nodes, stage, g->p.nodes_bytes);
-		m->root.gua = root.gua;
-		m->root.root_counter = root.root_counter;
-		m->root.top = root.top;
-		m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
-		rx->last_root_counter = root.root_counter;
-		rx->last_gua = root.gua;
-	}
-	kvfree(stage);
-	return err;
+	return mmt_closure_receive_inplace(&g->rx[i], &g->rules, head,
+					   DELEG_SENDER, g->eager);
 }
 
 /* mmt lazy/eager, in place: seal, one copy of the closure bytes, check. */

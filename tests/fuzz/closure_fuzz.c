@@ -12,7 +12,12 @@
  * on header errors; a rejected closure leaves the receive MMT and the replay
  * state byte-for-byte unchanged and WAITING; an accepted one is VALID, passes
  * mmt_verify_all() and decrypts, and the lazy receive of the same input is
- * accepted too and reads the same plaintext.
+ * accepted too and reads the same plaintext.  An input of a closure's exact
+ * size also goes through mmt_closure_receive_inplace() (its sections
+ * written into the receive MMT first, as the RDMA transport does), eager
+ * and lazy: the verdict is the buffer receive's, the MMT's memory holds
+ * the sections either way, and the root and replay state are those the
+ * buffer receive left (accepted) or unchanged (rejected).
  *
  * Run: build/fuzz/closure_fuzz -max_total_time=30 $(mktemp -d) \
  *	tests/fuzz/corpus/closure_fuzz
@@ -35,7 +40,7 @@ static const u8 f_key[16] = {
 static const u8 f_log_arity[2] = { 3, 2 };
 
 static struct mmt_params f_p;
-static struct mmt f_m[2];	/* eager, lazy */
+static struct mmt f_m[4];	/* eager, lazy; in place: eager, lazy */
 static u8 *f_pt[2];
 
 static void f_die(const char *what)
@@ -54,16 +59,20 @@ static void f_setup(void)
 	c = mmt_crypto_alloc(f_key, sizeof(f_key));
 	if (IS_ERR_OR_NULL(c))
 		f_die("crypto");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 4; i++) {
 		f_m[i].p = &f_p;
 		f_m[i].crypto = c;
 		f_m[i].data = malloc(f_p.data_bytes);
 		f_m[i].macs = malloc(f_p.macs_bytes);
 		f_m[i].nodes = malloc(f_p.nodes_bytes);
 		f_m[i].scratch = calloc(1, mmt_scratch_bytes(&f_p));
-		f_pt[i] = malloc(f_p.data_bytes);
 		if (!f_m[i].data || !f_m[i].macs || !f_m[i].nodes ||
-		    !f_m[i].scratch || !f_pt[i])
+		    !f_m[i].scratch)
+			f_die("malloc");
+	}
+	for (i = 0; i < 2; i++) {
+		f_pt[i] = malloc(f_p.data_bytes);
+		if (!f_pt[i])
 			f_die("malloc");
 	}
 }
@@ -88,15 +97,11 @@ static bool f_filled(const u8 *b, size_t n)
 	return true;
 }
 
-static void f_expect_unchanged(const struct mmt *m,
+static void f_expect_same_root(const struct mmt *m,
 			       const struct mmt_rx_rules *rx)
 {
 	static const u8 zero[sizeof(m->root.top.minor)];
 
-	if (!f_filled(m->data, f_p.data_bytes) ||
-	    !f_filled(m->macs, f_p.macs_bytes) ||
-	    !f_filled(m->nodes, f_p.nodes_bytes))
-		f_die("rejected closure changed the receive memory");
 	if (m->root.state != MMT_WAITING || m->root.read_only ||
 	    m->root.gua || m->root.root_counter || m->root.top.major ||
 	    memcmp(m->root.top.minor, zero, sizeof(zero)))
@@ -104,6 +109,16 @@ static void f_expect_unchanged(const struct mmt *m,
 	if (rx->self_node != F_SELF || rx->conn_id != F_CONN ||
 	    rx->min_root_counter || rx->last_root_counter || rx->last_gua)
 		f_die("rejected closure changed the replay state");
+}
+
+static void f_expect_unchanged(const struct mmt *m,
+			       const struct mmt_rx_rules *rx)
+{
+	if (!f_filled(m->data, f_p.data_bytes) ||
+	    !f_filled(m->macs, f_p.macs_bytes) ||
+	    !f_filled(m->nodes, f_p.nodes_bytes))
+		f_die("rejected closure changed the receive memory");
+	f_expect_same_root(m, rx);
 }
 
 static void f_expect_accepted(const struct mmt *m,
@@ -114,6 +129,53 @@ static void f_expect_accepted(const struct mmt *m,
 	if (rx->last_gua != m->root.gua ||
 	    rx->last_root_counter != m->root.root_counter)
 		f_die("replay state not updated");
+}
+
+/*
+ * The in-place entry point on an input of a closure's exact size, against
+ * the buffer receive's verdicts @ret and results in f_m[0..1] and @brx.
+ */
+static void f_inplace(const u8 *data, size_t size, const int *ret,
+		      const struct mmt_rx_rules *brx)
+{
+	const u8 *sec = data + MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
+	const u8 *macs = sec + f_p.nodes_bytes;
+	const u8 *ct = macs + f_p.macs_bytes;
+	struct mmt_rx_rules rx;
+	unsigned int i;
+
+	if (size != mmt_closure_bytes(&f_p))
+		return;
+	for (i = 0; i < 2; i++) {
+		struct mmt *m = &f_m[2 + i], *b = &f_m[i];
+
+		f_reset(m, &rx);
+		memcpy(m->nodes, sec, f_p.nodes_bytes);
+		memcpy(m->macs, macs, f_p.macs_bytes);
+		memcpy(m->data, ct, f_p.data_bytes);
+		if (mmt_closure_receive_inplace(m, &rx, data,
+						MMT_CLOSURE_ANY_SENDER,
+						i == 0) != ret[i])
+			f_die("in place and buffer receive disagree");
+		if (memcmp(m->nodes, sec, f_p.nodes_bytes) ||
+		    memcmp(m->macs, macs, f_p.macs_bytes) ||
+		    memcmp(m->data, ct, f_p.data_bytes))
+			f_die("in place receive changed the sections");
+		if (ret[i]) {
+			f_expect_same_root(m, &rx);
+			continue;
+		}
+		if (m->root.state != b->root.state ||
+		    m->root.read_only != b->root.read_only ||
+		    m->root.gua != b->root.gua ||
+		    m->root.root_counter != b->root.root_counter ||
+		    m->root.top.major != b->root.top.major ||
+		    memcmp(m->root.top.minor, b->root.top.minor,
+			   sizeof(m->root.top.minor)) ||
+		    rx.last_gua != brx[i].last_gua ||
+		    rx.last_root_counter != brx[i].last_root_counter)
+			f_die("in place and buffer receive install differently");
+	}
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
@@ -147,6 +209,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		}
 		f_expect_accepted(&f_m[i], &rx[i]);
 	}
+	f_inplace(data, size, ret, rx);
 	if (!ret[0]) {
 		/* eager accepted: everything verifies and decrypts */
 		if (mmt_verify_all(&f_m[0]))

@@ -7,6 +7,15 @@
  * version, geometry, length, connection and receiver; the lost-ack regua
  * flow of DESIGN.md section 5; the golden vector.  After every rejection
  * the receive MMT and the replay state must be unchanged, byte for byte.
+ *
+ * The receive cases run twice, once per entry point of the one set of
+ * receive rules: suite mmt_closure through mmt_closure_receive() (the
+ * closure in a buffer), suite mmt_closure_inplace through
+ * mmt_closure_receive_inplace() (the head in a private copy, the sections
+ * written into the receive MMT's memory first, as the RDMA transport does,
+ * and the sender node checked).  Each case states what it expects of both;
+ * they differ only where the buffer's length is the input (in place, the
+ * length is the receive MMT's closure size).
  */
 #include <kunit/test.h>
 #include "mmt_lib.h"
@@ -14,6 +23,9 @@
 #include "mmt_golden_vector.h"
 
 #define MMT_CT_MAX_CRYPTO	8
+#define MMT_CT_HEAD		(MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES)
+/* an expectation for an entry point the case does not apply to */
+#define MMT_CT_NA		1
 
 struct mmt_ct_snap {
 	u8 *data, *macs, *nodes;
@@ -27,6 +39,9 @@ struct mmt_ct_ctx {
 	unsigned int nr;
 	struct mmt_crypto *shared;	/* golden key, for most MMTs */
 	struct mmt_ct_snap snap;	/* reused: allocations are counted */
+	bool inplace;		/* mmt_closure_receive_inplace() */
+	int sender;		/* its expected sender */
+	u8 head[MMT_CT_HEAD];	/* its private head copy */
 };
 
 struct mmt_ct_geo {
@@ -62,7 +77,22 @@ static int mmt_ct_init(struct kunit *test)
 
 	if (!x)
 		return -ENOMEM;
+	x->sender = MMT_CLOSURE_ANY_SENDER;
 	test->priv = x;
+	return 0;
+}
+
+/* In place, the sender is checked as the driver does (rule 5b). */
+static int mmt_ct_init_inplace(struct kunit *test)
+{
+	struct mmt_ct_ctx *x;
+	int ret = mmt_ct_init(test);
+
+	if (ret)
+		return ret;
+	x = test->priv;
+	x->inplace = true;
+	x->sender = MMT_GOLDEN_SENDER;
 	return 0;
 }
 
@@ -262,19 +292,95 @@ static void mmt_ct_expect_same(struct kunit *test, const struct mmt *m,
 	KUNIT_EXPECT_EQ_MSG(test, rx->last_gua, s->rx.last_gua, "%s", what);
 }
 
-/* Receive expecting @want; on failure check that nothing changed. */
+/*
+ * The transport.  In place: the head goes to a private copy (returned) and
+ * the sections, as far as the bytes at @buf reach, into @m's own memory, as
+ * the RDMA transport writes them into the receive PMO.  From a buffer:
+ * nothing moves, @buf is returned.
+ */
+static const u8 *mmt_ct_land(struct kunit *test, struct mmt *m,
+			     const u8 *buf, size_t len)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	u8 *const sec[3] = { m->nodes, m->macs, m->data };
+	const size_t sec_len[3] = {
+		m->p->nodes_bytes, m->p->macs_bytes, m->p->data_bytes
+	};
+	unsigned int i;
+	size_t n;
+
+	if (!x->inplace || !buf)
+		return buf;
+	KUNIT_ASSERT_GE(test, len, (size_t)MMT_CT_HEAD);
+	memcpy(x->head, buf, MMT_CT_HEAD);
+	buf += MMT_CT_HEAD;
+	len -= MMT_CT_HEAD;
+	for (i = 0; i < ARRAY_SIZE(sec); i++) {
+		n = min(len, sec_len[i]);
+		memcpy(sec[i], buf, n);
+		buf += n;
+		len -= n;
+	}
+	return x->head;
+}
+
+/* The check, through the suite's entry point; @b from mmt_ct_land(). */
+static int mmt_ct_check(struct kunit *test, struct mmt *m,
+			struct mmt_rx_rules *rx, const u8 *b, size_t len,
+			bool eager)
+{
+	struct mmt_ct_ctx *x = test->priv;
+
+	if (x->inplace)
+		return mmt_closure_receive_inplace(m, rx, b, x->sender, eager);
+	return mmt_closure_receive(m, rx, b, len, eager);
+}
+
+/* Deliver the closure at @buf to @m and check it. */
+static int mmt_ct_recv(struct kunit *test, struct mmt *m,
+		       struct mmt_rx_rules *rx, const u8 *buf, size_t len,
+		       bool eager)
+{
+	return mmt_ct_check(test, m, rx, mmt_ct_land(test, m, buf, len), len,
+			    eager);
+}
+
+/*
+ * Receive expecting @want from a buffer and @want_inplace in place
+ * (MMT_CT_NA: the case does not apply there); on failure check that
+ * nothing changed (in place: nothing after the transport's writes).
+ */
+static void mmt_ct_expect_rx2(struct kunit *test, struct mmt *m,
+			      struct mmt_rx_rules *rx, const u8 *buf,
+			      size_t len, bool eager, int want,
+			      int want_inplace, const char *what)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_ct_snap *s;
+	const u8 *b;
+	int ret;
+
+	if (x->inplace)
+		want = want_inplace;
+	if (want == MMT_CT_NA)
+		return;
+	b = mmt_ct_land(test, m, buf, len);
+	s = mmt_ct_snap(test, m, rx);
+	ret = mmt_ct_check(test, m, rx, b, len, eager);
+	KUNIT_EXPECT_EQ_MSG(test, ret, want, "%s (%s, %s)", what,
+			    eager ? "eager" : "lazy",
+			    x->inplace ? "in place" : "buffer");
+	if (ret)
+		mmt_ct_expect_same(test, m, rx, s, what);
+}
+
+/* The same expectation for both entry points. */
 static void mmt_ct_expect_rx(struct kunit *test, struct mmt *m,
 			     struct mmt_rx_rules *rx, const u8 *buf,
 			     size_t len, bool eager, int want,
 			     const char *what)
 {
-	struct mmt_ct_snap *s = mmt_ct_snap(test, m, rx);
-	int ret = mmt_closure_receive(m, rx, buf, len, eager);
-
-	KUNIT_EXPECT_EQ_MSG(test, ret, want, "%s (%s)", what,
-			    eager ? "eager" : "lazy");
-	if (ret)
-		mmt_ct_expect_same(test, m, rx, s, what);
+	mmt_ct_expect_rx2(test, m, rx, buf, len, eager, want, want, what);
 }
 
 static void mmt_ct_expect_plain(struct kunit *test, struct mmt *m,
@@ -307,8 +413,8 @@ static void mmt_closure_roundtrip(struct kunit *test)
 		ctr = s->root.root_counter;
 		r = mmt_ct_receiver(test, g);
 		mmt_ct_rx(&rx);
-		KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len,
-							  eager), 0);
+		KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len,
+						  eager), 0);
 		KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
 		KUNIT_EXPECT_FALSE(test, r->root.read_only);
 		KUNIT_EXPECT_EQ(test, r->root.gua, s->root.gua);
@@ -353,7 +459,7 @@ static void mmt_closure_send_back(struct kunit *test)
 	buf = mmt_ct_build(test, a, 0, &len);
 	b = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx1);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(b, &rx1, buf, len, false),
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, b, &rx1, buf, len, false),
 			0);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&a->root, MMT_INVALID), 0);
 	ctr = b->root.root_counter;
@@ -361,7 +467,7 @@ static void mmt_closure_send_back(struct kunit *test)
 	KUNIT_EXPECT_GT(test, b->root.root_counter, ctr);
 	a2 = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx2);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(a2, &rx2, buf2, len, true),
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, a2, &rx2, buf2, len, true),
 			0);
 	KUNIT_EXPECT_EQ(test, a2->root.gua, (u64)MMT_GOLDEN_GUA);
 	mmt_ct_expect_plain(test, a2, pt);
@@ -380,7 +486,7 @@ static void mmt_closure_copy_mode(struct kunit *test)
 	buf = mmt_ct_build(test, s, MMT_CLOSURE_F_COPY, &len);
 	r = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, false), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, false), 0);
 	KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
 	KUNIT_EXPECT_TRUE(test, r->root.read_only);
 	mmt_ct_expect_plain(test, r, pt);
@@ -604,7 +710,7 @@ static void mmt_closure_tamper(struct kunit *test)
 
 	/* untouched again: accepted eagerly, byte-exact */
 	mmt_ct_rearm(test, r, &rx);
-	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, true), 0);
 	mmt_ct_expect_plain(test, r, pt);
 }
 
@@ -715,7 +821,7 @@ static void mmt_closure_replay(struct kunit *test)
 	/* the same closure again, into a fresh WAITING MMT */
 	mmt_ct_rearm(test, r, &rx);
 	rx.last_root_counter = 0;
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, c2, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, c2, len, true), 0);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_INVALID), 0);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_WAITING), 0);
 	mmt_ct_expect_rx(test, r, &rx, c2, len, true, -ESTALE, "replay");
@@ -742,7 +848,7 @@ static void mmt_closure_reorder(struct kunit *test)
 	/* swapped: b arrives first, then a */
 	r = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, cb, len, false), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, cb, len, false), 0);
 	mmt_ct_expect_plain(test, r, ptb);
 	mmt_ct_rearm(test, r, &rx);
 	rx.last_root_counter = b->root.root_counter;
@@ -757,7 +863,7 @@ static void mmt_closure_reorder(struct kunit *test)
 
 	/* in order: a, then b */
 	mmt_ct_rx(&rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, ca, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, ca, len, true), 0);
 	mmt_ct_expect_plain(test, r, pta);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_INVALID), 0);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_WAITING), 0);
@@ -766,7 +872,7 @@ static void mmt_closure_reorder(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&b->root, MMT_VALID), 0);
 	b->root.root_counter = a->root.root_counter;
 	ca2 = mmt_ct_build(test, b, 0, &len);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, ca2, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, ca2, len, true), 0);
 	mmt_ct_expect_plain(test, r, ptb);
 }
 
@@ -816,10 +922,14 @@ static void mmt_closure_bad_geometry(struct kunit *test)
 	buf2 = mmt_ct_build(test, s2, 0, &len2);
 	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
 	mmt_ct_rx(&rx);
-	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
-			 "other arity");
-	mmt_ct_expect_rx(test, r, &rx, buf2, len2, true, -EMEDIUMTYPE,
-			 "other block size");
+	/*
+	 * In place the length is the receive MMT's closure size, which the
+	 * header's lengths of another size fail first (rule 2).
+	 */
+	mmt_ct_expect_rx2(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			  -EMSGSIZE, "other arity");
+	mmt_ct_expect_rx2(test, r, &rx, buf2, len2, true, -EMEDIUMTYPE,
+			  -EMSGSIZE, "other block size");
 	/* a geometry that cannot exist: levels 0, 5; arity 7; block 2^13 */
 	buf[32] = 0;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
@@ -837,6 +947,31 @@ static void mmt_closure_bad_geometry(struct kunit *test)
 			 "block 8192");
 }
 
+/*
+ * Rule 3 on its own: a valid header of another geometry with the same
+ * closure size (2 levels of 8/8 minors and 3 levels of 16/2/2, 64-byte
+ * blocks, 4992 bytes each) passes rule 2 at both entry points.
+ */
+static void mmt_closure_same_size_geometry(struct kunit *test)
+{
+	static const struct mmt_ct_geo a = { "2L-a3.3", 2, { 3, 3 }, 6 };
+	static const struct mmt_ct_geo b = { "3L-a4.1.1", 3, { 4, 1, 1 }, 6 };
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &a, MMT_GOLDEN_GUA, 17, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &b);
+	KUNIT_ASSERT_EQ(test, mmt_closure_bytes(r->p), len);
+	mmt_ct_rx(&rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMEDIUMTYPE,
+			 "same size, other geometry");
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EMEDIUMTYPE,
+			 "same size, other geometry");
+}
+
 static void mmt_closure_bad_length(struct kunit *test)
 {
 	struct mmt_rx_rules rx;
@@ -849,15 +984,21 @@ static void mmt_closure_bad_length(struct kunit *test)
 	buf = mmt_ct_build(test, s, 0, &len);
 	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
 	mmt_ct_rx(&rx);
-	mmt_ct_expect_rx(test, r, &rx, buf, len - 1, true, -EMSGSIZE,
-			 "truncated by one");
-	mmt_ct_expect_rx(test, r, &rx, buf, len + 1, true, -EMSGSIZE,
-			 "one too long");
-	mmt_ct_expect_rx(test, r, &rx, buf, 64, false, -EMSGSIZE,
-			 "header only");
-	mmt_ct_expect_rx(test, r, &rx, buf, 63, false, -EMSGSIZE,
-			 "short header");
-	mmt_ct_expect_rx(test, r, &rx, buf, 0, false, -EMSGSIZE, "empty");
+	/*
+	 * A buffer's length is an input; in place it is the receive MMT's
+	 * closure size, so these do not apply there (the header's lengths
+	 * below do).
+	 */
+	mmt_ct_expect_rx2(test, r, &rx, buf, len - 1, true, -EMSGSIZE,
+			  MMT_CT_NA, "truncated by one");
+	mmt_ct_expect_rx2(test, r, &rx, buf, len + 1, true, -EMSGSIZE,
+			  MMT_CT_NA, "one too long");
+	mmt_ct_expect_rx2(test, r, &rx, buf, 64, false, -EMSGSIZE, MMT_CT_NA,
+			  "header only");
+	mmt_ct_expect_rx2(test, r, &rx, buf, 63, false, -EMSGSIZE, MMT_CT_NA,
+			  "short header");
+	mmt_ct_expect_rx2(test, r, &rx, buf, 0, false, -EMSGSIZE, MMT_CT_NA,
+			  "empty");
 	mmt_ct_expect_rx(test, r, &rx, NULL, len, false, -EMSGSIZE, "NULL");
 	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, 63, &h), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(NULL, 0, &h), -EMSGSIZE);
@@ -922,6 +1063,57 @@ static void mmt_closure_wrong_slot(struct kunit *test)
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "its own slot");
 }
 
+/*
+ * In place, rule 5b: the authenticated sender must be the expected one.
+ * It runs after the sealed root (5) and the slot (4b) and before replay
+ * (6), so each pairing below shows which error wins.
+ */
+static void mmt_closure_wrong_sender(struct kunit *test)
+{
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_sender(test, &mmt_ct_golden_geo, MMT_GOLDEN_GUA, 18, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
+	mmt_ct_rx(&rx);
+	x->sender = MMT_GOLDEN_SENDER + 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EXDEV,
+			 "from another sender");
+	x->sender = MMT_GOLDEN_SENDER ^ 0x8000;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EXDEV,
+			 "from another sender (high bit)");
+	/* 5 before 5b */
+	buf[64 + 20] ^= 0x04;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EBADMSG,
+			 "other sender, bad sealed root");
+	buf[64 + 20] ^= 0x04;
+	/* 4b before 5b */
+	rx.check_seq = true;
+	rx.expect_seq = MMT_GOLDEN_SEQ + 1;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EILSEQ,
+			 "other sender, other slot");
+	/* 5b before 6 */
+	mmt_ct_rx(&rx);
+	rx.min_root_counter = ~0ull;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EXDEV,
+			 "other sender, replay");
+	x->sender = MMT_GOLDEN_SENDER;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -ESTALE,
+			 "right sender, replay");
+	mmt_ct_rx(&rx);
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, 0, "right sender");
+	mmt_ct_expect_plain(test, r, pt);
+	/* no sender rule at all */
+	mmt_ct_rearm(test, r, &rx);
+	x->sender = MMT_CLOSURE_ANY_SENDER;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, true, 0, "any sender");
+	mmt_ct_expect_plain(test, r, pt);
+}
+
 static void mmt_closure_not_waiting(struct kunit *test)
 {
 	static const u8 other_key[16] = { 0xee };
@@ -936,14 +1128,14 @@ static void mmt_closure_not_waiting(struct kunit *test)
 	buf = mmt_ct_build(test, s, 0, &len);
 	mmt_ct_rx(&rx);
 	/* the sender itself is SENDING; an INVALID and a VALID MMT */
-	KUNIT_EXPECT_EQ(test, mmt_closure_receive(s, &rx, buf, len, true),
+	KUNIT_EXPECT_EQ(test, mmt_ct_recv(test, s, &rx, buf, len, true),
 			-EPERM);
 	r = mmt_ct_new(test, &mmt_ct_golden_geo, NULL);
-	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true),
+	KUNIT_EXPECT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, true),
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, r->root.state, MMT_INVALID);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_VALID), 0);
-	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true),
+	KUNIT_EXPECT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, true),
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, r->root.state, MMT_VALID);
 	KUNIT_EXPECT_EQ(test, rx.last_gua, 0ull);
@@ -958,7 +1150,7 @@ static void mmt_closure_not_waiting(struct kunit *test)
 	k = mmt_ct_new(test, &mmt_ct_golden_geo, other_key);
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&k->root, MMT_WAITING), 0);
 	mmt_ct_expect_rx(test, k, &rx, buf, len, true, -EBADMSG, "other key");
-	ret = mmt_closure_receive(r, &rx, buf, len, true);
+	ret = mmt_ct_recv(test, r, &rx, buf, len, true);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 }
 
@@ -984,7 +1176,7 @@ static void mmt_closure_lost_ack_regua(struct kunit *test)
 	c1 = mmt_ct_build(test, s, 0, &len);
 	r = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, c1, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, c1, len, true), 0);
 	/* ack lost: the sender rolls back and re-keys the MMT's pads */
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
 	KUNIT_ASSERT_EQ(test, mmt_regua(s, new_gua), 0);
@@ -1021,13 +1213,13 @@ static void mmt_closure_lost_ack_regua(struct kunit *test)
 	/* and it is a good closure: a new receiver decrypts it */
 	r2m = mmt_ct_receiver(test, g);
 	mmt_ct_rx(&rx2);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r2m, &rx2, c2, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r2m, &rx2, c2, len, true), 0);
 	mmt_ct_expect_plain(test, r2m, pt);
 	/* on the first connection, the new GUA is newer: accepted too */
 	mmt_ct_rearm(test, r, &rx);
 	rx.last_gua = MMT_GOLDEN_GUA;
 	rx.last_root_counter = r1.root_counter;
-	KUNIT_EXPECT_EQ(test, mmt_closure_receive(r, &rx, c2, len, false), 0);
+	KUNIT_EXPECT_EQ(test, mmt_ct_recv(test, r, &rx, c2, len, false), 0);
 	mmt_ct_expect_plain(test, r, pt);
 }
 
@@ -1057,32 +1249,37 @@ static void mmt_closure_golden(struct kunit *test)
 	memcpy(buf, mmt_golden_closure, len);
 	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
 	mmt_ct_rx(&rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, true), 0);
 	KUNIT_EXPECT_EQ(test, r->root.gua, (u64)MMT_GOLDEN_GUA);
 	mmt_ct_expect_plain(test, r, pt);
 	mmt_ct_rearm(test, r, &rx);
-	KUNIT_ASSERT_EQ(test, mmt_closure_receive(r, &rx, buf, len, false), 0);
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, buf, len, false), 0);
 	mmt_ct_expect_plain(test, r, pt);
 }
 
+/* The cases that receive: they run through both entry points. */
+#define MMT_CT_RECEIVE_CASES						\
+	KUNIT_CASE_PARAM(mmt_closure_roundtrip, mmt_ct_geo_gen_params),	\
+	KUNIT_CASE_PARAM(mmt_closure_tamper, mmt_ct_geo_gen_params),	\
+	KUNIT_CASE(mmt_closure_send_back),				\
+	KUNIT_CASE(mmt_closure_copy_mode),				\
+	KUNIT_CASE(mmt_closure_header_bytes),				\
+	KUNIT_CASE(mmt_closure_replay),					\
+	KUNIT_CASE(mmt_closure_reorder),				\
+	KUNIT_CASE(mmt_closure_bad_version),				\
+	KUNIT_CASE(mmt_closure_bad_geometry),				\
+	KUNIT_CASE(mmt_closure_same_size_geometry),			\
+	KUNIT_CASE(mmt_closure_bad_length),				\
+	KUNIT_CASE(mmt_closure_wrong_peer),				\
+	KUNIT_CASE(mmt_closure_wrong_slot),				\
+	KUNIT_CASE(mmt_closure_not_waiting),				\
+	KUNIT_CASE(mmt_closure_lost_ack_regua),				\
+	KUNIT_CASE(mmt_closure_golden)
+
 static struct kunit_case mmt_closure_cases[] = {
-	KUNIT_CASE_PARAM(mmt_closure_roundtrip, mmt_ct_geo_gen_params),
 	KUNIT_CASE_PARAM(mmt_closure_layout, mmt_ct_geo_gen_params),
-	KUNIT_CASE_PARAM(mmt_closure_tamper, mmt_ct_geo_gen_params),
-	KUNIT_CASE(mmt_closure_send_back),
-	KUNIT_CASE(mmt_closure_copy_mode),
 	KUNIT_CASE(mmt_closure_build_errors),
-	KUNIT_CASE(mmt_closure_header_bytes),
-	KUNIT_CASE(mmt_closure_replay),
-	KUNIT_CASE(mmt_closure_reorder),
-	KUNIT_CASE(mmt_closure_bad_version),
-	KUNIT_CASE(mmt_closure_bad_geometry),
-	KUNIT_CASE(mmt_closure_bad_length),
-	KUNIT_CASE(mmt_closure_wrong_peer),
-	KUNIT_CASE(mmt_closure_wrong_slot),
-	KUNIT_CASE(mmt_closure_not_waiting),
-	KUNIT_CASE(mmt_closure_lost_ack_regua),
-	KUNIT_CASE(mmt_closure_golden),
+	MMT_CT_RECEIVE_CASES,
 	{}
 };
 
@@ -1093,4 +1290,17 @@ static struct kunit_suite mmt_closure_suite = {
 	.test_cases = mmt_closure_cases,
 };
 
-kunit_test_suites(&mmt_closure_suite);
+static struct kunit_case mmt_closure_inplace_cases[] = {
+	MMT_CT_RECEIVE_CASES,
+	KUNIT_CASE(mmt_closure_wrong_sender),
+	{}
+};
+
+static struct kunit_suite mmt_closure_inplace_suite = {
+	.name = "mmt_closure_inplace",
+	.init = mmt_ct_init_inplace,
+	.exit = mmt_ct_exit,
+	.test_cases = mmt_closure_inplace_cases,
+};
+
+kunit_test_suites(&mmt_closure_suite, &mmt_closure_inplace_suite);

@@ -135,6 +135,7 @@ struct mmt_wait_cqe {
 	struct mmt_conn *conn;
 	struct completion done;
 	int status;
+	bool sq_counted;	/* a write chain counted in writes_out */
 };
 
 /**
@@ -164,6 +165,10 @@ struct mmt_wait_cqe {
  * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
  *	queue without limit)
  * @msgs_out: message SENDs posted and not completed yet
+ * @writes_out: RDMA write chains posted and not completed yet
+ * @post_mutex: serializes posting to the send queue, so that a REG_MR is
+ *	posted only when nothing before it is unacknowledged (see
+ *	mmt_conn_send_msg())
  * @tx_mutex: one MMT_IOC_SEND at a time
  * @rx_mutex: one MMT_IOC_RECV at a time
  * @tx_gen: generation of the last transfer sent
@@ -197,6 +202,8 @@ struct mmt_conn {
 	struct list_head rx_inbox;
 	u32 inbox_len;
 	atomic_t msgs_out;
+	atomic_t writes_out;
+	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
 	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
 	u32 tx_gen;
@@ -316,6 +323,7 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->wq);
 	mutex_init(&conn->setup_mutex);
+	mutex_init(&conn->post_mutex);
 	mutex_init(&conn->tx_mutex);
 	mutex_init(&conn->rx_mutex);
 	INIT_LIST_HEAD(&conn->tx_inbox);
@@ -452,6 +460,11 @@ static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status));
 		mmt_conn_fail(w->conn, -ECONNRESET);
 	}
+	if (w->sq_counted) {
+		w->sq_counted = false;
+		if (atomic_dec_and_test(&w->conn->writes_out))
+			wake_up_all(&w->conn->wq);
+	}
 	complete(&w->done);
 }
 
@@ -472,9 +485,28 @@ static void mmt_conn_silent_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
 
+static unsigned long mmt_timeout(u32 ms)
+{
+	return msecs_to_jiffies(ms ? ms : MMT_DEFAULT_TIMEOUT_MS);
+}
+
+static bool mmt_conn_sq_idle(struct mmt_conn *conn)
+{
+	return (!atomic_read(&conn->msgs_out) &&
+		!atomic_read(&conn->writes_out)) ||
+	       mmt_conn_state(conn, NULL) == MMT_CONN_DEAD;
+}
+
 /*
- * Post one message, optionally behind @chain (WRs that must execute
- * first, e.g. REG_MR).  The message buffer is freed on completion.
+ * Post one message, optionally behind @chain (REG_MRs that must execute
+ * first).  The message buffer is freed on completion.
+ *
+ * A chain is posted only once every SEND and RDMA write posted before it
+ * on this QP (by either direction: a transfer may run each way at once)
+ * has completed, with @post_mutex held so that nothing is posted in
+ * between: rxe (6.1) re-executes the local operations that sit behind a
+ * WR it retransmits, and a second REG_MR of a valid MR fails ("not free")
+ * and breaks the QP.  The wait costs about one round trip per grant.
  */
 static int mmt_conn_send_msg(struct mmt_conn *conn,
 			     const struct mmt_wire_msg *w,
@@ -509,14 +541,25 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	wr.num_sge = 1;
 	if (chain_last)
 		chain_last->next = &wr;
-	atomic_inc(&conn->msgs_out);
-	err = ib_post_send(conn->qp, chain ? chain : &wr, NULL);
+	mutex_lock(&conn->post_mutex);
+	if (chain && !wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn),
+					 mmt_timeout(0))) {
+		err = -ETIMEDOUT;
+	} else if (chain && mmt_conn_state(conn, NULL) == MMT_CONN_DEAD) {
+		err = -ECONNRESET;
+	} else {
+		atomic_inc(&conn->msgs_out);
+		err = ib_post_send(conn->qp, chain ? chain : &wr, NULL);
+		if (err) {
+			atomic_dec(&conn->msgs_out);
+			mmt_conn_fail(conn, -ECONNRESET);
+		}
+	}
+	mutex_unlock(&conn->post_mutex);
 	if (err) {
-		atomic_dec(&conn->msgs_out);
 		ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w),
 				    DMA_TO_DEVICE);
 		kfree(m);
-		mmt_conn_fail(conn, -ECONNRESET);
 	}
 	return err;
 }
@@ -1057,11 +1100,6 @@ static void mmt_addr_out(const struct sockaddr_storage *ss,
 	}
 }
 
-static unsigned long mmt_timeout(u32 ms)
-{
-	return msecs_to_jiffies(ms ? ms : MMT_DEFAULT_TIMEOUT_MS);
-}
-
 static bool mmt_conn_routed(struct mmt_conn *conn)
 {
 	return READ_ONCE(conn->routed) ||
@@ -1577,14 +1615,6 @@ static bool mmt_conn_msgs_done(struct mmt_conn *conn)
 	       mmt_conn_state(conn, NULL) == MMT_CONN_DEAD;
 }
 
-/* Wait until every message SEND has completed: 0, or -ECONNRESET. */
-static int mmt_conn_wait_msgs(struct mmt_conn *conn, unsigned long timeout)
-{
-	if (!wait_event_timeout(conn->wq, mmt_conn_msgs_done(conn), timeout))
-		return -ETIMEDOUT;
-	return atomic_read(&conn->msgs_out) ? -ECONNRESET : 0;
-}
-
 /*
  * At the end of a transfer: wait until the peer has our last messages
  * (their SENDs completed), so closing the connection right after the
@@ -1727,7 +1757,7 @@ static int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
 			      size_t len, const struct mmt_wire_seg *segs,
 			      u32 nsegs, struct ib_sge *head_sge,
 			      const struct mmt_wire_seg *head_seg, u32 imm,
-			      struct ib_cqe *cqe)
+			      struct mmt_wait_cqe *wait)
 {
 	u32 max_wr = local->nents + nsegs + 2;
 	struct ib_rdma_wr *wrs;
@@ -1801,10 +1831,18 @@ static int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
 	wrs[nwr - 1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
 	wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
 	wrs[nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
-	wrs[nwr - 1].wr.wr_cqe = cqe;
+	wrs[nwr - 1].wr.wr_cqe = &wait->cqe;
+	/* counted until its completion: see mmt_conn_send_msg() */
+	mutex_lock(&conn->post_mutex);
+	atomic_inc(&conn->writes_out);
+	wait->sq_counted = true;
 	err = ib_post_send(conn->qp, &wrs[0].wr, NULL);
-	if (err)
+	if (err) {
+		wait->sq_counted = false;
+		atomic_dec(&conn->writes_out);
 		mmt_conn_fail(conn, -ECONNRESET);
+	}
+	mutex_unlock(&conn->post_mutex);
 out:
 	kfree(wrs);
 	kfree(sges);
@@ -1862,7 +1900,7 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 		err = mmt_tx_post_writes(conn, &s->region, tx->region_bytes,
 					 w->segs, nsegs - 1, &head_sge,
 					 &w->segs[nsegs - 1], imm,
-					 &s->wcqe.cqe);
+					 &s->wcqe);
 	} else {
 		err = mmt_conn_plain_read(pmo, m->index, s->bounce);
 		if (err) {
@@ -1875,7 +1913,7 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 		tx->posted++;
 		err = mmt_tx_post_writes(conn, &s->bounce_map, tx->region_bytes,
 					 w->segs, nsegs, NULL, NULL, imm,
-					 &s->wcqe.cqe);
+					 &s->wcqe);
 	}
 	if (err)
 		complete(&s->wcqe.done);	/* nothing was posted */
@@ -2243,15 +2281,7 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 	w->gen = cpu_to_le32(rx->gen);
 	w->index = cpu_to_le32(index);
 	w->bytes = cpu_to_le64(rx->region_bytes);
-	/*
-	 * No REG_MR while a message SEND is unacknowledged: rxe (6.1)
-	 * re-executes the local operations behind a SEND it retransmits,
-	 * and a second REG_MR of a valid MR fails ("not free") and breaks
-	 * the QP.  Waiting costs one round trip per grant.
-	 */
-	err = mmt_conn_wait_msgs(conn, mmt_timeout(0));
-	if (err)
-		goto out;
+	/* posted when the send queue is idle: see mmt_conn_send_msg() */
 	s->nvalid = nseg;
 	s->granted = true;
 	s->index = index;

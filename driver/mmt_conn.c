@@ -2,8 +2,9 @@
 /*
  * mmt_conn.c - the parts of connections that need no RDMA headers: message
  * decoding and checks, the sender's build and settle steps of pipelined
- * delegation, the receiver's in-place closure check, and the plain
- * channel's controller reads and writes (DESIGN.md section 5)
+ * delegation, the receiver's in-place closure check, the plain channel's
+ * controller reads and writes, and the secure channel's seal and open
+ * (DESIGN.md sections 1 and 5)
  *
  * The RDMA transport (driver/mmt_conn_rdma.c) calls these; they are also
  * built into the KUnit module, which has no RDMA.  Without CONFIG_INFINIBAND

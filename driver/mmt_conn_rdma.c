@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt_conn_rdma.c - connections over in-kernel verbs: rdma_cm listen,
- * connect and accept; one RC QP per connection; the MMT and plain channels
- * (DESIGN.md section 5; the wire protocol is described in mmt_conn.h)
+ * connect and accept; one RC QP per connection; the MMT, secure and plain
+ * channels (DESIGN.md sections 1 and 5; the wire protocol is described in
+ * mmt_conn.h)
  *
  * Models: drivers/nvme/host/rdma.c (stage bits, CQ with ib_cqe callbacks,
  * +1 WR for draining, FRWR registration, ib_client removal, teardown
@@ -26,7 +27,9 @@
  * receiver's private memory for the closure header and sealed root (the
  * last segment of the grant, written with IMM).  Plain channel: a bounce
  * buffer of one closure's data per window slot, written into the PMO
- * through mmt_write() after invalidation.
+ * through mmt_write() after invalidation.  Secure channel: the same with
+ * one AES-GCM message (data + 16-byte tag) per bounce, copied into a
+ * private buffer and opened there after invalidation (mmt_conn_sec_*()).
  *
  * Locking: conn->lock (spinlock) protects state, error and the two
  * inboxes, and is taken in the completion and rdma_cm handlers;

@@ -2,8 +2,9 @@
 /*
  * mmt_conn.c - the parts of connections that need no RDMA headers: message
  * decoding and checks, the sender's build and settle steps of pipelined
- * delegation, the receiver's in-place closure check, and the plain
- * channel's controller reads and writes (DESIGN.md section 5)
+ * delegation, the receiver's in-place closure check, the plain channel's
+ * controller reads and writes, and the secure channel's seal and open
+ * (DESIGN.md sections 1 and 5)
  *
  * The RDMA transport (driver/mmt_conn_rdma.c) calls these; they are also
  * built into the KUnit module, which has no RDMA.  Without CONFIG_INFINIBAND
@@ -13,6 +14,8 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+
+#include <asm/unaligned.h>
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
@@ -141,19 +144,23 @@ int mmt_conn_xfer_args(const void *xfer)
 /**
  * mmt_conn_tx_check() - may this PMO be sent on @channel?
  * @src: the PMO
- * @channel: MMT_CHANNEL_MMT or MMT_CHANNEL_PLAIN
+ * @channel: MMT_CHANNEL_*
  *
- * MMT channel: every MMT VALID and writable (it will be sealed).  Plain
- * channel: every MMT VALID (read through the controller).
+ * MMT channel: every MMT VALID and writable (it will be sealed).  Secure
+ * and plain channels: every MMT VALID (read through the controller).
  *
  * Context: process; takes @src->lock.
- * Return: 0 or -EPERM.
+ * Return: 0; -EPERM; -E2BIG (secure channel) if one closure's data is
+ * above MMT_CHAN_MSG_MAX, the largest AES-GCM message.
  */
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
 {
 	u32 i;
 	int err = 0;
 
+	if (channel == MMT_CHANNEL_SECURE &&
+	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
+		return -E2BIG;
 	mutex_lock(&src->lock);
 	if (!src->crypto)
 		err = -EPERM;
@@ -223,19 +230,23 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
 /**
  * mmt_conn_rx_prepare() - check a receive PMO and start a receive
  * @pmo: the PMO
- * @channel: MMT_CHANNEL_MMT (every MMT WAITING) or MMT_CHANNEL_PLAIN (every
- *	MMT VALID and writable)
+ * @channel: MMT_CHANNEL_MMT (every MMT WAITING) or MMT_CHANNEL_SECURE or
+ *	MMT_CHANNEL_PLAIN (every MMT VALID and writable)
  * @conn_id: the connection's id: the receiver rules start over for it, as
  *	for a new loopback connection
  *
  * Context: process; takes @pmo->lock.
- * Return: 0 or -EPERM (no key, or an MMT in the wrong state).
+ * Return: 0; -EPERM (no key, or an MMT in the wrong state); -E2BIG (secure
+ * channel) if one closure's data is above MMT_CHAN_MSG_MAX.
  */
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 {
 	u32 i;
 	int err = 0;
 
+	if (channel == MMT_CHANNEL_SECURE &&
+	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
+		return -E2BIG;
 	mutex_lock(&pmo->lock);
 	if (!pmo->crypto)
 		err = -EPERM;
@@ -348,6 +359,139 @@ int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
 	if (!err)
 		atomic64_add(pmo->params.data_bytes, &mmt_stats.bytes_written);
 	return err;
+}
+
+/* ------------------------------------------------------ secure channel */
+
+/* AD of closure @index's message: le32 gen, le32 index. */
+static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
+{
+	put_unaligned_le32(gen, ad);
+	put_unaligned_le32(index, ad + 4);
+}
+
+/**
+ * mmt_conn_sec_alloc() - the AES-GCM context of one secure-channel transfer
+ * @pmo: the sending or receiving PMO (keyed)
+ * @id: what the transfer's key is bound to; the receiver passes the
+ *	sender's view (sender and receiver node, the sender's direction)
+ *
+ * mmt_chan_crypto_alloc() of @pmo's channel root key (derived from the MMT
+ * key at MMT_IOC_PMO_SET_KEY, docs/ENGINE.md) with the binding
+ * MMT_CONN_SEC_BIND_BYTES bytes, little-endian: le64 conn_id, le16
+ * sender_node, le16 receiver_node, u8 dir, le32 gen.  Each transfer has a
+ * context of its own that starts its sequence numbers at 0; the binding
+ * differs for every transfer sealed under one key (gen is unique per
+ * connection and direction, the connection id is random per connection),
+ * so no two contexts share a nonce space.  A receiver whose PMO has
+ * another key (or another binding) derives another key: the first message
+ * fails to open with -EBADMSG.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: the context, ERR_PTR(-EPERM) if @pmo has no key, or
+ * mmt_chan_crypto_alloc()'s errors.
+ */
+struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+					   const struct mmt_conn_sec_id *id)
+{
+	u8 bind[MMT_CONN_SEC_BIND_BYTES];
+	struct mmt_chan_crypto *c;
+
+	put_unaligned_le64(id->conn_id, bind);
+	put_unaligned_le16(id->sender_node, bind + 8);
+	put_unaligned_le16(id->receiver_node, bind + 10);
+	bind[12] = id->dir;
+	put_unaligned_le32(id->gen, bind + 13);
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto)
+		c = ERR_PTR(-EPERM);
+	else
+		c = mmt_chan_crypto_alloc(pmo->chan_root, sizeof(pmo->chan_root),
+					  bind, sizeof(bind));
+	mutex_unlock(&pmo->lock);
+	return c;
+}
+
+/**
+ * mmt_conn_sec_seal() - secure channel, sender: seal closure @index
+ * @pmo: the sending PMO (MMT @index VALID)
+ * @c: the transfer's context (mmt_conn_sec_alloc())
+ * @gen: the transfer's generation (AD)
+ * @index: which MMT; also the message's sequence number
+ * @msg: (out) data_bytes + MMT_CONN_SEC_TAG_BYTES: the ciphertext and tag
+ *	(a registered bounce buffer, kmalloc'd or vmalloc'd)
+ *
+ * Reads the plaintext through the controller into @msg (the MMT verifies
+ * it), then seals it in place with seq @index and AD (gen, index).
+ * Indices must be sealed in increasing order on one context.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; mmt_read()'s errors (-EBADMSG: the sender's own PMO failed
+ * verification); or mmt_chan_seal()'s (-EINVAL: @index not above the last
+ * one sealed).  On error @msg holds no plaintext.
+ */
+int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+		      u32 gen, u32 index, u8 *msg)
+{
+	size_t len = pmo->params.data_bytes;
+	u8 ad[MMT_CONN_SEC_AD_BYTES];
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	err = mmt_conn_plain_read(pmo, index, msg);
+	if (err) {
+		memzero_explicit(msg, len);
+		return err;
+	}
+	mmt_conn_sec_ad(ad, gen, index);
+	err = mmt_chan_seal(c, index, ad, sizeof(ad), msg, msg, len);
+	if (err)
+		memzero_explicit(msg, len + MMT_CONN_SEC_TAG_BYTES);
+	return err;
+}
+
+/**
+ * mmt_conn_sec_open() - secure channel, receiver: open and write @index
+ * @pmo: the receiving PMO (MMT @index VALID and writable)
+ * @c: the transfer's context, built with the sender's binding
+ * @gen: the transfer's generation (AD)
+ * @index: which MMT; also the message's sequence number
+ * @msg: data_bytes + MMT_CONN_SEC_TAG_BYTES as received (the bounce, no
+ *	longer remotely writable)
+ * @priv: data_bytes + MMT_CONN_SEC_TAG_BYTES of private memory
+ *	(kmalloc'd or vmalloc'd)
+ *
+ * Copies the message into @priv ("copy, decrypt", DESIGN.md section 1),
+ * opens it there in place, and writes the plaintext into MMT @index through
+ * the controller.  A message that does not open is counted in debugfs
+ * mmt/stats by reason (reject_badmsg, reject_replay) and changes nothing in
+ * @pmo.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; -EINVAL for @index out of range; -EBADMSG if the tag does not
+ * match (tamper, wrong key, other transfer or index); -ESTALE if @index is
+ * not above the last index opened on @c (replay, reorder); other errors
+ * of mmt_chan_open(), or mmt_write()'s (then the MMT may be partly
+ * written, as for the plain channel).
+ */
+int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+		      u32 gen, u32 index, const u8 *msg, u8 *priv)
+{
+	size_t len = pmo->params.data_bytes;
+	u8 ad[MMT_CONN_SEC_AD_BYTES];
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	memcpy(priv, msg, len + MMT_CONN_SEC_TAG_BYTES);
+	mmt_conn_sec_ad(ad, gen, index);
+	err = mmt_chan_open(c, index, ad, sizeof(ad), priv, priv, len);
+	if (err) {
+		mmt_stats_reject(err);
+		return err;
+	}
+	return mmt_conn_plain_write(pmo, index, priv);
 }
 
 #ifndef MMT_RDMA

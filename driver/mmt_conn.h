@@ -147,6 +147,32 @@ struct mmt_msg {
 	struct mmt_wire_msg wire;
 };
 
+/*
+ * Secure channel (MMT_CHANNEL_SECURE): each closure's data is one AES-GCM
+ * message of data_bytes of ciphertext then a 16-byte tag, sealed with
+ * seq = closure index and AD = struct of le32 gen, le32 index.
+ */
+#define MMT_CONN_SEC_TAG_BYTES	MMT_GCM_TAG_BYTES
+#define MMT_CONN_SEC_BIND_BYTES	17	/* see mmt_conn_sec_alloc() */
+#define MMT_CONN_SEC_AD_BYTES	8	/* le32 gen, le32 index */
+
+/**
+ * struct mmt_conn_sec_id - what one secure-channel transfer's key is bound to
+ * @conn_id: the connection's id (hello)
+ * @sender_node: node id of the sending side
+ * @receiver_node: node id of the receiving side
+ * @dir: 0 if the sending side connected (MMT_IOC_CONNECT), 1 if it accepted
+ * @gen: the transfer's generation (OFFER); unique per connection and
+ *	direction
+ */
+struct mmt_conn_sec_id {
+	u64 conn_id;
+	u16 sender_node;
+	u16 receiver_node;
+	u8 dir;
+	u32 gen;
+};
+
 /* mmt_conn.c */
 int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg);
 int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
@@ -163,5 +189,11 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
 int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf);
 int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf);
 int mmt_conn_xfer_args(const void *xfer);
+struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+					   const struct mmt_conn_sec_id *id);
+int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+		      u32 gen, u32 index, u8 *msg);
+int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+		      u32 gen, u32 index, const u8 *msg, u8 *priv);
 
 #endif /* MMT_CONN_H */

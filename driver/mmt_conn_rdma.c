@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt_conn_rdma.c - connections over in-kernel verbs: rdma_cm listen,
- * connect and accept; one RC QP per connection; the MMT and plain channels
- * (DESIGN.md section 5; the wire protocol is described in mmt_conn.h)
+ * connect and accept; one RC QP per connection; the MMT, secure and plain
+ * channels (DESIGN.md sections 1 and 5; the wire protocol is described in
+ * mmt_conn.h)
  *
  * Models: drivers/nvme/host/rdma.c (stage bits, CQ with ib_cqe callbacks,
  * +1 WR for draining, FRWR registration, ib_client removal, teardown
@@ -26,7 +27,9 @@
  * receiver's private memory for the closure header and sealed root (the
  * last segment of the grant, written with IMM).  Plain channel: a bounce
  * buffer of one closure's data per window slot, written into the PMO
- * through mmt_write() after invalidation.
+ * through mmt_write() after invalidation.  Secure channel: the same with
+ * one AES-GCM message (data + 16-byte tag) per bounce, copied into a
+ * private buffer and opened there after invalidation (mmt_conn_sec_*()).
  *
  * Locking: conn->lock (spinlock) protects state, error and the two
  * inboxes, and is taken in the completion and rdma_cm handlers;
@@ -171,7 +174,11 @@ struct mmt_wait_cqe {
  *	mmt_conn_send_msg())
  * @tx_mutex: one MMT_IOC_SEND at a time
  * @rx_mutex: one MMT_IOC_RECV at a time
- * @tx_gen: generation of the last transfer sent
+ * @tx_gen: generation of the last transfer sent (under @tx_mutex); never
+ *	wraps, so it is unique per connection and direction (the secure
+ *	channel binds its keys to it)
+ * @rx_gen: generation of the last OFFER taken (under @rx_mutex); a secure
+ *	channel OFFER must be above it
  * @conn_id: connection id (closure headers)
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
@@ -207,6 +214,7 @@ struct mmt_conn {
 	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
 	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
 	u32 tx_gen;
+	u32 rx_gen;
 	u64 conn_id;
 	u16 peer_node;
 	u32 timeout_ms;
@@ -1662,8 +1670,8 @@ struct mmt_tx_slot {
 	bool busy;		/* closure posted, not yet acked */
 	u32 index;
 	struct mmt_sgl region;	/* MMT: the PMO's closure memory */
-	struct mmt_sgl bounce_map;	/* plain: the bounce buffer */
-	u8 *bounce;		/* plain: one closure's plaintext */
+	struct mmt_sgl bounce_map;	/* plain, secure: the bounce buffer */
+	u8 *bounce;		/* plain: plaintext; secure: ciphertext + tag */
 	u8 *head;		/* MMT: header + sealed root */
 	u64 head_dma;
 	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
@@ -1678,6 +1686,7 @@ struct mmt_tx {
 	u32 n;			/* closures */
 	u32 nslots;
 	size_t region_bytes;	/* bytes written per closure (sections) */
+	struct mmt_chan_crypto *chan;	/* secure: this transfer's AES-GCM */
 	struct mmt_tx_slot slots[MMT_CONN_WINDOW];
 	u32 posted;
 	u32 acked;
@@ -1700,8 +1709,10 @@ static void mmt_tx_free(struct mmt_tx *tx)
 					    MMT_CONN_HEAD_BYTES,
 					    DMA_TO_DEVICE);
 		kfree(s->head);
-		kvfree(s->bounce);
+		if (s->bounce)
+			kvfree_sensitive(s->bounce, tx->region_bytes);
 	}
+	mmt_chan_crypto_free(tx->chan);
 }
 
 static int mmt_tx_alloc(struct mmt_tx *tx)
@@ -1715,6 +1726,8 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 	if (tx->channel == MMT_CHANNEL_MMT) {
 		tx->region_bytes = p->data_bytes + p->macs_bytes +
 				   p->nodes_bytes;
+	} else if (tx->channel == MMT_CHANNEL_SECURE) {
+		tx->region_bytes = p->data_bytes + MMT_CONN_SEC_TAG_BYTES;
 	} else {
 		tx->region_bytes = p->data_bytes;
 	}
@@ -1734,10 +1747,10 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 				return -ENOMEM;
 			}
 		} else {
-			s->bounce = kvzalloc(p->data_bytes, GFP_KERNEL);
+			s->bounce = kvzalloc(tx->region_bytes, GFP_KERNEL);
 			if (!s->bounce)
 				return -ENOMEM;
-			err = mmt_map(conn, s->bounce, p->data_bytes,
+			err = mmt_map(conn, s->bounce, tx->region_bytes,
 				      &s->bounce_map);
 			if (err)
 				return err;
@@ -1902,7 +1915,11 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 					 &w->segs[nsegs - 1], imm,
 					 &s->wcqe);
 	} else {
-		err = mmt_conn_plain_read(pmo, m->index, s->bounce);
+		if (tx->channel == MMT_CHANNEL_SECURE)
+			err = mmt_conn_sec_seal(pmo, tx->chan, tx->gen,
+						m->index, s->bounce);
+		else
+			err = mmt_conn_plain_read(pmo, m->index, s->bounce);
 		if (err) {
 			complete(&s->wcqe.done);
 			return err;
@@ -1987,6 +2004,9 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 
 	if (pmo->closures >= MMT_CONN_MAX_CLOSURES)
 		return -E2BIG;
+	/* Generations never repeat on a connection: no wrap. */
+	if (conn->tx_gen == U32_MAX)
+		return -EOVERFLOW;
 	err = mmt_conn_tx_check(pmo, x->channel);
 	if (err)
 		return err;
@@ -2002,6 +2022,22 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	err = mmt_tx_alloc(tx);
 	if (err)
 		goto out;
+	if (tx->channel == MMT_CHANNEL_SECURE) {
+		struct mmt_conn_sec_id id = {
+			.conn_id = conn->conn_id,
+			.sender_node = mmt_node_id(),
+			.receiver_node = conn->peer_node,
+			.dir = conn->listener ? 1 : 0,
+			.gen = tx->gen,
+		};
+
+		tx->chan = mmt_conn_sec_alloc(pmo, &id);
+		if (IS_ERR(tx->chan)) {
+			err = PTR_ERR(tx->chan);
+			tx->chan = NULL;
+			goto out;
+		}
+	}
 
 	t0 = ktime_get_ns();
 	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy);
@@ -2094,8 +2130,8 @@ out:
 struct mmt_rx_slot {
 	bool granted;		/* registered and advertised */
 	u32 index;
-	struct mmt_sgl region;	/* PMO memory (MMT) or the bounce (plain) */
-	u8 *bounce;		/* plain: one closure's data */
+	struct mmt_sgl region;	/* PMO memory (MMT) or the bounce */
+	u8 *bounce;		/* plain: one closure's data; secure: + tag */
 	u8 *head;		/* MMT: header + sealed root slot */
 	struct scatterlist head_sg;
 	bool head_mapped;
@@ -2115,6 +2151,8 @@ struct mmt_rx {
 	u32 nslots;
 	size_t region_bytes;
 	u32 mrs_per_slot;
+	struct mmt_chan_crypto *chan;	/* secure: the sender's AES-GCM */
+	u8 *priv;		/* secure: private copy of one message */
 	struct mmt_rx_slot slots[MMT_CONN_WINDOW];
 	u32 granted;		/* next closure to grant */
 	u32 done;		/* DONE notices handled */
@@ -2139,6 +2177,9 @@ static void mmt_rx_free(struct mmt_rx *rx)
 		kfree(s->head);
 		kvfree(s->bounce);
 	}
+	if (rx->priv)
+		kvfree_sensitive(rx->priv, rx->region_bytes);
+	mmt_chan_crypto_free(rx->chan);
 }
 
 static int mmt_rx_alloc(struct mmt_rx *rx)
@@ -2151,6 +2192,12 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 	rx->nslots = min_t(u32, MMT_CONN_WINDOW, rx->n);
 	rx->region_bytes = rx->channel == MMT_CHANNEL_MMT ?
 		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
+	if (rx->channel == MMT_CHANNEL_SECURE) {
+		rx->region_bytes += MMT_CONN_SEC_TAG_BYTES;
+		rx->priv = kvmalloc(rx->region_bytes, GFP_KERNEL);
+		if (!rx->priv)
+			return -ENOMEM;
+	}
 	/* +1: ib_map_mr_sg may stop short of a full MR at an entry edge */
 	rx->mrs_per_slot = DIV_ROUND_UP(rx->region_bytes, chunk) + 1 +
 			   (rx->channel == MMT_CHANNEL_MMT);
@@ -2165,7 +2212,7 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 			if (!s->head)
 				return -ENOMEM;
 		} else {
-			s->bounce = kvzalloc(p->data_bytes, GFP_KERNEL);
+			s->bounce = kvzalloc(rx->region_bytes, GFP_KERNEL);
 			if (!s->bounce)
 				return -ENOMEM;
 		}
@@ -2358,6 +2405,10 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 		memcpy(head, s->head, sizeof(head));
 		verdict = mmt_conn_rx_check(rx->pmo, m->index, head,
 					    rx->conn->peer_node, rx->eager);
+	} else if (rx->channel == MMT_CHANNEL_SECURE) {
+		/* copy in, open, write through the controller */
+		verdict = mmt_conn_sec_open(rx->pmo, rx->chan, rx->gen,
+					    m->index, s->bounce, rx->priv);
 	} else {
 		verdict = mmt_conn_plain_write(rx->pmo, m->index, s->bounce);
 	}
@@ -2405,6 +2456,12 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	err = mmt_wire_offer_check(&it->msg, pmo, x->channel);
 	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
 		err = -E2BIG;
+	/* A secure transfer's key is bound to its generation: no repeat. */
+	if (!err && x->channel == MMT_CHANNEL_SECURE &&
+	    it->msg.gen <= conn->rx_gen)
+		err = -ESTALE;
+	if (!err)
+		conn->rx_gen = it->msg.gen;
 	if (err) {
 		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0, err);
 		kfree(it);
@@ -2426,6 +2483,21 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	rx->n = pmo->closures;
 	kfree(it);
 	err = mmt_rx_alloc(rx);
+	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
+		struct mmt_conn_sec_id id = {
+			.conn_id = conn->conn_id,
+			.sender_node = conn->peer_node,
+			.receiver_node = mmt_node_id(),
+			.dir = conn->listener ? 0 : 1,	/* the sender's */
+			.gen = rx->gen,
+		};
+
+		rx->chan = mmt_conn_sec_alloc(pmo, &id);
+		if (IS_ERR(rx->chan)) {
+			err = PTR_ERR(rx->chan);
+			rx->chan = NULL;
+		}
+	}
 	if (err) {
 		mmt_tx_send_simple(conn, MMT_MSG_NACK, rx->gen, 0, err);
 		mmt_conn_flush_msgs(conn, timeout);
@@ -2514,9 +2586,6 @@ static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 	/* COPY is the sender's choice, EAGER the receiver's */
 	if (x.flags & (send ? MMT_XFER_EAGER : MMT_XFER_COPY))
 		return -EINVAL;
-	/* the secure channel comes later: its hook is this switch */
-	if (x.channel == MMT_CHANNEL_SECURE)
-		return -EOPNOTSUPP;
 	f = fdget(x.pmo_fd);
 	if (!f.file)
 		return -EBADF;

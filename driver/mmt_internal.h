@@ -52,6 +52,10 @@ struct mm_struct;
  * @scratch: engine work space shared by the MMTs (used under @lock)
  * @crypto: subkeys and transforms, NULL until MMT_IOC_PMO_SET_KEY
  * @key_len: 0, 16 or 32
+ * @chan_root: the secure channel's root key, mmt_chan_root_key() of the
+ *	MMT key (which is not kept), valid while @crypto is set; wiped with
+ *	memzero_explicit() when the key is dropped (invalidate, free, failed
+ *	MMT_IOC_PMO_SET_KEY)
  * @rx: receive rules (replay, reorder) of the PMO as a receiver
  * @tx_root_counter: last root counter sealed by this PMO as a sender
  * @tx_last_gua: GUA of the last closure this PMO sent
@@ -70,6 +74,7 @@ struct mmt_pmo {
 	u8 *scratch;
 	struct mmt_crypto *crypto;
 	u32 key_len;
+	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 	struct mmt_rx_rules rx;
 	u64 tx_root_counter;
 	u64 tx_last_gua;

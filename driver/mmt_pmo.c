@@ -71,6 +71,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 		mmt_crypto_free(pmo->crypto);
 	pmo->crypto = NULL;
 	pmo->key_len = 0;
+	memzero_explicit(pmo->chan_root, sizeof(pmo->chan_root));
 	memset(&pmo->rx, 0, sizeof(pmo->rx));
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
@@ -312,6 +313,12 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	crypto = mmt_crypto_alloc(key, key_len);
 	if (IS_ERR(crypto)) {
 		err = PTR_ERR(crypto);
+		goto out_unlock;
+	}
+	/* The secure channel's root: the MMT key itself is not kept. */
+	err = mmt_chan_root_key(key, key_len, pmo->chan_root);
+	if (err) {
+		mmt_crypto_free(crypto);
 		goto out_unlock;
 	}
 	pmo->crypto = crypto;

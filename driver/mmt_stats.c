@@ -98,7 +98,11 @@ DEFINE_SHOW_ATTRIBUTE(mmt_stats);
  */
 void mmt_stats_init(void)
 {
-	mmt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	/*
+	 * Not KBUILD_MODNAME: the out-of-tree build names the module
+	 * "driver/mmt" there, and a '/' makes debugfs refuse the directory.
+	 */
+	mmt_debugfs_dir = debugfs_create_dir("mmt", NULL);
 	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
 			    &mmt_stats_fops);
 }

@@ -18,6 +18,11 @@ static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
 };
 
 static const char mmt_chan_info[] = "mmt v1 channel";
+/*
+ * Not "mmt v1 channel" || something: no binding can make a channel
+ * context's info equal this one (they differ at byte 11, 'r' vs 'n').
+ */
+static const char mmt_chan_root_info[] = "mmt v1 chanroot";
 
 /* mmt_crypto_alloc(): kernel-doc in mmt_lib.h */
 struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
@@ -71,4 +76,21 @@ struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
 	c = mmt_chan_crypto_alloc_raw(okm, okm + MMT_CHAN_KEY_BYTES);
 	memzero_explicit(okm, sizeof(okm));
 	return c;
+}
+
+/* mmt_chan_root_key(): kernel-doc in mmt_lib.h */
+int mmt_chan_root_key(const u8 *key, unsigned int key_len, u8 *root)
+{
+	int err;
+
+	if (!key || !root || (key_len != 16 && key_len != 32))
+		return -EINVAL;
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
+				     strlen(mmt_hkdf_salt),
+				     (const u8 *)mmt_chan_root_info,
+				     strlen(mmt_chan_root_info), root,
+				     MMT_CHAN_ROOT_BYTES);
+	if (err)
+		memzero_explicit(root, MMT_CHAN_ROOT_BYTES);
+	return err;
 }

@@ -339,6 +339,30 @@ struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
 					      unsigned int key_len,
 					      const u8 *bind, size_t bind_len);
 
+#define MMT_CHAN_ROOT_BYTES	32		/* channel root key */
+
+/**
+ * mmt_chan_root_key() - derive the channel root key of an MMT key
+ * @key: the MMT key
+ * @key_len: 16 or 32 bytes
+ * @root: (out) MMT_CHAN_ROOT_BYTES: HKDF-SHA256 (RFC 5869) of @key, salt
+ *	"mmt-v1 salt", info "mmt v1 chanroot"
+ *
+ * The driver keeps this instead of the MMT key (which it never keeps) and
+ * passes it as the @key of mmt_chan_crypto_alloc() (@key_len
+ * MMT_CHAN_ROOT_BYTES): channel key || salt = HKDF(root, "mmt-v1 salt",
+ * "mmt v1 channel" || bind).  Two PMOs keyed with the same MMT key have the
+ * same root.  The info is not "mmt v1 channel" followed by anything, so no
+ * binding makes a channel context of the MMT key equal the root, and it
+ * differs from every subkey's info: the root is independent of the MMT
+ * subkeys.  The caller wipes @root (memzero_explicit()) when done.
+ *
+ * Context: process context, may sleep (the kernel HKDF allocates).
+ * Return: 0; -EINVAL if @key or @root is NULL or @key_len is not 16 or 32
+ * (@root untouched); or the HKDF's error (@root zeroed).
+ */
+int mmt_chan_root_key(const u8 *key, unsigned int key_len, u8 *root);
+
 /**
  * mmt_chan_crypto_alloc_raw() - TEST ONLY: a channel context from a raw key
  * @key: MMT_CHAN_KEY_BYTES AES-128 key, used as is (no HKDF)

@@ -33,10 +33,10 @@
  * reports it) and sends the digest to the client, which compares it with
  * the SHA-256 of what it sent: "verified" in the report means equal.
  *
- * MMT_IOC_SEND/RECV returning EOPNOTSUPP for a channel (the secure channel
- * before it is implemented) marks that channel "not available" and the run
- * goes on without it.  Any other failure ends the run with exit status 3
- * (a rejected closure, EBADMSG/ESTALE/EILSEQ) or 2.
+ * MMT_IOC_SEND/RECV returning EOPNOTSUPP for a channel (a module without
+ * it, such as one from before the secure channel) marks that channel "not
+ * available" and the run goes on without it.  Any other failure ends the
+ * run with exit status 3 (a rejected closure, EBADMSG/ESTALE/EILSEQ) or 2.
  *
  * The RDMA device is the one rdma_cm picks by the route to the peer; -d is
  * informational: the device found in /sys for the route's interface is

@@ -146,7 +146,8 @@ struct mmt_node_id {
  *	make it VALID; MMT_KEY_RECEIVE: make every MMT WAITING, ready to
  *	receive a closure (see MMT_IOC_PMO_DELEGATE_LOCAL)
  * @key: (in) the MMT key, @key_len bytes; the rest must be 0.  The kernel
- *	keeps only subkeys derived from it (HKDF-SHA256) and never returns it.
+ *	keeps only subkeys derived from it (HKDF-SHA256; among them the
+ *	secure channel's root key) and never returns it.
  */
 struct mmt_pmo_key {
 	__u32 size;
@@ -459,8 +460,10 @@ struct mmt_xfer {
 /**
  * MMT_IOC_PMO_SET_KEY - set the MMT key of a PMO
  *
- * On a PMO fd.  Derives the subkeys, then makes every MMT VALID (formatted
- * to zero plaintext under a fresh GUA) or, with MMT_KEY_RECEIVE, WAITING.
+ * On a PMO fd.  Derives the subkeys (and the secure channel's root key,
+ * wiped with them on MMT_IOC_PMO_INVALIDATE and when the PMO is freed),
+ * then makes every MMT VALID (formatted to zero plaintext under a fresh
+ * GUA) or, with MMT_KEY_RECEIVE, WAITING.
  * Context: process; takes the PMO's lock; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -626,8 +629,11 @@ struct mmt_xfer {
  * On a connection fd.  MMT channel: delegation, closure by closure, with
  * a bounded number in flight; each sender MMT goes SENDING, then INVALID
  * (transfer) or VALID (copy) when the receiver acks it.  Secure channel:
- * the PMO's plaintext (read through the controller) is AES-GCM encrypted
- * into a bounce buffer with a fresh nonce per message and RDMA-written.
+ * each closure's plaintext (read through the controller) is AES-128-GCM
+ * encrypted into a bounce buffer, one message per closure, under a key
+ * derived from the PMO's key and bound to this connection, direction and
+ * transfer, with a nonce per message (docs/CONNECTIONS.md); the sender's
+ * MMTs stay VALID, unchanged.  Both PMOs must have the same key.
  * Plain channel: the plaintext is RDMA-written as it is.
  * The transfer stops at the first closure the receiver rejects: closures
  * acked before it stay delivered, the rest stay VALID.
@@ -638,10 +644,13 @@ struct mmt_xfer {
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_EAGER is for the
  *   receiver)
- * * E2BIG - 2^24 closures or more
+ * * E2BIG - 2^24 closures or more; secure channel: more than 64 MiB of
+ *   data per closure
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
- * * EPERM - an MMT is not VALID or is read-only
- * * EOPNOTSUPP - MMT_CHANNEL_SECURE (not implemented yet)
+ * * EPERM - an MMT is not VALID or is read-only (read-only: MMT channel)
+ * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
+ *   generations never repeat: connect again); also when an MMT's counters
+ *   are exhausted as it is sealed (MMT channel)
  * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
  * * EPROTO - the receiver asked for another channel
  * * ECONNRESET - the peer went away (disconnect, QP error, device
@@ -653,7 +662,10 @@ struct mmt_xfer {
  * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EXDEV - the receiver
  *   rejected a closure for that reason; that MMT is VALID again.  EBADMSG
  *   also when the sender's own PMO fails verification as it is read
- *   (plain channel); the receiver then gets ECANCELED
+ *   (plain and secure channels); the receiver then gets ECANCELED.  Secure
+ *   channel: EBADMSG when the receiver's PMO has another key (or the
+ *   message was changed), on the first closure; ESTALE when the receiver
+ *   refused the offer's generation as already used
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -675,8 +687,7 @@ struct mmt_xfer {
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_COPY is the sender's)
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - the PMO is not WAITING (MMT channel) or not VALID and writable
- *   (plain channel)
- * * EOPNOTSUPP - MMT_CHANNEL_SECURE (not implemented yet)
+ *   (secure and plain channels)
  * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
  *   the sender named another channel (the offer is refused)
  * * EBADMSG - tamper or wrong key; ESTALE - replay; EILSEQ - reorder;
@@ -684,8 +695,15 @@ struct mmt_xfer {
  *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection
  *   or sender.
  *   The MMT that failed stays WAITING; earlier ones are VALID.
+ *   Secure channel: EBADMSG - a message failed AES-GCM authentication
+ *   (another key at either side, tamper, a message of another connection,
+ *   transfer or closure); ESTALE - a message index replayed or reordered,
+ *   or an offer whose generation is not above the last one taken on this
+ *   connection (refused).  The MMT that failed is unchanged (its old data);
+ *   earlier ones hold the data received.  Counted in debugfs mmt/stats.
  * * ECANCELED - the sender stopped before sending every closure
- * * E2BIG - 2^24 closures or more
+ * * E2BIG - 2^24 closures or more; secure channel: more than 64 MiB of
+ *   data per closure
  * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer, or
  *   a signal arrived; MMTs not received stay WAITING
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt-xfer.c - guest test of connections: MMT_IOC_LISTEN/CONNECT/ACCEPT and
- * MMT_IOC_SEND/RECV over Soft-RoCE, MMT and plain channels
+ * MMT_IOC_SEND/RECV over Soft-RoCE, MMT, secure and plain channels
  *
  * Built static by tests/guest/run.sh (gcc -static -I uapi).  One run is one
  * connection and one transfer of a PMO filled with a seeded pattern:
@@ -36,12 +36,16 @@
  *   -L N        N transfers in a row on the one connection, each of a new
  *               PMO (pattern seed + i), each read back byte-exact by the
  *               receiver; reports one check for the whole loop
+ *   -k          recv: key the receive PMO with another key than the
+ *               sender's (secure channel: EBADMSG on the first closure)
  *
  * Checks: the receiver reads the whole PMO back through the controller and
  * compares it byte for byte with the pattern; MMT states after the
  * transfer (receiver VALID, read-only in copy mode; sender INVALID in
  * transfer mode, VALID with the data intact in copy mode and after a
- * failure).  Output: "ok - ..." / "not ok - ..." lines and a summary line
+ * failure; secure and plain channels, receiver, after a failure: the
+ * closures accepted read back as the pattern, the others still zero, and
+ * for EBADMSG debugfs mmt/stats reject_badmsg grew by exactly one).  Output: "ok - ..." / "not ok - ..." lines and a summary line
  * with the figures; exit status: failed checks (0 = all passed), 2 on
  * usage or setup errors.
  */
@@ -134,6 +138,7 @@ struct opts {
 	unsigned long long min_counter;
 	int both;
 	unsigned int loops;
+	int other_key;
 };
 
 static int errno_of(const char *name)
@@ -183,7 +188,7 @@ static int pmo_create(int dev, const struct opts *o, uint64_t *bytes,
 	return c.fd;
 }
 
-static int pmo_key(int pmo, int receive)
+static int pmo_key(int pmo, int receive, int other)
 {
 	struct mmt_pmo_key k;
 
@@ -192,6 +197,8 @@ static int pmo_key(int pmo, int receive)
 	k.key_len = sizeof(test_key);
 	k.flags = receive ? MMT_KEY_RECEIVE : 0;
 	memcpy(k.key, test_key, sizeof(test_key));
+	if (other)
+		k.key[15] ^= 0x80;
 	if (ioctl(pmo, MMT_IOC_PMO_SET_KEY, &k)) {
 		perror("MMT_IOC_PMO_SET_KEY");
 		return -1;
@@ -270,6 +277,46 @@ static unsigned int pmo_compare(int pmo, uint64_t cbytes, unsigned int first,
 	return bad;
 }
 
+/* Closures [@first, @last) that do not read back as zeros. */
+static unsigned int pmo_zero(int pmo, uint64_t cbytes, unsigned int first,
+			     unsigned int last)
+{
+	unsigned char *buf = malloc(cbytes);
+	unsigned int i, bad = 0;
+	uint64_t j;
+
+	if (!buf)
+		return last - first;
+	for (i = first; i < last; i++) {
+		if (pread(pmo, buf, cbytes, (uint64_t)i * cbytes) !=
+		    (ssize_t)cbytes) {
+			bad++;
+			continue;
+		}
+		for (j = 0; j < cbytes && !buf[j]; j++)
+			;
+		bad += j != cbytes;
+	}
+	free(buf);
+	return bad;
+}
+
+/* A counter of debugfs mmt/stats, or -1. */
+static long long stat_of(const char *name)
+{
+	FILE *f = fopen("/sys/kernel/debug/mmt/stats", "r");
+	long long v, r = -1;
+	char key[64];
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, name))
+			r = v;
+	fclose(f);
+	return r;
+}
+
 static int fill_addr(struct mmt_conn_addr *a, const char *s, unsigned int p)
 {
 	memset(a, 0, sizeof(*a));
@@ -345,7 +392,7 @@ static pid_t reverse_start(int dev, int conn, const struct opts *o, int send)
 	if (pid)
 		return pid;
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
-	if (pmo < 0 || pmo_key(pmo, !send) ||
+	if (pmo < 0 || pmo_key(pmo, !send, 0) ||
 	    (send && pmo_fill(pmo, bytes, o->seed + 1000)))
 		_exit(2);
 	memset(&x, 0, sizeof(x));
@@ -392,7 +439,7 @@ static void xfer_loop(int dev, int conn, const struct opts *o, int send)
 	for (i = 0; i < o->loops && !ret && !bad; i++) {
 		pmo = pmo_create(dev, o, &bytes, &cbytes);
 		if (pmo < 0 || pmo_key(pmo, !send && o->channel ==
-				       MMT_CHANNEL_MMT) ||
+				       MMT_CHANNEL_MMT, 0) ||
 		    (send && pmo_fill(pmo, bytes, o->seed + i))) {
 			what = "PMO set-up failed";
 			ret = -1;
@@ -433,9 +480,10 @@ static int do_recv(int dev, const struct opts *o)
 	pid_t child = 0;
 	double t0;
 	struct pollfd pfd;
+	long long badmsg;
 
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
-	if (pmo < 0 || pmo_key(pmo, o->channel == MMT_CHANNEL_MMT))
+	if (pmo < 0 || pmo_key(pmo, o->channel == MMT_CHANNEL_MMT, o->other_key))
 		return 2;
 	if (o->min_counter) {
 		struct mmt_pmo_counter rc = {
@@ -482,7 +530,7 @@ static int do_recv(int dev, const struct opts *o)
 	if (o->both)
 		child = reverse_start(dev, conn, o, 1);
 
-	if (o->channel != MMT_CHANNEL_SECURE && !o->expect) {
+	if (!o->expect) {
 		pfd.fd = conn;
 		pfd.events = POLLIN;
 		ret = poll(&pfd, 1, o->timeout_ms);
@@ -525,8 +573,22 @@ static int do_recv(int dev, const struct opts *o)
 		free(m);
 		return failures;
 	}
+	badmsg = stat_of("reject_badmsg");
 	ret = ioctl(conn, MMT_IOC_RECV, &x);
 	err = errno;
+	if (ret && o->expect && o->channel != MMT_CHANNEL_MMT) {
+		/* Stopped: what was accepted is there, the rest unchanged. */
+		check(pmo_compare(pmo, cbytes, 0, x.closures, o->seed,
+				  NULL) == 0 &&
+		      pmo_zero(pmo, cbytes, x.closures, o->closures) == 0,
+		      "after the failure %llu closures delivered, %llu unchanged",
+		      (unsigned long long)x.closures,
+		      (unsigned long long)(o->closures - x.closures));
+		if (err == EBADMSG)
+			check(stat_of("reject_badmsg") == badmsg + 1,
+			      "mmt/stats reject_badmsg %lld -> %lld", badmsg,
+			      stat_of("reject_badmsg"));
+	}
 	if (ret && o->expect && o->channel == MMT_CHANNEL_MMT) {
 		/* Refused: nothing accepted, every MMT still WAITING. */
 		m = calloc(o->closures, sizeof(*m));
@@ -585,7 +647,7 @@ static int do_send(int dev, const struct opts *o)
 	double t0, deadline = now() + 60;
 
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
-	if (pmo < 0 || pmo_key(pmo, 0) || pmo_fill(pmo, bytes, o->seed))
+	if (pmo < 0 || pmo_key(pmo, 0, 0) || pmo_fill(pmo, bytes, o->seed))
 		return 2;
 	for (;;) {
 		memset(&c, 0, sizeof(c));
@@ -665,7 +727,7 @@ static int do_send(int dev, const struct opts *o)
 			      !pmo_compare(pmo, cbytes, 0, o->closures,
 					   o->seed, NULL),
 			      "%s: every sender MMT VALID, data intact",
-			      o->copy ? "copy" : "plain");
+			      o->copy ? "copy" : chan_name(o->channel));
 		printf("mmt-xfer send: %s %s %u x %llu B: %.3f s (%llu ns in kernel)\n",
 		       chan_name(o->channel), o->copy ? "copy" : "transfer",
 		       o->closures, (unsigned long long)cbytes, dt,
@@ -714,7 +776,7 @@ int main(int argc, char **argv)
 	}
 	role = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BL:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BL:k")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -759,6 +821,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			o.connect_once = 1;
+			break;
+		case 'k':
+			o.other_key = 1;
 			break;
 		case 'B':
 			o.both = 1;

@@ -2,7 +2,8 @@
 /*
  * mmt_conn_test.c - suite mmt_conn: the parts of connections that need no
  * RDMA (driver/mmt_conn.c): message decoding and checks, the sender's
- * build and settle steps, and the receiver's in-place closure check.
+ * build and settle steps, the receiver's in-place closure check, and the
+ * secure channel's seal and open of one closure between two PMOs.
  *
  * The RDMA writes are simulated the way the transport does them
  * (driver/mmt_conn_rdma.c): the sender's closure region (data, data MACs,
@@ -368,6 +369,188 @@ static void mmt_conn_plain(struct kunit *test)
 	mmt_pmo_free(dst);
 }
 
+/* Secure channel: a second VALID PMO, every byte of its data @fill. */
+static struct mmt_pmo *mmt_conn_sec_dst(struct kunit *test, const u8 *key,
+					u8 fill)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_pmo *dst = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	u64 cb = dst->params.data_bytes;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(dst, key, 16, false), 0);
+	memset(ctx->out, fill, cb);
+	for (i = 0; i < dst->closures; i++)
+		KUNIT_ASSERT_EQ(test, mmt_write(&dst->mmts[i], 0, ctx->out,
+						cb), 0);
+	return dst;
+}
+
+/* Does closure @i of @pmo still hold @fill in every byte? */
+static bool mmt_conn_sec_untouched(struct kunit *test, struct mmt_pmo *pmo,
+				   u32 i, u8 fill)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u64 cb = pmo->params.data_bytes, j;
+
+	if (mmt_read(&pmo->mmts[i], 0, ctx->out, cb))
+		return false;
+	for (j = 0; j < cb; j++)
+		if (ctx->out[j] != fill)
+			return false;
+	return true;
+}
+
+static const struct mmt_conn_sec_id mmt_conn_sec_id = {
+	.conn_id = MMT_CONN_TEST_ID,
+	.sender_node = 1,
+	.receiver_node = 2,
+	.dir = 0,
+	.gen = 5,
+};
+
+/*
+ * Secure channel, seal then open every closure between two PMOs keyed with
+ * the same key: the message is not the plaintext, the receiver's data is
+ * byte-exact, the root keys are equal (and differ for another key).
+ */
+static void mmt_conn_secure(struct kunit *test)
+{
+	static const u8 other_key[16] = { 1 };
+	struct mmt_conn_ctx *ctx = test->priv;
+	u64 cb = ctx->src->params.data_bytes;
+	struct mmt_chan_crypto *tx, *rx;
+	struct mmt_pmo *dst, *other;
+	u8 *msg, *priv;
+	u32 i;
+
+	msg = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	priv = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, msg && priv);
+	dst = mmt_conn_sec_dst(test, mmt_conn_key, 0xee);
+	other = mmt_conn_sec_dst(test, other_key, 0xee);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->src->chan_root, dst->chan_root,
+				     MMT_CHAN_ROOT_BYTES), 0);
+	KUNIT_EXPECT_NE(test, memcmp(ctx->src->chan_root, other->chan_root,
+				     MMT_CHAN_ROOT_BYTES), 0);
+	tx = mmt_conn_sec_alloc(ctx->src, &mmt_conn_sec_id);
+	rx = mmt_conn_sec_alloc(dst, &mmt_conn_sec_id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tx));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rx));
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, i,
+							msg), 0);
+		KUNIT_EXPECT_NE(test, memcmp(msg, ctx->plain + i * cb, cb), 0);
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, i, msg,
+							priv), 0);
+	}
+	KUNIT_EXPECT_EQ(test, mmt_conn_read_all(dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	/* The sender's PMO is unchanged and VALID. */
+	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, mmt_conn_read_all(ctx->src, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+	mmt_chan_crypto_free(tx);
+	mmt_chan_crypto_free(rx);
+	mmt_pmo_free(other);
+	mmt_pmo_free(dst);
+}
+
+/*
+ * Secure channel rejections, each leaving the receiver's closure as it
+ * was: a tampered byte (EBADMSG, counted in mmt/stats), another key,
+ * another binding or AD (EBADMSG), a replayed or reordered index (ESTALE);
+ * the untampered message still opens afterwards; no key (EPERM).
+ */
+static void mmt_conn_secure_reject(struct kunit *test)
+{
+	static const u8 other_key[16] = { 1 };
+	struct mmt_conn_ctx *ctx = test->priv;
+	u64 cb = ctx->src->params.data_bytes;
+	struct mmt_conn_sec_id id = mmt_conn_sec_id;
+	struct mmt_chan_crypto *tx, *rx, *wrong, *bound;
+	u8 *m0, *m1, *m2, *priv;
+	struct mmt_pmo *dst, *other, *bare;
+	s64 badmsg, stale;
+
+	m0 = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	m1 = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	m2 = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	priv = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, m0 && m1 && m2 && priv);
+	dst = mmt_conn_sec_dst(test, mmt_conn_key, 0xee);
+	other = mmt_conn_sec_dst(test, other_key, 0xee);
+	tx = mmt_conn_sec_alloc(ctx->src, &id);
+	rx = mmt_conn_sec_alloc(dst, &id);
+	wrong = mmt_conn_sec_alloc(other, &id);
+	id.dir = 1;	/* the other direction of the same connection */
+	bound = mmt_conn_sec_alloc(dst, &id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tx) || IS_ERR(rx) || IS_ERR(wrong) ||
+			   IS_ERR(bound));
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 0, m0), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 1, m1), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 2, m2), 0);
+	/* Sealing an index again on one context is refused (nonce reuse). */
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 2, priv),
+			-EINVAL);
+
+	badmsg = atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]);
+	stale = atomic64_read(&mmt_stats.reject[MMT_REJ_STALE]);
+	/* Tampered ciphertext byte, then tag byte. */
+	m0[cb / 2] ^= 0x01;
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+			-EBADMSG);
+	m0[cb / 2] ^= 0x01;
+	m0[cb + 3] ^= 0x80;
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+			-EBADMSG);
+	m0[cb + 3] ^= 0x80;
+	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]),
+			badmsg + 2);
+	/* Another key; another binding; another AD (generation). */
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(other, wrong, 5, 0, m0, priv),
+			-EBADMSG);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, other, 0, 0xee));
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, bound, 5, 0, m0, priv),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 6, 0, m0, priv),
+			-EBADMSG);
+	/* A message of another index under this one's */
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m1, priv),
+			-EBADMSG);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
+	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 1, 0xee));
+	/* Failed opens moved nothing: the genuine message still opens. */
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv), 0);
+	KUNIT_EXPECT_FALSE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
+	/* Replay of 0, then 2 before 1: 1 is refused as reordered. */
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 2, m2, priv), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 1, m1, priv),
+			-ESTALE);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 1, 0xee));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.reject[MMT_REJ_STALE]),
+			stale + 2);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 3, m1, priv),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_read(&dst->mmts[2], 0, ctx->out, cb), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain + 2 * cb, cb), 0);
+
+	bare = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, &id)), -EPERM);
+	mmt_pmo_free(bare);
+	mmt_chan_crypto_free(tx);
+	mmt_chan_crypto_free(rx);
+	mmt_chan_crypto_free(wrong);
+	mmt_chan_crypto_free(bound);
+	mmt_pmo_free(other);
+	mmt_pmo_free(dst);
+}
+
 static void mmt_conn_wire(struct kunit *test)
 {
 	struct mmt_conn_ctx *ctx = test->priv;
@@ -460,6 +643,8 @@ static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_lost_ack),
 	KUNIT_CASE(mmt_conn_states),
 	KUNIT_CASE(mmt_conn_plain),
+	KUNIT_CASE(mmt_conn_secure),
+	KUNIT_CASE(mmt_conn_secure_reject),
 	KUNIT_CASE(mmt_conn_wire),
 	KUNIT_CASE(mmt_conn_xfer_arg),
 	{}

@@ -860,6 +860,51 @@ static void chan_alloc(struct kunit *test)
 	mmt_chan_crypto_free(ERR_PTR(-EINVAL));
 }
 
+/*
+ * mmt_chan_root_key() = HKDF-SHA256(key, "mmt-v1 salt", "mmt v1 chanroot"),
+ * 32 bytes.  Expected values computed independently (Python hmac/hashlib,
+ * RFC 5869) for key[i] = i * 7 + 1; the root differs from the channel key
+ * of the MMT key itself with an empty binding; bad arguments.
+ */
+static void chan_root(struct kunit *test)
+{
+	static const u8 want16[MMT_CHAN_ROOT_BYTES] = {
+		0x27, 0x18, 0x01, 0xaa, 0x32, 0x89, 0xab, 0x02,
+		0x25, 0x8d, 0xb9, 0x7b, 0x4d, 0x21, 0xed, 0xc4,
+		0x48, 0xca, 0x4b, 0x09, 0x96, 0xbb, 0x34, 0xbb,
+		0xb8, 0x97, 0x64, 0xe1, 0x2d, 0x1e, 0xa4, 0x65,
+	};
+	static const u8 want32[MMT_CHAN_ROOT_BYTES] = {
+		0xea, 0x9a, 0x3a, 0x2a, 0xb1, 0xe0, 0x0c, 0x6b,
+		0x40, 0x9c, 0x0d, 0x6e, 0x87, 0xf2, 0x6b, 0xbf,
+		0x4b, 0xcd, 0x1c, 0xf2, 0xce, 0x1b, 0xed, 0xdd,
+		0xbc, 0x53, 0x1c, 0xcd, 0xbc, 0xb7, 0x77, 0x29,
+	};
+	u8 key[32], root[MMT_CHAN_ROOT_BYTES], okm[20];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (u8)(i * 7 + 1);
+	KUNIT_ASSERT_EQ(test, mmt_chan_root_key(key, 16, root), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(root, want16, sizeof(root)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_chan_root_key(key, 32, root), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(root, want32, sizeof(root)), 0);
+	/* Not the key || salt of mmt_chan_crypto_alloc(key, 32, NULL, 0). */
+	KUNIT_ASSERT_EQ(test, mmt_crypto_hkdf_sha256(key, 32,
+						     (const u8 *)"mmt-v1 salt",
+						     11,
+						     (const u8 *)"mmt v1 channel",
+						     14, okm, sizeof(okm)), 0);
+	KUNIT_EXPECT_NE(test, memcmp(root, okm, sizeof(okm)), 0);
+
+	memset(root, 0x5a, sizeof(root));
+	KUNIT_EXPECT_EQ(test, mmt_chan_root_key(key, 24, root), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_root_key(NULL, 16, root), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_chan_root_key(key, 16, NULL), -EINVAL);
+	for (i = 0; i < sizeof(root); i++)
+		KUNIT_EXPECT_EQ(test, root[i], 0x5a);
+}
+
 static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE(ecb_kat),
 	KUNIT_CASE(ecb_bad_args),
@@ -875,6 +920,7 @@ static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE(chan_ad),
 	KUNIT_CASE(chan_bad_args),
 	KUNIT_CASE(chan_alloc),
+	KUNIT_CASE(chan_root),
 	{}
 };
 

@@ -32,7 +32,10 @@ r "plain, 32 closures" 7404 -n 32 -s 14 -c plain
 r "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 r "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
 r "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
-r "secure channel: EOPNOTSUPP" 7406 -c secure -X EOPNOTSUPP
+r "secure, 32 closures" 7406 -n 32 -s 25 -c secure
+r "secure, 4 closures of 2 MiB" 7460 -n 4 -l 3 -s 26 -c secure
+r "secure, another key: EBADMSG, PMO unchanged" 7461 -n 8 -s 27 \
+	-c secure -k -X EBADMSG
 r "other geometry: EMEDIUMTYPE" 7407 -n 1 -l 3 -X EMEDIUMTYPE
 r "idle receiver (sender times out)" 7408 -W 4000
 r "IPv6 listener, 4 closures" 7412 -a :: -n 4 -s 20

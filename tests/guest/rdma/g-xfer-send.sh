@@ -36,7 +36,10 @@ s "plain, 32 closures" 7404 -n 32 -s 14 -c plain
 s "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 s "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
 s "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
-s "secure channel: EOPNOTSUPP" 7406 -c secure -X EOPNOTSUPP
+s "secure, 32 closures" 7406 -n 32 -s 25 -c secure
+s "secure, 4 closures of 2 MiB" 7460 -n 4 -l 3 -s 26 -c secure
+s "secure, receiver has another key: EBADMSG, data intact" 7461 -n 8 \
+	-s 27 -c secure -X EBADMSG -R
 s "other geometry: EMEDIUMTYPE" 7407 -n 16 -l 2 -X EMEDIUMTYPE -R
 s "idle receiver: ETIMEDOUT, data intact" 7408 -n 4 -t 1500 -X ETIMEDOUT -R
 s "IPv6, 4 closures" 7412 -a "fd00::2" -n 4 -s 20

@@ -98,7 +98,8 @@ DEFINE_SHOW_ATTRIBUTE(mmt_stats);
  */
 void mmt_stats_init(void)
 {
-	mmt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	/* not KBUILD_MODNAME: the out-of-tree build makes it "driver/mmt" */
+	mmt_debugfs_dir = debugfs_create_dir("mmt", NULL);
 	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
 			    &mmt_stats_fops);
 }

@@ -439,6 +439,13 @@ static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&conn->wq);
 }
 
+/* Count what a refused rkey looks like from the writer's side. */
+static void mmt_conn_count_wc(const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_REM_ACCESS_ERR)
+		atomic64_inc(&mmt_stats.remote_access_errors);
+}
+
 static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mmt_wait_cqe *w = container_of(wc->wr_cqe, struct mmt_wait_cqe,
@@ -446,6 +453,7 @@ static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	w->status = wc->status;
 	if (wc->status != IB_WC_SUCCESS) {
+		mmt_conn_count_wc(wc);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("conn %llx: WR %d failed: %s\n",
 					    w->conn->conn_id, wc->opcode,
@@ -466,8 +474,10 @@ static void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn)
 /* Unsignaled WRs completing with an error still reach this. */
 static void mmt_conn_silent_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		mmt_conn_count_wc(wc);
 		mmt_conn_fail(cq->cq_context, -ECONNRESET);
+	}
 }
 
 static struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
@@ -527,6 +537,8 @@ static void mmt_conn_qp_event(struct ib_event *ev, void *ctx)
 
 	pr_info_ratelimited("conn %llx: QP event %s\n", conn->conn_id,
 			    ib_event_msg(ev->event));
+	if (ev->event == IB_EVENT_QP_ACCESS_ERR)
+		atomic64_inc(&mmt_stats.remote_access_errors);
 	switch (ev->event) {
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:

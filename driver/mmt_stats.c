@@ -86,6 +86,8 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 	for (i = 0; i < ARRAY_SIZE(mmt_reject_names); i++)
 		seq_printf(s, "%s %lld\n", mmt_reject_names[i],
 			   atomic64_read(&mmt_stats.reject[i]));
+	seq_printf(s, "remote_access_errors %lld\n",
+		   atomic64_read(&mmt_stats.remote_access_errors));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);

@@ -384,6 +384,8 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ib_dma_sync_single_for_cpu(conn->dev, b->dma,
 					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
 		err = mmt_wire_decode(b->buf, wc->byte_len, &it->msg);
+		if (!err)
+			mmt_conn_fault_msg(&it->msg);
 	}
 	if (err) {
 		pr_info_ratelimited("conn %llx: bad message: %d\n",
@@ -2338,6 +2340,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 		verdict = -ECANCELED;
 	} else if (rx->channel == MMT_CHANNEL_MMT) {
 		memcpy(head, s->head, sizeof(head));
+		mmt_conn_fault_rx(rx->pmo, m->index, head);
 		verdict = mmt_conn_rx_check(rx->pmo, m->index, head,
 					    rx->conn->peer_node, rx->eager);
 	} else {

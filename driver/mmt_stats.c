@@ -8,6 +8,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
+#include "mmt_conn.h"
 #include "mmt_internal.h"
 
 struct mmt_stats mmt_stats;
@@ -104,6 +105,7 @@ void mmt_stats_init(void)
 	mmt_debugfs_dir = debugfs_create_dir("mmt", NULL);
 	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
 			    &mmt_stats_fops);
+	mmt_conn_fault_init(mmt_debugfs_dir);
 }
 
 /**
@@ -114,4 +116,5 @@ void mmt_stats_init(void)
 void mmt_stats_exit(void)
 {
 	debugfs_remove(mmt_debugfs_dir);
+	mmt_conn_fault_exit();
 }

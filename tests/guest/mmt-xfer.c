@@ -47,6 +47,9 @@
  *               with ECONNRESET)
  *   -D NAME     the debugfs mmt/stats counter NAME grows by exactly 1 over
  *               the transfer (and a reject_* NAME: no other reject_* grows)
+ *   -L I        recv: closure I was tampered where the lazy check does not
+ *               look (its data): the receive succeeds, reading closure I
+ *               fails with EBADMSG (counted in -D), the others byte-exact
  *
  * Checks: the receiver reads the whole PMO back through the controller and
  * compares it byte for byte with the pattern; MMT states after the
@@ -151,6 +154,7 @@ struct opts {
 	int nfaults;
 	int attack_at;
 	const char *counter;
+	int lazy_bad;
 };
 
 #define FAULT_PATH	"/sys/kernel/debug/mmt/conn_fault"
@@ -456,6 +460,20 @@ static void attack_checks(int pmo, uint64_t cbytes, const struct opts *o,
 	struct mmt_mmt_info *m;
 	long long v;
 
+	if (pmo >= 0 && !ret && o->lazy_bad >= 0) {
+		unsigned char *buf = malloc(cbytes);
+		ssize_t n = -1;
+		int e = 0;
+
+		if (buf) {
+			n = pread(pmo, buf, cbytes, o->lazy_bad * cbytes);
+			e = errno;
+			free(buf);
+		}
+		check(n == -1 && e == EBADMSG,
+		      "reading the tampered closure %d fails with EBADMSG (%s)",
+		      o->lazy_bad, n < 0 ? strerror(e) : "read it");
+	}
 	if (o->nfaults) {
 		v = debugfs_value(FAULT_PATH, "fired", 0);
 		check(v > fired0 && v - fired0 <= o->nfaults,
@@ -679,10 +697,17 @@ static int do_recv(int dev, const struct opts *o)
 		      "received %llu closures, %llu bytes",
 		      (unsigned long long)x.closures,
 		      (unsigned long long)x.bytes);
-		check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed,
-				  NULL) == 0,
-		      "%s channel: %u closures read back byte-exact",
-		      chan_name(o->channel), o->closures);
+		if (o->lazy_bad >= 0)
+			check(pmo_compare(pmo, cbytes, 0, o->lazy_bad, o->seed,
+					  NULL) == 0 &&
+			      pmo_compare(pmo, cbytes, o->lazy_bad + 1,
+					  o->closures, o->seed, NULL) == 0,
+			      "every other closure reads back byte-exact");
+		else
+			check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed,
+					  NULL) == 0,
+			      "%s channel: %u closures read back byte-exact",
+			      chan_name(o->channel), o->closures);
 		m = calloc(o->closures, sizeof(*m));
 		ret = pmo_states(pmo, m, o->closures);
 		for (i = 0; ret > 0 && i < o->closures; i++)
@@ -848,7 +873,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.port = 7471, .closures = 1, .levels = 2, .seed = 1,
 		.timeout_ms = 20000, .channel = MMT_CHANNEL_MMT,
-		.attack_at = -1,
+		.attack_at = -1, .lazy_bad = -1,
 	};
 	int dev, opt, ret;
 
@@ -859,7 +884,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BPf:F:A:D:")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BPf:F:A:D:L:")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -932,6 +957,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			o.counter = optarg;
+			break;
+		case 'L':
+			o.lazy_bad = atoi(optarg);
 			break;
 		default:
 			return 2;

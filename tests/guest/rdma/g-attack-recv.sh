@@ -35,6 +35,8 @@ r "tree node byte: EBADMSG" 7503 -F "xor nodes 2 0 1" \
 	-X EBADMSG -A 2 -D reject_badmsg
 r "sealed root byte: EBADMSG" 7504 -F "xor head 2 100 1" \
 	-X EBADMSG -A 2 -D reject_badmsg
+r "data byte (lazy): accepted, then its read fails: EBADMSG" 7518 \
+	-F "xor data 1 100 1" -L 1 -D verify_fail
 r "header version 2: EPROTONOSUPPORT" 7505 -F "xor head 2 4 3" \
 	-X EPROTONOSUPPORT -A 2 -D reject_version
 r "header magic: EPROTO" 7506 -F "xor head 2 0 1" \

@@ -30,6 +30,7 @@ s "data byte: EBADMSG" 7501 -X EBADMSG -R -A 2
 s "data MAC byte: EBADMSG" 7502 -X EBADMSG -R -A 2
 s "tree node byte: EBADMSG" 7503 -X EBADMSG -R -A 2
 s "sealed root byte: EBADMSG" 7504 -X EBADMSG -R -A 2
+s "data byte, lazy receiver: accepted" 7518
 s "header version: EPROTONOSUPPORT" 7505 -X EPROTONOSUPPORT -R -A 2
 s "header magic: EPROTO" 7506 -X EPROTO -R -A 2
 s "header geometry, levels 0: EMEDIUMTYPE" 7507 -X EMEDIUMTYPE -R -A 2

@@ -137,10 +137,8 @@ static void mmt_fault_record(u32 index, const u8 *head, const u8 *region,
 	u32 i;
 
 	copy = kvmalloc(len, GFP_KERNEL);
-	if (!copy) {
-		pr_info("conn_fault: record %u: no memory\n", index);
-		return;
-	}
+	if (!copy)
+		return;	/* "present" then finds nothing and says so */
 	memcpy(copy, region, len);
 	mutex_lock(&mmt_fault_mutex);
 	for (i = 0; i < MMT_FAULT_KEEP && !k; i++)

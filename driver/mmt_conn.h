@@ -196,4 +196,30 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 		      u32 gen, u32 index, const u8 *msg, u8 *priv);
 
+/* mmt_conn_fault.c: test builds only (MMT_DEBUG); empty otherwise */
+struct dentry;
+#ifdef MMT_DEBUG
+void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head);
+void mmt_conn_fault_msg(struct mmt_msg *msg);
+void mmt_conn_fault_init(struct dentry *dir);
+void mmt_conn_fault_exit(void);
+#else
+static inline void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index,
+				     u8 *head)
+{
+}
+
+static inline void mmt_conn_fault_msg(struct mmt_msg *msg)
+{
+}
+
+static inline void mmt_conn_fault_init(struct dentry *dir)
+{
+}
+
+static inline void mmt_conn_fault_exit(void)
+{
+}
+#endif
+
 #endif /* MMT_CONN_H */

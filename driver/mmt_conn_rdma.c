@@ -400,6 +400,8 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ib_dma_sync_single_for_cpu(conn->dev, b->dma,
 					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
 		err = mmt_wire_decode(b->buf, wc->byte_len, &it->msg);
+		if (!err)
+			mmt_conn_fault_msg(&it->msg);
 	}
 	if (err) {
 		pr_info_ratelimited("conn %llx: bad message: %d\n",
@@ -455,6 +457,13 @@ static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&conn->wq);
 }
 
+/* Count what a refused rkey looks like from the writer's side. */
+static void mmt_conn_count_wc(const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_REM_ACCESS_ERR)
+		atomic64_inc(&mmt_stats.remote_access_errors);
+}
+
 static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct mmt_wait_cqe *w = container_of(wc->wr_cqe, struct mmt_wait_cqe,
@@ -462,6 +471,7 @@ static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	w->status = wc->status;
 	if (wc->status != IB_WC_SUCCESS) {
+		mmt_conn_count_wc(wc);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("conn %llx: WR %d failed: %s\n",
 					    w->conn->conn_id, wc->opcode,
@@ -487,8 +497,10 @@ static void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn)
 /* Unsignaled WRs completing with an error still reach this. */
 static void mmt_conn_silent_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		mmt_conn_count_wc(wc);
 		mmt_conn_fail(cq->cq_context, -ECONNRESET);
+	}
 }
 
 static struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
@@ -578,6 +590,8 @@ static void mmt_conn_qp_event(struct ib_event *ev, void *ctx)
 
 	pr_info_ratelimited("conn %llx: QP event %s\n", conn->conn_id,
 			    ib_event_msg(ev->event));
+	if (ev->event == IB_EVENT_QP_ACCESS_ERR)
+		atomic64_inc(&mmt_stats.remote_access_errors);
 	switch (ev->event) {
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
@@ -2403,6 +2417,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 		verdict = -ECANCELED;
 	} else if (rx->channel == MMT_CHANNEL_MMT) {
 		memcpy(head, s->head, sizeof(head));
+		mmt_conn_fault_rx(rx->pmo, m->index, head);
 		verdict = mmt_conn_rx_check(rx->pmo, m->index, head,
 					    rx->conn->peer_node, rx->eager);
 	} else if (rx->channel == MMT_CHANNEL_SECURE) {

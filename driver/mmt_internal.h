@@ -92,6 +92,9 @@ struct mmt_pmo {
  * @closures_sent: closures sealed and delivered
  * @closures_received: closures accepted
  * @reject: closures rejected, by reason (enum mmt_reject)
+ * @remote_access_errors: connections broken by a refused remote access:
+ *	an RDMA write completing with IB_WC_REM_ACCESS_ERR (the peer's NIC
+ *	refused the rkey or range) or a QP access-error event
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -102,6 +105,7 @@ struct mmt_stats {
 	atomic64_t closures_sent;
 	atomic64_t closures_received;
 	atomic64_t reject[8];
+	atomic64_t remote_access_errors;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */

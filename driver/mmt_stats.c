@@ -8,6 +8,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
+#include "mmt_conn.h"
 #include "mmt_internal.h"
 
 struct mmt_stats mmt_stats;
@@ -86,6 +87,8 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 	for (i = 0; i < ARRAY_SIZE(mmt_reject_names); i++)
 		seq_printf(s, "%s %lld\n", mmt_reject_names[i],
 			   atomic64_read(&mmt_stats.reject[i]));
+	seq_printf(s, "remote_access_errors %lld\n",
+		   atomic64_read(&mmt_stats.remote_access_errors));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);
@@ -105,6 +108,7 @@ void mmt_stats_init(void)
 	mmt_debugfs_dir = debugfs_create_dir("mmt", NULL);
 	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
 			    &mmt_stats_fops);
+	mmt_conn_fault_init(mmt_debugfs_dir);
 }
 
 /**
@@ -115,4 +119,5 @@ void mmt_stats_init(void)
 void mmt_stats_exit(void)
 {
 	debugfs_remove(mmt_debugfs_dir);
+	mmt_conn_fault_exit();
 }

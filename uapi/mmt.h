@@ -659,8 +659,9 @@ struct mmt_xfer {
  *   had been written, since its ack may have been lost)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
  * * EINTR - a signal arrived; as ECONNRESET
- * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EXDEV - the receiver
- *   rejected a closure for that reason; that MMT is VALID again.  EBADMSG
+ * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
+ *   EMEDIUMTYPE, EXDEV - the receiver rejected a closure for that reason
+ *   (see MMT_IOC_RECV); that MMT is VALID again.  EBADMSG
  *   also when the sender's own PMO fails verification as it is read
  *   (plain and secure channels); the receiver then gets ECANCELED.  Secure
  *   channel: EBADMSG when the receiver's PMO has another key (or the
@@ -690,10 +691,18 @@ struct mmt_xfer {
  *   (secure and plain channels)
  * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
  *   the sender named another channel (the offer is refused)
- * * EBADMSG - tamper or wrong key; ESTALE - replay; EILSEQ - reorder;
- *   EMSGSIZE - bad lengths; EPROTO/EPROTONOSUPPORT - bad magic or version;
- *   EMEDIUMTYPE - other geometry; EXDEV - a closure of another connection
- *   or sender.
+ * * EBADMSG - tamper (data, data MAC, tree node, sealed root or an
+ *   authenticated header field) or wrong key; data and data MACs are
+ *   checked here only with MMT_XFER_EAGER, otherwise on each read (pread
+ *   fails with EBADMSG); ESTALE - replay of a
+ *   closure older than the last accepted or the replay floor; EILSEQ -
+ *   reorder, or a closure in another closure's place (the header's seq,
+ *   checked before the root, binds it to its index); EMSGSIZE - bad
+ *   lengths, also a valid geometry other than the PMO's (its section
+ *   lengths are checked first); EPROTO/EPROTONOSUPPORT - bad magic or
+ *   version; EMEDIUMTYPE - a geometry that is not valid, or (same
+ *   lengths) not the PMO's; EXDEV - a closure of another connection or
+ *   sender.
  *   The MMT that failed stays WAITING; earlier ones are VALID.
  *   Secure channel: EBADMSG - a message failed AES-GCM authentication
  *   (another key at either side, tamper, a message of another connection,

@@ -33,11 +33,28 @@
  *               rule: every closure with a counter <= N is refused)
  *   -W MS       accept (recv) or connect (send), then idle MS ms without
  *               a transfer, and close
- *   -L N        N transfers in a row on the one connection, each of a new
+ *   -r N        N transfers in a row on the one connection, each of a new
  *               PMO (pattern seed + i), each read back byte-exact by the
  *               receiver; reports one check for the whole loop
  *   -k          recv: key the receive PMO with another key than the
  *               sender's (secure channel: EBADMSG on the first closure)
+ *
+ * Attacks (a test build of the module, MMT_DEBUG=1: debugfs mmt/conn_fault,
+ * driver/mmt_conn_fault.c; tests/guest/rdma/README.md):
+ *   -P          first a clean copy-mode transfer of the same PMO on the same
+ *               connection (recv: into a second PMO, checked byte-exact)
+ *   -f SPEC     arm the fault SPEC before that first transfer (repeatable)
+ *   -F SPEC     arm the fault SPEC before the transfer (repeatable); after
+ *               it, check that at least one fault fired
+ *   -A I        the attack hits closure I: recv: exactly I accepted (with
+ *               -X ECONNRESET: at most I and at least I - 3), each VALID and
+ *               byte-exact, the rest WAITING; send: exactly I acked (not
+ *               with ECONNRESET)
+ *   -D NAME     the debugfs mmt/stats counter NAME grows by exactly 1 over
+ *               the transfer (and a reject_* NAME: no other reject_* grows)
+ *   -L I        recv: closure I was tampered where the lazy check does not
+ *               look (its data): the receive succeeds, reading closure I
+ *               fails with EBADMSG (counted in -D), the others byte-exact
  *
  * Checks: the receiver reads the whole PMO back through the controller and
  * compares it byte for byte with the pattern; MMT states after the
@@ -139,7 +156,64 @@ struct opts {
 	int both;
 	unsigned int loops;
 	int other_key;
+	int pre;
+	const char *pre_faults[8];
+	int npre_faults;
+	const char *faults[8];
+	int nfaults;
+	int attack_at;
+	const char *counter;
+	int lazy_bad;
 };
+
+#define FAULT_PATH	"/sys/kernel/debug/mmt/conn_fault"
+#define STATS_PATH	"/sys/kernel/debug/mmt/stats"
+
+/* Arm the fault @spec in debugfs mmt/conn_fault; 0 or -1. */
+static int fault_arm(const char *spec)
+{
+	int fd = open(FAULT_PATH, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, spec, strlen(spec));
+		close(fd);
+	}
+	check(n == (ssize_t)strlen(spec), "arm fault \"%s\" (%s)", spec,
+	      n < 0 ? strerror(errno) : "ok");
+	return n == (ssize_t)strlen(spec) ? 0 : -1;
+}
+
+/*
+ * The value of the line NAME of a debugfs file (@path), or with @prefix
+ * the sum of every line starting with NAME; -1 if absent.
+ */
+static long long debugfs_value(const char *path, const char *name, int prefix)
+{
+	FILE *f = fopen(path, "r");
+	char key[64];
+	long long v, sum = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (prefix ? !strncmp(key, name, strlen(name)) :
+		    !strcmp(key, name))
+			sum = (sum < 0 ? 0 : sum) + v;
+	fclose(f);
+	return sum;
+}
+
+/* Arm @n faults; 0 or -1. */
+static int faults_arm(const char *const *spec, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fault_arm(spec[i]))
+			return -1;
+	return 0;
+}
 
 static int errno_of(const char *name)
 {
@@ -150,6 +224,8 @@ static int errno_of(const char *name)
 		{ "EINTR", EINTR }, { "EPROTO", EPROTO },
 		{ "EBADMSG", EBADMSG }, { "EHOSTUNREACH", EHOSTUNREACH },
 		{ "ESTALE", ESTALE }, { "ENETUNREACH", ENETUNREACH },
+		{ "EILSEQ", EILSEQ }, { "EMSGSIZE", EMSGSIZE },
+		{ "EPROTONOSUPPORT", EPROTONOSUPPORT }, { "EXDEV", EXDEV },
 	};
 	size_t i;
 
@@ -423,7 +499,7 @@ static void reverse_wait(pid_t pid)
 }
 
 /*
- * -L: o->loops transfers on @conn, each of a fresh PMO pair (sender: keyed
+ * -r: o->loops transfers on @conn, each of a fresh PMO pair (sender: keyed
  * and filled with seed + i; receiver: keyed for receipt), closed after the
  * transfer; the receiver reads every one back.  Stops at the first error.
  */
@@ -468,6 +544,127 @@ static void xfer_loop(int dev, int conn, const struct opts *o, int send)
 	printf("mmt-xfer %s: %u transfers in %.1f s\n", role, i, now() - t0);
 }
 
+/*
+ * The checks of an attack (-F, -A, -D) after the transfer: @pmo is the
+ * receive PMO, or -1 on the sending side.
+ */
+static void attack_checks(int pmo, uint64_t cbytes, const struct opts *o,
+			  const struct mmt_xfer *x, int ret, long long fired0,
+			  long long count0, long long rej0)
+{
+	unsigned int i, a = o->attack_at, got = x->closures, bad = 0;
+	int reset = o->expect && !strcmp(o->expect, "ECONNRESET");
+	struct mmt_mmt_info *m;
+	long long v;
+
+	if (pmo >= 0 && !ret && o->lazy_bad >= 0) {
+		unsigned char *buf = malloc(cbytes);
+		ssize_t n = -1;
+		int e = 0;
+
+		if (buf) {
+			n = pread(pmo, buf, cbytes, o->lazy_bad * cbytes);
+			e = errno;
+			free(buf);
+		}
+		check(n == -1 && e == EBADMSG,
+		      "reading the tampered closure %d fails with EBADMSG (%s)",
+		      o->lazy_bad, n < 0 ? strerror(e) : "read it");
+	}
+	if (o->nfaults) {
+		v = debugfs_value(FAULT_PATH, "fired", 0);
+		check(v > fired0 && v - fired0 <= o->nfaults,
+		      "the armed faults fired (%lld of %d)", v - fired0,
+		      o->nfaults);
+	}
+	if (o->counter) {
+		v = debugfs_value(STATS_PATH, o->counter, 0);
+		check(count0 >= 0 && v == count0 + 1,
+		      "debugfs mmt/stats %s grew by exactly 1 (%lld -> %lld)",
+		      o->counter, count0, v);
+		if (!strncmp(o->counter, "reject_", 7)) {
+			v = debugfs_value(STATS_PATH, "reject_", 1);
+			check(v == rej0 + 1,
+			      "no other reject_* counter grew (sum %lld -> %lld)",
+			      rej0, v);
+		}
+	}
+	if (o->attack_at < 0 || !ret)
+		return;
+	if (pmo < 0) {
+		if (!reset)
+			check(got == a, "%u closures acked before the attacked one (%u)",
+			      a, got);
+		return;
+	}
+	if (reset)
+		check(got <= a && got + 3 >= a,
+		      "%u closures accepted before the connection broke (%u..%u)",
+		      got, a > 3 ? a - 3 : 0, a);
+	else
+		check(got == a, "exactly the %u closures before the attacked one accepted (%u)",
+		      a, got);
+	m = calloc(o->closures, sizeof(*m));
+	if (!m || pmo_states(pmo, m, o->closures) != (int)o->closures) {
+		check(0, "MMT states readable");
+		free(m);
+		return;
+	}
+	for (i = 0; i < o->closures; i++)
+		bad += m[i].state != (i < got ? MMT_STATE_VALID :
+				      MMT_STATE_WAITING);
+	check(!bad, "closures 0..%u VALID, %u..%u WAITING (%u wrong)",
+	      got ? got - 1 : 0, got, o->closures - 1, bad);
+	check(pmo_compare(pmo, cbytes, 0, got, o->seed, NULL) == 0,
+	      "the %u closures accepted read back byte-exact", got);
+	free(m);
+}
+
+/* -P, receiving side: a clean transfer into a second PMO first. */
+static int pre_recv(int dev, int conn, const struct opts *o)
+{
+	struct mmt_xfer x;
+	uint64_t bytes, cbytes;
+	int pmo, ret;
+
+	pmo = pmo_create(dev, o, &bytes, &cbytes);
+	if (pmo < 0 || pmo_key(pmo, 1, 0) ||
+	    faults_arm(o->pre_faults, o->npre_faults))
+		return -1;
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.pmo_fd = pmo;
+	x.channel = MMT_CHANNEL_MMT;
+	x.timeout_ms = o->timeout_ms;
+	ret = ioctl(conn, MMT_IOC_RECV, &x);
+	check(ret == 0 && x.closures == o->closures,
+	      "first transfer: %llu closures received (%s)",
+	      (unsigned long long)x.closures, ret ? strerror(errno) : "ok");
+	check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed, NULL) == 0,
+	      "first transfer: read back byte-exact");
+	close(pmo);
+	return ret ? -1 : 0;
+}
+
+/* -P, sending side: the same PMO in copy mode first (it stays VALID). */
+static int pre_send(int conn, int pmo, const struct opts *o)
+{
+	struct mmt_xfer x;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.pmo_fd = pmo;
+	x.channel = MMT_CHANNEL_MMT;
+	x.flags = MMT_XFER_COPY;
+	x.timeout_ms = o->timeout_ms;
+	ret = ioctl(conn, MMT_IOC_SEND, &x);
+	check(ret == 0 && x.closures == o->closures,
+	      "first transfer (copy): %llu closures sent (%s)",
+	      (unsigned long long)x.closures, ret ? strerror(errno) : "ok");
+	return ret ? -1 : 0;
+}
+
 static int do_recv(int dev, const struct opts *o)
 {
 	struct mmt_mmt_info *m;
@@ -477,6 +674,7 @@ static int do_recv(int dev, const struct opts *o)
 	uint64_t bytes, cbytes;
 	unsigned int i, ok_state = 0;
 	int pmo, conn, ret, err;
+	long long fired0, count0 = 0, rej0 = 0;
 	pid_t child = 0;
 	double t0;
 	struct pollfd pfd;
@@ -529,6 +727,15 @@ static int do_recv(int dev, const struct opts *o)
 	}
 	if (o->both)
 		child = reverse_start(dev, conn, o, 1);
+	if (o->pre && pre_recv(dev, conn, o))
+		return failures + 1;
+	if (faults_arm(o->faults, o->nfaults))
+		return failures + 1;
+	fired0 = debugfs_value(FAULT_PATH, "fired", 0);
+	if (o->counter) {
+		count0 = debugfs_value(STATS_PATH, o->counter, 0);
+		rej0 = debugfs_value(STATS_PATH, "reject_", 1);
+	}
 
 	if (!o->expect) {
 		pfd.fd = conn;
@@ -576,6 +783,7 @@ static int do_recv(int dev, const struct opts *o)
 	badmsg = stat_of("reject_badmsg");
 	ret = ioctl(conn, MMT_IOC_RECV, &x);
 	err = errno;
+	attack_checks(pmo, cbytes, o, &x, ret, fired0, count0, rej0);
 	if (ret && o->expect && o->channel != MMT_CHANNEL_MMT) {
 		/* Stopped: what was accepted is there, the rest unchanged. */
 		check(pmo_compare(pmo, cbytes, 0, x.closures, o->seed,
@@ -608,10 +816,17 @@ static int do_recv(int dev, const struct opts *o)
 		      "received %llu closures, %llu bytes",
 		      (unsigned long long)x.closures,
 		      (unsigned long long)x.bytes);
-		check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed,
-				  NULL) == 0,
-		      "%s channel: %u closures read back byte-exact",
-		      chan_name(o->channel), o->closures);
+		if (o->lazy_bad >= 0)
+			check(pmo_compare(pmo, cbytes, 0, o->lazy_bad, o->seed,
+					  NULL) == 0 &&
+			      pmo_compare(pmo, cbytes, o->lazy_bad + 1,
+					  o->closures, o->seed, NULL) == 0,
+			      "every other closure reads back byte-exact");
+		else
+			check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed,
+					  NULL) == 0,
+			      "%s channel: %u closures read back byte-exact",
+			      chan_name(o->channel), o->closures);
 		m = calloc(o->closures, sizeof(*m));
 		ret = pmo_states(pmo, m, o->closures);
 		for (i = 0; ret > 0 && i < o->closures; i++)
@@ -643,6 +858,7 @@ static int do_send(int dev, const struct opts *o)
 	uint64_t bytes, cbytes;
 	unsigned int i, valid = 0, invalid = 0, regua = 0, regua_bad = 0;
 	int pmo, ret, err, tries = 0;
+	long long fired0, count0 = 0;
 	pid_t child = 0;
 	double t0, deadline = now() + 60;
 
@@ -689,6 +905,13 @@ static int do_send(int dev, const struct opts *o)
 	}
 	if (o->both)
 		child = reverse_start(dev, c.fd, o, 0);
+	if (o->pre && pre_send(c.fd, pmo, o))
+		return failures + 1;
+	if (faults_arm(o->faults, o->nfaults))
+		return failures + 1;
+	fired0 = debugfs_value(FAULT_PATH, "fired", 0);
+	if (o->counter)
+		count0 = debugfs_value(STATS_PATH, o->counter, 0);
 
 	memset(&x, 0, sizeof(x));
 	x.size = sizeof(x);
@@ -703,6 +926,7 @@ static int do_send(int dev, const struct opts *o)
 	t0 = now();
 	ret = ioctl(c.fd, MMT_IOC_SEND, &x);
 	err = errno;
+	attack_checks(-1, cbytes, o, &x, ret, fired0, count0, 0);
 	if (pmo_states(pmo, m, o->closures) < 0)
 		return 2;
 	for (i = 0; i < o->closures; i++) {
@@ -747,9 +971,16 @@ static int do_send(int dev, const struct opts *o)
 		 * reached the receiver (lost ack), so they were re-encrypted
 		 * under a fresh GUA; at most the window (4).  Copy: none.
 		 */
-		check(!regua_bad && (o->copy ? regua == 0 : regua <= 4),
-		      "%u MMTs re-encrypted under a fresh GUA (%s)", regua,
-		      o->copy ? "copy: none" : "transfer: unacked, <= 4");
+		/*
+		 * After -P the build re-assigns every GUA (they must rise
+		 * above the first transfer's), so the count says nothing.
+		 */
+		if (!o->pre)
+			check(!regua_bad &&
+			      (o->copy ? regua == 0 : regua <= 4),
+			      "%u MMTs re-encrypted under a fresh GUA (%s)",
+			      regua, o->copy ? "copy: none" :
+			      "transfer: unacked, <= 4");
 		printf("mmt-xfer send: failed after %llu closures acked (%s)\n",
 		       (unsigned long long)x.closures, strerror(err));
 	}
@@ -767,6 +998,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.port = 7471, .closures = 1, .levels = 2, .seed = 1,
 		.timeout_ms = 20000, .channel = MMT_CHANNEL_MMT,
+		.attack_at = -1, .lazy_bad = -1,
 	};
 	int dev, opt, ret;
 
@@ -776,7 +1008,8 @@ int main(int argc, char **argv)
 	}
 	role = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:l:c:CEs:t:i:K:X:RNW:M:BL:k")) != -1) {
+	while ((opt = getopt(argc, argv,
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -834,8 +1067,30 @@ int main(int argc, char **argv)
 		case 'W':
 			o.idle_ms = atoi(optarg);
 			break;
-		case 'L':
+		case 'r':
 			o.loops = atoi(optarg);
+			break;
+		case 'P':
+			o.pre = 1;
+			break;
+		case 'f':
+			if (o.npre_faults == 8)
+				return 2;
+			o.pre_faults[o.npre_faults++] = optarg;
+			break;
+		case 'F':
+			if (o.nfaults == 8)
+				return 2;
+			o.faults[o.nfaults++] = optarg;
+			break;
+		case 'A':
+			o.attack_at = atoi(optarg);
+			break;
+		case 'D':
+			o.counter = optarg;
+			break;
+		case 'L':
+			o.lazy_bad = atoi(optarg);
 			break;
 		default:
 			return 2;

@@ -51,13 +51,13 @@ xfer_loop_leak() {
 	_peer=$1
 	_role=$2
 	shift 2
-	mmtg_run 120 mmt-xfer "$_role" -p 7480 -l 1 -n 2 -L 20 "$@" \
+	mmtg_run 120 mmt-xfer "$_role" -p 7480 -l 1 -n 2 -r 20 "$@" \
 		>/tmp/loop.out 2>&1 || {
 		cat /tmp/loop.out
 		return 1
 	}
 	mmtg_slab_snapshot /tmp/loop.a
-	mmtg_run 900 mmt-xfer "$_role" -p 7481 -l 1 -n 2 -L 1000 "$@" \
+	mmtg_run 900 mmt-xfer "$_role" -p 7481 -l 1 -n 2 -r 1000 "$@" \
 		>/tmp/loop.out 2>&1
 	_rc=$?
 	grep -a 'transfers' /tmp/loop.out

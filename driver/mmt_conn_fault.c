@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_conn_fault.c - test builds only (make MMT_DEBUG=1): an attacker on
+ * the wire, for the two-guest attack tests (tests/guest/rdma/README.md)
+ *
+ * debugfs mmt/conn_fault (root only) arms one-shot faults, one per line
+ * written; reading it lists what is armed and how many fired:
+ *
+ *	xor data|macs|nodes|head I OFF MASK
+ *		receiver: XOR byte OFF of closure I's data, data MACs, tree
+ *		nodes (in the receive PMO's memory) or head (the private copy
+ *		of header 0..63 and sealed root 64..191) with MASK
+ *	record I	receiver: keep a copy of closure I as it landed (head
+ *			and region), across transfers and connections
+ *	present I J	receiver: put the kept closure J (head and region) in
+ *			place of closure I
+ *	rkey I guess	sender: write closure I with its grant's first rkey
+ *			with the 8-bit key XORed with 0xff (right MR, wrong key)
+ *	rkey I stale	sender: write closure I with the first rkey of grant
+ *			I - 4 (the same MR before its invalidation); I >= 4
+ *	clear		disarm everything and drop the kept closures
+ *
+ * The receiver's hook runs after LOCAL_INV and before the check
+ * (mmt_rx_done()), so it acts exactly where a write that raced the
+ * invalidation would have; the sender's hook edits a GRANT as it arrives.
+ * A fault fires once, on the first transfer that reaches its closure.
+ * Not built at all without MMT_DEBUG (Kbuild leaves this file out and
+ * mmt_conn.h makes the hooks empty inlines).
+ *
+ * Locking: mmt_fault_lock (spinlock; the GRANT hook runs in softirq)
+ * protects the armed list and the rkey history; mmt_fault_mutex the kept
+ * closures.
+ */
+#ifdef MMT_DEBUG
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "mmt_conn.h"
+#include "mmt_internal.h"
+
+#define MMT_FAULT_MAX	8	/* armed at once */
+#define MMT_FAULT_KEEP	4	/* closures kept by "record" */
+#define MMT_FAULT_RKEYS	8	/* rkey history, by index & 7 */
+
+enum mmt_fault_op {
+	MMT_FAULT_XOR,
+	MMT_FAULT_RECORD,
+	MMT_FAULT_PRESENT,
+	MMT_FAULT_RKEY_GUESS,
+	MMT_FAULT_RKEY_STALE,
+};
+
+enum mmt_fault_region {
+	MMT_FAULT_DATA,
+	MMT_FAULT_MACS,
+	MMT_FAULT_NODES,
+	MMT_FAULT_HEAD,
+};
+
+struct mmt_fault {
+	enum mmt_fault_op op;
+	enum mmt_fault_region region;
+	u32 index;
+	u32 other;		/* PRESENT: the kept closure */
+	u64 off;
+	u8 mask;
+};
+
+struct mmt_fault_kept {
+	bool used;
+	u32 index;
+	u8 head[MMT_CONN_HEAD_BYTES];
+	u8 *region;
+	size_t len;
+};
+
+static DEFINE_SPINLOCK(mmt_fault_lock);
+static struct mmt_fault mmt_faults[MMT_FAULT_MAX];
+static u32 mmt_nfaults;
+static u64 mmt_faults_fired;
+static u32 mmt_fault_rkeys[MMT_FAULT_RKEYS];
+
+static DEFINE_MUTEX(mmt_fault_mutex);
+static struct mmt_fault_kept mmt_kept[MMT_FAULT_KEEP];
+
+/* Take the first armed fault for closure @index on one side. */
+static bool mmt_fault_take(u32 index, bool sender, struct mmt_fault *out)
+{
+	unsigned long flags;
+	bool found = false;
+	u32 i;
+
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	for (i = 0; i < mmt_nfaults; i++) {
+		bool tx = mmt_faults[i].op == MMT_FAULT_RKEY_GUESS ||
+			  mmt_faults[i].op == MMT_FAULT_RKEY_STALE;
+
+		if (mmt_faults[i].index != index || tx != sender)
+			continue;
+		*out = mmt_faults[i];
+		memmove(&mmt_faults[i], &mmt_faults[i + 1],
+			(mmt_nfaults - i - 1) * sizeof(mmt_faults[0]));
+		mmt_nfaults--;
+		mmt_faults_fired++;
+		found = true;
+		break;
+	}
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	return found;
+}
+
+static void mmt_fault_drop_kept(void)
+{
+	u32 i;
+
+	mutex_lock(&mmt_fault_mutex);
+	for (i = 0; i < MMT_FAULT_KEEP; i++) {
+		kvfree(mmt_kept[i].region);
+		memset(&mmt_kept[i], 0, sizeof(mmt_kept[i]));
+	}
+	mutex_unlock(&mmt_fault_mutex);
+}
+
+/* Keep closure @index (head @head, region @region of @len bytes). */
+static void mmt_fault_record(u32 index, const u8 *head, const u8 *region,
+			     size_t len)
+{
+	struct mmt_fault_kept *k = NULL;
+	u8 *copy;
+	u32 i;
+
+	copy = kvmalloc(len, GFP_KERNEL);
+	if (!copy)
+		return;	/* "present" then finds nothing and says so */
+	memcpy(copy, region, len);
+	mutex_lock(&mmt_fault_mutex);
+	for (i = 0; i < MMT_FAULT_KEEP && !k; i++)
+		if (mmt_kept[i].used && mmt_kept[i].index == index)
+			k = &mmt_kept[i];
+	for (i = 0; i < MMT_FAULT_KEEP && !k; i++)
+		if (!mmt_kept[i].used)
+			k = &mmt_kept[i];
+	if (k) {
+		kvfree(k->region);
+		k->used = true;
+		k->index = index;
+		memcpy(k->head, head, sizeof(k->head));
+		k->region = copy;
+		k->len = len;
+		copy = NULL;
+	}
+	mutex_unlock(&mmt_fault_mutex);
+	if (copy) {
+		pr_info("conn_fault: record %u: store full\n", index);
+		kvfree(copy);
+	}
+}
+
+/* Put the kept closure @other in place of @head and @region. */
+static void mmt_fault_present(u32 other, u8 *head, u8 *region, size_t len)
+{
+	bool done = false;
+	u32 i;
+
+	mutex_lock(&mmt_fault_mutex);
+	for (i = 0; i < MMT_FAULT_KEEP; i++) {
+		struct mmt_fault_kept *k = &mmt_kept[i];
+
+		if (!k->used || k->index != other || k->len != len)
+			continue;
+		memcpy(head, k->head, sizeof(k->head));
+		memcpy(region, k->region, len);
+		done = true;
+		break;
+	}
+	mutex_unlock(&mmt_fault_mutex);
+	if (!done)
+		pr_info("conn_fault: present: no kept closure %u\n", other);
+}
+
+/**
+ * mmt_conn_fault_rx() - receiver hook: apply the faults armed for closure
+ *	@index, after the LOCAL_INV of its registration and before its check
+ * @pmo: the receive PMO (MMT channel)
+ * @index: the closure
+ * @head: the private copy of its header and sealed root
+ *	(MMT_CONN_HEAD_BYTES) that the check reads
+ *
+ * Context: process, no lock held; takes @pmo->lock and mmt_fault_mutex.
+ */
+void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head)
+{
+	const struct mmt_params *p = &pmo->params;
+	size_t len = p->data_bytes + p->macs_bytes + p->nodes_bytes;
+	u8 *region = pmo->mem + (size_t)index * pmo->stride;
+	struct mmt *m = &pmo->mmts[index];
+	struct mmt_fault f;
+	u64 bytes;
+	u8 *base;
+
+	while (mmt_fault_take(index, false, &f)) {
+		switch (f.op) {
+		case MMT_FAULT_RECORD:
+			mmt_fault_record(index, head, region, len);
+			continue;
+		case MMT_FAULT_PRESENT:
+			mutex_lock(&pmo->lock);
+			mmt_fault_present(f.other, head, region, len);
+			mutex_unlock(&pmo->lock);
+			continue;
+		default:
+			break;
+		}
+		switch (f.region) {
+		case MMT_FAULT_DATA:
+			base = m->data;
+			bytes = p->data_bytes;
+			break;
+		case MMT_FAULT_MACS:
+			base = m->macs;
+			bytes = p->macs_bytes;
+			break;
+		case MMT_FAULT_NODES:
+			base = m->nodes;
+			bytes = p->nodes_bytes;
+			break;
+		default:
+			base = head;
+			bytes = MMT_CONN_HEAD_BYTES;
+			break;
+		}
+		if (!base || f.off >= bytes) {
+			pr_info("conn_fault: offset %llu out of range\n", f.off);
+			continue;
+		}
+		mutex_lock(&pmo->lock);
+		base[f.off] ^= f.mask;
+		mutex_unlock(&pmo->lock);
+	}
+}
+
+/**
+ * mmt_conn_fault_msg() - sender hook: a message arrived; record a GRANT's
+ *	first rkey and apply an rkey fault armed for its closure
+ * @msg: the decoded message, before it is queued
+ *
+ * Context: softirq (the receive completion); takes mmt_fault_lock.
+ */
+void mmt_conn_fault_msg(struct mmt_msg *msg)
+{
+	struct mmt_wire_seg *seg = &msg->wire.segs[0];
+	u32 rkey = le32_to_cpu(seg->rkey);
+	struct mmt_fault f;
+	unsigned long flags;
+	u32 stale;
+
+	if (msg->type != MMT_MSG_GRANT || !msg->wire.nsegs)
+		return;
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	stale = mmt_fault_rkeys[(msg->index - MMT_CONN_WINDOW) %
+				MMT_FAULT_RKEYS];
+	mmt_fault_rkeys[msg->index % MMT_FAULT_RKEYS] = rkey;
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	if (!mmt_fault_take(msg->index, true, &f))
+		return;
+	if (f.op == MMT_FAULT_RKEY_GUESS)
+		rkey ^= 0xff;
+	else if (msg->index >= MMT_CONN_WINDOW)
+		rkey = stale;
+	else
+		pr_info("conn_fault: rkey %u stale: no earlier grant\n",
+			msg->index);
+	seg->rkey = cpu_to_le32(rkey);
+}
+
+static int mmt_fault_parse(char *line, struct mmt_fault *f)
+{
+	static const char * const regions[] = {
+		[MMT_FAULT_DATA] = "data", [MMT_FAULT_MACS] = "macs",
+		[MMT_FAULT_NODES] = "nodes", [MMT_FAULT_HEAD] = "head",
+	};
+	char op[8], a[8];
+	unsigned int mask;
+	int n, r;
+
+	memset(f, 0, sizeof(*f));
+	n = sscanf(line, "%7s", op);
+	if (n != 1)
+		return -EINVAL;
+	if (!strcmp(op, "xor")) {
+		f->op = MMT_FAULT_XOR;
+		if (sscanf(line, "xor %7s %u %llu %u", a, &f->index, &f->off,
+			   &mask) != 4 || !mask || mask > 0xff)
+			return -EINVAL;
+		f->mask = mask;
+		r = match_string(regions, ARRAY_SIZE(regions), a);
+		if (r < 0)
+			return -EINVAL;
+		f->region = r;
+	} else if (!strcmp(op, "record")) {
+		f->op = MMT_FAULT_RECORD;
+		if (sscanf(line, "record %u", &f->index) != 1)
+			return -EINVAL;
+	} else if (!strcmp(op, "present")) {
+		f->op = MMT_FAULT_PRESENT;
+		if (sscanf(line, "present %u %u", &f->index, &f->other) != 2)
+			return -EINVAL;
+	} else if (!strcmp(op, "rkey")) {
+		if (sscanf(line, "rkey %u %7s", &f->index, a) != 2)
+			return -EINVAL;
+		if (!strcmp(a, "guess"))
+			f->op = MMT_FAULT_RKEY_GUESS;
+		else if (!strcmp(a, "stale"))
+			f->op = MMT_FAULT_RKEY_STALE;
+		else
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t mmt_fault_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct mmt_fault f;
+	unsigned long flags;
+	char buf[64];
+	int err = 0;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sysfs_streq(buf, "clear")) {
+		spin_lock_irqsave(&mmt_fault_lock, flags);
+		mmt_nfaults = 0;
+		memset(mmt_fault_rkeys, 0, sizeof(mmt_fault_rkeys));
+		spin_unlock_irqrestore(&mmt_fault_lock, flags);
+		mmt_fault_drop_kept();
+		return count;
+	}
+	err = mmt_fault_parse(buf, &f);
+	if (err)
+		return err;
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	if (mmt_nfaults < MMT_FAULT_MAX)
+		mmt_faults[mmt_nfaults++] = f;
+	else
+		err = -ENOSPC;
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	return err ? err : count;
+}
+
+static int mmt_fault_show(struct seq_file *s, void *unused)
+{
+	unsigned long flags;
+	u32 armed;
+	u64 fired;
+	u32 i, kept = 0;
+
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	armed = mmt_nfaults;
+	fired = mmt_faults_fired;
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	mutex_lock(&mmt_fault_mutex);
+	for (i = 0; i < MMT_FAULT_KEEP; i++)
+		kept += mmt_kept[i].used;
+	mutex_unlock(&mmt_fault_mutex);
+	seq_printf(s, "armed %u\nfired %llu\nkept %u\n", armed, fired, kept);
+	return 0;
+}
+
+static int mmt_fault_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mmt_fault_show, NULL);
+}
+
+static const struct file_operations mmt_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = mmt_fault_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = mmt_fault_write,
+};
+
+/**
+ * mmt_conn_fault_init() - create debugfs mmt/conn_fault (test builds only)
+ * @dir: the module's debugfs directory
+ *
+ * Context: module init.
+ */
+void mmt_conn_fault_init(struct dentry *dir)
+{
+	debugfs_create_file("conn_fault", 0600, dir, NULL, &mmt_fault_fops);
+}
+
+/**
+ * mmt_conn_fault_exit() - drop the kept closures (the file goes with the
+ *	directory)
+ *
+ * Context: module exit, after every connection is gone.
+ */
+void mmt_conn_fault_exit(void)
+{
+	mmt_fault_drop_kept();
+}
+#endif /* MMT_DEBUG */

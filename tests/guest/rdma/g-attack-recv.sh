@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# g-attack-recv.sh - two-guest attack test, receiving side (guest 2): a
+# test build of the module (MMT_DEBUG=1, debugfs mmt/conn_fault), then one
+# mmt-xfer receiver per attack, each on its own port, in the order of
+# g-attack-send.sh (guest 1).  The receiver's faults act on what it holds
+# after LOCAL_INV and before the check: an attacker who wrote into the
+# receive area or on the wire (tests/guest/rdma/README.md, "Attacks").
+# Every case: 4 closures of 128 KiB, the attack on closure 2 (5 of 8 for
+# the rkey cases), the exact errno, the earlier closures VALID and
+# byte-exact, the rest WAITING, and its debugfs counter up by exactly 1.
+
+FAULT=/sys/kernel/debug/mmt/conn_fault
+
+mmtg_t "recv: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "recv: insmod mmt.ko (test build)" mmtg_load_mmt
+mmtg_t "recv: test build: debugfs mmt/conn_fault exists" test -w "$FAULT"
+echo clear >"$FAULT"
+
+# r NAME PORT ARGS... - one receiver run, 4 closures, attack on closure 2
+r() {
+	_name=$1
+	_port=$2
+	shift 2
+	MMTG_CMD_TIMEOUT=${T:-90} mmtg_t "recv: $_name" \
+		mmt-xfer recv -i 2 -p "$_port" -n 4 -s "$_port" "$@"
+}
+
+r "data byte (eager): EBADMSG" 7501 -E -F "xor data 2 100 1" \
+	-X EBADMSG -A 2 -D reject_badmsg
+r "data MAC byte (eager): EBADMSG" 7502 -E -F "xor macs 2 43 1" \
+	-X EBADMSG -A 2 -D reject_badmsg
+r "tree node byte: EBADMSG" 7503 -F "xor nodes 2 0 1" \
+	-X EBADMSG -A 2 -D reject_badmsg
+r "sealed root byte: EBADMSG" 7504 -F "xor head 2 100 1" \
+	-X EBADMSG -A 2 -D reject_badmsg
+r "data byte (lazy): accepted, then its read fails: EBADMSG" 7518 \
+	-F "xor data 1 100 1" -L 1 -D verify_fail
+r "header version 2: EPROTONOSUPPORT" 7505 -F "xor head 2 4 3" \
+	-X EPROTONOSUPPORT -A 2 -D reject_version
+r "header magic: EPROTO" 7506 -F "xor head 2 0 1" \
+	-X EPROTO -A 2 -D reject_version
+r "header geometry, levels 0: EMEDIUMTYPE" 7507 -F "xor head 2 32 2" \
+	-X EMEDIUMTYPE -A 2 -D reject_geometry
+r "header geometry, other block size: EMSGSIZE" 7508 -F "xor head 2 33 1" \
+	-X EMSGSIZE -A 2 -D reject_length
+r "header data length: EMSGSIZE" 7509 -F "xor head 2 52 1" \
+	-X EMSGSIZE -A 2 -D reject_length
+r "replay of closure 1 as closure 2: EILSEQ" 7510 -F "record 1" \
+	-F "present 2 1" -X EILSEQ -A 2 -D reject_reorder
+r "replay of closure 2 of an earlier transfer: ESTALE" 7511 -P \
+	-f clear -f "record 2" -F "present 2 2" -X ESTALE -A 2 \
+	-D reject_replay
+r "closures 2 and 3 swapped: EILSEQ" 7512 -P -f clear -f "record 2" \
+	-f "record 3" -F "present 2 3" -F "present 3 2" -X EILSEQ -A 2 \
+	-D reject_reorder
+r "connection 1: closure 2 recorded" 7513 -F clear -F "record 2"
+r "closure 2 of connection 1 on connection 2: EXDEV" 7514 \
+	-F "present 2 2" -X EXDEV -A 2 -D reject_connection
+r "sender writes with a guessed rkey: ECONNRESET" 7515 -n 8 \
+	-X ECONNRESET -A 5
+r "sender writes with a stale rkey: ECONNRESET" 7516 -n 8 \
+	-X ECONNRESET -A 5
+r "after the attacks: a clean transfer" 7517
+mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"
+cat "$FAULT"
+cat /sys/kernel/debug/mmt/stats
+mmtg_t "recv: rmmod mmt" mmtg_unload_mmt
+dmesg | grep -i 'mmt' | tail -n 30
+mmtg_done

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# g-attack-send.sh - two-guest attack test, sending side (guest 1): one
+# mmt-xfer sender per case of g-attack-recv.sh (guest 2), connecting to its
+# port.  After a rejection the sender's MMTs are VALID and byte-exact (the
+# rejected and cancelled ones re-encrypted under a fresh GUA) or INVALID
+# (acked).  The rkey attacks are the sender's own: it writes closure 5
+# with a wrong rkey, the receiver's NIC refuses it and the QP breaks.
+
+PEER=$(mmtg_ip_of 2)
+FAULT=/sys/kernel/debug/mmt/conn_fault
+
+mmtg_t "send: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "send: insmod mmt.ko (test build)" mmtg_load_mmt
+mmtg_t "send: test build: debugfs mmt/conn_fault exists" test -w "$FAULT"
+echo clear >"$FAULT"
+mmtg_t "send: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
+
+# s NAME PORT ARGS... - one sender run, 4 closures
+s() {
+	_name=$1
+	_port=$2
+	shift 2
+	MMTG_CMD_TIMEOUT=${T:-90} mmtg_t "send: $_name" \
+		mmt-xfer send -i 1 -a "$PEER" -p "$_port" -n 4 -s "$_port" "$@"
+}
+
+s "data byte: EBADMSG" 7501 -X EBADMSG -R -A 2
+s "data MAC byte: EBADMSG" 7502 -X EBADMSG -R -A 2
+s "tree node byte: EBADMSG" 7503 -X EBADMSG -R -A 2
+s "sealed root byte: EBADMSG" 7504 -X EBADMSG -R -A 2
+s "data byte, lazy receiver: accepted" 7518
+s "header version: EPROTONOSUPPORT" 7505 -X EPROTONOSUPPORT -R -A 2
+s "header magic: EPROTO" 7506 -X EPROTO -R -A 2
+s "header geometry, levels 0: EMEDIUMTYPE" 7507 -X EMEDIUMTYPE -R -A 2
+s "header geometry, other block size: EMSGSIZE" 7508 -X EMSGSIZE -R -A 2
+s "header data length: EMSGSIZE" 7509 -X EMSGSIZE -R -A 2
+s "replay into the next slot: EILSEQ" 7510 -X EILSEQ -R -A 2
+s "replay from an earlier transfer: ESTALE" 7511 -P -X ESTALE -R -A 2
+s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
+s "connection 1" 7513
+s "connection 2, closure of connection 1: EXDEV" 7514 -X EXDEV -R -A 2
+s "guessed rkey: ECONNRESET, remote access error counted" 7515 -n 8 \
+	-F "rkey 5 guess" -X ECONNRESET -R -A 5 -D remote_access_errors
+s "stale rkey: ECONNRESET, remote access error counted" 7516 -n 8 \
+	-F "rkey 5 stale" -X ECONNRESET -R -A 5 -D remote_access_errors
+s "after the attacks: a clean transfer" 7517
+mmtg_t "send: every armed fault fired" grep -qx 'armed 0' "$FAULT"
+cat /sys/kernel/debug/mmt/stats
+mmtg_t "send: rmmod mmt" mmtg_unload_mmt
+dmesg | grep -i 'mmt' | tail -n 30
+mmtg_done

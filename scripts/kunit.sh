@@ -40,6 +40,14 @@ grep -q 'CONFIG_MMT_KUNIT_TEST' "$src/drivers/misc/Makefile" ||
 
 log=$build/../kunit.log
 mkdir -p "$build"
+# make rebuilds by date only: after a run from another checkout (the cache
+# is per machine, the link above per run) objects newer than this
+# checkout's sources would be linked in.  Drop the project's objects
+# whenever the linked checkout changes.
+if [ "$(cat "$build/.mmt-top" 2>/dev/null)" != "$top" ]; then
+	rm -rf "$build/drivers/misc/mmt"
+	echo "$top" >"$build/.mmt-top"
+fi
 cd "$src"
 set +e
 timeout "$timeout_s" python3 tools/testing/kunit/kunit.py run \

@@ -21,7 +21,8 @@
 #
 # Environment: DEMO_SLICE_MIB (default 64), DEMO_LEVELS (MMT levels of the
 # PMOs, 1..4, default 3: 2 MiB closures), DEMO_SKIP_BUILD=1 (skip
-# `make all`, e.g. when it was just run), DEMO_TIMEOUT (QEMU limit,
+# `make all`, e.g. when it was just run), DEMO_LINK and DEMO_NIC (run.sh
+# --link and --nic; default stream and e1000), DEMO_TIMEOUT (QEMU limit,
 # seconds, default 300).
 # Outputs: build/demo/ (programs, test module, logs), build/guest/demo/
 # (the guests' consoles g1.log = A, g2.log = B).
@@ -96,6 +97,7 @@ say "booting node A (10.0.0.1, node id 1) and node B (10.0.0.2, node id 2)," \
 t=$(date +%s)
 RUN_OK=1
 tests/guest/run.sh --name demo --mem 1G --timeout "$TIMEOUT" \
+	--link "${DEMO_LINK:-stream}" --nic "${DEMO_NIC:-e1000}" \
 	--ko "$OUT/ko/driver/mmt.ko" --share "$SHARE" \
 	--file "$OUT/bin/mmt-bench" --file "$OUT/bin/mmt-attack" \
 	--file "$OUT/bin/mmtctl" \

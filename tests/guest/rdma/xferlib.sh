@@ -5,12 +5,21 @@
 # share: the leak checks, run in step on both guests.  Shipped as
 # /opt/mmt/xferlib.sh (tests/guest/tests: RUN_FILES) and sourced.
 
-# xfer_settle PEER - let the network stack settle before a snapshot: the
-# peer's last ACKs and frees have happened, and skb heads in flight are
-# back (mmtg_slab_compare takes the smallest of three snapshots anyway)
-xfer_settle() {
-	ping -c 1 -W 1 "$(mmtg_ip_of "$1")" >/dev/null 2>&1
-	sleep 1
+# xfer_grew PEER BOUND A - three snapshots A.b1..A.b3, each after the
+# network has settled (a ping of the peer: its last ACKs and frees have
+# happened); fails if an entry's smallest count is above snapshot A's by
+# more than BOUND (skb heads in flight come and go), printing the
+# allocation sites of what grew
+xfer_grew() {
+	for _i in 1 2 3; do
+		ping -c 1 -W 1 "$(mmtg_ip_of "$1")" >/dev/null 2>&1
+		sleep 1
+		mmtg_slab_snapshot "$3.b$_i"
+	done
+	mmtg_slab_compare "$2" "$3" "$3.b1" "$3.b2" "$3.b3" || {
+		mmtg_slab_callers "$2" "$3" "$3.b1"
+		return 1
+	}
 }
 
 # xfer_leak_rounds PEER ROLE ARGS... - 24 one-connection transfers (ports
@@ -31,22 +40,14 @@ xfer_leak_rounds() {
 		}
 		_i=$((_i + 1))
 	done
-	for _i in 1 2 3; do
-		xfer_settle "$_peer"
-		mmtg_slab_snapshot /tmp/slab.b$_i
-	done
-	mmtg_slab_compare 10 /tmp/slab.a /tmp/slab.b1 /tmp/slab.b2 \
-		/tmp/slab.b3 || {
-		mmtg_slab_callers 10 /tmp/slab.a /tmp/slab.b1
-		return 1
-	}
+	xfer_grew "$_peer" 10 /tmp/slab.a
 }
 
 # xfer_loop_leak PEER ROLE ARGS... - 1000 delegations in a row on one
-# connection (port 7481), each of a new PMO of two 4 KiB closures, after 20 on another
-# connection (port 7480) as a warm-up and a snapshot; fails if the loop
-# failed or any kmalloc cache or vmalloc caller grew by more than 20 (a
-# leak per delegation or per PMO shows >= 1000)
+# connection (port 7481), each of a new PMO of two 4 KiB closures, after
+# 20 on another connection (port 7480) as a warm-up and a snapshot; fails
+# if the loop failed or any kmalloc cache or vmalloc caller grew by more
+# than 20 (a leak per delegation or per PMO shows >= 1000)
 xfer_loop_leak() {
 	_peer=$1
 	_role=$2
@@ -62,13 +63,5 @@ xfer_loop_leak() {
 	_rc=$?
 	grep -a 'transfers' /tmp/loop.out
 	[ $_rc -eq 0 ] || { cat /tmp/loop.out; return 1; }
-	for _i in 1 2 3; do
-		xfer_settle "$_peer"
-		mmtg_slab_snapshot /tmp/loop.b$_i
-	done
-	mmtg_slab_compare 20 /tmp/loop.a /tmp/loop.b1 /tmp/loop.b2 \
-		/tmp/loop.b3 || {
-		mmtg_slab_callers 20 /tmp/loop.a /tmp/loop.b1
-		return 1
-	}
+	xfer_grew "$_peer" 20 /tmp/loop.a
 }

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include <asm/unaligned.h>
+#include <crypto/sha2.h>
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
@@ -29,11 +30,40 @@ static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 
+/*
+ * A peer's verdict (ACK, NACK) reaches the user as the errno of
+ * MMT_IOC_SEND: only the reasons uapi/mmt.h documents pass; anything else
+ * a peer sends is a protocol violation of its own (-EPROTO).
+ */
+static int mmt_wire_verdict(int err)
+{
+	switch (err) {
+	case 0:
+	case -EBADMSG:
+	case -ESTALE:
+	case -EILSEQ:
+	case -EMSGSIZE:
+	case -EPROTO:
+	case -EPROTONOSUPPORT:
+	case -EMEDIUMTYPE:
+	case -EXDEV:
+	case -E2BIG:
+	case -ENOMEM:
+	case -ENOENT:
+	case -EOVERFLOW:
+		return err;
+	default:
+		return -EPROTO;
+	}
+}
+
 /**
  * mmt_wire_decode() - check and decode a received message
  * @buf: the bytes as received (untrusted; read once into @msg)
  * @len: bytes received
- * @msg: (out) decoded message
+ * @msg: (out) decoded message; its err is 0 or one of the rejection
+ *	reasons MMT_IOC_SEND documents (another value from the peer becomes
+ *	-EPROTO)
  *
  * Context: any (called from the completion handler).
  * Return: 0; -EMSGSIZE for a short message or too many segments; -EPROTO
@@ -61,7 +91,7 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	msg->index = le32_to_cpu(w->index);
 	if (le32_to_cpu(w->err) > MAX_ERRNO)
 		return -EPROTO;
-	msg->err = -(int)le32_to_cpu(w->err);
+	msg->err = mmt_wire_verdict(-(int)le32_to_cpu(w->err));
 	return 0;
 }
 
@@ -142,6 +172,41 @@ int mmt_conn_xfer_args(const void *xfer)
 }
 
 /**
+ * mmt_conn_id_derive() - the connection id from both sides' hello nonces
+ * @conn_rand: the connecting side's 64 random bits (struct mmt_wire_hello)
+ * @accept_rand: the accepting side's 64 random bits
+ *
+ * The first 8 bytes (little endian) of SHA-256("mmt v1 conn id" ||
+ * le64 @conn_rand || le64 @accept_rand) (FIPS 180-4).  The id is bound
+ * into every closure header (a closure of another connection is refused
+ * with -EXDEV) and every secure-channel key (mmt_conn_sec_alloc()), so it
+ * must differ between connections even when one side is an attacker:
+ * with a fresh @accept_rand per connection request, a connecting peer
+ * that replays a recorded hello still gets a new id, and an accepting
+ * peer cannot steer the id to an earlier one either (it would need a
+ * 64-bit SHA-256 preimage match for the @conn_rand it was given).  Ids of
+ * honest pairs repeat only by a birthday collision (about 2^32
+ * connections under one key).
+ *
+ * Context: any.
+ * Return: the connection id.
+ */
+u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand)
+{
+	static const char label[] = "mmt v1 conn id";
+	u8 in[sizeof(label) - 1 + 16], out[SHA256_DIGEST_SIZE];
+	u64 id;
+
+	memcpy(in, label, sizeof(label) - 1);
+	put_unaligned_le64(conn_rand, in + sizeof(label) - 1);
+	put_unaligned_le64(accept_rand, in + sizeof(label) - 1 + 8);
+	sha256(in, sizeof(in), out);
+	id = get_unaligned_le64(out);
+	memzero_explicit(out, sizeof(out));
+	return id;
+}
+
+/**
  * mmt_conn_tx_check() - may this PMO be sent on @channel?
  * @src: the PMO
  * @channel: MMT_CHANNEL_*
@@ -150,15 +215,17 @@ int mmt_conn_xfer_args(const void *xfer)
  * and plain channels: every MMT VALID (read through the controller).
  *
  * Context: process; takes @src->lock.
- * Return: 0; -EPERM; -E2BIG (secure channel) if one closure's data is
- * above MMT_CHAN_MSG_MAX, the largest AES-GCM message.
+ * Return: 0; -EPERM; -E2BIG (secure and plain channels) if one closure's
+ * data is above MMT_CHAN_MSG_MAX, the largest AES-GCM message and bounce
+ * buffer.
  */
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
 {
 	u32 i;
 	int err = 0;
 
-	if (channel == MMT_CHANNEL_SECURE &&
+	/* bounce buffers: one closure's data each (kvmalloc's limit) */
+	if (channel != MMT_CHANNEL_MMT &&
 	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&src->lock);
@@ -237,14 +304,14 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
  *
  * Context: process; takes @pmo->lock.
  * Return: 0; -EPERM (no key, or an MMT in the wrong state); -E2BIG (secure
- * channel) if one closure's data is above MMT_CHAN_MSG_MAX.
+ * and plain channels) if one closure's data is above MMT_CHAN_MSG_MAX.
  */
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 {
 	u32 i;
 	int err = 0;
 
-	if (channel == MMT_CHANNEL_SECURE &&
+	if (channel != MMT_CHANNEL_MMT &&
 	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&pmo->lock);
@@ -382,10 +449,10 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
  * sender_node, le16 receiver_node, u8 dir, le32 gen.  Each transfer has a
  * context of its own that starts its sequence numbers at 0; the binding
  * differs for every transfer sealed under one key (gen is unique per
- * connection and direction, the connection id is random per connection),
- * so no two contexts share a nonce space.  A receiver whose PMO has
- * another key (or another binding) derives another key: the first message
- * fails to open with -EBADMSG.
+ * connection and direction, the connection id is new per connection:
+ * mmt_conn_id_derive()), so no two contexts share a nonce space.  A
+ * receiver whose PMO has another key (or another binding) derives another
+ * key: the first message fails to open with -EBADMSG.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: the context, ERR_PTR(-EPERM) if @pmo has no key, or

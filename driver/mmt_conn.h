@@ -35,8 +35,11 @@
 
 struct mmt_pmo;
 
-/* Protocol version in the hello; a peer with another one is rejected. */
-#define MMT_WIRE_VERSION	1
+/*
+ * Protocol version in the hello; a peer with another one is rejected.
+ * 2: the accepting side contributes to the connection id (accept_rand).
+ */
+#define MMT_WIRE_VERSION	2
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
 
@@ -45,9 +48,15 @@ struct mmt_pmo;
  * @magic: MMT_WIRE_HELLO_MAGIC
  * @version: MMT_WIRE_VERSION
  * @node_id: the sender's node id
- * @conn_id: connection id chosen by the connecting side, bound into every
- *	closure header; the accepting side echoes it
- * @reserved: zero
+ * @conn_rand: 64 random bits chosen by the connecting side; the accepting
+ *	side echoes them
+ * @accept_rand: 0 from the connecting side; 64 random bits chosen by the
+ *	accepting side in its reply
+ *
+ * The connection id, bound into every closure header and every secure
+ * channel key, is mmt_conn_id_derive(@conn_rand, @accept_rand): each side
+ * contributes fresh randomness, so neither a peer nor anyone replaying a
+ * recorded hello can make two connections share an id.
  *
  * 24 bytes: fits the 56 bytes rdma_cm leaves of an IB CM REQ.
  */
@@ -55,8 +64,8 @@ struct mmt_wire_hello {
 	__le32 magic;
 	__le16 version;
 	__le16 node_id;
-	__le64 conn_id;
-	__le64 reserved;
+	__le64 conn_rand;
+	__le64 accept_rand;
 };
 
 /* Message types */
@@ -182,6 +191,7 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u16 peer_node,
 		      u32 index, bool copy, u8 *head);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
+u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel);
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id);
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,

@@ -39,7 +39,9 @@
  * the handlers, is called after dropping it);
  * conn->tx_mutex and conn->rx_mutex serialize MMT_IOC_SEND and
  * MMT_IOC_RECV (one of each may run at the same time).  Order: tx_mutex,
- * rx_mutex, setup_mutex, then a PMO's lock.  mmt_conn_mutex protects the
+ * rx_mutex, setup_mutex, then a PMO's lock; conn->post_mutex (every post of
+ * a message or a write chain) is innermost and is never held with
+ * setup_mutex or a PMO's lock.  mmt_conn_mutex protects the
  * global lists used by device removal.
  */
 #include <linux/anon_inodes.h>
@@ -179,7 +181,9 @@ struct mmt_wait_cqe {
  *	channel binds its keys to it)
  * @rx_gen: generation of the last OFFER taken (under @rx_mutex); a secure
  *	channel OFFER must be above it
- * @conn_id: connection id (closure headers)
+ * @conn_rand: the connecting side's hello nonce (struct mmt_wire_hello)
+ * @conn_id: connection id (closure headers, secure-channel keys), from
+ *	both sides' hello nonces (mmt_conn_id_derive()); set before LIVE
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
  * @peer: the peer's address
@@ -215,6 +219,7 @@ struct mmt_conn {
 	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
 	u32 tx_gen;
 	u32 rx_gen;
+	u64 conn_rand;
 	u64 conn_id;
 	u16 peer_node;
 	u32 timeout_ms;
@@ -310,6 +315,7 @@ static void mmt_conn_free(struct kref *ref)
 	mutex_destroy(&conn->setup_mutex);
 	mutex_destroy(&conn->tx_mutex);
 	mutex_destroy(&conn->rx_mutex);
+	mutex_destroy(&conn->post_mutex);
 	kfree(conn);
 }
 
@@ -796,17 +802,24 @@ static void mmt_conn_destroy(struct mmt_conn *conn)
 
 /* ------------------------------------------------------------ hello */
 
-static void mmt_hello_fill(struct mmt_wire_hello *h, u64 conn_id)
+static void mmt_hello_fill(struct mmt_wire_hello *h, u64 conn_rand,
+			   u64 accept_rand)
 {
 	memset(h, 0, sizeof(*h));
 	h->magic = cpu_to_le32(MMT_WIRE_HELLO_MAGIC);
 	h->version = cpu_to_le16(MMT_WIRE_VERSION);
 	h->node_id = cpu_to_le16(mmt_node_id());
-	h->conn_id = cpu_to_le64(conn_id);
+	h->conn_rand = cpu_to_le64(conn_rand);
+	h->accept_rand = cpu_to_le64(accept_rand);
 }
 
 /* Check a peer's hello: 0, -EPROTO (version or garbage). */
-static int mmt_hello_check(const void *data, u8 len, u16 *node, u64 *conn_id)
+/*
+ * Parse a hello: a connect request's (@accept_rand NULL: its accept_rand
+ * must be 0) or an accept reply's.
+ */
+static int mmt_hello_check(const void *data, u8 len, u16 *node,
+			   u64 *conn_rand, u64 *accept_rand)
 {
 	struct mmt_wire_hello h;
 
@@ -814,10 +827,13 @@ static int mmt_hello_check(const void *data, u8 len, u16 *node, u64 *conn_id)
 		return -EPROTO;
 	memcpy(&h, data, sizeof(h));
 	if (le32_to_cpu(h.magic) != MMT_WIRE_HELLO_MAGIC ||
-	    le16_to_cpu(h.version) != MMT_WIRE_VERSION || h.reserved)
+	    le16_to_cpu(h.version) != MMT_WIRE_VERSION ||
+	    (!accept_rand && h.accept_rand))
 		return -EPROTO;
 	*node = le16_to_cpu(h.node_id);
-	*conn_id = le64_to_cpu(h.conn_id);
+	*conn_rand = le64_to_cpu(h.conn_rand);
+	if (accept_rand)
+		*accept_rand = le64_to_cpu(h.accept_rand);
 	return 0;
 }
 
@@ -852,7 +868,7 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
 	unsigned long flags;
-	u64 conn_id;
+	u64 crand, arand;
 	u16 node;
 	int err;
 
@@ -904,14 +920,15 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		if (!conn->listener) {
 			err = mmt_hello_check(ev->param.conn.private_data,
 					      ev->param.conn.private_data_len,
-					      &node, &conn_id);
-			if (!err && conn_id != conn->conn_id)
+					      &node, &crand, &arand);
+			if (!err && crand != conn->conn_rand)
 				err = -EPROTO;
 			if (err) {
 				mmt_conn_fail(conn, err);
 				break;
 			}
 			conn->peer_node = node;
+			conn->conn_id = mmt_conn_id_derive(crand, arand);
 		}
 		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
 		spin_lock_irqsave(&conn->lock, flags);
@@ -989,7 +1006,7 @@ static void mmt_reject(struct rdma_cm_id *id)
 {
 	struct mmt_wire_hello h;
 
-	mmt_hello_fill(&h, 0);
+	mmt_hello_fill(&h, 0, 0);
 	rdma_reject(id, &h, sizeof(h), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
@@ -1004,12 +1021,13 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	struct mmt_wire_hello h;
 	struct mmt_conn *conn;
 	unsigned long flags;
-	u64 conn_id;
+	u64 crand, arand;
 	u16 node;
 	int err;
 
 	err = mmt_hello_check(ev->param.conn.private_data,
-			      ev->param.conn.private_data_len, &node, &conn_id);
+			      ev->param.conn.private_data_len, &node, &crand,
+			      NULL);
 	if (err) {
 		pr_info_ratelimited("rejecting a peer: bad hello\n");
 		mmt_reject(id);
@@ -1031,7 +1049,10 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 		goto err_count;
 	}
 	conn->listener = l;
-	conn->conn_id = conn_id;
+	/* our fresh nonce: the id is new even for a replayed hello */
+	arand = get_random_u64();
+	conn->conn_rand = crand;
+	conn->conn_id = mmt_conn_id_derive(crand, arand);
 	conn->peer_node = node;
 	memcpy(&conn->peer, &id->route.addr.dst_addr, sizeof(conn->peer));
 	spin_lock_irqsave(&conn->lock, flags);
@@ -1049,7 +1070,7 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	spin_lock_irqsave(&l->lock, flags);
 	list_add_tail(&conn->lnode, &l->pending);
 	spin_unlock_irqrestore(&l->lock, flags);
-	mmt_hello_fill(&h, conn_id);
+	mmt_hello_fill(&h, crand, arand);
 	mmt_conn_param(&param, &h);
 	err = rdma_accept(id, &param);
 	if (!err)
@@ -1205,7 +1226,8 @@ int mmt_conn_connect(void __user *uarg)
 	conn = mmt_conn_alloc();
 	if (!conn)
 		return -ENOMEM;
-	conn->conn_id = get_random_u64() | 1;
+	conn->conn_rand = get_random_u64();
+	conn->conn_id = conn->conn_rand;	/* logs, until established */
 	conn->timeout_ms = c.timeout_ms ? c.timeout_ms : MMT_DEFAULT_TIMEOUT_MS;
 	memcpy(&conn->peer, &dst, sizeof(dst));
 
@@ -1247,7 +1269,7 @@ int mmt_conn_connect(void __user *uarg)
 			err = conn->err;
 	}
 	if (!err) {
-		mmt_hello_fill(&h, conn->conn_id);
+		mmt_hello_fill(&h, conn->conn_rand, 0);
 		mmt_conn_param(&param, &h);
 		err = rdma_connect(id, &param);
 		if (!err)
@@ -1776,7 +1798,7 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 /*
  * Build the RDMA writes of @len bytes from @local (mapped) to the remote
  * segments @segs, split at segment boundaries and at conn->max_sge SGEs.
- * The last WR is a WRITE_WITH_IMM with @imm, signaled with @cqe, unless
+ * The last WR is a WRITE_WITH_IMM with @imm, signaled with @wait, unless
  * @head_sge is given: then a last WRITE_WITH_IMM of that SGE goes to
  * @head_seg.  Everything is posted at once.
  */
@@ -2189,7 +2211,8 @@ static void mmt_rx_free(struct mmt_rx *rx)
 		for (j = 0; j < s->nmrs; j++)
 			ib_dereg_mr(s->mrs[j]);
 		kfree(s->head);
-		kvfree(s->bounce);
+		if (s->bounce)	/* plain: plaintext */
+			kvfree_sensitive(s->bounce, rx->region_bytes);
 	}
 	if (rx->priv)
 		kvfree_sensitive(rx->priv, rx->region_bytes);

@@ -644,8 +644,8 @@ struct mmt_xfer {
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_EAGER is for the
  *   receiver)
- * * E2BIG - 2^24 closures or more; secure channel: more than 64 MiB of
- *   data per closure
+ * * E2BIG - 2^24 closures or more; secure and plain channels: more than
+ *   64 MiB of data per closure
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - an MMT is not VALID or is read-only (read-only: MMT channel)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
@@ -667,6 +667,11 @@ struct mmt_xfer {
  *   channel: EBADMSG when the receiver's PMO has another key (or the
  *   message was changed), on the first closure; ESTALE when the receiver
  *   refused the offer's generation as already used
+ * * ENOMEM - out of memory for the transfer's buffers, registrations or
+ *   (secure channel) cipher state; as the local errors above, the MMTs
+ *   not acked are VALID again.  Also an answer of the receiver, which ran
+ *   out of memory
+ * * ENOENT - secure channel: the kernel has no "gcm(aes)" (crypto API)
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -706,13 +711,19 @@ struct mmt_xfer {
  *   The MMT that failed stays WAITING; earlier ones are VALID.
  *   Secure channel: EBADMSG - a message failed AES-GCM authentication
  *   (another key at either side, tamper, a message of another connection,
- *   transfer or closure); ESTALE - a message index replayed or reordered,
- *   or an offer whose generation is not above the last one taken on this
- *   connection (refused).  The MMT that failed is unchanged (its old data);
- *   earlier ones hold the data received.  Counted in debugfs mmt/stats.
+ *   transfer or closure; the MMT that failed is unchanged, its old data);
+ *   ESTALE - an offer whose generation is not above the last one taken on
+ *   this connection (refused; a message index out of order breaks the
+ *   connection instead: ECONNRESET).  Earlier closures hold the data
+ *   received.  Counted in debugfs mmt/stats.
  * * ECANCELED - the sender stopped before sending every closure
- * * E2BIG - 2^24 closures or more; secure channel: more than 64 MiB of
- *   data per closure
+ * * E2BIG - 2^24 closures or more; secure and plain channels: more than
+ *   64 MiB of data per closure
+ * * ENOMEM - out of memory for the transfer's buffers, registrations or
+ *   (secure channel) cipher state; the MMTs not received are unchanged
+ * * ENOENT - secure channel: the kernel has no "gcm(aes)" (crypto API)
+ * * EOVERFLOW - secure and plain channels: a counter of an MMT written
+ *   through the controller is exhausted (invalidate and re-key the PMO)
  * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer, or
  *   a signal arrived; MMTs not received stay WAITING
  */

@@ -634,7 +634,28 @@ static void mmt_conn_xfer_arg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
 }
 
+/*
+ * The connection id: SHA-256 known answers computed independently
+ * (Python hashlib over "mmt v1 conn id" || le64 || le64), and each side's
+ * nonce changes it.
+ */
+static void mmt_conn_id(struct kunit *test)
+{
+	u64 c = 0x0123456789abcdefull, a = 0xfedcba9876543210ull;
+
+	KUNIT_EXPECT_EQ(test, mmt_conn_id_derive(c, a), 0x9d19bfe17248091bull);
+	KUNIT_EXPECT_EQ(test, mmt_conn_id_derive(0, 0), 0xdab00605d5f8d0a1ull);
+	/* a replayed connect request gets a new id from the acceptor */
+	KUNIT_EXPECT_NE(test, mmt_conn_id_derive(c, a),
+			mmt_conn_id_derive(c, a + 1));
+	KUNIT_EXPECT_NE(test, mmt_conn_id_derive(c, a),
+			mmt_conn_id_derive(c + 1, a));
+	KUNIT_EXPECT_NE(test, mmt_conn_id_derive(c, a),
+			mmt_conn_id_derive(a, c));
+}
+
 static struct kunit_case mmt_conn_cases[] = {
+	KUNIT_CASE(mmt_conn_id),
 	KUNIT_CASE(mmt_conn_transfer),
 	KUNIT_CASE(mmt_conn_copy_eager),
 	KUNIT_CASE(mmt_conn_tamper_region),

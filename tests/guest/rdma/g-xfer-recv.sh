@@ -21,8 +21,7 @@ r() {
 	_name=$1
 	_port=$2
 	shift 2
-	MMTG_CMD_TIMEOUT=${T:-120} mmtg_t "recv: $_name" \
-		mmt-xfer recv -i 2 -p "$_port" "$@"
+	xfer_case "recv: $_name" mmt-xfer recv -i 2 -p "$_port" "$@"
 }
 
 r "mmt transfer, 1 closure" 7401 -n 1 -s 11

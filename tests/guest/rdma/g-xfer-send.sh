@@ -21,8 +21,7 @@ s() {
 	_name=$1
 	_port=$2
 	shift 2
-	MMTG_CMD_TIMEOUT=${T:-120} mmtg_t "send: $_name" \
-		mmt-xfer send -i 1 -a "$PEER" -p "$_port" "$@"
+	xfer_case "send: $_name" mmt-xfer send -i 1 -a "$PEER" -p "$_port" "$@"
 }
 
 s "mmt transfer, 1 closure" 7401 -n 1 -s 11

@@ -5,6 +5,19 @@
 # share: the leak checks, run in step on both guests.  Shipped as
 # /opt/mmt/xferlib.sh (tests/guest/tests: RUN_FILES) and sourced.
 
+# xfer_case NAME CMD... - one case (mmtg_t); when it fails, the kernel's
+# last messages (the console shows only warnings and worse: the module's
+# rate-limited pr_info lines about QP events and failed WRs are only here)
+xfer_case() {
+	_name=$1
+	shift
+	MMTG_CMD_TIMEOUT=${T:-120} mmtg_t "$_name" "$@" || {
+		echo "kernel log, last lines:"
+		dmesg | tail -n 25
+		return 1
+	}
+}
+
 # xfer_grew PEER BOUND A - three snapshots A.b1..A.b3, each after the
 # network has settled (a ping of the peer: its last ACKs and frees have
 # happened); fails if an entry's smallest count is above snapshot A's by

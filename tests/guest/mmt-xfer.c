@@ -36,6 +36,9 @@
  *   -r N        N transfers in a row on the one connection, each of a new
  *               PMO (pattern seed + i), each read back byte-exact by the
  *               receiver; reports one check for the whole loop
+ *   -b BYTES    data size that is not a closure multiple: the pattern
+ *               fills the first BYTES of the PMO and the rest of its last
+ *               closure is zero (both sides must agree)
  *   -k          recv: key the receive PMO with another key than the
  *               sender's (secure channel: EBADMSG on the first closure)
  *
@@ -121,12 +124,19 @@ static const unsigned char test_key[16] = {
 };
 
 /* The pattern: xorshift64 of (seed, 8-byte word index). */
+/* -b: bytes of the PMO that hold data; the pattern is 0 from there on */
+static uint64_t data_limit = UINT64_MAX;
+
 static void pattern(unsigned char *buf, size_t len, uint64_t off,
 		    uint64_t seed)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++) {
+		if (off + i >= data_limit) {
+			buf[i] = 0;
+			continue;
+		}
 		uint64_t w = (off + i) / 8 + seed * 0x9e3779b97f4a7c15ull;
 
 		w ^= w << 13;
@@ -1009,7 +1019,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -1091,6 +1101,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			o.lazy_bad = atoi(optarg);
+			break;
+		case 'b':
+			data_limit = strtoull(optarg, NULL, 0);
 			break;
 		default:
 			return 2;

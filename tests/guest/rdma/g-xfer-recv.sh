@@ -30,6 +30,12 @@ r "mmt copy, 32 closures, eager" 7403 -n 32 -s 13 -C -E
 r "plain, 32 closures" 7404 -n 32 -s 14 -c plain
 r "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 r "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
+r "mmt transfer, 5000000 bytes: 3 closures of 2 MiB, the last partly used" 7462 \
+	-n 3 -l 3 -s 28 -b 5000000
+r "plain, 5000000 bytes in 3 closures of 2 MiB" 7463 -n 3 -l 3 -s 29 \
+	-b 5000000 -c plain
+r "secure, 300000 bytes in 3 closures of 128 KiB" 7464 -n 3 -s 30 \
+	-b 300000 -c secure
 r "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
 r "secure, 32 closures" 7406 -n 32 -s 25 -c secure
 r "secure, 4 closures of 2 MiB" 7460 -n 4 -l 3 -s 26 -c secure

@@ -388,21 +388,6 @@ static unsigned int pmo_zero(int pmo, uint64_t cbytes, unsigned int first,
 }
 
 /* A counter of debugfs mmt/stats, or -1. */
-static long long stat_of(const char *name)
-{
-	FILE *f = fopen("/sys/kernel/debug/mmt/stats", "r");
-	long long v, r = -1;
-	char key[64];
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, name))
-			r = v;
-	fclose(f);
-	return r;
-}
-
 static int fill_addr(struct mmt_conn_addr *a, const char *s, unsigned int p)
 {
 	memset(a, 0, sizeof(*a));
@@ -790,7 +775,7 @@ static int do_recv(int dev, const struct opts *o)
 		free(m);
 		return failures;
 	}
-	badmsg = stat_of("reject_badmsg");
+	badmsg = debugfs_value(STATS_PATH, "reject_badmsg", 0);
 	ret = ioctl(conn, MMT_IOC_RECV, &x);
 	err = errno;
 	attack_checks(pmo, cbytes, o, &x, ret, fired0, count0, rej0);
@@ -802,10 +787,14 @@ static int do_recv(int dev, const struct opts *o)
 		      "after the failure %llu closures delivered, %llu unchanged",
 		      (unsigned long long)x.closures,
 		      (unsigned long long)(o->closures - x.closures));
-		if (err == EBADMSG)
-			check(stat_of("reject_badmsg") == badmsg + 1,
+		if (err == EBADMSG) {
+			long long now_bad = debugfs_value(STATS_PATH,
+							  "reject_badmsg", 0);
+
+			check(now_bad == badmsg + 1,
 			      "mmt/stats reject_badmsg %lld -> %lld", badmsg,
-			      stat_of("reject_badmsg"));
+			      now_bad);
+		}
 	}
 	if (ret && o->expect && o->channel == MMT_CHANNEL_MMT) {
 		/* Refused: nothing accepted, every MMT still WAITING. */

@@ -384,6 +384,15 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = 0;
 
 	if (wc->status != IB_WC_SUCCESS) {
+		/*
+		 * Flushed before the connection was ever LIVE: rdma_cm moved
+		 * the QP to error for a reject or a failed handshake, and its
+		 * event (REJECTED, CONNECT_ERROR, ...) carries the reason;
+		 * failing here first would report ECONNRESET instead.
+		 */
+		if (wc->status == IB_WC_WR_FLUSH_ERR &&
+		    !test_bit(MMT_CONN_WAS_LIVE, &conn->stages))
+			return;
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("conn %llx: receive failed: %s\n",
 					    conn->conn_id,
@@ -896,6 +905,10 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 				    -EHOSTUNREACH);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
+		pr_info_ratelimited("conn %llx: %s: %s\n", conn->conn_id,
+				    conn->listener ? "peer rejected our accept" :
+				    "connect rejected",
+				    rdma_reject_msg(id, ev->status));
 		err = conn->listener ? -ECONNABORTED : -ECONNREFUSED;
 		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
 			u8 len = 0;

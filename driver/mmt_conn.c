@@ -376,12 +376,7 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
 					  peer, eager);
 	gua = pmo->mmts[index].root.gua;
 	mutex_unlock(&pmo->lock);
-	if (err) {
-		mmt_stats_reject(err);
-		trace_mmt_verify_fail(gua, index, err);
-	} else {
-		atomic64_inc(&mmt_stats.closures_received);
-	}
+	mmt_stats_receive(err, gua, index);
 	return err;
 }
 

@@ -166,5 +166,6 @@ void mmt_conn_exit(void);
 void mmt_stats_init(void);
 void mmt_stats_exit(void);
 void mmt_stats_reject(int err);
+void mmt_stats_receive(int err, u64 gua, u32 index);
 
 #endif /* MMT_INTERNAL_H */

@@ -585,12 +585,7 @@ int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 					  len, eager);
 	gua = pmo->mmts[index].root.gua;
 	mutex_unlock(&pmo->lock);
-	if (err) {
-		mmt_stats_reject(err);
-		trace_mmt_verify_fail(gua, index, err);
-	} else {
-		atomic64_inc(&mmt_stats.closures_received);
-	}
+	mmt_stats_receive(err, gua, index);
 	return err;
 }
 

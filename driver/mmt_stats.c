@@ -10,6 +10,7 @@
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
+#include "mmt_trace.h"
 
 struct mmt_stats mmt_stats;
 
@@ -64,6 +65,25 @@ void mmt_stats_reject(int err)
 		break;
 	}
 	atomic64_inc(&mmt_stats.reject[r]);
+}
+
+/**
+ * mmt_stats_receive() - account one closure receive (loopback or RDMA)
+ * @err: 0 (accepted: counted in closures_received) or the receiver's
+ *	-errno (counted by reason, and the mmt_verify_fail tracepoint fires)
+ * @gua: the MMT's GUA after the attempt
+ * @index: the closure's index in its PMO
+ *
+ * Context: any.
+ */
+void mmt_stats_receive(int err, u64 gua, u32 index)
+{
+	if (err) {
+		mmt_stats_reject(err);
+		trace_mmt_verify_fail(gua, index, err);
+	} else {
+		atomic64_inc(&mmt_stats.closures_received);
+	}
 }
 
 static int mmt_stats_show(struct seq_file *s, void *unused)

@@ -327,30 +327,15 @@ static void parse_channels(const char *s)
 	}
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 static void parse_key(const char *s)
 {
-	size_t n = strlen(s), i;
+	int ret = mmt_key_from_hex(s, strlen(s), o.key, NULL);
 
-	if (n != 32 && n != 64)
+	if (ret == -EINVAL)
 		usage_err("--key-hex: 32 or 64 hex digits (AES-128 or AES-256)");
-	for (i = 0; i < n / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			usage_err("--key-hex: not a hex digit in '%s'", s);
-		o.key[i] = hi << 4 | lo;
-	}
-	o.key_len = n / 2;
+	if (ret < 0)
+		usage_err("--key-hex: not a hex digit in '%s'", s);
+	o.key_len = ret;
 }
 
 static const char *size_str(uint64_t v, char *buf, size_t len)

@@ -241,34 +241,21 @@ static uint8_t parse_log2(const char *opt, const char *s, unsigned int lo,
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* parse_hex_key() - 32 or 64 hex digits into @key; returns the length */
 static size_t parse_hex_key(const char *opt, const char *s, uint8_t *key)
 {
-	size_t n = strlen(s), i;
+	size_t n = strlen(s), bad = 0;
+	int ret;
 
 	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
-	if (n != 32 && n != 64)
+	ret = mmt_key_from_hex(s, n, key, &bad);
+	if (ret == -EINVAL)
 		usage_err("--%s: need 32 or 64 hex digits (16 or 32 bytes), got %zu characters",
 			  opt, n);
-	for (i = 0; i < n / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			usage_err("--%s: not a hex digit at %zu", opt, 2 * i);
-		key[i] = hi << 4 | lo;
-	}
-	return n / 2;
+	if (ret < 0)	/* the pair's first digit, as before */
+		usage_err("--%s: not a hex digit at %zu", opt, bad & ~(size_t)1);
+	return ret;
 }
 
 /* read_file() - whole file (or stdin for "-") into a malloc'ed buffer */

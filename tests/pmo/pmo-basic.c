@@ -372,6 +372,28 @@ static void test_keys(void)
 		      "keys: set root counter before a key -> EPERM");
 	pt_expect_ret(mmt_pmo_invalidate(fd), 0,
 		      "keys: invalidate an unkeyed PMO -> ok");
+	{
+		/* libmmt's hex parser, as mmtctl and mmt-bench use it */
+		static const uint8_t want[16] = {
+			0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+			0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+		};
+		uint8_t hk[32];
+		size_t bad = 0;
+
+		ret = mmt_key_from_hex("00112233445566778899AaBbccddeeff",
+				       32, hk, NULL);
+		pt_result(ret == 16 && !memcmp(hk, want, 16),
+			  "keys: 32 hex digits -> the 16-byte key",
+			  "ret %d", ret);
+		pt_expect_ret(mmt_key_from_hex("0011", 4, hk, NULL), -EINVAL,
+			      "keys: 4 hex digits -> EINVAL");
+		ret = mmt_key_from_hex("00112233445566778899aabbccddeefg",
+				       32, hk, &bad);
+		pt_result(ret == -EILSEQ && bad == 31,
+			  "keys: a non-hex digit -> EILSEQ at its index",
+			  "ret %d, index %zu", ret, bad);
+	}
 
 	pt_snap(fd, &a);
 #define BAD_KEY(stmt, want, name) do {					\

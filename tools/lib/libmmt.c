@@ -332,6 +332,39 @@ int mmt_recv_fd(int sock)
 	return set_errno(n == 0 && !nfds ? -ECONNRESET : -EBADMSG);
 }
 
+static int mmt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad)
+{
+	size_t i;
+
+	if (len != 32 && len != 64)
+		return set_errno(-EINVAL);
+	for (i = 0; i < len; i++) {
+		int v = mmt_hexval(s[i]);
+
+		if (v < 0) {
+			if (bad)
+				*bad = i;
+			return set_errno(-EILSEQ);
+		}
+		if (i % 2)
+			key[i / 2] |= v;
+		else
+			key[i / 2] = v << 4;
+	}
+	return len / 2;
+}
+
 int mmt_parse_addr(const char *host, unsigned int port,
 		   struct mmt_conn_addr *addr)
 {

@@ -268,6 +268,20 @@ int mmt_send_fd(int sock, int fd);
 int mmt_recv_fd(int sock);
 
 /**
+ * mmt_key_from_hex() - an MMT key from hex digits
+ * @s: the digits (either case)
+ * @len: characters of @s to read: 32 (AES-128) or 64 (AES-256)
+ * @key: (out) room for 32 bytes; @len / 2 bytes are written
+ * @bad: (out, may be NULL) on -EILSEQ, the index in @s of the first
+ *	character that is not a hex digit
+ *
+ * Return: the key length in bytes (16 or 32); -EINVAL if @len is not 32
+ * or 64 (nothing written); -EILSEQ if a character is not a hex digit
+ * (@key partly written).  errno is set on failure.
+ */
+int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad);
+
+/**
  * mmt_parse_addr() - fill a struct mmt_conn_addr from an address and port
  * @host: IPv4 ("10.0.0.2") or IPv6 ("fd00::2", "fe80::1%eth0") literal;
  *	NULL or "" gives the IPv4 any address (listen on every address),

@@ -262,7 +262,7 @@ static void replay_send(int dev, const char *addr, unsigned int port)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL;
-	unsigned int port = 7480, i;
+	unsigned int port = 7480;
 	int opt, dev;
 
 	if (argc < 2) {
@@ -279,12 +279,10 @@ int main(int argc, char **argv)
 		case 'p':
 			port = atoi(optarg);
 			break;
-		case 'k':
-			if (strlen(optarg) != 32)
+		case 'k':	/* AES-128 keys only, as the usage says */
+			if (strlen(optarg) != 32 ||
+			    mmt_key_from_hex(optarg, 32, key, NULL) != 16)
 				return 2;
-			for (i = 0; i < 16; i++)
-				if (sscanf(optarg + 2 * i, "%2hhx", &key[i]) != 1)
-					return 2;
 			break;
 		case 't':
 			timeout_ms = atoi(optarg);

@@ -224,7 +224,7 @@ static void __attribute__((noreturn)) die_err(const char *what, int err)
 	int e = err < 0 ? -err : err;
 
 	fprintf(stderr, "mmt-bench: %s: %s (%s: %s)\n", what, strerror(e),
-		errname(e), mmt_strerror(e));
+		errname(e), mmtu_strerror(e));
 	exit(e == EBADMSG || e == ESTALE || e == EILSEQ ? EXIT_INTEGRITY :
 	     EXIT_SYS);
 }
@@ -329,7 +329,7 @@ static void parse_channels(const char *s)
 
 static void parse_key(const char *s)
 {
-	int ret = mmt_key_from_hex(s, strlen(s), o.key, NULL);
+	int ret = mmtu_key_from_hex(s, strlen(s), o.key, NULL);
 
 	if (ret == -EINVAL)
 		usage_err("--key-hex: 32 or 64 hex digits (AES-128 or AES-256)");
@@ -435,13 +435,13 @@ static void chan_geometry(uint32_t channel, uint64_t size,
 	struct mmt_geometry c;
 
 	*g = o.geom;
-	cb = mmt_geometry_closure_bytes(g);
+	cb = mmtu_geometry_closure_bytes(g);
 	*bytes = (size + cb - 1) / cb * cb;
 	if (channel == MMT_CHANNEL_MMT || *bytes == size)
 		return;
 	for (l = 1; l <= levels; l++) {
 		c = geom_levels(l);
-		cb = mmt_geometry_closure_bytes(&c);
+		cb = mmtu_geometry_closure_bytes(&c);
 		if (!cb)
 			continue;
 		moved = (size + cb - 1) / cb * cb;
@@ -465,12 +465,12 @@ static void key_pmo(int fd, bool rekey, uint64_t flags)
 	int ret, tries = 0;
 
 	if (rekey) {
-		ret = mmt_pmo_invalidate(fd);
+		ret = mmtu_pmo_invalidate(fd);
 		if (ret)
 			die_err("MMT_IOC_PMO_INVALIDATE", ret);
 	}
 	for (;;) {
-		ret = mmt_pmo_set_key(fd, o.key, o.key_len, flags);
+		ret = mmtu_pmo_set_key(fd, o.key, o.key_len, flags);
 		if (ret != -EAGAIN || ++tries > 5000)
 			break;
 		usleep(1000);	/* GUAs made too fast: the clock moves on */
@@ -482,7 +482,7 @@ static void key_pmo(int fd, bool rekey, uint64_t flags)
 static int create_pmo(uint64_t bytes, const struct mmt_geometry *g,
 		      struct mmt_pmo_create *out)
 {
-	int fd = mmt_pmo_create(devfd, bytes, g, MMT_PMO_CLOEXEC, out);
+	int fd = mmtu_pmo_create(devfd, bytes, g, MMT_PMO_CLOEXEC, out);
 
 	if (fd < 0)
 		die_err("MMT_IOC_PMO_CREATE", fd);
@@ -512,11 +512,11 @@ static int token_send(int conn, struct token *t)
 	t->seq = token_seq++;
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, t, sizeof(*t));
-	n = mmt_pmo_write_all(token_fd, buf, sizeof(buf), 0);
+	n = mmtu_pmo_write_all(token_fd, buf, sizeof(buf), 0);
 	if (n < 0)
 		die_err("pwrite (token)", n);
-	return mmt_send(conn, token_fd, MMT_CHANNEL_PLAIN, 0, o.timeout_ms,
-			NULL);
+	return mmtu_send(conn, token_fd, MMT_CHANNEL_PLAIN, 0, o.timeout_ms,
+			 NULL);
 }
 
 /*
@@ -529,11 +529,11 @@ static int token_recv(int conn, uint32_t type, struct token *t)
 	ssize_t n;
 	int ret;
 
-	ret = mmt_recv(conn, token_fd, MMT_CHANNEL_PLAIN, 0, o.timeout_ms,
-		       NULL);
+	ret = mmtu_recv(conn, token_fd, MMT_CHANNEL_PLAIN, 0, o.timeout_ms,
+			NULL);
 	if (ret)
 		return ret;
-	n = mmt_pmo_read_all(token_fd, buf, sizeof(buf), 0);
+	n = mmtu_pmo_read_all(token_fd, buf, sizeof(buf), 0);
 	if (n < 0)
 		return n;
 	memcpy(t, buf, sizeof(*t));
@@ -734,7 +734,7 @@ static struct result *new_result(uint32_t channel, uint64_t size)
 	r->channel = channel;
 	r->available = true;
 	chan_geometry(channel, size, &g, &r->pmo_bytes);
-	r->closure_bytes = mmt_geometry_closure_bytes(&g);
+	r->closure_bytes = mmtu_geometry_closure_bytes(&g);
 	r->closures = r->pmo_bytes / r->closure_bytes;
 	r->ns_min = UINT64_MAX;
 	return r;
@@ -761,7 +761,7 @@ static void write_out(const struct result *r, const uint8_t *buf)
 		snprintf(path, sizeof(path), "%s", o.out);
 	else
 		snprintf(path, sizeof(path), "%s.%s.%s", o.out,
-			 mmt_channel_str(r->channel),
+			 mmtu_channel_str(r->channel),
 			 size_str(r->size, s, sizeof(s)));
 	f = fopen(path, "w");
 	if (!f || fwrite(buf, 1, r->size, f) != r->size || fclose(f)) {
@@ -804,7 +804,7 @@ static int server_one(int conn, struct result *r, bool *dead)
 		r->setup_sum += now() - t0;
 		if (i == 0)
 			note("%s channel, %s x %u: set-up (not timed) %.2f s",
-			     mmt_channel_str(r->channel),
+			     mmtu_channel_str(r->channel),
 			     size_str(r->size, sz, sizeof(sz)), o.iters,
 			     now() - t0);
 		memset(&t, 0, sizeof(t));
@@ -819,8 +819,8 @@ static int server_one(int conn, struct result *r, bool *dead)
 			break;
 		}
 		t0 = now();
-		ret = mmt_recv(conn, fd, r->channel,
-			       o.eager ? MMT_XFER_EAGER : 0, o.timeout_ms, &x);
+		ret = mmtu_recv(conn, fd, r->channel,
+				o.eager ? MMT_XFER_EAGER : 0, o.timeout_ms, &x);
 		if (ret) {
 			note("iteration %u: MMT_IOC_RECV: %s after %llu closures accepted, %.3f s",
 			     i, errname(ret), (unsigned long long)x.closures,
@@ -849,14 +849,14 @@ static int server_one(int conn, struct result *r, bool *dead)
 			exit(EXIT_SYS);
 		}
 		t0 = now();
-		n = mmt_pmo_read_all(fd, buf, r->size, 0);
+		n = mmtu_pmo_read_all(fd, buf, r->size, 0);
 		if (n != (ssize_t)r->size) {
 			ret = n < 0 ? n : -EIO;
 			r->status = ret;
 			fprintf(stderr, "mmt-bench: reading back %s/%llu: %s\n",
-				mmt_channel_str(r->channel),
+				mmtu_channel_str(r->channel),
 				(unsigned long long)r->size,
-				mmt_strerror(ret));
+				mmtu_strerror(ret));
 		} else {
 			sha256(buf, r->size, r->sha);
 			memcpy(t.sha256, r->sha, 32);
@@ -899,11 +899,11 @@ static int probe_secure(int conn)
 	if (!o.chan[MMT_CHANNEL_SECURE])
 		return 0;
 	if (o.server)
-		ret = mmt_recv(conn, token_fd, MMT_CHANNEL_SECURE, 0,
-			       o.timeout_ms, NULL);
+		ret = mmtu_recv(conn, token_fd, MMT_CHANNEL_SECURE, 0,
+				o.timeout_ms, NULL);
 	else
-		ret = mmt_send(conn, token_fd, MMT_CHANNEL_SECURE, 0,
-			       o.timeout_ms, NULL);
+		ret = mmtu_send(conn, token_fd, MMT_CHANNEL_SECURE, 0,
+				o.timeout_ms, NULL);
 	if (ret == -EOPNOTSUPP) {
 		chan_missing[MMT_CHANNEL_SECURE] = true;
 		note("secure channel: not available in this module (EOPNOTSUPP)");
@@ -923,15 +923,15 @@ static int run_server(void)
 	bool dead = false;
 	int lfd, conn, ret = 0, first_err = 0;
 
-	ret = mmt_parse_addr(o.bind, o.port, &a);
+	ret = mmtu_parse_addr(o.bind, o.port, &a);
 	if (ret)
 		usage_err("--bind: not an IPv4/IPv6 address: '%s'", o.bind);
-	lfd = mmt_listen(devfd, &a, 1, MMT_CONN_CLOEXEC);
+	lfd = mmtu_listen(devfd, &a, 1, MMT_CONN_CLOEXEC);
 	if (lfd < 0)
 		die_err("MMT_IOC_LISTEN", lfd);
 	note("listening on port %u", o.port);
 	do
-		conn = mmt_accept(lfd, 600000, MMT_CONN_CLOEXEC, &c);
+		conn = mmtu_accept(lfd, 600000, MMT_CONN_CLOEXEC, &c);
 	while (conn == -ETIMEDOUT);
 	if (conn < 0)
 		die_err("MMT_IOC_ACCEPT", conn);
@@ -1007,7 +1007,7 @@ static int client_one(int conn, struct result *r, bool *dead)
 			key_pmo(fd, keyed, 0);
 			keyed = true;
 			t1 = now();
-			n = mmt_pmo_write_all(fd, data, r->size, 0);
+			n = mmtu_pmo_write_all(fd, data, r->size, 0);
 			if (n < 0)
 				die_err("pwrite (payload)", n);
 			r->setup_sum += now() - t0;
@@ -1027,8 +1027,8 @@ static int client_one(int conn, struct result *r, bool *dead)
 			break;
 		}
 		t0 = now();
-		ret = mmt_send(conn, fd, r->channel,
-			       o.copy ? MMT_XFER_COPY : 0, o.timeout_ms, &x);
+		ret = mmtu_send(conn, fd, r->channel,
+				o.copy ? MMT_XFER_COPY : 0, o.timeout_ms, &x);
 		t1 = now();
 		if (ret) {
 			note("iteration %u: MMT_IOC_SEND: %s after %llu closures acked, %.3f s",
@@ -1081,12 +1081,12 @@ static int run_client(void)
 	int conn, ret = 0, first_err = 0;
 	double deadline = now() + o.timeout_ms / 1000.0;
 
-	ret = mmt_parse_addr(o.peer, o.port, &a);
+	ret = mmtu_parse_addr(o.peer, o.port, &a);
 	if (ret || !o.peer || !*o.peer)
 		usage_err("not an IPv4/IPv6 address: '%s'", o.peer);
 	/* the server may not listen yet: retry while refused */
 	for (;;) {
-		conn = mmt_connect(devfd, &a, 5000, MMT_CONN_CLOEXEC, &c);
+		conn = mmtu_connect(devfd, &a, 5000, MMT_CONN_CLOEXEC, &c);
 		if (conn >= 0 || now() > deadline ||
 		    (conn != -ECONNREFUSED && conn != -ETIMEDOUT))
 			break;
@@ -1124,12 +1124,12 @@ static int run_client(void)
 				r->status = -EOPNOTSUPP;
 				continue;
 			}
-			note("%s channel, %s x %u", mmt_channel_str(ch),
+			note("%s channel, %s x %u", mmtu_channel_str(ch),
 			     size_str(o.sizes[s], sz, sizeof(sz)), o.iters);
 			ret = client_one(conn, r, &dead);
 			if (ret == -EOPNOTSUPP)
 				note("%s channel not available in this module (EOPNOTSUPP)",
-				     mmt_channel_str(ch));
+				     mmtu_channel_str(ch));
 			else if (ret && !first_err)
 				first_err = ret;
 		}
@@ -1227,7 +1227,7 @@ static void print_text(void)
 	       o.copy ? "copy" : "transfer", o.iters,
 	       o.geom.levels ? o.geom.levels : 3,
 	       1u << (o.geom.log_block_size ? o.geom.log_block_size : 6),
-	       size_str(mmt_geometry_closure_bytes(&o.geom), a, sizeof(a)),
+	       size_str(mmtu_geometry_closure_bytes(&o.geom), a, sizeof(a)),
 	       !o.server ? "verification: the server's choice (-E)" :
 	       o.eager ? "eager verification" : "lazy verification");
 	if (o.key_default)
@@ -1245,7 +1245,7 @@ static void print_text(void)
 		size_str(r->size, a, sizeof(a));
 		status_str(r, st, sizeof(st));
 		if (*st && !r->done) {
-			printf("%-6s %-7s %s\n", a, mmt_channel_str(r->channel),
+			printf("%-6s %-7s %s\n", a, mmtu_channel_str(r->channel),
 			       st);
 			continue;
 		}
@@ -1260,7 +1260,7 @@ static void print_text(void)
 		else
 			snprintf(rv, sizeof(rv), "n/a");
 		printf("%-6s %-7s %-8s %4llux%-5s %5u %19s %9s %9.3f %10.2f  %s%s%s\n",
-		       a, mmt_channel_str(r->channel),
+		       a, mmtu_channel_str(r->channel),
 		       size_str(r->pmo_bytes, b, sizeof(b)),
 		       (unsigned long long)r->closures,
 		       size_str(r->closure_bytes, st, sizeof(st)), r->done, tm,
@@ -1314,7 +1314,7 @@ static void print_json(void)
 	       rdma_dev, o.copy ? "copy" : "transfer", o.iters,
 	       o.geom.levels ? o.geom.levels : 3,
 	       1u << (o.geom.log_block_size ? o.geom.log_block_size : 6),
-	       (unsigned long long)mmt_geometry_closure_bytes(&o.geom),
+	       (unsigned long long)mmtu_geometry_closure_bytes(&o.geom),
 	       o.eager ? "true" : "false", o.key_default ? "true" : "false");
 	printf("\"results\":[");
 	for (i = 0; i < nresults; i++) {
@@ -1324,7 +1324,7 @@ static void print_json(void)
 		status_str(r, st, sizeof(st));
 		printf("%s{\"size\":%llu,\"channel\":\"%s\",\"available\":%s,\"status\":\"%s\",",
 		       i ? "," : "", (unsigned long long)r->size,
-		       mmt_channel_str(r->channel),
+		       mmtu_channel_str(r->channel),
 		       r->available ? "true" : "false",
 		       *st ? st : "ok");
 		printf("\"moved_bytes\":%llu,\"closure_bytes\":%llu,\"closures\":%llu,\"meta_bytes_per_closure\":%llu,\"rounded_up\":%s,",
@@ -1568,7 +1568,7 @@ int main(int argc, char **argv)
 	}
 	if (!o.geom.levels)
 		o.geom.levels = 3;
-	if (!mmt_geometry_closure_bytes(&o.geom))
+	if (!mmtu_geometry_closure_bytes(&o.geom))
 		usage_err("--levels/--block: no such geometry (at most 2^20 blocks per closure)");
 	if (!o.chan[0] && !o.chan[1] && !o.chan[2])
 		usage_err("--channel: none given");
@@ -1589,15 +1589,15 @@ int main(int argc, char **argv)
 			DEFAULT_KEY_HEX);
 	}
 
-	devfd = mmt_open();
+	devfd = mmtu_open();
 	if (devfd < 0)
 		die_err("/dev/mmt", devfd);
 	if (o.node_id) {
-		ret = mmt_set_node_id(devfd, o.node_id);
+		ret = mmtu_set_node_id(devfd, o.node_id);
 		if (ret)
 			die_err("MMT_IOC_SET_NODE_ID", ret);
 	}
-	ret = mmt_query(devfd, &q);
+	ret = mmtu_query(devfd, &q);
 	if (ret)
 		die_err("MMT_IOC_QUERY", ret);
 	own_node = q.node_id;
@@ -1615,7 +1615,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (ret) {
 		fprintf(stderr, "mmt-bench: failed: %s (%s)%s\n",
-			mmt_strerror(ret), errname(ret),
+			mmtu_strerror(ret), errname(ret),
 			ret == -EBADMSG ? "; the same --key-hex on both sides?" :
 			ret == -EMEDIUMTYPE || ret == -EPROTO ?
 			"; the same options on both sides?" : "");

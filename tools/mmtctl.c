@@ -156,7 +156,7 @@ static int fail(const char *what, int err)
 	const char *name = strerrorname_np(e);
 
 	fprintf(stderr, "%s: %s: %s (%s: %s)\n", prog, what, strerror(e),
-		name ? name : "?", mmt_strerror(e));
+		name ? name : "?", mmtu_strerror(e));
 	err = e;
 	if (err == EBADMSG || err == ESTALE || err == EILSEQ)
 		return EXIT_INTEGRITY;
@@ -249,7 +249,7 @@ static size_t parse_hex_key(const char *opt, const char *s, uint8_t *key)
 
 	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
-	ret = mmt_key_from_hex(s, n, key, &bad);
+	ret = mmtu_key_from_hex(s, n, key, &bad);
 	if (ret == -EINVAL)
 		usage_err("--%s: need 32 or 64 hex digits (16 or 32 bytes), got %zu characters",
 			  opt, n);
@@ -400,7 +400,7 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"gua\": \"0x%" PRIx64
 			       "\", \"root_counter\": %" PRIu64
 			       ", \"top_major\": %" PRIu64 "}",
-			       i ? ", " : "", i, mmt_state_str(m[i].state),
+			       i ? ", " : "", i, mmtu_state_str(m[i].state),
 			       m[i].flags & MMT_INFO_READ_ONLY ? "true" :
 			       "false", (uint64_t)m[i].gua,
 			       (uint64_t)m[i].root_counter,
@@ -424,7 +424,7 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
 		       " root_counter %" PRIu64 " top_major %" PRIu64 "\n",
-		       i, mmt_state_str(m[i].state),
+		       i, mmtu_state_str(m[i].state),
 		       m[i].flags & MMT_INFO_READ_ONLY ? " ro" : "   ",
 		       (uint64_t)m[i].gua, (uint64_t)m[i].root_counter,
 		       (uint64_t)m[i].top_major);
@@ -439,13 +439,13 @@ static int get_info(int fd, struct mmt_pmo_info *in, struct mmt_mmt_info **mp)
 	struct mmt_mmt_info *m;
 	int ret;
 
-	ret = mmt_pmo_info(fd, in, NULL, 0);
+	ret = mmtu_pmo_info(fd, in, NULL, 0);
 	if (ret)
 		return ret;
 	m = calloc(in->closures ? in->closures : 1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	ret = mmt_pmo_info(fd, in, m, in->closures);
+	ret = mmtu_pmo_info(fd, in, m, in->closures);
 	if (ret) {
 		free(m);
 		return ret;
@@ -472,10 +472,10 @@ static int show_pmo(const char *label, int fd, bool json)
 
 static int open_dev(const struct args *a)
 {
-	int fd = a->dev ? mmt_open_path(a->dev) : mmt_open();
+	int fd = a->dev ? mmtu_open_path(a->dev) : mmtu_open();
 
 	if (fd < 0) {
-		fail(a->dev ? a->dev : MMT_DEV_PATH, fd);
+		fail(a->dev ? a->dev : MMTU_DEV_PATH, fd);
 		exit(EXIT_SYS);
 	}
 	return fd;
@@ -496,7 +496,7 @@ static void ensure_key(struct args *a)
 /* PMO size: --size (or @min) rounded up to a multiple of the closure */
 static uint64_t pmo_size(const struct args *a, uint64_t min)
 {
-	uint64_t cb = mmt_geometry_closure_bytes(&a->geom);
+	uint64_t cb = mmtu_geometry_closure_bytes(&a->geom);
 	uint64_t want = a->given & O_SIZE ? a->size : min;
 
 	if (!cb)
@@ -517,13 +517,13 @@ static int create_pmo(int dev, struct args *a, uint64_t bytes,
 {
 	int fd, ret;
 
-	fd = mmt_pmo_create(dev, bytes, &a->geom, 0, c);
+	fd = mmtu_pmo_create(dev, bytes, &a->geom, 0, c);
 	if (fd < 0)
 		exit(fail("MMT_IOC_PMO_CREATE", fd));
 	if (a->nokey)
 		return fd;
 	ensure_key(a);
-	ret = mmt_pmo_set_key(fd, a->key, a->key_len, key_flags);
+	ret = mmtu_pmo_set_key(fd, a->key, a->key_len, key_flags);
 	if (ret)
 		exit(fail("MMT_IOC_PMO_SET_KEY", ret));
 	return fd;
@@ -547,7 +547,7 @@ static int cmd_query(struct args *a)
 	struct mmt_query q;
 	int dev = open_dev(a), ret;
 
-	ret = mmt_query(dev, &q);
+	ret = mmtu_query(dev, &q);
 	close(dev);
 	if (ret)
 		return fail("MMT_IOC_QUERY", ret);
@@ -584,7 +584,7 @@ static int cmd_set_node_id(struct args *a)
 
 	if (!(a->given & O_NODE))
 		usage_err("--node-id is required");
-	ret = mmt_set_node_id(dev, a->node_id);
+	ret = mmtu_set_node_id(dev, a->node_id);
 	close(dev);
 	if (ret)
 		return fail("MMT_IOC_SET_NODE_ID", ret);
@@ -661,11 +661,11 @@ static int cmd_roundtrip(struct args *a)
 	bytes = pmo_size(a, a->offset + len);
 	dev = open_dev(a);
 	fd = create_pmo(dev, a, bytes, 0, &c);
-	n = mmt_pmo_write_all(fd, in, len, a->offset);
+	n = mmtu_pmo_write_all(fd, in, len, a->offset);
 	if (n < 0)
 		return fail("pwrite", (int)n);
 	out = xmalloc(len);
-	n = mmt_pmo_read_all(fd, out, len, a->offset);
+	n = mmtu_pmo_read_all(fd, out, len, a->offset);
 	if (n < 0)
 		return fail("pread", (int)n);
 	if ((size_t)n != len) {
@@ -712,7 +712,7 @@ static int delegate_fds(struct args *a)
 
 	if (!(a->given & O_TOFD))
 		usage_err("--fd needs --to-fd");
-	ret = mmt_pmo_delegate_local(a->fd, a->to_fd, flags, &closures);
+	ret = mmtu_pmo_delegate_local(a->fd, a->to_fd, flags, &closures);
 	if (a->json)
 		printf("{\"closures\": %" PRIu64 ", \"error\": %d}\n",
 		       closures, ret);
@@ -758,10 +758,10 @@ static int cmd_delegate(struct args *a)
 	}
 	dst = create_pmo(dev, &rx, bytes, MMT_KEY_RECEIVE, &c);
 	explicit_bzero(&rx, sizeof(rx));
-	n = mmt_pmo_write_all(src, in, len, a->offset);
+	n = mmtu_pmo_write_all(src, in, len, a->offset);
 	if (n < 0)
 		return fail("pwrite (sender)", (int)n);
-	dret = mmt_pmo_delegate_local(src, dst, flags, &closures);
+	dret = mmtu_pmo_delegate_local(src, dst, flags, &closures);
 	if (a->json) {
 		printf("{\"mode\": \"%s\", \"eager\": %s, \"closures\": %" PRIu64
 		       ", \"error\": %d, \"sender\": ", a->copy ? "copy" :
@@ -786,7 +786,7 @@ static int cmd_delegate(struct args *a)
 	if (dret)
 		return fail("MMT_IOC_PMO_DELEGATE_LOCAL", dret);
 	out = xmalloc(len);
-	n = mmt_pmo_read_all(dst, out, len, a->offset);
+	n = mmtu_pmo_read_all(dst, out, len, a->offset);
 	if (n < 0)
 		return fail("pread (receiver)", (int)n);
 	if ((size_t)n != len) {
@@ -850,7 +850,7 @@ static int cmd_write(struct args *a)
 		usage_err("--in is required");
 	if (read_file(a->in, &in, &len))
 		return EXIT_SYS;
-	n = mmt_pmo_write_all(a->fd, in, len, a->offset);
+	n = mmtu_pmo_write_all(a->fd, in, len, a->offset);
 	free(in);
 	if (n < 0)
 		return fail("pwrite", (int)n);
@@ -874,7 +874,7 @@ static int cmd_read(struct args *a)
 	if (!a->out)
 		usage_err("--out is required");
 	if (!(a->given & O_LENGTH)) {
-		ret = mmt_pmo_info(a->fd, &in, NULL, 0);
+		ret = mmtu_pmo_info(a->fd, &in, NULL, 0);
 		if (ret)
 			return fail("MMT_IOC_PMO_INFO", ret);
 		len = in.bytes > a->offset ? in.bytes - a->offset : 0;
@@ -882,7 +882,7 @@ static int cmd_read(struct args *a)
 	if (len > SIZE_MAX / 2)
 		usage_err("--length too large");
 	buf = xmalloc(len);
-	n = mmt_pmo_read_all(a->fd, buf, len, a->offset);
+	n = mmtu_pmo_read_all(a->fd, buf, len, a->offset);
 	if (n < 0) {
 		free(buf);
 		return fail("pread", (int)n);
@@ -908,8 +908,8 @@ static int cmd_key(struct args *a)
 
 	if (!a->key_len)
 		usage_err("--key-hex or --key-file is required");
-	ret = mmt_pmo_set_key(a->fd, a->key, a->key_len,
-			      a->receive ? MMT_KEY_RECEIVE : 0);
+	ret = mmtu_pmo_set_key(a->fd, a->key, a->key_len,
+			       a->receive ? MMT_KEY_RECEIVE : 0);
 	explicit_bzero(a->key, sizeof(a->key));
 	return ret ? fail("MMT_IOC_PMO_SET_KEY", ret) : 0;
 }
@@ -920,13 +920,13 @@ static int cmd_set_counter(struct args *a)
 
 	if (!(a->given & O_COUNTER))
 		usage_err("--counter is required");
-	ret = mmt_pmo_set_root_counter(a->fd, a->counter);
+	ret = mmtu_pmo_set_root_counter(a->fd, a->counter);
 	return ret ? fail("MMT_IOC_PMO_SET_ROOT_COUNTER", ret) : 0;
 }
 
 static int cmd_invalidate(struct args *a)
 {
-	int ret = mmt_pmo_invalidate(a->fd);
+	int ret = mmtu_pmo_invalidate(a->fd);
 
 	return ret ? fail("MMT_IOC_PMO_INVALIDATE", ret) : 0;
 }
@@ -937,8 +937,8 @@ static int cmd_tamper(struct args *a)
 
 	if (!a->region_given)
 		usage_err("--region is required");
-	ret = mmt_pmo_debug(a->fd, a->region, a->closure, a->offset,
-			    a->xor_mask);
+	ret = mmtu_pmo_debug(a->fd, a->region, a->closure, a->offset,
+			     a->xor_mask);
 	return ret ? fail("MMT_IOC_PMO_DEBUG", ret) : 0;
 }
 
@@ -1049,7 +1049,7 @@ static void print_usage(FILE *f)
 		"--help.  '%s SUBCOMMAND --help' for details.\n\n"
 		"Exit codes: 0 ok, 1 usage error, 2 system or ioctl error,\n"
 		"3 integrity failure (EBADMSG, ESTALE, EILSEQ), 4 data read back\n"
-		"differs.\n", MMT_DEV_PATH, prog);
+		"differs.\n", MMTU_DEV_PATH, prog);
 }
 
 static void print_sub_help(const struct subcmd *s)
@@ -1059,7 +1059,7 @@ static void print_sub_help(const struct subcmd *s)
 		printf("  --json            machine-readable output (one JSON object)\n");
 	if (s->opts & O_DEV)
 		printf("  --dev PATH        device node (default %s)\n",
-		       MMT_DEV_PATH);
+		       MMTU_DEV_PATH);
 	printf("\nExit codes: 0 ok, 1 usage, 2 system/ioctl error, 3 integrity failure,\n4 data mismatch.\n");
 }
 

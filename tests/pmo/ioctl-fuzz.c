@@ -274,8 +274,8 @@ static int new_pmo(void)
 		g.levels = 1 + pt_below(&rng, 2);
 		n = 1 + pt_below(&rng, 3);
 	}
-	fd = mmt_pmo_create(dev, mmt_geometry_closure_bytes(&g) * n, &g, 0,
-			    NULL);
+	fd = mmtu_pmo_create(dev, mmtu_geometry_closure_bytes(&g) * n, &g, 0,
+			     NULL);
 	if (fd < 0)
 		return -1;
 	switch (pt_below(&rng, 5)) {
@@ -283,13 +283,13 @@ static int new_pmo(void)
 		break;
 	case 1:
 	case 2:
-		mmt_pmo_set_key(fd, key[!pt_below(&rng, 4)], 16,
-				MMT_KEY_RECEIVE);
+		mmtu_pmo_set_key(fd, key[!pt_below(&rng, 4)], 16,
+				 MMT_KEY_RECEIVE);
 		if (!pt_below(&rng, 4))
-			mmt_pmo_set_root_counter(fd, pt_below(&rng, 4));
+			mmtu_pmo_set_root_counter(fd, pt_below(&rng, 4));
 		break;
 	default:
-		mmt_pmo_set_key(fd, key[!pt_below(&rng, 4)], 16, 0);
+		mmtu_pmo_set_key(fd, key[!pt_below(&rng, 4)], 16, 0);
 		break;
 	}
 	return fd;
@@ -323,9 +323,9 @@ static void *closer(void *unused __attribute__((unused)))
 		fd = atomic_load(&racy[pt_below(&r, RACY)]);
 		/* also race on the same files from this thread */
 		if (fd >= 0 && pt_below(&r, 2)) {
-			mmt_pmo_info(fd, &in, NULL, 0);
+			mmtu_pmo_info(fd, &in, NULL, 0);
 			(void)!pread(fd, b, sizeof(b), pt_below(&r, 8192));
-			mmt_pmo_delegate_local(fd,
+			mmtu_pmo_delegate_local(fd,
 				atomic_load(&racy[pt_below(&r, RACY)]),
 				pt_below(&r, 4), NULL);
 		}
@@ -452,7 +452,7 @@ static void fuzz_ioctl(void)
 		cmd = MMT_IOC_PMO_CREATE;
 		cr->size = rnd_size(MMT_PMO_CREATE_SIZE_VER0);
 		rnd_geometry(&cr->geometry);
-		cr->bytes = mmt_geometry_closure_bytes(&cr->geometry) *
+		cr->bytes = mmtu_geometry_closure_bytes(&cr->geometry) *
 			(1 + pt_below(&rng, 3));
 		if (!pt_below(&rng, 4))
 			cr->bytes = rnd_u64();
@@ -673,7 +673,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	pt_rng_seed(&rng, seed);
-	dev = mmt_open();
+	dev = mmtu_open();
 	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 	argbuf = map_guarded(ARG_BYTES);
 	iobuf = map_guarded(IO_BYTES);
@@ -765,14 +765,14 @@ int main(int argc, char **argv)
 		int fd;
 
 		memset(w, 0x3c, sizeof(w));
-		ret = mmt_query(dev, &q);
-		fd = mmt_pmo_create(dev, 4096, &g, 0, NULL);
+		ret = mmtu_query(dev, &q);
+		fd = mmtu_pmo_create(dev, 4096, &g, 0, NULL);
 		ret = ret ? ret : fd < 0 ? fd : 0;
 		if (!ret)
-			ret = mmt_pmo_set_key(fd, key, 16, 0);
-		if (!ret && mmt_pmo_write_all(fd, w, 4096, 0) != 4096)
+			ret = mmtu_pmo_set_key(fd, key, 16, 0);
+		if (!ret && mmtu_pmo_write_all(fd, w, 4096, 0) != 4096)
 			ret = -EIO;
-		if (!ret && (mmt_pmo_read_all(fd, r, 4096, 0) != 4096 ||
+		if (!ret && (mmtu_pmo_read_all(fd, r, 4096, 0) != 4096 ||
 			     memcmp(w, r, 4096)))
 			ret = -EIO;
 		pt_result(!ret, "ioctl-fuzz: device works afterwards (query, create, key, write, read)",

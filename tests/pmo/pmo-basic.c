@@ -54,7 +54,7 @@ static int new_pmo(uint64_t bytes, const struct mmt_geometry *g,
 {
 	int fd, ret;
 
-	fd = mmt_pmo_create(dev, bytes, g, 0, NULL);
+	fd = mmtu_pmo_create(dev, bytes, g, 0, NULL);
 	if (fd < 0) {
 		pt_result(false, what, "create %" PRIu64 " bytes: %s", bytes,
 			  pt_errname(fd));
@@ -62,7 +62,7 @@ static int new_pmo(uint64_t bytes, const struct mmt_geometry *g,
 	}
 	if (!key)
 		return fd;
-	ret = mmt_pmo_set_key(fd, key, key_len, kflags);
+	ret = mmtu_pmo_set_key(fd, key, key_len, kflags);
 	if (ret) {
 		pt_result(false, what, "set key: %s", pt_errname(ret));
 		close(fd);
@@ -76,7 +76,7 @@ static bool check_read(int fd, uint64_t off, const uint8_t *want, size_t len,
 		       const char *name)
 {
 	uint8_t *got = pt_malloc(len);
-	ssize_t n = mmt_pmo_read_all(fd, got, len, off);
+	ssize_t n = mmtu_pmo_read_all(fd, got, len, off);
 	bool ok = n == (ssize_t)len && !memcmp(got, want, len);
 	size_t i = 0;
 
@@ -93,7 +93,7 @@ static bool check_read(int fd, uint64_t off, const uint8_t *want, size_t len,
 static bool write_ok(int fd, uint64_t off, const void *buf, size_t len,
 		     const char *name)
 {
-	ssize_t n = mmt_pmo_write_all(fd, buf, len, off);
+	ssize_t n = mmtu_pmo_write_all(fd, buf, len, off);
 
 	pt_result(n == (ssize_t)len, name, "wrote %zd of %zu: %s", n, len,
 		  n < 0 ? pt_errname((int)n) : "short");
@@ -125,7 +125,7 @@ static void test_create(void)
 	struct pt_snap s;
 	int fd, nfds, ret, flags;
 
-	fd = mmt_pmo_create(dev, 2 * MiB, NULL, 0, &c);
+	fd = mmtu_pmo_create(dev, 2 * MiB, NULL, 0, &c);
 	pt_result(fd >= 0, "create: 2 MiB default geometry", "%s",
 		  pt_errname(fd));
 	if (fd < 0)
@@ -171,13 +171,13 @@ static void test_create(void)
 		struct mmt_pmo_info in;
 
 		memset(m, 0xa5, sizeof(m));
-		ret = mmt_pmo_info(fd, &in, m, 4);
+		ret = mmtu_pmo_info(fd, &in, m, 4);
 		pt_result(!ret && in.mmt_count == 1 &&
 			  m[1].state == 0xa5a5a5a5,
 			  "info: mmt_count = min(room, closures), no write past it",
 			  "ret %s mmt_count %u", pt_errname(ret),
 			  in.mmt_count);
-		ret = mmt_pmo_info(fd, &in, NULL, 0);
+		ret = mmtu_pmo_info(fd, &in, NULL, 0);
 		pt_result(!ret && in.mmt_count == 0 && in.closures == 1,
 			  "info: no mmts array", "ret %s mmt_count %u",
 			  pt_errname(ret), in.mmt_count);
@@ -224,7 +224,7 @@ static void test_create(void)
 	}
 	close(fd);
 
-	fd = mmt_pmo_create(dev, 2 * MiB, NULL, MMT_PMO_CLOEXEC, NULL);
+	fd = mmtu_pmo_create(dev, 2 * MiB, NULL, MMT_PMO_CLOEXEC, NULL);
 	flags = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
 	pt_result(flags >= 0 && (flags & FD_CLOEXEC),
 		  "create: MMT_PMO_CLOEXEC -> FD_CLOEXEC", "fd %d flags %d",
@@ -249,10 +249,10 @@ static void test_create(void)
 		unsigned int i;
 
 		for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-			fd = mmt_pmo_create(dev, ok[i].closure, &ok[i].g, 0,
-					    &c);
+			fd = mmtu_pmo_create(dev, ok[i].closure, &ok[i].g, 0,
+					     &c);
 			pt_result(fd >= 0 && c.closure_bytes == ok[i].closure &&
-				  mmt_geometry_closure_bytes(&ok[i].g) ==
+				  mmtu_geometry_closure_bytes(&ok[i].g) ==
 				  ok[i].closure, ok[i].name,
 				  "fd %s closure_bytes %" PRIu64,
 				  pt_errname(fd < 0 ? fd : 0),
@@ -368,9 +368,9 @@ static void test_keys(void)
 		      "keys: pread before a key -> EPERM");
 	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), -EPERM,
 		      "keys: pwrite before a key -> EPERM");
-	pt_expect_ret(mmt_pmo_set_root_counter(fd, 10), -EPERM,
+	pt_expect_ret(mmtu_pmo_set_root_counter(fd, 10), -EPERM,
 		      "keys: set root counter before a key -> EPERM");
-	pt_expect_ret(mmt_pmo_invalidate(fd), 0,
+	pt_expect_ret(mmtu_pmo_invalidate(fd), 0,
 		      "keys: invalidate an unkeyed PMO -> ok");
 	{
 		/* libmmt's hex parser, as mmtctl and mmt-bench use it */
@@ -381,15 +381,15 @@ static void test_keys(void)
 		uint8_t hk[32];
 		size_t bad = 0;
 
-		ret = mmt_key_from_hex("00112233445566778899AaBbccddeeff",
-				       32, hk, NULL);
+		ret = mmtu_key_from_hex("00112233445566778899AaBbccddeeff",
+					32, hk, NULL);
 		pt_result(ret == 16 && !memcmp(hk, want, 16),
 			  "keys: 32 hex digits -> the 16-byte key",
 			  "ret %d", ret);
-		pt_expect_ret(mmt_key_from_hex("0011", 4, hk, NULL), -EINVAL,
+		pt_expect_ret(mmtu_key_from_hex("0011", 4, hk, NULL), -EINVAL,
 			      "keys: 4 hex digits -> EINVAL");
-		ret = mmt_key_from_hex("00112233445566778899aabbccddeefg",
-				       32, hk, &bad);
+		ret = mmtu_key_from_hex("00112233445566778899aabbccddeefg",
+					32, hk, &bad);
 		pt_result(ret == -EILSEQ && bad == 31,
 			  "keys: a non-hex digit -> EILSEQ at its index",
 			  "ret %d, index %zu", ret, bad);
@@ -421,7 +421,7 @@ static void test_keys(void)
 		  pt_all_state(&b, MMT_STATE_INVALID, 0),
 		  "keys: rejected keys changed nothing", "%s", pt_states(&b));
 
-	ret = mmt_pmo_set_key(fd, key1, 16, 0);
+	ret = mmtu_pmo_set_key(fd, key1, 16, 0);
 	pt_expect_ret(ret, 0, "keys: set AES-128 key");
 	pt_snap(fd, &a);
 	pt_result(pt_all_state(&a, MMT_STATE_VALID, 0) && a.info.key_len == 16 &&
@@ -444,9 +444,9 @@ static void test_keys(void)
 			   "keys: formatted PMO reads as zeros");
 		free(zero);
 	}
-	pt_expect_ret(mmt_pmo_set_key(fd, key2, 16, 0), -EBUSY,
+	pt_expect_ret(mmtu_pmo_set_key(fd, key2, 16, 0), -EBUSY,
 		      "keys: second key -> EBUSY");
-	pt_expect_ret(mmt_pmo_set_key(fd, key2, 16, MMT_KEY_RECEIVE), -EBUSY,
+	pt_expect_ret(mmtu_pmo_set_key(fd, key2, 16, MMT_KEY_RECEIVE), -EBUSY,
 		      "keys: second key (receive) -> EBUSY");
 	pt_snap(fd, &b);
 	pt_result(pt_snap_eq(&a, &b), "keys: EBUSY changed nothing", "%s",
@@ -456,18 +456,18 @@ static void test_keys(void)
 	{
 		uint64_t r = a.mmts[0].root_counter;
 
-		pt_expect_ret(mmt_pmo_set_root_counter(fd, r + 100), 0,
+		pt_expect_ret(mmtu_pmo_set_root_counter(fd, r + 100), 0,
 			      "keys: root counter up by 100");
 		pt_snap(fd, &b);
 		pt_result(!b.ret && b.mmts[0].root_counter >= r + 100,
 			  "keys: info shows the new root counter",
 			  "%" PRIu64 " -> %" PRIu64, r,
 			  (uint64_t)b.mmts[0].root_counter);
-		pt_expect_ret(mmt_pmo_set_root_counter(fd, r + 50), -EINVAL,
+		pt_expect_ret(mmtu_pmo_set_root_counter(fd, r + 50), -EINVAL,
 			      "keys: root counter down -> EINVAL");
-		pt_expect_ret(mmt_pmo_set_root_counter(fd, 1ULL << 38),
+		pt_expect_ret(mmtu_pmo_set_root_counter(fd, 1ULL << 38),
 			      -EINVAL, "keys: root counter 2^38 -> EINVAL");
-		pt_expect_ret(mmt_pmo_set_root_counter(fd, ~0ULL), -EINVAL,
+		pt_expect_ret(mmtu_pmo_set_root_counter(fd, ~0ULL), -EINVAL,
 			      "keys: root counter 2^64-1 -> EINVAL");
 		pt_snap(fd, &a);
 		pt_result(pt_snap_eq(&a, &b),
@@ -489,7 +489,7 @@ static void test_keys(void)
 	memset(buf, 0x5a, sizeof(buf));
 	write_ok(fd, 1000, buf, sizeof(buf), "keys: write before invalidate");
 	/* counter exhaustion fails closed, never wraps (2^38: sealing limit) */
-	pt_expect_ret(mmt_pmo_set_root_counter(fd, (1ULL << 38) - 1), 0,
+	pt_expect_ret(mmtu_pmo_set_root_counter(fd, (1ULL << 38) - 1), 0,
 		      "keys: root counter 2^38 - 1 (the last one) accepted");
 	{
 		uint8_t other[256];
@@ -509,7 +509,7 @@ static void test_keys(void)
 		  "%s key_len %u", pt_states(&b), b.info.key_len);
 	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
 		      "keys: pread after invalidate -> EPERM");
-	pt_expect_ret(mmt_pmo_set_key(fd, key256, 32, 0), 0,
+	pt_expect_ret(mmtu_pmo_set_key(fd, key256, 32, 0), 0,
 		      "keys: key again (AES-256) after invalidate");
 	pt_snap(fd, &b);
 	pt_result(pt_all_state(&b, MMT_STATE_VALID, 0) && b.info.key_len == 32,
@@ -540,7 +540,7 @@ static void test_keys(void)
 		      "keys: pread on WAITING -> EPERM");
 	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), -EPERM,
 		      "keys: pwrite on WAITING -> EPERM");
-	pt_expect_ret(mmt_pmo_set_root_counter(fd, 1000), 0,
+	pt_expect_ret(mmtu_pmo_set_root_counter(fd, 1000), 0,
 		      "keys: minimum root counter on WAITING");
 	pt_snap(fd, &b);
 	pt_result(pt_all_state(&b, MMT_STATE_WAITING, 0),
@@ -767,9 +767,9 @@ static void test_tamper(void)
 		pt_snap(fd, &a);
 		snprintf(name, sizeof(name), "tamper: flip %s of closure 1",
 			 t[i].name);
-		pt_expect_ret(mmt_pmo_debug(fd, t[i].region, 1, t[i].offset,
-					    0x40), 0, name);
-		n = mmt_pmo_read_all(fd, got, cb, cb);
+		pt_expect_ret(mmtu_pmo_debug(fd, t[i].region, 1, t[i].offset,
+					     0x40), 0, name);
+		n = mmtu_pmo_read_all(fd, got, cb, cb);
 		snprintf(name, sizeof(name),
 			 "tamper: %s: pread of closure 1 -> EBADMSG",
 			 t[i].name);
@@ -797,8 +797,8 @@ static void test_tamper(void)
 			  pt_states(&a), pt_states(&b));
 		snprintf(name, sizeof(name), "tamper: %s: flip back",
 			 t[i].name);
-		pt_expect_ret(mmt_pmo_debug(fd, t[i].region, 1, t[i].offset,
-					    0x40), 0, name);
+		pt_expect_ret(mmtu_pmo_debug(fd, t[i].region, 1, t[i].offset,
+					     0x40), 0, name);
 		snprintf(name, sizeof(name),
 			 "tamper: %s: closure 1 byte-exact after the flip back",
 			 t[i].name);
@@ -809,17 +809,17 @@ static void test_tamper(void)
 	/* a tampered MAC also fails a partial write's verification? Only
 	 * reads are specified; check the debug ioctl's own errors. */
 	pt_snap(fd, &a);
-	pt_expect_ret(mmt_pmo_debug(fd, 3, 0, 0, 1), -EINVAL,
+	pt_expect_ret(mmtu_pmo_debug(fd, 3, 0, 0, 1), -EINVAL,
 		      "tamper: region 3 -> EINVAL");
-	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 3, 0, 1), -EINVAL,
+	pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 3, 0, 1), -EINVAL,
 		      "tamper: closure 3 of 3 -> EINVAL");
-	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, cb, 1), -EINVAL,
+	pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, cb, 1), -EINVAL,
 		      "tamper: offset = closure size -> EINVAL");
-	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_MACS, 0, cb / 64 * 8, 1),
+	pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_MACS, 0, cb / 64 * 8, 1),
 		      -EINVAL, "tamper: offset past the MACs -> EINVAL");
-	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_NODES, 0, 1ULL << 40, 1),
+	pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_NODES, 0, 1ULL << 40, 1),
 		      -EINVAL, "tamper: huge node offset -> EINVAL");
-	pt_expect_ret(mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, 0, 0), -EINVAL,
+	pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, 0, 0), -EINVAL,
 		      "tamper: zero mask -> EINVAL");
 	{
 		struct mmt_pmo_debug d = {
@@ -849,13 +849,13 @@ static int fdpass_child_writer(int sock, size_t len, uint64_t s)
 {
 	struct pt_rng rng;
 	uint8_t *buf = malloc(len);
-	int fd = mmt_recv_fd(sock);
+	int fd = mmtu_recv_fd(sock);
 
 	if (fd < 0 || !buf)
 		return 10;
 	pt_rng_seed(&rng, s);
 	pt_fill(&rng, buf, len);
-	if (mmt_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
+	if (mmtu_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
 		return 11;
 	close(fd);
 	return write(sock, "W", 1) == 1 ? 0 : 12;
@@ -866,20 +866,20 @@ static int fdpass_child_creator(int sock, size_t len, uint64_t s)
 {
 	struct pt_rng rng;
 	uint8_t *buf = malloc(len);
-	int d = mmt_open(), fd;
+	int d = mmtu_open(), fd;
 
 	if (d < 0 || !buf)
 		return 20;
-	fd = mmt_pmo_create(d, len, &geom2, 0, NULL);
+	fd = mmtu_pmo_create(d, len, &geom2, 0, NULL);
 	if (fd < 0)
 		return 21;
-	if (mmt_pmo_set_key(fd, key2, 16, 0))
+	if (mmtu_pmo_set_key(fd, key2, 16, 0))
 		return 22;
 	pt_rng_seed(&rng, s);
 	pt_fill(&rng, buf, len);
-	if (mmt_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
+	if (mmtu_pmo_write_all(fd, buf, len, 0) != (ssize_t)len)
 		return 23;
-	if (mmt_send_fd(sock, fd))
+	if (mmtu_send_fd(sock, fd))
 		return 24;
 	close(fd);
 	close(d);
@@ -910,7 +910,7 @@ static void test_fdpass(void)
 		_exit(fdpass_child_writer(sv[1], len, seed + 5));
 	}
 	close(sv[1]);
-	pt_expect_ret(mmt_send_fd(sv[0], fd), 0,
+	pt_expect_ret(mmtu_send_fd(sv[0], fd), 0,
 		      "fdpass: send the PMO fd to the child");
 	st = -1;
 	pt_result(read(sv[0], &c, 1) == 1 && waitpid(pid, &st, 0) == pid &&
@@ -935,7 +935,7 @@ static void test_fdpass(void)
 		_exit(fdpass_child_creator(sv[1], len, seed + 6));
 	}
 	close(sv[1]);
-	fd = mmt_recv_fd(sv[0]);
+	fd = mmtu_recv_fd(sv[0]);
 	st = -1;
 	waitpid(pid, &st, 0);
 	pt_result(fd >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -982,7 +982,7 @@ static bool make_pair(int *a, int *b, uint8_t *data, uint64_t size,
 	}
 	pt_rng_seed(&rng, seed + size);
 	pt_fill(&rng, data, size);
-	return mmt_pmo_write_all(*a, data, size, 0) == (ssize_t)size;
+	return mmtu_pmo_write_all(*a, data, size, 0) == (ssize_t)size;
 }
 
 static void delegate_mode(bool copy, bool eager)
@@ -1004,7 +1004,7 @@ static void delegate_mode(bool copy, bool eager)
 		return;
 	}
 	pt_snap(a, &sa0);
-	ret = mmt_pmo_delegate_local(a, b, flags, &closures);
+	ret = mmtu_pmo_delegate_local(a, b, flags, &closures);
 	snprintf(name, sizeof(name), "%s: 2 closures delivered", pre);
 	pt_result(!ret && closures == 2, name, "ret %s closures %" PRIu64,
 		  pt_errname(ret), closures);
@@ -1043,8 +1043,8 @@ static void delegate_mode(bool copy, bool eager)
 					MMT_KEY_RECEIVE, name);
 
 			if (c >= 0) {
-				pt_expect_ret(mmt_pmo_delegate_local(b, c, 0,
-								     NULL),
+				pt_expect_ret(mmtu_pmo_delegate_local(b, c, 0,
+								      NULL),
 					      -EPERM, name);
 				close(c);
 			}
@@ -1080,8 +1080,8 @@ static void delegate_mode(bool copy, bool eager)
 					MMT_KEY_RECEIVE, name);
 
 			if (c >= 0) {
-				pt_expect_ret(mmt_pmo_delegate_local(a, c, 0,
-								     NULL),
+				pt_expect_ret(mmtu_pmo_delegate_local(a, c, 0,
+								      NULL),
 					      -EPERM, name);
 				close(c);
 			}
@@ -1095,8 +1095,8 @@ static void delegate_mode(bool copy, bool eager)
 				 "%s: the receiver delegates it on (transfer)",
 				 pre);
 			if (c >= 0) {
-				pt_expect_ret(mmt_pmo_delegate_local(b, c, 0,
-								     NULL),
+				pt_expect_ret(mmtu_pmo_delegate_local(b, c, 0,
+								      NULL),
 					      0, name);
 				snprintf(name, sizeof(name),
 					 "%s: third PMO byte-exact", pre);
@@ -1126,7 +1126,7 @@ static void test_delegate(void)
 
 	/* replay: a receiver whose minimum is above the closure's counter */
 	if (make_pair(&a, &b, data, size, key1, "delegate replay")) {
-		ret = mmt_pmo_delegate_local(a, b, MMT_DELEGATE_COPY, NULL);
+		ret = mmtu_pmo_delegate_local(a, b, MMT_DELEGATE_COPY, NULL);
 		pt_expect_ret(ret, 0, "delegate replay: first copy accepted");
 		close(b);
 		pt_snap(a, &sa);
@@ -1136,12 +1136,12 @@ static void test_delegate(void)
 		c = new_pmo(size, &geom2, key1, 16, MMT_KEY_RECEIVE,
 			    "delegate replay: receiver");
 		if (c >= 0) {
-			pt_expect_ret(mmt_pmo_set_root_counter(c, maxrc + 1000),
+			pt_expect_ret(mmtu_pmo_set_root_counter(c, maxrc + 1000),
 				      0, "delegate replay: receiver minimum above the sender's counter");
 			pt_snap(c, &sb);
 			closures = 99;
-			ret = mmt_pmo_delegate_local(a, c, MMT_DELEGATE_COPY,
-						     &closures);
+			ret = mmtu_pmo_delegate_local(a, c, MMT_DELEGATE_COPY,
+						      &closures);
 			pt_result(ret == -ESTALE && closures == 0,
 				  "delegate replay: -> ESTALE, 0 closures",
 				  "ret %s closures %" PRIu64, pt_errname(ret),
@@ -1167,7 +1167,7 @@ static void test_delegate(void)
 		pt_snap(a, &sa);
 		pt_snap(b, &sb);
 		closures = 99;
-		ret = mmt_pmo_delegate_local(a, b, 0, &closures);
+		ret = mmtu_pmo_delegate_local(a, b, 0, &closures);
 		pt_result(ret == -EBADMSG && closures == 0,
 			  "delegate other key: -> EBADMSG, 0 closures",
 			  "ret %s closures %" PRIu64, pt_errname(ret),
@@ -1190,10 +1190,10 @@ static void test_delegate(void)
 	if (have_debug &&
 	    make_pair(&a, &b, data, size, key1, "delegate tampered")) {
 		pt_snap(b, &sb);
-		mmt_pmo_debug(a, MMT_DEBUG_NODES, 1, 0, 0x01);
+		mmtu_pmo_debug(a, MMT_DEBUG_NODES, 1, 0, 0x01);
 		closures = 99;
-		ret = mmt_pmo_delegate_local(a, b, MMT_DELEGATE_EAGER,
-					     &closures);
+		ret = mmtu_pmo_delegate_local(a, b, MMT_DELEGATE_EAGER,
+					      &closures);
 		pt_result(ret == -EBADMSG && closures <= 1,
 			  "delegate tampered: eager delegation of a tampered closure -> EBADMSG",
 			  "ret %s closures %" PRIu64, pt_errname(ret),
@@ -1215,17 +1215,17 @@ static void test_delegate(void)
 		nul = open("/dev/null", O_RDWR | O_CLOEXEC);
 		pt_snap(a, &sa);
 		pt_snap(b, &sb);
-		pt_expect_ret(mmt_pmo_delegate_local(a, a, 0, NULL), -EINVAL,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, a, 0, NULL), -EINVAL,
 			      "delegate errors: to itself -> EINVAL");
-		pt_expect_ret(mmt_pmo_delegate_local(a, -1, 0, NULL), -EBADF,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, -1, 0, NULL), -EBADF,
 			      "delegate errors: dst_fd -1 -> EBADF");
-		pt_expect_ret(mmt_pmo_delegate_local(a, 1000, 0, NULL), -EBADF,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, 1000, 0, NULL), -EBADF,
 			      "delegate errors: dst_fd not open -> EBADF");
-		pt_expect_ret(mmt_pmo_delegate_local(a, nul, 0, NULL), -ENOTTY,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, nul, 0, NULL), -ENOTTY,
 			      "delegate errors: dst_fd /dev/null -> ENOTTY");
-		pt_expect_ret(mmt_pmo_delegate_local(a, dev, 0, NULL), -ENOTTY,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, dev, 0, NULL), -ENOTTY,
 			      "delegate errors: dst_fd /dev/mmt -> ENOTTY");
-		pt_expect_ret(mmt_pmo_delegate_local(a, b, 1ULL << 40, NULL),
+		pt_expect_ret(mmtu_pmo_delegate_local(a, b, 1ULL << 40, NULL),
 			      -EINVAL, "delegate errors: unknown flag -> EINVAL");
 		memset(&d, 0, sizeof(d));
 		d.size = sizeof(d);
@@ -1243,7 +1243,7 @@ static void test_delegate(void)
 		other = new_pmo(2 * size, &geom2, key1, 16, MMT_KEY_RECEIVE,
 				"delegate errors: bigger receiver");
 		if (other >= 0) {
-			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+			pt_expect_ret(mmtu_pmo_delegate_local(a, other, 0, NULL),
 				      -EMEDIUMTYPE,
 				      "delegate errors: other size -> EMEDIUMTYPE");
 			close(other);
@@ -1251,7 +1251,7 @@ static void test_delegate(void)
 		other = new_pmo(size, &g3, key1, 16, MMT_KEY_RECEIVE,
 				"delegate errors: other geometry");
 		if (other >= 0) {
-			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+			pt_expect_ret(mmtu_pmo_delegate_local(a, other, 0, NULL),
 				      -EMEDIUMTYPE,
 				      "delegate errors: other geometry -> EMEDIUMTYPE");
 			close(other);
@@ -1259,7 +1259,7 @@ static void test_delegate(void)
 		other = new_pmo(size, &geom2, key1, 16, 0,
 				"delegate errors: VALID receiver");
 		if (other >= 0) {
-			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+			pt_expect_ret(mmtu_pmo_delegate_local(a, other, 0, NULL),
 				      -EPERM,
 				      "delegate errors: receiver VALID -> EPERM");
 			close(other);
@@ -1267,15 +1267,15 @@ static void test_delegate(void)
 		other = new_pmo(size, &geom2, NULL, 0, 0,
 				"delegate errors: unkeyed receiver");
 		if (other >= 0) {
-			pt_expect_ret(mmt_pmo_delegate_local(a, other, 0, NULL),
+			pt_expect_ret(mmtu_pmo_delegate_local(a, other, 0, NULL),
 				      -EPERM,
 				      "delegate errors: receiver unkeyed -> EPERM");
-			pt_expect_ret(mmt_pmo_delegate_local(other, b, 0, NULL),
+			pt_expect_ret(mmtu_pmo_delegate_local(other, b, 0, NULL),
 				      -EPERM,
 				      "delegate errors: sender unkeyed -> EPERM");
 			close(other);
 		}
-		pt_expect_ret(mmt_pmo_delegate_local(b, a, 0, NULL), -EPERM,
+		pt_expect_ret(mmtu_pmo_delegate_local(b, a, 0, NULL), -EPERM,
 			      "delegate errors: WAITING sender -> EPERM");
 		pt_snap(a, &sa2);
 		pt_snap(b, &sb2);
@@ -1283,7 +1283,7 @@ static void test_delegate(void)
 			  pt_snap_eq(&sb, &sb2),
 			  "delegate errors: both PMOs unchanged",
 			  "%s / %s", pt_states(&sa2), pt_states(&sb2));
-		pt_expect_ret(mmt_pmo_delegate_local(a, b, 0, NULL), 0,
+		pt_expect_ret(mmtu_pmo_delegate_local(a, b, 0, NULL), 0,
 			      "delegate errors: then a good delegation works");
 		check_read(b, 0, data, size,
 			   "delegate errors: receiver byte-exact");
@@ -1334,12 +1334,12 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	dev = mmt_open();
+	dev = mmtu_open();
 	if (dev < 0) {
 		printf("not ok - open /dev/mmt (%s)\n", pt_errname(dev));
 		return 2;
 	}
-	ret = mmt_query(dev, &query);
+	ret = mmtu_query(dev, &query);
 	pt_result(!ret && (query.features & MMT_FEAT_PMO),
 		  "query: module has MMT_FEAT_PMO", "ret %s features 0x%llx",
 		  pt_errname(ret), (unsigned long long)query.features);

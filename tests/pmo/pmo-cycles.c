@@ -60,8 +60,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	memset(&g, 0, sizeof(g));
 	g.levels = levels;
-	bytes = mmt_geometry_closure_bytes(&g) * closures;
-	dev = mmt_open();
+	bytes = mmtu_geometry_closure_bytes(&g) * closures;
+	dev = mmtu_open();
 	if (dev < 0 || !bytes ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		printf("not ok - pmo-cycles: setup (%s)\n", pt_errname(dev));
@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 
 		pt_fill(&rng, key, sizeof(key));
 		pt_fill(&rng, w, bytes);
-		fd = mmt_pmo_create(dev, bytes, &g, i & 1 ? MMT_PMO_CLOEXEC : 0,
-				    NULL);
+		fd = mmtu_pmo_create(dev, bytes, &g, i & 1 ? MMT_PMO_CLOEXEC : 0,
+				     NULL);
 		if (fd < 0) {
 			fail = "create";
 			ret = fd;
@@ -87,8 +87,8 @@ int main(int argc, char **argv)
 		if (every_fdpass && i % every_fdpass == every_fdpass / 2) {
 			int fd2;
 
-			ret = mmt_send_fd(sv[0], fd);
-			fd2 = ret ? ret : mmt_recv_fd(sv[1]);
+			ret = mmtu_send_fd(sv[0], fd);
+			fd2 = ret ? ret : mmtu_recv_fd(sv[1]);
 			close(fd);
 			fd = fd2;
 			if (fd < 0) {
@@ -97,28 +97,28 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		ret = mmt_pmo_set_key(fd, key, sizeof(key), 0);
+		ret = mmtu_pmo_set_key(fd, key, sizeof(key), 0);
 		if (ret) {
 			fail = "set key";
 			goto out_close;
 		}
 		if (every_inval && i % every_inval == every_inval / 2) {
-			ret = mmt_pmo_invalidate(fd);
+			ret = mmtu_pmo_invalidate(fd);
 			if (!ret)
-				ret = mmt_pmo_set_key(fd, key, sizeof(key), 0);
+				ret = mmtu_pmo_set_key(fd, key, sizeof(key), 0);
 			if (ret) {
 				fail = "invalidate + key";
 				goto out_close;
 			}
 		}
-		ret = mmt_pmo_write_all(fd, w, bytes, 0) == (ssize_t)bytes ? 0 :
+		ret = mmtu_pmo_write_all(fd, w, bytes, 0) == (ssize_t)bytes ? 0 :
 			-errno;
 		if (ret) {
 			fail = "write";
 			goto out_close;
 		}
 		memset(r, 0, bytes);
-		if (mmt_pmo_read_all(fd, r, bytes, 0) != (ssize_t)bytes ||
+		if (mmtu_pmo_read_all(fd, r, bytes, 0) != (ssize_t)bytes ||
 		    memcmp(r, w, bytes)) {
 			fail = "read back";
 			ret = -errno;
@@ -133,15 +133,16 @@ int main(int argc, char **argv)
 		if (every_delegate && i % every_delegate == every_delegate - 1) {
 			bool copy = (i / every_delegate) % 2 == 0;
 
-			rx = mmt_pmo_create(dev, bytes, &g, 0, NULL);
-			ret = rx < 0 ? rx : mmt_pmo_set_key(rx, key, sizeof(key),
-							    MMT_KEY_RECEIVE);
+			rx = mmtu_pmo_create(dev, bytes, &g, 0, NULL);
+			ret = rx < 0 ? rx :
+			      mmtu_pmo_set_key(rx, key, sizeof(key),
+					       MMT_KEY_RECEIVE);
 			if (!ret)
-				ret = mmt_pmo_delegate_local(fd, rx,
+				ret = mmtu_pmo_delegate_local(fd, rx,
 					copy ? MMT_DELEGATE_COPY : 0, NULL);
 			if (!ret &&
-			    (mmt_pmo_read_all(rx, r, bytes, 0) != (ssize_t)bytes ||
-			     memcmp(r, w, bytes)))
+			    (mmtu_pmo_read_all(rx, r, bytes, 0) !=
+			     (ssize_t)bytes || memcmp(r, w, bytes)))
 				ret = -EIO;
 			if (rx >= 0)
 				close(rx);

@@ -33,7 +33,7 @@ static int fill(int *fds, int *n, int *err)
 			*err = 0;
 			return -1;
 		}
-		fd = mmt_pmo_create(dev, 2 << 20, NULL, 0, NULL);
+		fd = mmtu_pmo_create(dev, 2 << 20, NULL, 0, NULL);
 		if (fd < 0) {
 			*err = fd;
 			return 0;
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	dev = mmt_open();
+	dev = mmtu_open();
 	if (dev < 0) {
 		printf("not ok - pmo-rlimit: open /dev/mmt (%s)\n",
 		       pt_errname(dev));
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	/* the metadata size, for the expected count */
-	fd = mmt_pmo_create(dev, 2 << 20, NULL, 0, &c);
+	fd = mmtu_pmo_create(dev, 2 << 20, NULL, 0, &c);
 	if (fd < 0) {
 		printf("not ok - rlimit: create without a limit (%s)\n",
 		       pt_errname(fd));
@@ -124,11 +124,11 @@ int main(int argc, char **argv)
 		pt_result(!ret && pt_all_state(&s, MMT_STATE_INVALID, 0),
 			  "rlimit: existing PMOs unaffected", "%s",
 			  pt_states(&s));
-		ret = mmt_pmo_set_key(fds[0], "0123456789abcdef", 16, 0);
+		ret = mmtu_pmo_set_key(fds[0], "0123456789abcdef", 16, 0);
 		pt_result(!ret, "rlimit: keying an existing PMO still works",
 			  "%s", pt_errname(ret));
 	}
-	ret = mmt_pmo_create(dev, 32 << 20, NULL, 0, NULL);
+	ret = mmtu_pmo_create(dev, 32 << 20, NULL, 0, NULL);
 	pt_result(limit_errno(ret), "rlimit: a PMO larger than the free part -> ENOMEM",
 		  "got %s", pt_errname(ret));
 	if (ret >= 0)
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	n2 = 0;
 	err = 0;
 	while (!ret && n2 < MAXP) {
-		fd = mmt_pmo_create(dev, 4096, &g1, 0, NULL);
+		fd = mmtu_pmo_create(dev, 4096, &g1, 0, NULL);
 		if (fd < 0) {
 			err = fd;
 			break;
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	pt_result(err == -EMFILE, "rlimit: RLIMIT_NOFILE exhausted -> EMFILE",
 		  "got %s after %d PMOs", pt_errname(err), n2);
 	for (fd = 0; fd < 5; fd++) {
-		ret = mmt_pmo_create(dev, 2 << 20, NULL, 0, NULL);
+		ret = mmtu_pmo_create(dev, 2 << 20, NULL, 0, NULL);
 		if (ret != -EMFILE)
 			break;
 	}
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 
 	rl.rlim_cur = rl.rlim_max = 0;
 	setrlimit(RLIMIT_MEMLOCK, &rl);
-	ret = mmt_pmo_create(dev, 4096, &g1, 0, NULL);
+	ret = mmtu_pmo_create(dev, 4096, &g1, 0, NULL);
 	pt_result(limit_errno(ret), "rlimit: RLIMIT_MEMLOCK 0 -> ENOMEM",
 		  "got %s", pt_errname(ret));
 	if (ret >= 0)

@@ -102,7 +102,7 @@ int main(void)
 	uint64_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	dev = mmt_open();
+	dev = mmtu_open();
 	pt_result(dev >= 0, "uring: open /dev/mmt", "%s", pt_errname(dev));
 	if (dev < 0)
 		return finish();
@@ -110,8 +110,8 @@ int main(void)
 	pt_result(!ret, "uring: io_uring_setup", "%s", pt_errname(ret));
 	if (ret)
 		return finish();
-	fd = mmt_pmo_create(dev, size, &g, 0, NULL);
-	ret = fd < 0 ? fd : mmt_pmo_set_key(fd, uring_key, 16, 0);
+	fd = mmtu_pmo_create(dev, size, &g, 0, NULL);
+	ret = fd < 0 ? fd : mmtu_pmo_set_key(fd, uring_key, 16, 0);
 	pt_result(!ret, "uring: create and key a PMO", "%s", pt_errname(ret));
 	if (ret)
 		return finish();
@@ -131,8 +131,8 @@ int main(void)
 	pt_result(ret == 100 && got[0] == 0 && got[99] == 0,
 		  "uring: never-written bytes read as zero", "res %d", ret);
 
-	if (mmt_query(dev, &q) == 0 && (q.features & MMT_FEAT_DEBUG)) {
-		ret = mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, 4096, 0x01);
+	if (mmtu_query(dev, &q) == 0 && (q.features & MMT_FEAT_DEBUG)) {
+		ret = mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, 4096, 0x01);
 		pt_result(!ret, "uring: flip a ciphertext byte", "%s",
 			  pt_errname(ret));
 		ret = ring_rw(&r, IORING_OP_READ, fd, got, 64, 4096);

@@ -199,7 +199,7 @@ struct pt_snap {
 static inline int pt_snap(int fd, struct pt_snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->ret = mmt_pmo_info(fd, &s->info, s->mmts, PT_MAX_MMTS);
+	s->ret = mmtu_pmo_info(fd, &s->info, s->mmts, PT_MAX_MMTS);
 	if (!s->ret)
 		s->info.mmts = 0;	/* the pointer differs between snaps */
 	return s->ret;
@@ -281,7 +281,7 @@ static inline const char *pt_states(const struct pt_snap *s)
 	}
 	for (i = 0; i < s->info.mmt_count && used < sizeof(buf[0]) - 16; i++)
 		used += snprintf(b + used, sizeof(buf[0]) - used, "%s%s%s",
-				 i ? "," : "", mmt_state_str(s->mmts[i].state),
+				 i ? "," : "", mmtu_state_str(s->mmts[i].state),
 				 s->mmts[i].flags & MMT_INFO_READ_ONLY ?
 				 "(ro)" : "");
 	return b;

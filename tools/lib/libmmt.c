@@ -40,8 +40,8 @@ static int neg_errno(void)
 	return errno ? -errno : -EIO;
 }
 
-/* mmt_ioctl() - ioctl(2) in the library's convention: 0 or -errno */
-static int mmt_ioctl(int fd, unsigned long cmd, void *arg)
+/* mmtu_ioctl() - ioctl(2) in the library's convention: 0 or -errno */
+static int mmtu_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	if (ioctl(fd, cmd, arg) < 0)
 		return neg_errno();
@@ -56,36 +56,36 @@ static int set_errno(int ret)
 	return ret;
 }
 
-int mmt_open_path(const char *path)
+int mmtu_open_path(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	return fd < 0 ? neg_errno() : fd;
 }
 
-int mmt_open(void)
+int mmtu_open(void)
 {
-	return mmt_open_path(MMT_DEV_PATH);
+	return mmtu_open_path(MMTU_DEV_PATH);
 }
 
-int mmt_query(int devfd, struct mmt_query *q)
+int mmtu_query(int devfd, struct mmt_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->size = MMT_QUERY_SIZE_VER0;
-	return mmt_ioctl(devfd, MMT_IOC_QUERY, q);
+	return mmtu_ioctl(devfd, MMT_IOC_QUERY, q);
 }
 
-int mmt_set_node_id(int devfd, unsigned int node_id)
+int mmtu_set_node_id(int devfd, unsigned int node_id)
 {
 	struct mmt_node_id n = {
 		.size = MMT_NODE_ID_SIZE_VER0,
 		.node_id = node_id,
 	};
 
-	return mmt_ioctl(devfd, MMT_IOC_SET_NODE_ID, &n);
+	return mmtu_ioctl(devfd, MMT_IOC_SET_NODE_ID, &n);
 }
 
-uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g)
+uint64_t mmtu_geometry_closure_bytes(const struct mmt_geometry *g)
 {
 	static const uint8_t def_arity[MMT_GEOM_MAX_LEVELS] = { 6, 5, 4, 4 };
 	unsigned int levels = 3, log_block = 6, log_blocks = 0, given = 0, l;
@@ -123,8 +123,8 @@ uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g)
 	return (uint64_t)1 << (log_blocks + log_block);
 }
 
-int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
-		   uint64_t flags, struct mmt_pmo_create *out)
+int mmtu_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
+		    uint64_t flags, struct mmt_pmo_create *out)
 {
 	struct mmt_pmo_create c;
 	int ret;
@@ -135,7 +135,7 @@ int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
 	c.bytes = bytes;	/* c.fd stays 0: the module rejects input there */
 	if (geom)
 		c.geometry = *geom;
-	ret = mmt_ioctl(devfd, MMT_IOC_PMO_CREATE, &c);
+	ret = mmtu_ioctl(devfd, MMT_IOC_PMO_CREATE, &c);
 	if (out)
 		*out = c;
 	if (ret)
@@ -145,8 +145,8 @@ int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
 	return c.fd;
 }
 
-int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
-		    uint64_t flags)
+int mmtu_pmo_set_key(int pmofd, const void *key, size_t key_len,
+		     uint64_t flags)
 {
 	struct mmt_pmo_key k;
 	int ret;
@@ -158,23 +158,23 @@ int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
 	k.key_len = key_len;
 	k.flags = flags;
 	memcpy(k.key, key, key_len);
-	ret = mmt_ioctl(pmofd, MMT_IOC_PMO_SET_KEY, &k);
+	ret = mmtu_ioctl(pmofd, MMT_IOC_PMO_SET_KEY, &k);
 	explicit_bzero(&k, sizeof(k));
 	return set_errno(ret);
 }
 
-int mmt_pmo_set_root_counter(int pmofd, uint64_t counter)
+int mmtu_pmo_set_root_counter(int pmofd, uint64_t counter)
 {
 	struct mmt_pmo_counter c = {
 		.size = MMT_PMO_COUNTER_SIZE_VER0,
 		.root_counter = counter,
 	};
 
-	return mmt_ioctl(pmofd, MMT_IOC_PMO_SET_ROOT_COUNTER, &c);
+	return mmtu_ioctl(pmofd, MMT_IOC_PMO_SET_ROOT_COUNTER, &c);
 }
 
-int mmt_pmo_info(int pmofd, struct mmt_pmo_info *info,
-		 struct mmt_mmt_info *mmts, uint32_t count)
+int mmtu_pmo_info(int pmofd, struct mmt_pmo_info *info,
+		  struct mmt_mmt_info *mmts, uint32_t count)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = MMT_PMO_INFO_SIZE_VER0;
@@ -182,18 +182,18 @@ int mmt_pmo_info(int pmofd, struct mmt_pmo_info *info,
 		info->mmts = (uint64_t)(uintptr_t)mmts;
 		info->mmt_count = count;
 	}
-	return mmt_ioctl(pmofd, MMT_IOC_PMO_INFO, info);
+	return mmtu_ioctl(pmofd, MMT_IOC_PMO_INFO, info);
 }
 
-int mmt_pmo_invalidate(int pmofd)
+int mmtu_pmo_invalidate(int pmofd)
 {
 	if (ioctl(pmofd, MMT_IOC_PMO_INVALIDATE, 0) < 0)
 		return neg_errno();
 	return 0;
 }
 
-int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
-			   uint64_t *closures)
+int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
+			    uint64_t *closures)
 {
 	struct mmt_delegate_local d = {
 		.size = MMT_DELEGATE_LOCAL_SIZE_VER0,
@@ -202,14 +202,14 @@ int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 	};
 	int ret;
 
-	ret = mmt_ioctl(srcfd, MMT_IOC_PMO_DELEGATE_LOCAL, &d);
+	ret = mmtu_ioctl(srcfd, MMT_IOC_PMO_DELEGATE_LOCAL, &d);
 	if (closures)
 		*closures = d.closures;
 	return set_errno(ret);
 }
 
-int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
-		  uint64_t offset, uint8_t xor_mask)
+int mmtu_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
+		   uint64_t offset, uint8_t xor_mask)
 {
 	struct mmt_pmo_debug d = {
 		.size = MMT_PMO_DEBUG_SIZE_VER0,
@@ -219,11 +219,11 @@ int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
 		.offset = offset,
 	};
 
-	return mmt_ioctl(pmofd, MMT_IOC_PMO_DEBUG, &d);
+	return mmtu_ioctl(pmofd, MMT_IOC_PMO_DEBUG, &d);
 }
 
-ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
-			  uint64_t offset)
+ssize_t mmtu_pmo_write_all(int pmofd, const void *buf, size_t len,
+			   uint64_t offset)
 {
 	const unsigned char *p = buf;
 	size_t done = 0;
@@ -243,7 +243,7 @@ ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
 	return done;
 }
 
-ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset)
+ssize_t mmtu_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset)
 {
 	unsigned char *p = buf;
 	size_t done = 0;
@@ -263,7 +263,7 @@ ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset)
 	return done;
 }
 
-int mmt_send_fd(int sock, int fd)
+int mmtu_send_fd(int sock, int fd)
 {
 	union {
 		struct cmsghdr align;
@@ -293,7 +293,7 @@ int mmt_send_fd(int sock, int fd)
 	}
 }
 
-int mmt_recv_fd(int sock)
+int mmtu_recv_fd(int sock)
 {
 	union {
 		struct cmsghdr align;
@@ -332,7 +332,7 @@ int mmt_recv_fd(int sock)
 	return set_errno(n == 0 && !nfds ? -ECONNRESET : -EBADMSG);
 }
 
-static int mmt_hexval(char c)
+static int mmtu_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -343,14 +343,14 @@ static int mmt_hexval(char c)
 	return -1;
 }
 
-int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad)
+int mmtu_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad)
 {
 	size_t i;
 
 	if (len != 32 && len != 64)
 		return set_errno(-EINVAL);
 	for (i = 0; i < len; i++) {
-		int v = mmt_hexval(s[i]);
+		int v = mmtu_hexval(s[i]);
 
 		if (v < 0) {
 			if (bad)
@@ -365,8 +365,8 @@ int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad)
 	return len / 2;
 }
 
-int mmt_parse_addr(const char *host, unsigned int port,
-		   struct mmt_conn_addr *addr)
+int mmtu_parse_addr(const char *host, unsigned int port,
+		    struct mmt_conn_addr *addr)
 {
 	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
 	char *scope, *end;
@@ -409,8 +409,8 @@ int mmt_parse_addr(const char *host, unsigned int port,
 	return 0;
 }
 
-int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
-	       unsigned int backlog, uint32_t flags)
+int mmtu_listen(int devfd, const struct mmt_conn_addr *addr,
+		unsigned int backlog, uint32_t flags)
 {
 	struct mmt_listen l;
 	int ret;
@@ -420,7 +420,7 @@ int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
 	l.flags = flags;
 	l.addr = *addr;
 	l.backlog = backlog;
-	ret = mmt_ioctl(devfd, MMT_IOC_LISTEN, &l);
+	ret = mmtu_ioctl(devfd, MMT_IOC_LISTEN, &l);
 	if (ret)
 		return ret;
 	if (l.fd < 0)
@@ -443,7 +443,7 @@ static int conn_ioctl(int fd, unsigned long cmd,
 	if (addr)
 		c.addr = *addr;
 	c.timeout_ms = timeout_ms;
-	ret = mmt_ioctl(fd, cmd, &c);
+	ret = mmtu_ioctl(fd, cmd, &c);
 	if (out)
 		*out = c;
 	if (ret)
@@ -453,15 +453,15 @@ static int conn_ioctl(int fd, unsigned long cmd,
 	return c.fd;
 }
 
-int mmt_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
-	       struct mmt_connect *out)
+int mmtu_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
+		struct mmt_connect *out)
 {
 	return conn_ioctl(lfd, MMT_IOC_ACCEPT, NULL, timeout_ms, flags, out);
 }
 
-int mmt_connect(int devfd, const struct mmt_conn_addr *addr,
-		unsigned int timeout_ms, uint32_t flags,
-		struct mmt_connect *out)
+int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
+		 unsigned int timeout_ms, uint32_t flags,
+		 struct mmt_connect *out)
 {
 	return conn_ioctl(devfd, MMT_IOC_CONNECT, addr, timeout_ms, flags,
 			  out);
@@ -481,27 +481,27 @@ static int xfer_ioctl(int connfd, unsigned long cmd, int pmofd,
 	x.channel = channel;
 	x.flags = flags;
 	x.timeout_ms = timeout_ms;
-	ret = mmt_ioctl(connfd, cmd, &x);
+	ret = mmtu_ioctl(connfd, cmd, &x);
 	if (out)
 		*out = x;
 	return set_errno(ret);
 }
 
-int mmt_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
-	     unsigned int timeout_ms, struct mmt_xfer *out)
+int mmtu_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	      unsigned int timeout_ms, struct mmt_xfer *out)
 {
 	return xfer_ioctl(connfd, MMT_IOC_SEND, pmofd, channel, flags,
 			  timeout_ms, out);
 }
 
-int mmt_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
-	     unsigned int timeout_ms, struct mmt_xfer *out)
+int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	      unsigned int timeout_ms, struct mmt_xfer *out)
 {
 	return xfer_ioctl(connfd, MMT_IOC_RECV, pmofd, channel, flags,
 			  timeout_ms, out);
 }
 
-const char *mmt_channel_str(uint32_t channel)
+const char *mmtu_channel_str(uint32_t channel)
 {
 	switch (channel) {
 	case MMT_CHANNEL_MMT:
@@ -515,7 +515,7 @@ const char *mmt_channel_str(uint32_t channel)
 	}
 }
 
-const char *mmt_strerror(int err)
+const char *mmtu_strerror(int err)
 {
 	if (err < 0)
 		err = -err;
@@ -580,7 +580,7 @@ const char *mmt_strerror(int err)
 	}
 }
 
-const char *mmt_state_str(uint32_t state)
+const char *mmtu_state_str(uint32_t state)
 {
 	switch (state) {
 	case MMT_STATE_INVALID:

@@ -10,7 +10,7 @@
  * Return convention (errno style): every function returns 0 (or a file
  * descriptor, or a byte count, where it says so) on success and a negative
  * errno value on failure, e.g. -EBADMSG.  errno is also left set to the
- * positive value.  Nothing is printed.  mmt_strerror() gives the meaning an
+ * positive value.  Nothing is printed.  mmtu_strerror() gives the meaning an
  * errno has for the MMT interface.  All functions are thread-safe (they keep
  * no state).
  *
@@ -36,54 +36,54 @@ extern "C" {
 #endif
 
 /* Path of the device node. */
-#define MMT_DEV_PATH		"/dev/mmt"
+#define MMTU_DEV_PATH		"/dev/mmt"
 
 /* Key sizes accepted by MMT_IOC_PMO_SET_KEY, bytes. */
-#define MMT_KEY_LEN_128		16
-#define MMT_KEY_LEN_256		32
+#define MMTU_KEY_LEN_128	16
+#define MMTU_KEY_LEN_256	32
 
 /**
- * mmt_open() - open /dev/mmt
+ * mmtu_open() - open /dev/mmt
  *
- * Opens MMT_DEV_PATH with O_RDWR and O_CLOEXEC.  The fd is the client
+ * Opens MMTU_DEV_PATH with O_RDWR and O_CLOEXEC.  The fd is the client
  * context on which PMOs are created; close it with close(2).  PMO fds stay
  * valid after it is closed.
  *
  * Return: the file descriptor (>= 0); -ENOENT if the module is not loaded
  * (no device node), -EACCES without permission, other open(2) errors.
  */
-int mmt_open(void);
+int mmtu_open(void);
 
 /**
- * mmt_open_path() - open a device node other than /dev/mmt
+ * mmtu_open_path() - open a device node other than /dev/mmt
  * @path: path of the device node
  *
- * Return: as mmt_open().
+ * Return: as mmtu_open().
  */
-int mmt_open_path(const char *path);
+int mmtu_open_path(const char *path);
 
 /**
- * mmt_query() - MMT_IOC_QUERY: version and features of the running module
+ * mmtu_query() - MMT_IOC_QUERY: version and features of the running module
  * @devfd: /dev/mmt fd
  * @q: (out) the reply; zeroed first, so on failure it is all zero
  *
  * Return: 0; -EBADF (bad @devfd), -ENOTTY (@devfd is not /dev/mmt),
  * -EFAULT (@q not writable).
  */
-int mmt_query(int devfd, struct mmt_query *q);
+int mmtu_query(int devfd, struct mmt_query *q);
 
 /**
- * mmt_set_node_id() - MMT_IOC_SET_NODE_ID: set this node's id
+ * mmtu_set_node_id() - MMT_IOC_SET_NODE_ID: set this node's id
  * @devfd: /dev/mmt fd
  * @node_id: 1..65535; GUAs made afterwards carry it
  *
  * Return: 0; -EINVAL (@node_id out of range), -EPERM (no CAP_SYS_ADMIN),
  * -EBADF, -ENOTTY.
  */
-int mmt_set_node_id(int devfd, unsigned int node_id);
+int mmtu_set_node_id(int devfd, unsigned int node_id);
 
 /**
- * mmt_geometry_closure_bytes() - data bytes per closure of a geometry
+ * mmtu_geometry_closure_bytes() - data bytes per closure of a geometry
  * @g: the geometry (zero fields mean the defaults), or NULL for the defaults
  *
  * Computes what the module reports as closure_bytes, with the rules of
@@ -95,17 +95,17 @@ int mmt_set_node_id(int devfd, unsigned int node_id);
  *
  * Return: the closure size in bytes, or 0 if @g is out of range.
  */
-uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g);
+uint64_t mmtu_geometry_closure_bytes(const struct mmt_geometry *g);
 
 /**
- * mmt_pmo_create() - MMT_IOC_PMO_CREATE: allocate a PMO
+ * mmtu_pmo_create() - MMT_IOC_PMO_CREATE: allocate a PMO
  * @devfd: /dev/mmt fd
  * @bytes: data size in bytes, a non-zero multiple of the closure size
  * @geom: MMT shape (zero fields: defaults), or NULL for the defaults
  * @flags: MMT_PMO_* (MMT_PMO_CLOEXEC)
  * @out: (out, optional) the kernel's reply: closure_bytes, meta_bytes, fd
  *
- * Every MMT of the new PMO is INVALID until mmt_pmo_set_key().  The memory
+ * Every MMT of the new PMO is INVALID until mmtu_pmo_set_key().  The memory
  * is charged to RLIMIT_MEMLOCK (unless CAP_IPC_LOCK) and freed when the
  * last reference to the fd goes.
  *
@@ -114,28 +114,28 @@ uint64_t mmt_geometry_closure_bytes(const struct mmt_geometry *g);
  * exceeded or out of memory), -ENOSPC (module max_pmo_mib limit), -EMFILE
  * (no free fd), -EBADF, -ENOTTY.
  */
-int mmt_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
-		   uint64_t flags, struct mmt_pmo_create *out);
+int mmtu_pmo_create(int devfd, uint64_t bytes, const struct mmt_geometry *geom,
+		    uint64_t flags, struct mmt_pmo_create *out);
 
 /**
- * mmt_pmo_set_key() - MMT_IOC_PMO_SET_KEY: key a PMO
+ * mmtu_pmo_set_key() - MMT_IOC_PMO_SET_KEY: key a PMO
  * @pmofd: PMO fd
  * @key: the MMT key, @key_len bytes (the kernel keeps only derived subkeys)
- * @key_len: MMT_KEY_LEN_128 or MMT_KEY_LEN_256
+ * @key_len: MMTU_KEY_LEN_128 or MMTU_KEY_LEN_256
  * @flags: 0: format every MMT to zero plaintext and make it VALID;
  *	MMT_KEY_RECEIVE: make every MMT WAITING (a delegation receiver)
  *
  * The library's copy of the key (on its stack) is wiped before returning.
  *
  * Return: 0; -EINVAL (@key_len not 16 or 32, unknown @flags), -EBUSY (the
- * PMO already has a key; mmt_pmo_invalidate() resets it), -ENOTTY (not a
+ * PMO already has a key; mmtu_pmo_invalidate() resets it), -ENOTTY (not a
  * PMO), -ENOMEM, -EBADF.
  */
-int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
-		    uint64_t flags);
+int mmtu_pmo_set_key(int pmofd, const void *key, size_t key_len,
+		     uint64_t flags);
 
 /**
- * mmt_pmo_set_root_counter() - MMT_IOC_PMO_SET_ROOT_COUNTER
+ * mmtu_pmo_set_root_counter() - MMT_IOC_PMO_SET_ROOT_COUNTER
  * @pmofd: PMO fd
  * @counter: VALID PMO: the root counter every MMT counts up from (it may
  *	only grow); WAITING PMO: the minimum a received closure's root counter
@@ -145,10 +145,10 @@ int mmt_pmo_set_key(int pmofd, const void *key, size_t key_len,
  * not below 2^38), -EPERM (no key set, or an MMT is SENDING), -EBADF,
  * -ENOTTY.
  */
-int mmt_pmo_set_root_counter(int pmofd, uint64_t counter);
+int mmtu_pmo_set_root_counter(int pmofd, uint64_t counter);
 
 /**
- * mmt_pmo_info() - MMT_IOC_PMO_INFO: geometry, metadata and MMT states
+ * mmtu_pmo_info() - MMT_IOC_PMO_INFO: geometry, metadata and MMT states
  * @pmofd: PMO fd
  * @info: (out) the reply (zeroed first)
  * @mmts: (out, optional) room for @count per-MMT entries, or NULL
@@ -159,21 +159,21 @@ int mmt_pmo_set_root_counter(int pmofd, uint64_t counter);
  *
  * Return: 0; -EFAULT (bad @mmts), -EBADF, -ENOTTY.
  */
-int mmt_pmo_info(int pmofd, struct mmt_pmo_info *info,
-		 struct mmt_mmt_info *mmts, uint32_t count);
+int mmtu_pmo_info(int pmofd, struct mmt_pmo_info *info,
+		  struct mmt_mmt_info *mmts, uint32_t count);
 
 /**
- * mmt_pmo_invalidate() - MMT_IOC_PMO_INVALIDATE: wipe data, metadata, key
+ * mmtu_pmo_invalidate() - MMT_IOC_PMO_INVALIDATE: wipe data, metadata, key
  * @pmofd: PMO fd
  *
  * Every MMT becomes INVALID; the PMO can be keyed again.
  *
  * Return: 0; -EBUSY (an MMT is SENDING), -EBADF, -ENOTTY.
  */
-int mmt_pmo_invalidate(int pmofd);
+int mmtu_pmo_invalidate(int pmofd);
 
 /**
- * mmt_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL
+ * mmtu_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL
  * @srcfd: the sending PMO's fd (VALID, writable)
  * @dstfd: the receiving PMO's fd: same geometry and size, same key, every
  *	MMT WAITING (keyed with MMT_KEY_RECEIVE)
@@ -191,11 +191,11 @@ int mmt_pmo_invalidate(int pmofd);
  * VALID or read-only, receiver not WAITING), -EINVAL (@dstfd is @srcfd, bad
  * @flags), -EBADF (@srcfd or @dstfd not open), -ENOTTY (not a PMO).
  */
-int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
-			   uint64_t *closures);
+int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
+			    uint64_t *closures);
 
 /**
- * mmt_pmo_debug() - MMT_IOC_PMO_DEBUG: flip bits of the backing memory
+ * mmtu_pmo_debug() - MMT_IOC_PMO_DEBUG: flip bits of the backing memory
  * @pmofd: PMO fd
  * @region: MMT_DEBUG_DATA (ciphertext), MMT_DEBUG_MACS, MMT_DEBUG_NODES
  * @closure: which MMT (0-based)
@@ -208,11 +208,11 @@ int mmt_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
  * Return: 0; -ENOTTY (module built without MMT_DEBUG=1, or not a PMO),
  * -EINVAL (bad region, closure, offset or zero mask), -EPERM, -EBADF.
  */
-int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
-		  uint64_t offset, uint8_t xor_mask);
+int mmtu_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
+		   uint64_t offset, uint8_t xor_mask);
 
 /**
- * mmt_pmo_write_all() - pwrite() a whole buffer into a PMO
+ * mmtu_pmo_write_all() - pwrite() a whole buffer into a PMO
  * @pmofd: PMO fd
  * @buf: plaintext, @len bytes
  * @len: bytes to write
@@ -225,11 +225,11 @@ int mmt_pmo_debug(int pmofd, uint32_t region, uint32_t closure,
  * -EBADMSG (the path to the root failed verification); -ENOSPC if pwrite()
  * returned 0 (the end of the PMO).
  */
-ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
-			  uint64_t offset);
+ssize_t mmtu_pmo_write_all(int pmofd, const void *buf, size_t len,
+			   uint64_t offset);
 
 /**
- * mmt_pmo_read_all() - pread() into a whole buffer from a PMO
+ * mmtu_pmo_read_all() - pread() into a whole buffer from a PMO
  * @pmofd: PMO fd
  * @buf: (out) plaintext, room for @len bytes
  * @len: bytes to read
@@ -242,10 +242,10 @@ ssize_t mmt_pmo_write_all(int pmofd, const void *buf, size_t len,
  * -errno of the failing pread(), e.g. -EBADMSG (integrity check failed),
  * -EPERM (MMT not readable in its state).
  */
-ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset);
+ssize_t mmtu_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset);
 
 /**
- * mmt_send_fd() - pass a file descriptor over a unix socket (SCM_RIGHTS)
+ * mmtu_send_fd() - pass a file descriptor over a unix socket (SCM_RIGHTS)
  * @sock: connected AF_UNIX socket
  * @fd: descriptor to pass (e.g. a PMO fd); the caller keeps its own copy
  *
@@ -253,10 +253,10 @@ ssize_t mmt_pmo_read_all(int pmofd, void *buf, size_t len, uint64_t offset);
  *
  * Return: 0; -errno of sendmsg(2).
  */
-int mmt_send_fd(int sock, int fd);
+int mmtu_send_fd(int sock, int fd);
 
 /**
- * mmt_recv_fd() - receive a file descriptor sent by mmt_send_fd()
+ * mmtu_recv_fd() - receive a file descriptor sent by mmtu_send_fd()
  * @sock: connected AF_UNIX socket
  *
  * The new descriptor is O_CLOEXEC.
@@ -265,10 +265,10 @@ int mmt_send_fd(int sock, int fd);
  * sending, -EBADMSG if a message came without exactly one fd, -errno of
  * recvmsg(2).
  */
-int mmt_recv_fd(int sock);
+int mmtu_recv_fd(int sock);
 
 /**
- * mmt_key_from_hex() - an MMT key from hex digits
+ * mmtu_key_from_hex() - an MMT key from hex digits
  * @s: the digits (either case)
  * @len: characters of @s to read: 32 (AES-128) or 64 (AES-256)
  * @key: (out) room for 32 bytes; @len / 2 bytes are written
@@ -279,15 +279,15 @@ int mmt_recv_fd(int sock);
  * or 64 (nothing written); -EILSEQ if a character is not a hex digit
  * (@key partly written).  errno is set on failure.
  */
-int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad);
+int mmtu_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad);
 
 /**
- * mmt_parse_addr() - fill a struct mmt_conn_addr from an address and port
+ * mmtu_parse_addr() - fill a struct mmt_conn_addr from an address and port
  * @host: IPv4 ("10.0.0.2") or IPv6 ("fd00::2", "fe80::1%eth0") literal;
  *	NULL or "" gives the IPv4 any address (listen on every address),
  *	"::" the IPv6 any address.  Host names are not resolved.
  * @port: port, 1..65535
- * @addr: (out) the address for mmt_listen() or mmt_connect(); zeroed first
+ * @addr: (out) the address for mmtu_listen() or mmtu_connect(); zeroed first
  *
  * An IPv6 scope after '%' may be an interface name or index; it sets
  * @addr->scope_id (link-local addresses need it).
@@ -295,31 +295,31 @@ int mmt_key_from_hex(const char *s, size_t len, uint8_t *key, size_t *bad);
  * Return: 0; -EINVAL (@port out of range, not an address literal, unknown
  * scope).
  */
-int mmt_parse_addr(const char *host, unsigned int port,
-		   struct mmt_conn_addr *addr);
+int mmtu_parse_addr(const char *host, unsigned int port,
+		    struct mmt_conn_addr *addr);
 
 /**
- * mmt_listen() - MMT_IOC_LISTEN: listen for connections (rdma_cm)
+ * mmtu_listen() - MMT_IOC_LISTEN: listen for connections (rdma_cm)
  * @devfd: /dev/mmt fd
- * @addr: local address and port (from mmt_parse_addr())
- * @backlog: connect requests queued before mmt_accept(), 1..128; 0 = 16
+ * @addr: local address and port (from mmtu_parse_addr())
+ * @backlog: connect requests queued before mmtu_accept(), 1..128; 0 = 16
  * @flags: MMT_CONN_CLOEXEC or 0
  *
  * The listener fd works until it is closed (connections not yet accepted
  * are dropped) or its RDMA device goes away (poll() then reports POLLHUP);
- * poll() reports POLLIN when a connection is ready for mmt_accept().
+ * poll() reports POLLIN when a connection is ready for mmtu_accept().
  *
  * Return: the listener fd (>= 0); -EADDRINUSE (port taken),
  * -EADDRNOTAVAIL (no RDMA device for that address), -EOPNOTSUPP (module
  * built without RDMA: no MMT_FEAT_RDMA), -EINVAL (family, port 0,
  * @backlog, @flags), -EMFILE, -ENOMEM, -EBADF, -ENOTTY.
  */
-int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
-	       unsigned int backlog, uint32_t flags);
+int mmtu_listen(int devfd, const struct mmt_conn_addr *addr,
+		unsigned int backlog, uint32_t flags);
 
 /**
- * mmt_accept() - MMT_IOC_ACCEPT: the next connection on a listener
- * @lfd: listener fd from mmt_listen()
+ * mmtu_accept() - MMT_IOC_ACCEPT: the next connection on a listener
+ * @lfd: listener fd from mmtu_listen()
  * @timeout_ms: how long to wait, 1..600000 ms; 0 = 10000
  * @flags: MMT_CONN_CLOEXEC or 0
  * @out: (out, optional) the kernel's reply: the peer's address in
@@ -329,13 +329,13 @@ int mmt_listen(int devfd, const struct mmt_conn_addr *addr,
  * @timeout_ms), -EINTR (signal), -ECONNABORTED (the handshake failed, or
  * the device went away), -ENOTTY (not a listener fd), -EINVAL, -EBADF.
  */
-int mmt_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
-	       struct mmt_connect *out);
+int mmtu_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
+		struct mmt_connect *out);
 
 /**
- * mmt_connect() - MMT_IOC_CONNECT: connect to a listening peer
+ * mmtu_connect() - MMT_IOC_CONNECT: connect to a listening peer
  * @devfd: /dev/mmt fd
- * @addr: the peer's address and port (from mmt_parse_addr())
+ * @addr: the peer's address and port (from mmtu_parse_addr())
  * @timeout_ms: how long to wait, 1..600000 ms; 0 = 10000
  * @flags: MMT_CONN_CLOEXEC or 0
  * @out: (out, optional) the kernel's reply (@out->peer_node: the peer's
@@ -350,13 +350,13 @@ int mmt_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
  * in the module, or the device lacks fast memory registration), -EINVAL,
  * -EBADF, -ENOTTY.
  */
-int mmt_connect(int devfd, const struct mmt_conn_addr *addr,
-		unsigned int timeout_ms, uint32_t flags,
-		struct mmt_connect *out);
+int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
+		 unsigned int timeout_ms, uint32_t flags,
+		 struct mmt_connect *out);
 
 /**
- * mmt_send() - MMT_IOC_SEND: send a PMO to the peer over a channel
- * @connfd: connection fd (mmt_connect() or mmt_accept())
+ * mmtu_send() - MMT_IOC_SEND: send a PMO to the peer over a channel
+ * @connfd: connection fd (mmtu_connect() or mmtu_accept())
  * @pmofd: the PMO to send; every MMT VALID and writable
  * @channel: MMT_CHANNEL_MMT (delegation), MMT_CHANNEL_SECURE (AES-GCM) or
  *	MMT_CHANNEL_PLAIN (RDMA write, no protection); the receiver must
@@ -382,11 +382,11 @@ int mmt_connect(int devfd, const struct mmt_conn_addr *addr,
  * not acked are VALID again with their data), -E2BIG (2^24 closures or
  * more), -EINVAL, -EBADF, -ENOTTY.
  */
-int mmt_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
-	     unsigned int timeout_ms, struct mmt_xfer *out);
+int mmtu_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	      unsigned int timeout_ms, struct mmt_xfer *out);
 
 /**
- * mmt_recv() - MMT_IOC_RECV: receive a PMO from the peer
+ * mmtu_recv() - MMT_IOC_RECV: receive a PMO from the peer
  * @connfd: connection fd
  * @pmofd: the PMO to receive into, with the sender's geometry and size:
  *	MMT channel: keyed with MMT_KEY_RECEIVE (every MMT WAITING) under the
@@ -413,34 +413,34 @@ int mmt_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
  * the connection is gone), -ECONNRESET, -E2BIG, -EINVAL, -EBADF, -ENOTTY.
  * The MMT that failed stays WAITING; earlier ones are VALID.
  */
-int mmt_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
-	     unsigned int timeout_ms, struct mmt_xfer *out);
+int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
+	      unsigned int timeout_ms, struct mmt_xfer *out);
 
 /**
- * mmt_channel_str() - name of an MMT_CHANNEL_* value
+ * mmtu_channel_str() - name of an MMT_CHANNEL_* value
  * @channel: MMT_CHANNEL_MMT, MMT_CHANNEL_SECURE or MMT_CHANNEL_PLAIN
  *
  * Return: "mmt", "secure", "plain", or "unknown".
  */
-const char *mmt_channel_str(uint32_t channel);
+const char *mmtu_channel_str(uint32_t channel);
 
 /**
- * mmt_strerror() - the meaning of an errno for the MMT interface
+ * mmtu_strerror() - the meaning of an errno for the MMT interface
  * @err: errno value, positive or negative (as the functions return it)
  *
  * Return: a short static string for the errnos uapi/mmt.h documents
  * (e.g. EBADMSG: "integrity check failed"), else strerror()'s text.
  */
-const char *mmt_strerror(int err);
+const char *mmtu_strerror(int err);
 
 /**
- * mmt_state_str() - name of an MMT_STATE_* value (not mmt_state_name(),
+ * mmtu_state_str() - name of an MMT_STATE_* value (not mmt_state_name(),
  * which is the engine's, lib/mmt_lib.h: tools link both libraries)
  * @state: MMT_STATE_INVALID..MMT_STATE_WAITING
  *
  * Return: "INVALID", "VALID", "SENDING", "WAITING", or "UNKNOWN".
  */
-const char *mmt_state_str(uint32_t state);
+const char *mmtu_state_str(uint32_t state);
 
 #ifdef __cplusplus
 }

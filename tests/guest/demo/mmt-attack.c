@@ -65,7 +65,7 @@ static void __attribute__((format(printf, 2, 3))) check(int cond,
 static void __attribute__((noreturn)) die(const char *what, int err)
 {
 	printf("not ok - attack %s: %s: %s (%s)\n", role, what,
-	       mmt_strerror(err), strerrorname_np(-err) ?: "?");
+	       mmtu_strerror(err), strerrorname_np(-err) ?: "?");
 	exit(2);
 }
 
@@ -84,16 +84,16 @@ static int new_pmo(int dev, bool receive, unsigned int seed)
 	uint8_t buf[CLOSURE];
 	int fd, ret;
 
-	fd = mmt_pmo_create(dev, CLOSURE, &g, MMT_PMO_CLOEXEC, NULL);
+	fd = mmtu_pmo_create(dev, CLOSURE, &g, MMT_PMO_CLOEXEC, NULL);
 	if (fd < 0)
 		die("MMT_IOC_PMO_CREATE", fd);
-	ret = mmt_pmo_set_key(fd, key, sizeof(key),
-			      receive ? MMT_KEY_RECEIVE : 0);
+	ret = mmtu_pmo_set_key(fd, key, sizeof(key),
+			       receive ? MMT_KEY_RECEIVE : 0);
 	if (ret)
 		die("MMT_IOC_PMO_SET_KEY", ret);
 	if (!receive) {
 		pattern(buf, sizeof(buf), seed);
-		if (mmt_pmo_write_all(fd, buf, sizeof(buf), 0) != CLOSURE)
+		if (mmtu_pmo_write_all(fd, buf, sizeof(buf), 0) != CLOSURE)
 			die("pwrite", -errno);
 	}
 	return fd;
@@ -105,7 +105,7 @@ static struct mmt_mmt_info info_of(int fd)
 	struct mmt_mmt_info m;
 
 	memset(&m, 0, sizeof(m));
-	if (mmt_pmo_info(fd, &pi, &m, 1))
+	if (mmtu_pmo_info(fd, &pi, &m, 1))
 		die("MMT_IOC_PMO_INFO", -errno);
 	return m;
 }
@@ -115,7 +115,7 @@ static bool same_as_pattern(int fd, unsigned int seed)
 	static uint8_t buf[CLOSURE], want[CLOSURE];
 
 	pattern(want, sizeof(want), seed);
-	return mmt_pmo_read_all(fd, buf, sizeof(buf), 0) == CLOSURE &&
+	return mmtu_pmo_read_all(fd, buf, sizeof(buf), 0) == CLOSURE &&
 	       !memcmp(buf, want, sizeof(buf));
 }
 
@@ -125,11 +125,11 @@ static int do_accept(int dev, unsigned int port)
 	struct mmt_connect c;
 	int lfd, conn;
 
-	mmt_parse_addr(NULL, port, &a);
-	lfd = mmt_listen(dev, &a, 1, MMT_CONN_CLOEXEC);
+	mmtu_parse_addr(NULL, port, &a);
+	lfd = mmtu_listen(dev, &a, 1, MMT_CONN_CLOEXEC);
 	if (lfd < 0)
 		die("MMT_IOC_LISTEN", lfd);
-	conn = mmt_accept(lfd, 120000, MMT_CONN_CLOEXEC, &c);
+	conn = mmtu_accept(lfd, 120000, MMT_CONN_CLOEXEC, &c);
 	if (conn < 0)
 		die("MMT_IOC_ACCEPT", conn);
 	close(lfd);
@@ -142,10 +142,10 @@ static int do_connect(int dev, const char *addr, unsigned int port)
 	time_t end = time(NULL) + 120;
 	int conn;
 
-	if (!addr || mmt_parse_addr(addr, port, &a))
+	if (!addr || mmtu_parse_addr(addr, port, &a))
 		die("address", -EINVAL);
 	for (;;) {
-		conn = mmt_connect(dev, &a, 5000, MMT_CONN_CLOEXEC, NULL);
+		conn = mmtu_connect(dev, &a, 5000, MMT_CONN_CLOEXEC, NULL);
 		if (conn >= 0 || time(NULL) > end ||
 		    (conn != -ECONNREFUSED && conn != -ETIMEDOUT))
 			break;
@@ -161,18 +161,18 @@ static void tamper_recv(int dev, unsigned int port)
 	int conn = do_accept(dev, port), fd = new_pmo(dev, true, 0), ret;
 	struct mmt_xfer x;
 
-	ret = mmt_recv(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_EAGER, timeout_ms,
-		       &x);
+	ret = mmtu_recv(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_EAGER, timeout_ms,
+			&x);
 	check(ret == -EBADMSG && x.closures == 0,
 	      "tampered closure rejected with EBADMSG (got %s)",
 	      ret ? strerrorname_np(-ret) : "success");
 	check(info_of(fd).state == MMT_STATE_WAITING,
 	      "receive PMO still WAITING: nothing accepted");
 	printf("attack: tamper: 1 ciphertext byte flipped: closure rejected: %s (%s); receive PMO %s\n",
-	       ret ? strerrorname_np(-ret) : "ACCEPTED", mmt_strerror(ret),
-	       mmt_state_str(info_of(fd).state));
-	ret = mmt_recv(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_EAGER, timeout_ms,
-		       &x);
+	       ret ? strerrorname_np(-ret) : "ACCEPTED", mmtu_strerror(ret),
+	       mmtu_state_str(info_of(fd).state));
+	ret = mmtu_recv(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_EAGER, timeout_ms,
+			&x);
 	check(!ret && same_as_pattern(fd, 1),
 	      "the untampered closure is accepted, byte-exact (%s)",
 	      ret ? strerrorname_np(-ret) : "ok");
@@ -188,22 +188,22 @@ static void tamper_send(int dev, const char *addr, unsigned int port)
 	int conn = do_connect(dev, addr, port), fd = new_pmo(dev, false, 1);
 	int ret;
 
-	ret = mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, TAMPER_OFFSET, 0x01);
+	ret = mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, TAMPER_OFFSET, 0x01);
 	if (ret == -ENOTTY)
 		printf("attack: tamper needs a module built with MMT_DEBUG=1 (MMT_IOC_PMO_DEBUG)\n");
 	if (ret)
 		die("MMT_IOC_PMO_DEBUG", ret);
-	ret = mmt_send(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_COPY, timeout_ms,
-		       NULL);
+	ret = mmtu_send(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_COPY, timeout_ms,
+			NULL);
 	check(ret == -EBADMSG, "the receiver rejects the tampered closure: EBADMSG (got %s)",
 	      ret ? strerrorname_np(-ret) : "success");
 	check(info_of(fd).state == MMT_STATE_VALID,
 	      "sender's MMT VALID again after the rejection");
-	ret = mmt_pmo_debug(fd, MMT_DEBUG_DATA, 0, TAMPER_OFFSET, 0x01);
+	ret = mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, TAMPER_OFFSET, 0x01);
 	if (ret)
 		die("MMT_IOC_PMO_DEBUG", ret);
-	ret = mmt_send(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_COPY, timeout_ms,
-		       NULL);
+	ret = mmtu_send(conn, fd, MMT_CHANNEL_MMT, MMT_XFER_COPY, timeout_ms,
+			NULL);
 	check(!ret, "the untampered closure is delivered (%s)",
 	      ret ? strerrorname_np(-ret) : "ok");
 	close(fd);
@@ -216,24 +216,24 @@ static void replay_recv(int dev, unsigned int port)
 	struct mmt_mmt_info m;
 	int ret;
 
-	ret = mmt_recv(conn, fd1, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
+	ret = mmtu_recv(conn, fd1, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
 	m = info_of(fd1);
 	check(!ret && m.state == MMT_STATE_VALID && same_as_pattern(fd1, 2),
 	      "first closure accepted at root counter %llu, byte-exact",
 	      (unsigned long long)m.root_counter);
 	fd2 = new_pmo(dev, true, 0);
-	ret = mmt_pmo_set_root_counter(fd2, m.root_counter);
+	ret = mmtu_pmo_set_root_counter(fd2, m.root_counter);
 	if (ret)
 		die("MMT_IOC_PMO_SET_ROOT_COUNTER", ret);
-	ret = mmt_recv(conn, fd2, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
+	ret = mmtu_recv(conn, fd2, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
 	check(ret == -ESTALE, "replayed closure rejected with ESTALE (got %s)",
 	      ret ? strerrorname_np(-ret) : "success");
 	check(info_of(fd2).state == MMT_STATE_WAITING,
 	      "receive PMO still WAITING: nothing accepted");
 	printf("attack: replay: first closure accepted at root counter %llu; its replay rejected: %s (%s); receive PMO %s\n",
 	       (unsigned long long)m.root_counter,
-	       ret ? strerrorname_np(-ret) : "ACCEPTED", mmt_strerror(ret),
-	       mmt_state_str(info_of(fd2).state));
+	       ret ? strerrorname_np(-ret) : "ACCEPTED", mmtu_strerror(ret),
+	       mmtu_state_str(info_of(fd2).state));
 	close(fd1);
 	close(fd2);
 	close(conn);
@@ -248,10 +248,10 @@ static void replay_send(int dev, const char *addr, unsigned int port)
 
 	check(c0 == c1, "the recording has the original's root counter (%llu, %llu)",
 	      c0, c1);
-	ret = mmt_send(conn, fd, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
+	ret = mmtu_send(conn, fd, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
 	check(!ret, "original closure delivered (%s)",
 	      ret ? strerrorname_np(-ret) : "ok");
-	ret = mmt_send(conn, rec, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
+	ret = mmtu_send(conn, rec, MMT_CHANNEL_MMT, 0, timeout_ms, NULL);
 	check(ret == -ESTALE, "replay refused by the receiver: ESTALE (got %s)",
 	      ret ? strerrorname_np(-ret) : "success");
 	close(fd);
@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 			break;
 		case 'k':	/* AES-128 keys only, as the usage says */
 			if (strlen(optarg) != 32 ||
-			    mmt_key_from_hex(optarg, 32, key, NULL) != 16)
+			    mmtu_key_from_hex(optarg, 32, key, NULL) != 16)
 				return 2;
 			break;
 		case 't':
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	dev = mmt_open();
+	dev = mmtu_open();
 	if (dev < 0)
 		die("/dev/mmt", dev);
 	if (!strcmp(role, "tamper-recv"))

@@ -9,7 +9,7 @@
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
 #   guest  the module in QEMU guests booting Debian's kernel, Soft-RoCE
-#   lint   checkpatch --strict, sparse, kernel-doc
+#   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
 #
 # STAGES="unit kunit" selects stages.  Each stage prints its own
 # "N passed, N failed" line; the run ends with the wall time of each stage

@@ -12,8 +12,8 @@ pkgs=(
 	linux-source-6.1 bc flex bison libelf-dev python3 perl xz-utils
 	# user-space build of lib/: OpenSSL backend, libFuzzer, sanitizers
 	libssl-dev clang libclang-rt-dev
-	# static checks
-	sparse
+	# static checks; mandoc lints the manual pages of man/
+	sparse mandoc
 	# QEMU guests with Soft-RoCE
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev

@@ -6,6 +6,8 @@
 #   checkpatch  the kernel's scripts/checkpatch.pl --strict
 #   sparse      make C=2 (every file, sparse from Debian)
 #   kernel-doc  the kernel's scripts/kernel-doc -none (malformed comments)
+# and the manual pages of man/ with mandoc -T lint -W warning (one check per
+# page; they need no kernel source, so they run first).
 # A finding fails unless a line of scripts/lint-allow.txt matches it; that
 # file holds each accepted finding with its justification.
 # Prints one "ok"/"not ok" line per check and "lint: N passed, N failed".
@@ -42,8 +44,25 @@ verdict() {
 	fi
 }
 
+# mandoc: warnings and worse (mandoc -T lint -W warning) fail a page.
+for page in man/*.[1-8]; do
+	[ -e "$page" ] || continue
+	if ! command -v mandoc >/dev/null; then
+		echo "mandoc: not installed; run 'make deps'" >"$out/lint-man"
+	else
+		mandoc -T lint -W warning "$page" >"$out/lint-man.raw" 2>&1
+		rc=$?
+		# a failure that printed nothing still fails the page
+		if [ "$rc" -ne 0 ] && [ ! -s "$out/lint-man.raw" ]; then
+			echo "mandoc: $page: exit status $rc" >"$out/lint-man.raw"
+		fi
+		filter "$out/lint-man.raw" >"$out/lint-man"
+	fi
+	verdict "mandoc -T lint $page" "$out/lint-man"
+done
+
 if ! ksrc=$(mmt_kernel_src); then
-	echo "lint: 0 passed, 1 failed"
+	echo "lint: $pass passed, $((fail + 1)) failed"
 	exit 1
 fi
 mapfile -t files < <(mmt_kernel_sources)

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_closure.c - MMT closure format v1: build on the sender, parse and
+ * mmt_closure.c - MMT closure format v2: build on the sender, parse and
  * check on the receiver (paper section IV-B; DESIGN.md section 5, steps 3-5).
  *
  * A closure is everything another node needs to decrypt and verify one MMT:
  *
- *	header (64) | sealed root (128) | tree nodes | data MACs | ciphertext
+ *	header (96) | sealed root (128) | tree nodes | data MACs | ciphertext
  *
  * all little-endian; the byte layout is in docs/ENGINE.md "Closure format
- * v1".  The header is the AEAD associated data of the sealed root, so every
+ * v2".  The header is the AEAD associated data of the sealed root, so every
  * header byte is authenticated.  Everything in a received closure is
  * untrusted and may change while it is being read (it sits in memory the
  * NIC writes): the receiver copies what it checks and installs only what it
@@ -23,10 +23,10 @@
  */
 #include "mmt_lib.h"
 
-/* Header offsets (docs/ENGINE.md) */
+/* Header offsets (docs/ENGINE.md "Closure format v2") */
 #define MMT_H_MAGIC		0	/* u32 "MMTC" */
-#define MMT_H_VERSION		4	/* u16, 1 */
-#define MMT_H_HDR_LEN		6	/* u16, 64 */
+#define MMT_H_VERSION		4	/* u16, 2 */
+#define MMT_H_HDR_LEN		6	/* u16, 96 */
 #define MMT_H_FLAGS		8	/* u32, MMT_CLOSURE_F_* */
 #define MMT_H_SENDER		12	/* u16 */
 #define MMT_H_RECEIVER		14	/* u16 */
@@ -35,12 +35,15 @@
 #define MMT_H_LEVELS		32	/* u8 */
 #define MMT_H_LOG_BLOCK		33	/* u8 */
 #define MMT_H_LOG_ARITY		34	/* u8[4], leaf level first */
-#define MMT_H_RESERVED1		38	/* 2 bytes, 0 */
+#define MMT_H_SUITE		38	/* u8, MMT_CLOSURE_SUITE_V2 */
+#define MMT_H_RESERVED1		39	/* 1 byte, 0 */
 #define MMT_H_SEALED_LEN	40	/* u32 */
 #define MMT_H_NODES_LEN		44	/* u32 */
 #define MMT_H_MACS_LEN		48	/* u32 */
 #define MMT_H_DATA_LEN		52	/* u32 */
-#define MMT_H_RESERVED2		56	/* 8 bytes, 0 */
+#define MMT_H_GEN		56	/* u64, transfer generation */
+#define MMT_H_KSALT		64	/* u8[16], keying salt */
+#define MMT_H_RESERVED2		80	/* 16 bytes, 0 */
 
 #define MMT_CLOSURE_F_ALL	MMT_CLOSURE_F_COPY
 
@@ -104,14 +107,17 @@ static void mmt_closure_encode(const struct mmt_closure_hdr *h, u8 *b)
 	b[MMT_H_LOG_BLOCK] = h->log_block_size;
 	for (i = 0; i < MMT_MAX_LEVELS; i++)
 		b[MMT_H_LOG_ARITY + i] = h->log_arity[i];
+	b[MMT_H_SUITE] = h->suite;
 	put_unaligned_le32(h->sealed_len, b + MMT_H_SEALED_LEN);
 	put_unaligned_le32(h->nodes_len, b + MMT_H_NODES_LEN);
 	put_unaligned_le32(h->macs_len, b + MMT_H_MACS_LEN);
 	put_unaligned_le32(h->data_len, b + MMT_H_DATA_LEN);
+	put_unaligned_le64(h->gen, b + MMT_H_GEN);
+	memcpy(b + MMT_H_KSALT, h->ksalt, MMT_KSALT_BYTES);
 }
 
 /*
- * Decode and check the header in @b (64 bytes, a private copy or the
+ * Decode and check the header in @b (96 bytes, a private copy or the
  * caller's buffer) for a closure of @len bytes.  Every field is read once
  * into @h before it is checked.  On success @p holds the geometry.
  */
@@ -132,6 +138,9 @@ static int mmt_closure_decode(const u8 *b, size_t len,
 		return -EPROTONOSUPPORT;
 	if (get_unaligned_le16(b + MMT_H_HDR_LEN) != MMT_CLOSURE_HDR_BYTES)
 		return -EMSGSIZE;
+	h->suite = b[MMT_H_SUITE];
+	if (h->suite != MMT_CLOSURE_SUITE_V2)
+		return -EPROTONOSUPPORT;
 	h->flags = get_unaligned_le32(b + MMT_H_FLAGS);
 	if (h->flags & ~MMT_CLOSURE_F_ALL)
 		return -EINVAL;
@@ -151,6 +160,8 @@ static int mmt_closure_decode(const u8 *b, size_t len,
 	h->nodes_len = get_unaligned_le32(b + MMT_H_NODES_LEN);
 	h->macs_len = get_unaligned_le32(b + MMT_H_MACS_LEN);
 	h->data_len = get_unaligned_le32(b + MMT_H_DATA_LEN);
+	h->gen = get_unaligned_le64(b + MMT_H_GEN);
+	memcpy(h->ksalt, b + MMT_H_KSALT, MMT_KSALT_BYTES);
 
 	/* Geometry: arities of levels that do not exist must be 0. */
 	if (h->levels < 1 || h->levels > MMT_MAX_LEVELS)
@@ -180,12 +191,14 @@ static int mmt_closure_decode(const u8 *b, size_t len,
  * @len: bytes of the whole closure
  * @h: (out) decoded header; written only on success
  *
- * Checks, in this order: @len >= 64 (else -EMSGSIZE); magic "MMTC" (else
- * -EPROTO); version 1 (else -EPROTONOSUPPORT); hdr_len 64 (else -EMSGSIZE);
- * no unknown flag and zero reserved bytes (else -EINVAL); a valid geometry
- * with zero arities above @levels (else -EMEDIUMTYPE); each section length
- * equal to what the geometry implies and @len equal to 64 plus their sum
- * (else -EMSGSIZE).  Never reads outside @buf[0..@len).
+ * Checks, in this order: @len >= 96 (else -EMSGSIZE); magic "MMTC" (else
+ * -EPROTO); version 2 (else -EPROTONOSUPPORT, so v1 closures are refused);
+ * hdr_len 96 (else -EMSGSIZE); suite MMT_CLOSURE_SUITE_V2 (else
+ * -EPROTONOSUPPORT); no unknown flag and zero reserved bytes (else
+ * -EINVAL); a valid geometry with zero arities above @levels (else
+ * -EMEDIUMTYPE); each section length equal to what the geometry implies
+ * and @len equal to 96 plus their sum (else -EMSGSIZE).  Never reads
+ * outside @buf[0..@len).
  *
  * Context: any.
  * Return: 0 or the -errno above.
@@ -313,6 +326,7 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	u8 hb[MMT_CLOSURE_HDR_BYTES];
 	const u8 *sec = NULL;
 	struct mmt_closure_hdr h;
+	struct mmt_crypto *c;
 	struct mmt_params p;
 	struct mmt_root root;
 	size_t stage_len;
@@ -340,8 +354,21 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 		return -EXDEV;
 	if (rx->check_seq && h.seq != rx->expect_seq)
 		return -EILSEQ;
-	/* 5. the sealed root (read once into a private copy) */
-	ret = mmt_root_unseal(m->p, m->crypto, hb, sizeof(hb),
+	/* 4c. this transfer: no closure of an earlier one, in any slot */
+	if (h.gen != rx->gen)
+		return -ESTALE;
+	/* 5. the sealed root (read once into a private copy), under the
+	 * subkeys of the closure's keying
+	 */
+	c = m->crypto;
+	if (memcmp(h.ksalt, mmt_crypto_ksalt(c), MMT_KSALT_BYTES)) {
+		if (!rx->keying)
+			return -EBADMSG;
+		c = rx->keying(rx, h.ksalt);
+		if (IS_ERR(c))
+			return PTR_ERR(c);
+	}
+	ret = mmt_root_unseal(m->p, c, hb, sizeof(hb),
 			      head + MMT_CLOSURE_HDR_BYTES, &root);
 	if (ret)
 		return ret;
@@ -375,6 +402,7 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	}
 
 	t = *m;
+	t.crypto = c;
 	t.root = root;
 	t.root.state = MMT_VALID;
 	t.root.read_only = true;
@@ -401,6 +429,7 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 		       eager ? t.data : sec + h.nodes_len + h.macs_len,
 		       h.data_len);
 	}
+	m->crypto = c;
 	m->root.gua = root.gua;
 	m->root.root_counter = root.root_counter;
 	m->root.top = root.top;
@@ -431,8 +460,12 @@ out:
  *  4. it is for this node and connection: receiver_node == @rx->self_node
  *     and conn_id == @rx->conn_id (else -EXDEV); and with @rx->check_seq,
  *     for this MMT: seq == @rx->expect_seq (else -EILSEQ);
- *  5. the sealed root authenticates with the header as associated data
- *     (else -EBADMSG);
+ *  4c. it is of this transfer: gen == @rx->gen (else -ESTALE);
+ *  5. the sealed root authenticates with the header as associated data,
+ *     under the subkeys of the header's keying salt: @m->crypto's if the
+ *     salts are equal, else the context @rx->keying gives (without
+ *     @rx->keying: -EBADMSG; its ERR_PTR is returned as is) (else
+ *     -EBADMSG);
  *  6. replay: its root counter is greater than @rx->min_root_counter and
  *     @rx->last_root_counter (else -ESTALE);
  *  7. reorder: its GUA is greater than @rx->last_gua, once a closure has
@@ -441,7 +474,8 @@ out:
  *  8. on a private copy, the top tree nodes (level @levels - 2) verify
  *     against the unsealed root's top counters, or with @eager the whole
  *     closure does (mmt_verify_all()) (else -EBADMSG).
- * Only then are the nodes, MACs and ciphertext copied into @m, @m->root
+ * Only then are the nodes, MACs and ciphertext copied into @m, @m->crypto
+ * becomes the keying's context, @m->root
  * takes the GUA, root counter and top counters of the closure, @m goes
  * WAITING -> VALID (read-only if the closure has MMT_CLOSURE_F_COPY), and
  * @rx records the root counter and GUA.  The rules are those of
@@ -541,6 +575,9 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 	e.receiver_node = h->receiver_node;
 	e.conn_id = h->conn_id;
 	e.seq = h->seq;
+	e.gen = h->gen;
+	memcpy(e.ksalt, mmt_crypto_ksalt(m->crypto), MMT_KSALT_BYTES);
+	e.suite = MMT_CLOSURE_SUITE_V2;
 	e.levels = p->levels;
 	e.log_block_size = p->log_block_size;
 	memcpy(e.log_arity, p->log_arity, p->levels);

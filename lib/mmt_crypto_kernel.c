@@ -57,6 +57,7 @@ struct mmt_crypto {
 	u8 iv[MMT_GCM_NONCE_BYTES];
 	u8 *bounce;
 	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
+	u8 ksalt[MMT_KSALT_BYTES];
 };
 
 /* HKDF-Expand (RFC 5869 section 2.3) with @tfm keyed with the PRK. */
@@ -179,7 +180,7 @@ static int mmt_gcm_setup(struct mmt_crypto *c, const u8 *key)
 	return 0;
 }
 
-struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
+struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys, const u8 *ksalt)
 {
 	struct mmt_crypto *c;
 	int err;
@@ -189,6 +190,8 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	crypto_init_wait(&c->wait);
+	if (ksalt)
+		memcpy(c->ksalt, ksalt, MMT_KSALT_BYTES);
 	err = mmt_ecb_setup(c, MMT_SUBKEY_ENC,
 			    subkeys + MMT_SUBKEY_ENC * MMT_SUBKEY_BYTES);
 	if (!err)
@@ -226,6 +229,11 @@ void mmt_crypto_free(struct mmt_crypto *c)
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c)
 {
 	return c->hash_key;
+}
+
+const u8 *mmt_crypto_ksalt(const struct mmt_crypto *c)
+{
+	return c->ksalt;
 }
 
 /* Pages touched by @len > 0 bytes at @buf: scatterlist entries needed. */

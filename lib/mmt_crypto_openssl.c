@@ -27,6 +27,7 @@ struct mmt_crypto {
 	EVP_CIPHER_CTX *gcm_dec;
 	u8 bounce[MMT_CRYPTO_SEAL_MAX];
 	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
+	u8 ksalt[MMT_KSALT_BYTES];
 };
 
 int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
@@ -80,7 +81,7 @@ static EVP_CIPHER_CTX *mmt_ossl_cipher(const EVP_CIPHER *cipher,
 	return ctx;
 }
 
-struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
+struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys, const u8 *ksalt)
 {
 	const u8 *enc = subkeys + MMT_SUBKEY_ENC * MMT_SUBKEY_BYTES;
 	const u8 *mac = subkeys + MMT_SUBKEY_MAC * MMT_SUBKEY_BYTES;
@@ -91,6 +92,8 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys)
 	c = kvzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
+	if (ksalt)
+		memcpy(c->ksalt, ksalt, MMT_KSALT_BYTES);
 	c->ecb[MMT_SUBKEY_ENC] = mmt_ossl_cipher(EVP_aes_128_ecb(), enc, true);
 	c->ecb[MMT_SUBKEY_MAC] = mmt_ossl_cipher(EVP_aes_128_ecb(), mac, true);
 	c->gcm_enc = mmt_ossl_cipher(EVP_aes_128_gcm(), seal, true);
@@ -123,6 +126,11 @@ void mmt_crypto_free(struct mmt_crypto *c)
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c)
 {
 	return c->hash_key;
+}
+
+const u8 *mmt_crypto_ksalt(const struct mmt_crypto *c)
+{
+	return c->ksalt;
 }
 
 int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,

@@ -10,11 +10,19 @@
  */
 #include "mmt_lib.h"
 
+/* Channel keys (format-independent): salt and infos of the first schedule. */
 static const char mmt_hkdf_salt[] = "mmt-v1 salt";
+
+/*
+ * Closure format v2: MMT key -> keying root (kept by the driver) -> with a
+ * keying salt, the subkeys.  The infos differ from every channel info.
+ */
+static const char mmt_root_salt[] = "mmt-v2 salt";
+static const char mmt_root_info[] = "mmt v2 keyroot";
 static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
-	[MMT_SUBKEY_ENC] = "mmt v1 enc",
-	[MMT_SUBKEY_MAC] = "mmt v1 mac",
-	[MMT_SUBKEY_SEAL] = "mmt v1 seal",
+	[MMT_SUBKEY_ENC] = "mmt v2 enc",
+	[MMT_SUBKEY_MAC] = "mmt v2 mac",
+	[MMT_SUBKEY_SEAL] = "mmt v2 seal",
 };
 
 static const char mmt_chan_info[] = "mmt v1 channel";
@@ -24,19 +32,35 @@ static const char mmt_chan_info[] = "mmt v1 channel";
  */
 static const char mmt_chan_root_info[] = "mmt v1 chanroot";
 
-/* mmt_crypto_alloc(): kernel-doc in mmt_lib.h */
-struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
+/* mmt_key_root(): kernel-doc in mmt_lib.h */
+int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root)
+{
+	int err;
+
+	if (!key || !root || (key_len != 16 && key_len != 32))
+		return -EINVAL;
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_root_salt,
+				     strlen(mmt_root_salt),
+				     (const u8 *)mmt_root_info,
+				     strlen(mmt_root_info), root,
+				     MMT_KEY_ROOT_BYTES);
+	if (err)
+		memzero_explicit(root, MMT_KEY_ROOT_BYTES);
+	return err;
+}
+
+/* mmt_crypto_alloc_root(): kernel-doc in mmt_lib.h */
+struct mmt_crypto *mmt_crypto_alloc_root(const u8 *root, const u8 *ksalt)
 {
 	u8 sub[MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES];
 	struct mmt_crypto *c;
 	int i, err;
 
-	if (!key || (key_len != 16 && key_len != 32))
+	if (!root || !ksalt)
 		return ERR_PTR(-EINVAL);
 	for (i = 0; i < MMT_NR_SUBKEYS; i++) {
-		err = mmt_crypto_hkdf_sha256(key, key_len,
-					     (const u8 *)mmt_hkdf_salt,
-					     strlen(mmt_hkdf_salt),
+		err = mmt_crypto_hkdf_sha256(root, MMT_KEY_ROOT_BYTES, ksalt,
+					     MMT_KSALT_BYTES,
 					     (const u8 *)mmt_hkdf_info[i],
 					     strlen(mmt_hkdf_info[i]),
 					     sub + i * MMT_SUBKEY_BYTES,
@@ -46,8 +70,24 @@ struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len)
 			return ERR_PTR(err);
 		}
 	}
-	c = mmt_crypto_alloc_raw(sub);
+	c = mmt_crypto_alloc_raw(sub, ksalt);
 	memzero_explicit(sub, sizeof(sub));
+	return c;
+}
+
+/* mmt_crypto_alloc(): kernel-doc in mmt_lib.h */
+struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len,
+				    const u8 *ksalt)
+{
+	u8 root[MMT_KEY_ROOT_BYTES];
+	struct mmt_crypto *c;
+	int err;
+
+	err = mmt_key_root(key, key_len, root);
+	if (err)
+		return ERR_PTR(err);
+	c = mmt_crypto_alloc_root(root, ksalt);
+	memzero_explicit(root, sizeof(root));
 	return c;
 }
 

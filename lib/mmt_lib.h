@@ -145,35 +145,88 @@ enum mmt_subkey {
  * allocate their scatterlist tables per message (see mmt_chan_seal()).
  */
 
+#define MMT_KSALT_BYTES		16	/* keying salt, closure format v2 */
+#define MMT_KEY_ROOT_BYTES	32	/* what the driver keeps of a key */
+
 /**
- * mmt_crypto_alloc() - derive the subkeys of an MMT key and set up transforms
- * @key: the MMT key (AES-128 or AES-256 strength input keying material)
- * @key_len: 16 or 32 bytes
+ * mmt_key_root() - the keying root of an MMT key (closure format v2)
+ * @key: the MMT key, @key_len bytes
+ * @key_len: 16 or 32
+ * @root: (out) MMT_KEY_ROOT_BYTES: HKDF-SHA256 (RFC 5869) of @key, salt
+ *	"mmt-v2 salt", info "mmt v2 keyroot"; zeroed on error
  *
- * Derives MMT_NR_SUBKEYS 16-byte subkeys with HKDF-SHA256 (RFC 5869, salt
- * "mmt-v1 salt", info "mmt v1 enc" / "mmt v1 mac" / "mmt v1 seal"), keys one
- * AES-128-ECB transform per ENC/MAC subkey and one AES-128-GCM transform
- * (16-byte tag) with the SEAL subkey, and derives the Carter-Wegman hash key
- * (mmt_hash_key_init()).  The subkeys are wiped from the stack before
- * returning.  The kernel backend logs each transform's driver name once.
+ * The driver keeps the root, never the key, so that it can set up the
+ * context of any keying salt a received closure names
+ * (mmt_crypto_alloc_root()).  docs/ENGINE.md "Keying salt".
+ *
+ * Context: may sleep (kernel crypto API).
+ * Return: 0; -EINVAL for a NULL argument or another @key_len; or the
+ * crypto library's error.
+ */
+int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root);
+
+/**
+ * mmt_crypto_alloc_root() - set up the context of one keying
+ * @root: MMT_KEY_ROOT_BYTES from mmt_key_root()
+ * @ksalt: MMT_KSALT_BYTES keying salt: chosen at random for every keying
+ *	(the driver: at MMT_IOC_PMO_SET_KEY), or taken from a received
+ *	closure's header
+ *
+ * Derives MMT_NR_SUBKEYS 16-byte subkeys with HKDF-SHA256 (RFC 5869, IKM
+ * @root, salt @ksalt, info "mmt v2 enc" / "mmt v2 mac" / "mmt v2 seal"),
+ * keys one AES-128-ECB transform per ENC/MAC subkey and one AES-128-GCM
+ * transform (16-byte tag) with the SEAL subkey, and derives the
+ * Carter-Wegman hash key (mmt_hash_key_init()).  The context remembers
+ * @ksalt (mmt_crypto_ksalt()).  The subkeys are wiped from the stack
+ * before returning.  The kernel backend logs each transform's driver name
+ * once.  Two keyings of one key thus have independent subkeys, so pads and
+ * sealing nonces of one keying never meet another's (docs/ENGINE.md
+ * "Keying salt").
  *
  * Context: process context, may sleep (GFP_KERNEL).
- * Return: the context, or ERR_PTR(-EINVAL) if @key_len is not 16 or 32,
+ * Return: the context, or ERR_PTR(-EINVAL) for a NULL argument,
  * ERR_PTR(-ENOMEM) on allocation failure, ERR_PTR(-ENOENT) (or the crypto
  * API's error) if a transform is unavailable.  Never NULL.
  */
-struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len);
+struct mmt_crypto *mmt_crypto_alloc_root(const u8 *root, const u8 *ksalt);
+
+/**
+ * mmt_crypto_alloc() - mmt_key_root() then mmt_crypto_alloc_root()
+ * @key: the MMT key (AES-128 or AES-256 strength input keying material)
+ * @key_len: 16 or 32 bytes
+ * @ksalt: MMT_KSALT_BYTES keying salt (see mmt_crypto_alloc_root())
+ *
+ * The same subkeys as the driver derives for (@key, @ksalt).  The root is
+ * wiped from the stack before returning.
+ *
+ * Context: process context, may sleep (GFP_KERNEL).
+ * Return: as mmt_crypto_alloc_root(); ERR_PTR(-EINVAL) also if @key_len
+ * is not 16 or 32.
+ */
+struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len,
+				    const u8 *ksalt);
 
 /**
  * mmt_crypto_alloc_raw() - TEST ONLY: set up a context with given subkeys
  * @subkeys: MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES bytes, in enum mmt_subkey
  *	order, used as is (no HKDF), so that known-answer tests run the real
  *	ECB and GCM code paths with the standards' keys
+ * @ksalt: MMT_KSALT_BYTES the context reports as its keying salt, or NULL
+ *	for zeros
  *
  * Context: process context, may sleep.
  * Return: as mmt_crypto_alloc(), without the -EINVAL case.
  */
-struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys);
+struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys, const u8 *ksalt);
+
+/**
+ * mmt_crypto_ksalt() - the keying salt a context was derived with
+ * @c: a context
+ *
+ * Context: any.
+ * Return: MMT_KSALT_BYTES bytes, valid as long as @c.
+ */
+const u8 *mmt_crypto_ksalt(const struct mmt_crypto *c);
 
 /**
  * mmt_crypto_free() - free a context and wipe all its key material
@@ -637,23 +690,30 @@ int mmt_verify_all(struct mmt *m);
 /**
  * mmt_regua() - re-encrypt and re-MAC the whole MMT under a fresh GUA
  * @m: MMT (any state; the caller decides when, e.g. after a lost ack)
- * @new_gua: <= MMT_GUA_MASK, != @m->root.gua, never used under this key
+ * @to: the context to re-encrypt under (the owner's own keying, whose
+ *	GUAs only this owner hands out), or NULL for @m->crypto
+ * @new_gua: <= MMT_GUA_MASK, never used under @to (and != @m->root.gua
+ *	when @to is @m->crypto)
  *
  * Verifies everything first; counters are kept, the pads change because
- * the GUA is part of every nonce.  Sets @m->root.gua on success.
+ * the GUA (and with @to the subkeys) are part of every pad.  Sets
+ * @m->root.gua and @m->crypto on success.
  *
  * Return: 0; -EINVAL for a bad @new_gua; -EBADMSG if the MMT fails
  * verification.  A failure of that first pass changes nothing.  If the
  * untrusted memory changes under the call after that pass, the call fails
  * closed with -EBADMSG: blocks already converted no longer verify (data
- * loss, never a reused pad, since @m->root.gua stays the old one and no
- * block is ever written under it again with an old counter).
+ * loss, never a reused pad, since @m->root.gua and @m->crypto stay the old
+ * ones and no block is ever written under them again with an old counter).
  */
-int mmt_regua(struct mmt *m, u64 new_gua);
+int mmt_regua(struct mmt *m, struct mmt_crypto *to, u64 new_gua);
 
 /*
  * Test-visible helpers (used by tests/lib and tools; not by the driver).
  */
+
+/* A fixed keying salt for tests and benchmarks (16 bytes, no NUL used) */
+#define MMT_TEST_KSALT		((const u8 *)"mmt test ksalt!!")
 
 /**
  * mmt_format_major() - mmt_format() with every node's major set to @major
@@ -676,15 +736,20 @@ int mmt_format_major(struct mmt *m, u64 gua, u64 major);
 int mmt_block_counter(struct mmt *m, u32 block, u64 *ctr);
 
 /**
- * mmt_data_nonce() - the AES input of one 16-byte data pad
- * @out: (out) 16 bytes, big-endian bit fields: GUA (58) | block (20) |
- *	sub-block (8) | counter (40) | 0 (2)
+ * mmt_data_nonce() - the AES input of one 16-byte data pad (format v2)
+ * @out: (out) 16 bytes, a big-endian 128-bit integer: 0 (2) | GUA (58) |
+ *	counter (40) | off16 (28), i.e. GUA << 68 | counter << 28 | off16
  * @gua: GUA (58 bits)
- * @block: block index (20 bits)
- * @sub: 16-byte sub-block within the block (8 bits)
  * @ctr: block counter (40 bits)
+ * @off16: byte offset of the sub-block in the MMT / 16 (28 bits): block
+ *	index * (block size / 16) + sub-block
+ *
+ * The sub-blocks of a run of blocks with one counter have consecutive
+ * nonces, so counter mode (the big-endian increment of ctr(aes) and
+ * OpenSSL's CTR) produces their pads in one call.  docs/ENGINE.md "Data
+ * encryption: pads".
  */
-void mmt_data_nonce(u8 *out, u64 gua, u32 block, u32 sub, u64 ctr);
+void mmt_data_nonce(u8 *out, u64 gua, u64 ctr, u32 off16);
 
 /**
  * mmt_mac_nonce() - the AES input of one MAC pad (MAC subkey)
@@ -710,27 +775,34 @@ int mmt_verify_top(struct mmt *m);
 /* ---------------------------------------------------------------- closure */
 
 #define MMT_CLOSURE_MAGIC	0x43544d4du	/* "MMTC" little-endian */
-#define MMT_CLOSURE_VERSION	1
-#define MMT_CLOSURE_HDR_BYTES	64
+#define MMT_CLOSURE_VERSION	2	/* v1 is refused: -EPROTONOSUPPORT */
+#define MMT_CLOSURE_HDR_BYTES	96
+#define MMT_CLOSURE_SUITE_V2	1	/* the only suite of format v2 */
 #define MMT_SEALED_ROOT_BYTES	128	/* root plaintext + 16-byte GCM tag */
 #define MMT_CLOSURE_F_COPY	0x1u	/* receiver gets a read-only copy */
 
 /**
- * struct mmt_closure_hdr - decoded closure header (wire form: 64 bytes LE,
- * layout in docs/ENGINE.md); also the AEAD associated data of the root
+ * struct mmt_closure_hdr - decoded closure header (wire form: 96 bytes LE,
+ * layout in docs/ENGINE.md "Closure format v2"); also the AEAD associated
+ * data of the root
  * @version: closure format version, MMT_CLOSURE_VERSION
  * @flags: MMT_CLOSURE_F_* (copy mode)
  * @sender_node: node id of the sender
  * @receiver_node: node id the closure is meant for
  * @conn_id: connection the closure travels on
- * @seq: sequence number of the closure on that connection
+ * @seq: the index of the MMT within its PMO (the receiver's slot)
  * @levels: geometry: counter levels
  * @log_block_size: geometry: log2 of the block size in bytes
  * @log_arity: geometry: log2 arity per level, leaf first
+ * @suite: algorithms of pads, MACs and sealing, MMT_CLOSURE_SUITE_V2
  * @sealed_len: bytes of the sealed root section (MMT_SEALED_ROOT_BYTES)
  * @nodes_len: bytes of the tree-node section
  * @macs_len: bytes of the data-MAC section
  * @data_len: bytes of ciphertext
+ * @gen: transfer generation: which transfer on the connection the closure
+ *	belongs to; rises with every transfer, never reused on a connection
+ * @ksalt: keying salt of the sender's MMT: with the MMT key it gives the
+ *	subkeys the ciphertext, MACs and sealed root are under
  */
 struct mmt_closure_hdr {
 	u16 version;
@@ -742,32 +814,58 @@ struct mmt_closure_hdr {
 	u8 levels;
 	u8 log_block_size;
 	u8 log_arity[MMT_MAX_LEVELS];
+	u8 suite;
 	u32 sealed_len;
 	u32 nodes_len;
 	u32 macs_len;
 	u32 data_len;
+	u64 gen;
+	u8 ksalt[MMT_KSALT_BYTES];
 };
 
+struct mmt_rx_rules;
+
 /**
- * struct mmt_rx_rules - receiver state for the replay and reorder rules
+ * typedef mmt_keying_fn - the receiver's context for a keying salt
+ * @rx: the rules the closure is checked with
+ * @ksalt: MMT_KSALT_BYTES from the closure's header (not yet
+ *	authenticated: the context is what authenticates it)
+ *
+ * Context: may sleep.
+ * Return: a context derived from the receive PMO's key and @ksalt, owned
+ * by the caller (it stays valid while an MMT uses it), or an ERR_PTR
+ * (-ENOMEM; -ENOSPC if no more keyings can be held).
+ */
+typedef struct mmt_crypto *(*mmt_keying_fn)(struct mmt_rx_rules *rx,
+					    const u8 *ksalt);
+
+/**
+ * struct mmt_rx_rules - receiver state for the freshness rules
  * @self_node: this node's id; a closure for another receiver is rejected
  * @conn_id: the connection's id; a closure from another one is rejected
+ * @gen: the transfer generation every closure of this receive must carry
+ *	(set from the transfer's offer; the driver requires it to rise on
+ *	the connection, so no closure of an earlier transfer is accepted)
  * @min_root_counter: root counters must be greater than this (replay)
- * @last_root_counter: last accepted root counter on this connection
- * @last_gua: last accepted GUA on this connection (reorder); 0 = none yet
+ * @last_root_counter: last accepted root counter of this transfer
+ * @last_gua: last accepted GUA of this transfer (reorder); 0 = none yet
  * @check_seq: enforce @expect_seq (the driver does; tests may not)
  * @expect_seq: the seq the next closure must carry: the index of the MMT
  *	it is received into, so a closure cannot be installed in another
  *	MMT's slot
+ * @keying: gives the context of a keying salt other than that of the
+ *	receive MMT's own context; NULL: such a closure is -EBADMSG
  */
 struct mmt_rx_rules {
 	u16 self_node;
 	u64 conn_id;
+	u64 gen;
 	u64 min_root_counter;
 	u64 last_root_counter;
 	u64 last_gua;
 	bool check_seq;
 	u64 expect_seq;
+	mmt_keying_fn keying;
 };
 
 size_t mmt_closure_bytes(const struct mmt_params *p);

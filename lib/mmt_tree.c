@@ -133,15 +133,20 @@ static u64 mmt_parent_ctr(const struct mmt *m, unsigned int l, u32 i)
 
 /* ------------------------------------------------------------ nonces */
 
-void mmt_data_nonce(u8 *out, u64 gua, u32 block, u32 sub, u64 ctr)
-{
-	u64 hi, lo;
+/* Data pad nonce, format v2: GUA (58) << 68 | counter (40) << 28 | off16 */
+#define MMT_OFF16_BITS		28	/* byte offset / 16 < 2^20 * 2^12 / 16 */
+#define MMT_CTR40_MASK		((1ull << 40) - 1)
+#define MMT_CTR_LO_BITS		(64 - MMT_OFF16_BITS)	/* 36 in the low word */
 
-	hi = (gua & MMT_GUA_MASK) << 6 | (u64)(block & 0xfffff) >> 14;
-	lo = (u64)(block & 0x3fff) << 50 | (u64)(sub & 0xff) << 42 |
-	     (ctr & ((1ull << 40) - 1)) << 2;
-	put_unaligned_be64(hi, out);
-	put_unaligned_be64(lo, out + 8);
+void mmt_data_nonce(u8 *out, u64 gua, u64 ctr, u32 off16)
+{
+	u64 c = ctr & MMT_CTR40_MASK;
+
+	put_unaligned_be64((gua & MMT_GUA_MASK) << 4 | c >> MMT_CTR_LO_BITS,
+			   out);
+	put_unaligned_be64((c & ((1ull << MMT_CTR_LO_BITS) - 1)) <<
+			   MMT_OFF16_BITS |
+			   (off16 & ((1u << MMT_OFF16_BITS) - 1)), out + 8);
 }
 
 static inline void mmt_mac_nonce_fill(u8 *out, unsigned int domain,
@@ -452,6 +457,7 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 	u32 nsub = p->block_size / MMT_AES_BLOCK, i, s;
 	u8 *mac = data ? out + (size_t)n * p->block_size : out, *d = out;
 	u64 ghi = (gua & MMT_GUA_MASK) << 6;
+	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
 	int err;
 
 	for (i = 0; i < n; i++, mac += 16) {
@@ -464,24 +470,28 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 				   MMT_DOM_DATA, mac + 8);
 		if (!data)
 			continue;
-		/* mmt_data_nonce() of each sub-block: only s varies */
-		hi = ghi | (x & 0xfffff) >> 14;
-		lo = (u64)(x & 0x3fff) << 50 | c;
+		/*
+		 * mmt_data_nonce() of each sub-block: one counter-mode run,
+		 * off16 = x * nsub + s in the low bits, so only lo varies
+		 */
+		hi = gdhi | ((ctr[i] & MMT_CTR40_MASK) >> MMT_CTR_LO_BITS);
+		lo = (ctr[i] & ((1ull << MMT_CTR_LO_BITS) - 1)) << MMT_OFF16_BITS |
+		     (u64)x * nsub;
 		if (nsub == 4) {	/* 64-byte blocks, unrolled */
 			put_unaligned_be64(hi, d);
 			put_unaligned_be64(lo, d + 8);
 			put_unaligned_be64(hi, d + 16);
-			put_unaligned_be64(lo | 1ull << 42, d + 24);
+			put_unaligned_be64(lo + 1, d + 24);
 			put_unaligned_be64(hi, d + 32);
-			put_unaligned_be64(lo | 2ull << 42, d + 40);
+			put_unaligned_be64(lo + 2, d + 40);
 			put_unaligned_be64(hi, d + 48);
-			put_unaligned_be64(lo | 3ull << 42, d + 56);
+			put_unaligned_be64(lo + 3, d + 56);
 			d += 64;
 			continue;
 		}
 		for (s = 0; s < nsub; s++, d += 16) {
 			put_unaligned_be64(hi, d);
-			put_unaligned_be64(lo | (u64)s << 42, d + 8);
+			put_unaligned_be64(lo + s, d + 8);
 		}
 	}
 	mac = data ? out + (size_t)n * p->block_size : out;
@@ -874,18 +884,21 @@ static int mmt_open_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
  */
 #define MMT_CTR_STAGED	(~0ull)
 
-static int mmt_recrypt_blocks(struct mmt *m, u64 gua, u64 new_gua,
-			      u64 new_ctr, u32 b0, u32 b1, bool keep_going)
+static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
+			      u64 gua, u64 new_gua, u64 new_ctr, u32 b0,
+			      u32 b1, bool keep_going)
 {
 	const struct mmt_params *p = m->p;
+	struct mmt t = *m;	/* the new pads' context: @to */
 	u32 bs = p->block_size, b, n, i;
 	u8 *pads = mmt_pads(m), *tmp = mmt_tmp(m);
 	u64 *oc = mmt_ctr0(m), *nc = mmt_ctr1(m);
 	struct mmt_dmac od, nd;
 	int err = 0, bad = 0;
 
+	t.crypto = to;
 	mmt_dmac_init(m, gua, &od);
-	mmt_dmac_init(m, new_gua, &nd);
+	mmt_dmac_init(&t, new_gua, &nd);
 	for (b = b0; b <= b1; b += n) {
 		u8 *op, *np;
 
@@ -897,7 +910,7 @@ static int mmt_recrypt_blocks(struct mmt *m, u64 gua, u64 new_gua,
 			nc[i] = new_ctr == MMT_CTR_STAGED ? oc[i] : new_ctr;
 		err = mmt_gen_pads(m, gua, b, n, oc, true, op);
 		if (!err)
-			err = mmt_gen_pads(m, new_gua, b, n, nc, true, np);
+			err = mmt_gen_pads(&t, new_gua, b, n, nc, true, np);
 		if (err)
 			break;
 		for (i = 0; i < n; i++) {
@@ -1262,11 +1275,13 @@ static int mmt_recrypt_leaf(struct mmt *m, u64 gua, u32 leaf, u32 b0,
 	int err = 0, r;
 
 	if (first < b0)
-		err = mmt_recrypt_blocks(m, gua, gua, nc, first, b0 - 1, true);
+		err = mmt_recrypt_blocks(m, m->crypto, gua, gua, nc, first,
+					 b0 - 1, true);
 	if (err && err != -EBADMSG)
 		return err;
 	if (last > b1) {
-		r = mmt_recrypt_blocks(m, gua, gua, nc, b1 + 1, last, true);
+		r = mmt_recrypt_blocks(m, m->crypto, gua, gua, nc, b1 + 1,
+				       last, true);
 		if (r)
 			err = r;
 	}
@@ -1419,22 +1434,28 @@ out:
 	return err;
 }
 
-int mmt_regua(struct mmt *m, u64 new_gua)
+int mmt_regua(struct mmt *m, struct mmt_crypto *to, u64 new_gua)
 {
 	const struct mmt_params *p = m->p;
+	struct mmt t = *m;
 	int l, err;
 
-	if (new_gua > MMT_GUA_MASK || new_gua == m->root.gua)
+	if (!to)
+		to = m->crypto;
+	if (new_gua > MMT_GUA_MASK ||
+	    (to == m->crypto && new_gua == m->root.gua))
 		return -EINVAL;
 	err = mmt_verify_all(m);
 	if (err)
 		return err;
-	err = mmt_recrypt_blocks(m, m->root.gua, new_gua, MMT_CTR_STAGED, 0,
-				 p->blocks - 1, false);
+	err = mmt_recrypt_blocks(m, to, m->root.gua, new_gua, MMT_CTR_STAGED,
+				 0, p->blocks - 1, false);
+	t.crypto = to;
 	for (l = 0; !err && l + 1 < p->levels; l++)
-		err = mmt_store_nodes(m, new_gua, l, 0, p->level_nodes[l] - 1);
+		err = mmt_store_nodes(&t, new_gua, l, 0, p->level_nodes[l] - 1);
 	if (err)
 		return err;
 	m->root.gua = new_gua;
+	m->crypto = to;
 	return 0;
 }

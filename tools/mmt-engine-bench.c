@@ -245,7 +245,7 @@ static void engine_setup(struct eng *e, const u8 *log_arity,
 		die("mmt_params_init", err);
 	e->len = e->p.data_bytes;
 	e->m.p = &e->p;
-	e->m.crypto = mmt_crypto_alloc(key, sizeof(key));
+	e->m.crypto = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
 	if (IS_ERR(e->m.crypto))
 		die("mmt_crypto_alloc", (int)PTR_ERR(e->m.crypto));
 	e->m.data = aligned_alloc(64, e->p.data_bytes);
@@ -425,7 +425,7 @@ static void section_seal(void)
 
 	memset(&s, 0, sizeof(s));
 	s.len = MMT_SEALED_ROOT_BYTES - MMT_GCM_TAG_BYTES;
-	s.c = mmt_crypto_alloc(key, sizeof(key));
+	s.c = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
 	if (IS_ERR(s.c))
 		die("mmt_crypto_alloc", (int)PTR_ERR(s.c));
 	s.nonce = calloc(1, 16);
@@ -683,7 +683,7 @@ static void deleg_setup(struct deleg *g, size_t len)
 	if (g->n > DELEG_MAX_CLOSURES)
 		die("size", -E2BIG);
 	g->cbytes = mmt_closure_bytes(&g->p);
-	g->c = mmt_crypto_alloc(key, sizeof(key));
+	g->c = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
 	if (IS_ERR(g->c))
 		die("mmt_crypto_alloc", (int)PTR_ERR(g->c));
 	for (i = 0; i < g->n; i++) {

@@ -30,11 +30,18 @@
 
 #define F_SELF		2
 #define F_CONN		0x1122334455667788ull
+#define F_GEN		0x0102030405060708ull	/* MMT_GOLDEN_GEN */
 #define F_FILL		0xd5
 
 static const u8 f_key[16] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+
+/* the golden closure's keying salt (tests/lib/mmt_golden.h) */
+static const u8 f_ksalt[MMT_KSALT_BYTES] = {
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
 static const u8 f_log_arity[2] = { 3, 2 };
@@ -56,7 +63,7 @@ static void f_setup(void)
 
 	if (mmt_params_init(&f_p, 2, f_log_arity, 6))
 		f_die("params");
-	c = mmt_crypto_alloc(f_key, sizeof(f_key));
+	c = mmt_crypto_alloc(f_key, sizeof(f_key), f_ksalt);
 	if (IS_ERR_OR_NULL(c))
 		f_die("crypto");
 	for (i = 0; i < 4; i++) {
@@ -87,6 +94,7 @@ static void f_reset(struct mmt *m, struct mmt_rx_rules *rx)
 	memset(rx, 0, sizeof(*rx));
 	rx->self_node = F_SELF;
 	rx->conn_id = F_CONN;
+	rx->gen = F_GEN;
 }
 
 static bool f_filled(const u8 *b, size_t n)
@@ -107,6 +115,7 @@ static void f_expect_same_root(const struct mmt *m,
 	    memcmp(m->root.top.minor, zero, sizeof(zero)))
 		f_die("rejected closure changed the root");
 	if (rx->self_node != F_SELF || rx->conn_id != F_CONN ||
+	    rx->gen != F_GEN ||
 	    rx->min_root_counter || rx->last_root_counter || rx->last_gua)
 		f_die("rejected closure changed the replay state");
 }

@@ -31,6 +31,7 @@ struct mmt_ct_snap {
 	u8 *data, *macs, *nodes;
 	size_t data_cap, macs_cap, nodes_cap;
 	struct mmt_root root;
+	struct mmt_crypto *crypto;
 	struct mmt_rx_rules rx;
 };
 
@@ -105,13 +106,14 @@ static void mmt_ct_exit(struct kunit *test)
 		mmt_crypto_free(x->c[i]);
 }
 
-static struct mmt_crypto *mmt_ct_crypto(struct kunit *test, const u8 *key)
+static struct mmt_crypto *mmt_ct_crypto(struct kunit *test, const u8 *key,
+				       const u8 *ksalt)
 {
 	struct mmt_ct_ctx *x = test->priv;
 	struct mmt_crypto *c;
 
 	KUNIT_ASSERT_LT(test, x->nr, MMT_CT_MAX_CRYPTO);
-	c = mmt_crypto_alloc(key, 16);
+	c = mmt_crypto_alloc(key, 16, ksalt);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
 	x->c[x->nr++] = c;
 	return c;
@@ -133,10 +135,11 @@ static struct mmt *mmt_ct_new(struct kunit *test, const struct mmt_ct_geo *g,
 					      g->log_block), 0);
 	m->p = p;
 	if (key) {
-		m->crypto = mmt_ct_crypto(test, key);
+		m->crypto = mmt_ct_crypto(test, key, MMT_TEST_KSALT);
 	} else {
 		if (!x->shared)
-			x->shared = mmt_ct_crypto(test, mmt_golden_key);
+			x->shared = mmt_ct_crypto(test, mmt_golden_key,
+						   mmt_golden_ksalt);
 		m->crypto = x->shared;
 	}
 	m->data = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
@@ -208,6 +211,7 @@ static void mmt_ct_rx(struct mmt_rx_rules *rx)
 	memset(rx, 0, sizeof(*rx));
 	rx->self_node = MMT_GOLDEN_RECEIVER;
 	rx->conn_id = MMT_GOLDEN_CONN_ID;
+	rx->gen = MMT_GOLDEN_GEN;
 }
 
 /* Build a closure of @m (VALID -> SENDING) with header @flags; returns it. */
@@ -256,6 +260,7 @@ static struct mmt_ct_snap *mmt_ct_snap(struct kunit *test, const struct mmt *m,
 	memcpy(s->macs, m->macs, m->p->macs_bytes);
 	memcpy(s->nodes, m->nodes, m->p->nodes_bytes);
 	s->root = m->root;
+	s->crypto = m->crypto;
 	s->rx = *rx;
 	return s;
 }
@@ -272,6 +277,8 @@ static void mmt_ct_expect_same(struct kunit *test, const struct mmt *m,
 			    memcmp(m->nodes, s->nodes, m->p->nodes_bytes), 0,
 			    "nodes changed after %s", what);
 	KUNIT_EXPECT_EQ_MSG(test, m->root.state, s->root.state, "%s", what);
+	KUNIT_EXPECT_TRUE_MSG(test, m->crypto == s->crypto,
+			      "crypto changed after %s", what);
 	KUNIT_EXPECT_EQ_MSG(test, m->root.state, MMT_WAITING, "%s", what);
 	KUNIT_EXPECT_EQ_MSG(test, m->root.read_only, s->root.read_only, "%s",
 			    what);
@@ -285,6 +292,7 @@ static void mmt_ct_expect_same(struct kunit *test, const struct mmt *m,
 			    "top minors changed after %s", what);
 	KUNIT_EXPECT_EQ_MSG(test, rx->self_node, s->rx.self_node, "%s", what);
 	KUNIT_EXPECT_EQ_MSG(test, rx->conn_id, s->rx.conn_id, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, rx->gen, s->rx.gen, "%s", what);
 	KUNIT_EXPECT_EQ_MSG(test, rx->min_root_counter,
 			    s->rx.min_root_counter, "%s", what);
 	KUNIT_EXPECT_EQ_MSG(test, rx->last_root_counter,
@@ -515,10 +523,10 @@ static void mmt_closure_layout(struct kunit *test)
 	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 2, &pt);
 	p = s->p;
 	buf = mmt_ct_build(test, s, MMT_CLOSURE_F_COPY, &len);
-	KUNIT_EXPECT_EQ(test, len, (size_t)(64 + 128 + p->nodes_bytes +
+	KUNIT_EXPECT_EQ(test, len, (size_t)(MMT_CT_HEAD + p->nodes_bytes +
 					    p->macs_bytes + p->data_bytes));
 	KUNIT_ASSERT_EQ(test, mmt_closure_parse_hdr(buf, len, &h), 0);
-	KUNIT_EXPECT_EQ(test, h.version, 1);
+	KUNIT_EXPECT_EQ(test, h.version, 2);
 	KUNIT_EXPECT_EQ(test, h.flags, MMT_CLOSURE_F_COPY);
 	KUNIT_EXPECT_EQ(test, h.sender_node, MMT_GOLDEN_SENDER);
 	KUNIT_EXPECT_EQ(test, h.receiver_node, MMT_GOLDEN_RECEIVER);
@@ -534,8 +542,8 @@ static void mmt_closure_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u64)h.data_len, p->data_bytes);
 	/* magic and hdr_len on the wire */
 	KUNIT_EXPECT_EQ(test, memcmp(buf, "MMTC", 4), 0);
-	KUNIT_EXPECT_EQ(test, buf[6], 64);
-	off = 64 + 128;
+	KUNIT_EXPECT_EQ(test, buf[6], MMT_CLOSURE_HDR_BYTES);
+	off = MMT_CT_HEAD;
 	KUNIT_EXPECT_EQ(test, memcmp(buf + off, s->nodes, p->nodes_bytes), 0);
 	off += p->nodes_bytes;
 	KUNIT_EXPECT_EQ(test, memcmp(buf + off, s->macs, p->macs_bytes), 0);
@@ -657,10 +665,10 @@ static void mmt_closure_tamper(struct kunit *test)
 	/* sealed root: every byte (nonce, ciphertext, tag) */
 	for (eager = 0; eager < 2; eager++) {
 		for (i = 0; i < MMT_SEALED_ROOT_BYTES; i++) {
-			buf[64 + i] ^= 1u << (i & 7);
+			buf[MMT_CLOSURE_HDR_BYTES + i] ^= 1u << (i & 7);
 			mmt_ct_expect_rx(test, r, &rx, buf, len, eager,
 					 -EBADMSG, "sealed root byte");
-			buf[64 + i] ^= 1u << (i & 7);
+			buf[MMT_CLOSURE_HDR_BYTES + i] ^= 1u << (i & 7);
 		}
 	}
 
@@ -670,7 +678,7 @@ static void mmt_closure_tamper(struct kunit *test)
 		unsigned int k;
 
 		for (k = 0; k < 2; k++) {
-			off = 64 + 128 + (size_t)(p->level_start[level] +
+			off = MMT_CT_HEAD + (size_t)(p->level_start[level] +
 						  idx[k]) * p->node_size;
 			buf[off] ^= 0x01;
 			if (level == p->levels - 2u) {
@@ -691,7 +699,7 @@ static void mmt_closure_tamper(struct kunit *test)
 	/* a data MAC, then a ciphertext byte, of a middle block */
 	blk = p->blocks / 2 + 1;
 	other = 0;
-	off = 64 + 128 + p->nodes_bytes + (size_t)blk * MMT_MAC_BYTES + 3;
+	off = MMT_CT_HEAD + p->nodes_bytes + (size_t)blk * MMT_MAC_BYTES + 3;
 	buf[off] ^= 0x40;
 	mmt_ct_late_tamper(test, r, buf, len, blk, "data MAC");
 	KUNIT_EXPECT_EQ(test, mmt_read(r, (u64)other * p->block_size, out,
@@ -699,7 +707,7 @@ static void mmt_closure_tamper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(out, pt, p->block_size), 0);
 	buf[off] ^= 0x40;
 
-	off = 64 + 128 + p->nodes_bytes + p->macs_bytes +
+	off = MMT_CT_HEAD + p->nodes_bytes + p->macs_bytes +
 	      (size_t)blk * p->block_size + p->block_size - 1;
 	buf[off] ^= 0x02;
 	mmt_ct_late_tamper(test, r, buf, len, blk, "ciphertext byte");
@@ -749,10 +757,16 @@ static int mmt_ct_hdr_want(unsigned int off, u8 xor)
 		return xor == 0x01 ? -EMSGSIZE : -EMEDIUMTYPE;
 	if (off < 38)
 		return -EMEDIUMTYPE;	/* arity above the levels */
+	if (off == 38)
+		return -EPROTONOSUPPORT;	/* suite */
 	if (off < 40)
 		return -EINVAL;		/* reserved */
 	if (off < 56)
 		return -EMSGSIZE;	/* section lengths */
+	if (off < 64)
+		return -ESTALE;		/* transfer generation */
+	if (off < 80)
+		return -EBADMSG;	/* keying salt: no context for it */
 	return -EINVAL;			/* reserved */
 }
 
@@ -773,7 +787,8 @@ static void mmt_closure_header_bytes(struct kunit *test)
 	for (i = 0; i < MMT_CLOSURE_HDR_BYTES; i++) {
 		for (k = 0; k < ARRAY_SIZE(xors); k++) {
 			int want = mmt_ct_hdr_want(i, xors[k]);
-			int pw = want == -EBADMSG || want == -EXDEV ? 0 : want;
+			int pw = want == -EBADMSG || want == -EXDEV ||
+				 want == -ESTALE ? 0 : want;
 			char what[40];
 
 			snprintf(what, sizeof(what), "header byte %u ^ 0x%02x",
@@ -827,6 +842,190 @@ static void mmt_closure_replay(struct kunit *test)
 	mmt_ct_expect_rx(test, r, &rx, c2, len, true, -ESTALE, "replay");
 	/* an older closure of the same MMT */
 	mmt_ct_expect_rx(test, r, &rx, c1, len, false, -ESTALE, "older");
+}
+
+/*
+ * Issue 9, finding 1: a closure of an earlier transfer on the same
+ * connection, replayed into slot 0 of a later receive whose replay floors
+ * start at zero.  Only the transfer generation (rule 4c) tells it apart:
+ * it carries the earlier gen and is -ESTALE, while the later transfer's
+ * own closure is accepted.  Without rule 4c the stale closure was accepted.
+ */
+static void mmt_closure_earlier_transfer(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_closure_hdr h;
+	struct mmt_rx_rules rx;
+	struct mmt *s, *r;
+	u8 *pt, *old, *cur;
+	size_t len;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 11, &pt);
+	old = mmt_ct_build(test, s, MMT_CLOSURE_F_COPY, &len);	/* gen G */
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
+	pt[0] ^= 0xff;
+	KUNIT_ASSERT_EQ(test, mmt_write(s, 0, pt, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_SENDING), 0);
+	cur = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cur);
+	mmt_golden_hdr(&h);
+	h.gen = MMT_GOLDEN_GEN + 1;			/* the next transfer */
+	KUNIT_ASSERT_EQ(test, mmt_closure_build(s, &h, cur, len), 0);
+
+	r = mmt_ct_receiver(test, g);
+	mmt_ct_rx(&rx);
+	rx.gen = MMT_GOLDEN_GEN + 1;	/* floors at zero, as a new receive */
+	rx.check_seq = true;
+	rx.expect_seq = MMT_GOLDEN_SEQ;
+	mmt_ct_expect_rx(test, r, &rx, old, len, false, -ESTALE,
+			 "earlier transfer, same slot");
+	mmt_ct_expect_rx(test, r, &rx, old, len, true, -ESTALE,
+			 "earlier transfer, same slot (eager)");
+	rx.gen = MMT_GOLDEN_GEN + 2;
+	mmt_ct_expect_rx(test, r, &rx, cur, len, false, -ESTALE,
+			 "closure of an older generation");
+	rx.gen = MMT_GOLDEN_GEN;
+	mmt_ct_expect_rx(test, r, &rx, cur, len, false, -ESTALE,
+			 "closure of a newer generation");
+	rx.gen = MMT_GOLDEN_GEN + 1;
+	mmt_ct_expect_rx(test, r, &rx, cur, len, true, 0, "this transfer");
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+struct mmt_ct_keying {
+	struct mmt_rx_rules rx;		/* first: the callback gets &rx */
+	struct kunit *test;
+	const u8 *key;
+	struct mmt_crypto *made;
+	int calls;
+	int fail;			/* return ERR_PTR(fail) if != 0 */
+};
+
+static struct mmt_crypto *mmt_ct_keying_fn(struct mmt_rx_rules *rx,
+					   const u8 *ksalt)
+{
+	struct mmt_ct_keying *k = (struct mmt_ct_keying *)rx;	/* first */
+	struct mmt_ct_ctx *x = k->test->priv;
+	struct mmt_crypto *c;
+
+	k->calls++;
+	if (k->fail)
+		return ERR_PTR(k->fail);
+	if (x->nr >= MMT_CT_MAX_CRYPTO)
+		return ERR_PTR(-ENOSPC);
+	c = mmt_crypto_alloc(k->key, 16, ksalt);
+	if (IS_ERR(c))
+		return c;
+	x->c[x->nr++] = c;
+	k->made = c;
+	return c;
+}
+
+/*
+ * Issue 9, finding 2: every keying has its own salt and subkeys.  A closure
+ * sealed under another keying of the same key is -EBADMSG without a
+ * keying callback; the callback's error is returned as is with nothing
+ * changed; with a context for the salt it is accepted, the receive MMT
+ * takes that context, and it decrypts byte-exact.  The same GUA and
+ * counters under two keyings give different ciphertext.
+ */
+static void mmt_closure_keying_salt(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_ct_keying k = { .test = test, .key = mmt_golden_key };
+	struct mmt *s, *s2, *r;
+	u8 *pt, *pt2, *buf, *buf2;
+	size_t len, off;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 12, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);
+	/* the same key, GUA and writes under another keying (test salt) */
+	s2 = mmt_ct_new(test, g, mmt_golden_key);
+	KUNIT_ASSERT_EQ(test, mmt_format(s2, MMT_GOLDEN_GUA), 0);
+	if (s2->root.state == MMT_INVALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&s2->root,
+							  MMT_VALID), 0);
+	pt2 = kunit_kzalloc(test, s2->p->data_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pt2);
+	memcpy(pt2, pt, s2->p->data_bytes);
+	KUNIT_ASSERT_EQ(test, mmt_write(s2, 0, pt2, s2->p->data_bytes), 0);
+	buf2 = mmt_ct_build(test, s2, 0, &len);
+	KUNIT_EXPECT_EQ(test, s->root.root_counter, s2->root.root_counter);
+	off = MMT_CT_HEAD + s->p->nodes_bytes + s->p->macs_bytes;
+	KUNIT_EXPECT_NE(test, memcmp(buf + off, buf2 + off, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf2 + 64, MMT_TEST_KSALT,
+				     MMT_KSALT_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 64, mmt_golden_ksalt,
+				     MMT_KSALT_BYTES), 0);
+
+	r = mmt_ct_receiver(test, g);		/* the golden keying */
+	mmt_ct_rx(&k.rx);
+	mmt_ct_expect_rx(test, r, &k.rx, buf2, len, false, -EBADMSG,
+			 "another keying, no callback");
+	k.rx.keying = mmt_ct_keying_fn;
+	k.fail = -ENOMEM;
+	mmt_ct_expect_rx(test, r, &k.rx, buf2, len, false, -ENOMEM,
+			 "keying callback fails");
+	KUNIT_EXPECT_EQ(test, k.calls, 1);
+	k.fail = 0;
+	/* the salt is authenticated: a flipped salt byte gets another key */
+	buf2[64] ^= 1;
+	mmt_ct_expect_rx(test, r, &k.rx, buf2, len, false, -EBADMSG,
+			 "flipped keying salt");
+	buf2[64] ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &k.rx, buf2, len, true), 0);
+	KUNIT_EXPECT_TRUE(test, r->crypto == k.made);
+	mmt_ct_expect_plain(test, r, pt2);
+	/* the closure of the receive MMT's own keying needs no callback */
+	mmt_ct_rearm(test, r, &k.rx);
+	r->crypto = s->crypto;
+	k.calls = 0;
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &k.rx, buf, len, false), 0);
+	KUNIT_EXPECT_EQ(test, k.calls, 0);
+	mmt_ct_expect_plain(test, r, pt);
+}
+
+/*
+ * A received MMT is re-encrypted into its new owner's own keying: after
+ * mmt_regua() with @to, it uses @to and a fresh GUA, reads byte-exact, and
+ * its next closure names @to's salt.
+ */
+static void mmt_closure_regua_keying(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_ct_keying k = { .test = test, .key = mmt_golden_key };
+	struct mmt_ct_ctx *x = test->priv;
+	struct mmt_closure_hdr h;
+	struct mmt *s, *r;
+	u8 *pt, *buf;
+	size_t len;
+
+	s = mmt_ct_new(test, g, mmt_golden_key);	/* test salt */
+	KUNIT_ASSERT_EQ(test, mmt_format(s, MMT_GOLDEN_GUA), 0);
+	if (s->root.state == MMT_INVALID)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root,
+							  MMT_VALID), 0);
+	pt = kunit_kzalloc(test, s->p->data_bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pt);
+	mmt_ct_pattern(pt, s->p->data_bytes, 13);
+	KUNIT_ASSERT_EQ(test, mmt_write(s, 0, pt, s->p->data_bytes), 0);
+	buf = mmt_ct_build(test, s, 0, &len);
+	r = mmt_ct_receiver(test, g);			/* golden salt */
+	mmt_ct_rx(&k.rx);
+	k.rx.keying = mmt_ct_keying_fn;
+	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &k.rx, buf, len, false), 0);
+	KUNIT_ASSERT_TRUE(test, r->crypto == k.made);
+	/* into the receiver's own keying: x->shared (golden salt) */
+	KUNIT_ASSERT_EQ(test, mmt_regua(r, x->shared, MMT_GOLDEN_GUA + 9), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(mmt_crypto_ksalt(r->crypto),
+				     mmt_golden_ksalt, MMT_KSALT_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, r->root.gua, MMT_GOLDEN_GUA + 9);
+	mmt_ct_expect_plain(test, r, pt);
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&r->root, MMT_SENDING), 0);
+	mmt_golden_hdr(&h);
+	KUNIT_ASSERT_EQ(test, mmt_closure_build(r, &h, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 64, mmt_golden_ksalt,
+				     MMT_KSALT_BYTES), 0);
 }
 
 static void mmt_closure_reorder(struct kunit *test)
@@ -888,18 +1087,21 @@ static void mmt_closure_bad_version(struct kunit *test)
 	buf = mmt_ct_build(test, s, 0, &len);
 	r = mmt_ct_receiver(test, &mmt_ct_golden_geo);
 	mmt_ct_rx(&rx);
-	buf[4] = 2;
+	buf[4] = 1;	/* format v1: refused */
 	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, len, &h),
 			-EPROTONOSUPPORT);
 	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EPROTONOSUPPORT,
-			 "version 2");
+			 "version 1");
+	buf[4] = 3;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
+			 "version 3");
 	buf[4] = 0;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
 			 "version 0");
-	buf[4] = 1;
+	buf[4] = 2;
 	buf[5] = 1;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
-			 "version 257");
+			 "version 258");
 	buf[5] = 0;
 	buf[0] = 'X';
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTO, "magic");
@@ -993,19 +1195,22 @@ static void mmt_closure_bad_length(struct kunit *test)
 			  MMT_CT_NA, "truncated by one");
 	mmt_ct_expect_rx2(test, r, &rx, buf, len + 1, true, -EMSGSIZE,
 			  MMT_CT_NA, "one too long");
-	mmt_ct_expect_rx2(test, r, &rx, buf, 64, false, -EMSGSIZE, MMT_CT_NA,
+	mmt_ct_expect_rx2(test, r, &rx, buf, MMT_CLOSURE_HDR_BYTES, false,
+			  -EMSGSIZE, MMT_CT_NA,
 			  "header only");
-	mmt_ct_expect_rx2(test, r, &rx, buf, 63, false, -EMSGSIZE, MMT_CT_NA,
+	mmt_ct_expect_rx2(test, r, &rx, buf, MMT_CLOSURE_HDR_BYTES - 1, false,
+			  -EMSGSIZE, MMT_CT_NA,
 			  "short header");
 	mmt_ct_expect_rx2(test, r, &rx, buf, 0, false, -EMSGSIZE, MMT_CT_NA,
 			  "empty");
 	mmt_ct_expect_rx(test, r, &rx, NULL, len, false, -EMSGSIZE, "NULL");
-	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, 63, &h), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, MMT_CLOSURE_HDR_BYTES - 1,
+					      &h), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(NULL, 0, &h), -EMSGSIZE);
-	/* hdr_len other than 64 */
-	buf[6] = 72;
-	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE, "hdr_len");
+	/* hdr_len other than 96 */
 	buf[6] = 64;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE, "hdr_len");
+	buf[6] = MMT_CLOSURE_HDR_BYTES;
 	/* a section length that disagrees with the geometry */
 	buf[52] ^= 0x40;	/* data_len */
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EMSGSIZE,
@@ -1087,10 +1292,10 @@ static void mmt_closure_wrong_sender(struct kunit *test)
 	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EXDEV,
 			 "from another sender (high bit)");
 	/* 5 before 5b */
-	buf[64 + 20] ^= 0x04;
+	buf[MMT_CLOSURE_HDR_BYTES + 20] ^= 0x04;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, true, -EBADMSG,
 			 "other sender, bad sealed root");
-	buf[64 + 20] ^= 0x04;
+	buf[MMT_CLOSURE_HDR_BYTES + 20] ^= 0x04;
 	/* 4b before 5b */
 	rx.check_seq = true;
 	rx.expect_seq = MMT_GOLDEN_SEQ + 1;
@@ -1179,7 +1384,7 @@ static void mmt_closure_lost_ack_regua(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_ct_recv(test, r, &rx, c1, len, true), 0);
 	/* ack lost: the sender rolls back and re-keys the MMT's pads */
 	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
-	KUNIT_ASSERT_EQ(test, mmt_regua(s, new_gua), 0);
+	KUNIT_ASSERT_EQ(test, mmt_regua(s, NULL, new_gua), 0);
 	KUNIT_EXPECT_EQ(test, s->root.gua, new_gua);
 	mmt_ct_expect_plain(test, s, pt);
 	KUNIT_EXPECT_EQ(test, mmt_verify_all(s), 0);
@@ -1195,14 +1400,19 @@ static void mmt_closure_lost_ack_regua(struct kunit *test)
 
 	/* the sender's next closure: new GUA, new pads everywhere */
 	c2 = mmt_ct_build(test, s, 0, &len);
-	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c1, 64, c1 + 64,
+	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c1,
+					      MMT_CLOSURE_HDR_BYTES,
+					      c1 + MMT_CLOSURE_HDR_BYTES,
 					      &r1), 0);
-	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c2, 64, c2 + 64,
+	KUNIT_ASSERT_EQ(test, mmt_root_unseal(s->p, s->crypto, c2,
+					      MMT_CLOSURE_HDR_BYTES,
+					      c2 + MMT_CLOSURE_HDR_BYTES,
 					      &r2), 0);
 	KUNIT_EXPECT_EQ(test, r1.gua, (u64)MMT_GOLDEN_GUA);
 	KUNIT_EXPECT_EQ(test, r2.gua, new_gua);
-	KUNIT_EXPECT_NE(test, memcmp(c1 + 64, c2 + 64, 12), 0);	/* nonce */
-	off = 64 + 128 + s->p->nodes_bytes + s->p->macs_bytes;
+	KUNIT_EXPECT_NE(test, memcmp(c1 + MMT_CLOSURE_HDR_BYTES,
+				     c2 + MMT_CLOSURE_HDR_BYTES, 12), 0);	/* nonce */
+	off = MMT_CT_HEAD + s->p->nodes_bytes + s->p->macs_bytes;
 	for (i = 0; i < s->p->blocks; i++) {
 		size_t b = off + (size_t)i * s->p->block_size;
 
@@ -1265,6 +1475,9 @@ static void mmt_closure_golden(struct kunit *test)
 	KUNIT_CASE(mmt_closure_copy_mode),				\
 	KUNIT_CASE(mmt_closure_header_bytes),				\
 	KUNIT_CASE(mmt_closure_replay),					\
+	KUNIT_CASE(mmt_closure_earlier_transfer),			\
+	KUNIT_CASE(mmt_closure_keying_salt),				\
+	KUNIT_CASE(mmt_closure_regua_keying),				\
 	KUNIT_CASE(mmt_closure_reorder),				\
 	KUNIT_CASE(mmt_closure_bad_version),				\
 	KUNIT_CASE(mmt_closure_bad_geometry),				\

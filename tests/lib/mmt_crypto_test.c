@@ -78,7 +78,7 @@ static struct mmt_crypto *raw_ctx(struct kunit *test, const u8 *enc,
 	memcpy(sub + MMT_SUBKEY_ENC * MMT_SUBKEY_BYTES, enc, 16);
 	memcpy(sub + MMT_SUBKEY_MAC * MMT_SUBKEY_BYTES, mac, 16);
 	memcpy(sub + MMT_SUBKEY_SEAL * MMT_SUBKEY_BYTES, seal, 16);
-	c = mmt_crypto_alloc_raw(sub);
+	c = mmt_crypto_alloc_raw(sub, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
 	priv(test)->c = c;
 	return c;
@@ -376,12 +376,31 @@ static void hkdf_kat(struct kunit *test)
  * subkeys, checked through the ECB outputs of a raw context built from an
  * independent HKDF computation.
  */
+/*
+ * The format v2 schedule: root = HKDF(key, "mmt-v2 salt", "mmt v2 keyroot",
+ * 32), subkey i = HKDF(root, keying salt, "mmt v2 enc" / "mac" / "seal",
+ * 16).  Expected subkeys for key byte i = 7i + 1 and salt MMT_TEST_KSALT
+ * computed independently with Python's hmac and hashlib.
+ */
+static const u8 v2_subkeys[2][48] = {
+	{ 0xb4, 0x15, 0x3e, 0x83, 0x2f, 0xcd, 0x37, 0xb9, 0x72, 0x88, 0x3a,
+	  0x20, 0x04, 0x32, 0x31, 0x2d, 0xc6, 0xc0, 0xf9, 0xa8, 0xc0, 0x51,
+	  0x84, 0x93, 0xeb, 0x39, 0xed, 0x5d, 0x9d, 0x20, 0x2d, 0xc4, 0x97,
+	  0xb2, 0x7d, 0xec, 0xdd, 0xc9, 0xe1, 0xaa, 0xc9, 0x4b, 0x7f, 0x8a,
+	  0x0b, 0x40, 0xb4, 0x27 },
+	{ 0x67, 0xae, 0xe9, 0x64, 0xcd, 0x3a, 0x46, 0x1c, 0xf5, 0xe7, 0x0a,
+	  0xc4, 0xec, 0x42, 0xcc, 0xf7, 0xab, 0x87, 0xd5, 0x41, 0xba, 0x6a,
+	  0x3b, 0xde, 0x1f, 0x49, 0x1c, 0xc7, 0x7b, 0x6e, 0x06, 0xa7, 0x1e,
+	  0xed, 0xb9, 0x09, 0xf5, 0x89, 0x84, 0xb7, 0x2c, 0x1b, 0xd2, 0x86,
+	  0x8f, 0xd3, 0xfd, 0xe6 },
+};
+
 static void alloc_derives_subkeys(struct kunit *test)
 {
 	static const char *const info[] = {
-	    "mmt v1 enc", "mmt v1 mac", "mmt v1 seal"
+	    "mmt v2 enc", "mmt v2 mac", "mmt v2 seal"
 	};
-	u8 key[32], sub[3 * 16];
+	u8 key[32], sub[3 * 16], root[MMT_KEY_ROOT_BYTES];
 	u8 *in = kunit_kzalloc(test, 64, GFP_KERNEL);
 	u8 *a = kunit_kzalloc(test, 64, GFP_KERNEL);
 	u8 *b = kunit_kzalloc(test, 64, GFP_KERNEL);
@@ -394,19 +413,23 @@ static void alloc_derives_subkeys(struct kunit *test)
 	for (i = 0; i < 64; i++)
 		in[i] = (u8)i;
 	for (k = 16; k <= 32; k += 16) {
+		KUNIT_ASSERT_EQ(test, mmt_key_root(key, k, root), 0);
 		for (i = 0; i < 3; i++) {
 			int err;
 
-			err = mmt_crypto_hkdf_sha256(key, k,
-						     (const u8 *)"mmt-v1 salt",
-						     11, (const u8 *)info[i],
+			err = mmt_crypto_hkdf_sha256(root, sizeof(root),
+						     MMT_TEST_KSALT,
+						     MMT_KSALT_BYTES,
+						     (const u8 *)info[i],
 						     strlen(info[i]),
 						     sub + 16 * i, 16);
 			KUNIT_ASSERT_EQ(test, err, 0);
 		}
-		c = mmt_crypto_alloc(key, k);
+		KUNIT_EXPECT_EQ(test, memcmp(sub, v2_subkeys[k / 16 - 1],
+					     sizeof(sub)), 0);
+		c = mmt_crypto_alloc(key, k, MMT_TEST_KSALT);
 		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
-		raw = mmt_crypto_alloc_raw(sub);
+		raw = mmt_crypto_alloc_raw(sub, NULL);
 		if (IS_ERR_OR_NULL(raw))
 			mmt_crypto_free(c);
 		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(raw));
@@ -424,9 +447,24 @@ static void alloc_derives_subkeys(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mmt_crypto_seal(raw, in, in, 16, in + 16,
 						      16, b), 0);
 		KUNIT_EXPECT_EQ(test, memcmp(a, b, 32), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(mmt_crypto_ksalt(c),
+					     MMT_TEST_KSALT,
+					     MMT_KSALT_BYTES), 0);
+		mmt_crypto_free(raw);
+		/* another keying salt: other subkeys (ENC pads differ) */
+		raw = mmt_crypto_alloc_root(root, (const u8 *)"another ksalt..!");
+		if (IS_ERR_OR_NULL(raw))
+			mmt_crypto_free(c);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(raw));
+		KUNIT_EXPECT_EQ(test, mmt_crypto_ecb(c, MMT_SUBKEY_ENC, in, a,
+						     64), 0);
+		KUNIT_EXPECT_EQ(test, mmt_crypto_ecb(raw, MMT_SUBKEY_ENC, in,
+						     b, 64), 0);
+		KUNIT_EXPECT_NE(test, memcmp(a, b, 64), 0);
 		mmt_crypto_free(raw);
 		mmt_crypto_free(c);
 	}
+	memzero_explicit(root, sizeof(root));
 }
 
 static void alloc_bad_key(struct kunit *test)
@@ -434,14 +472,14 @@ static void alloc_bad_key(struct kunit *test)
 	u8 key[33] = { 0 };
 	struct mmt_crypto *c;
 
-	c = mmt_crypto_alloc(key, 15);
+	c = mmt_crypto_alloc(key, 15, MMT_TEST_KSALT);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(c));
 	KUNIT_EXPECT_EQ(test, PTR_ERR(c), -EINVAL);
-	c = mmt_crypto_alloc(key, 24);
+	c = mmt_crypto_alloc(key, 24, MMT_TEST_KSALT);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(c), -EINVAL);
-	c = mmt_crypto_alloc(key, 33);
+	c = mmt_crypto_alloc(key, 33, MMT_TEST_KSALT);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(c), -EINVAL);
-	c = mmt_crypto_alloc(NULL, 16);
+	c = mmt_crypto_alloc(NULL, 16, MMT_TEST_KSALT);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(c), -EINVAL);
 	mmt_crypto_free(NULL);	/* tolerated */
 }
@@ -454,10 +492,10 @@ static void hash_key_sane(struct kunit *test)
 	const u64 *ka, *kb;
 	unsigned int i, same = 0, dup = 0;
 
-	a = mmt_crypto_alloc(k1, 16);
+	a = mmt_crypto_alloc(k1, 16, MMT_TEST_KSALT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(a));
 	priv(test)->c = a;
-	b = mmt_crypto_alloc(k2, 16);
+	b = mmt_crypto_alloc(k2, 16, MMT_TEST_KSALT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(b));
 	ka = mmt_crypto_hash_key(a);
 	kb = mmt_crypto_hash_key(b);

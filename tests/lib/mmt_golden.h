@@ -3,7 +3,7 @@
  * mmt_golden.h - the recipe of the golden closure (tests/vectors/README.md).
  * Shared by tests/lib/mmt_closure_test.c (which rebuilds the closure and
  * compares it byte for byte with tests/lib/mmt_golden_vector.h) and
- * tools/mmt-golden.c (which writes tests/vectors/closure_v1_golden.bin and
+ * tools/mmt-golden.c (which writes tests/vectors/closure_v2_golden.bin and
  * the header).  Changing anything here changes the vector: regenerate both
  * with `build/tools/mmt-golden gen` and say why in the commit.
  */
@@ -19,12 +19,19 @@
 #define MMT_GOLDEN_RECEIVER	2
 #define MMT_GOLDEN_CONN_ID	0x1122334455667788ull
 #define MMT_GOLDEN_SEQ		7
+#define MMT_GOLDEN_GEN		0x0102030405060708ull	/* transfer generation */
 #define MMT_GOLDEN_REWRITE_OFF	320	/* second write: block 5 */
 #define MMT_GOLDEN_REWRITE_LEN	64
 
 static const u8 mmt_golden_key[16] = {
 	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
 	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+};
+
+/* Keying salt (format v2): bytes 0xf0..0xff */
+static const u8 mmt_golden_ksalt[MMT_KSALT_BYTES] = {
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
 static const u8 mmt_golden_log_arity[MMT_GOLDEN_LEVELS] = { 3, 2 };
@@ -48,11 +55,12 @@ static inline void mmt_golden_hdr(struct mmt_closure_hdr *h)
 	h->receiver_node = MMT_GOLDEN_RECEIVER;
 	h->conn_id = MMT_GOLDEN_CONN_ID;
 	h->seq = MMT_GOLDEN_SEQ;
+	h->gen = MMT_GOLDEN_GEN;
 }
 
 /*
  * Build the golden closure.  @m has geometry (2 levels, log arity {3, 2},
- * 64-byte blocks), crypto from mmt_golden_key, zeroed memory and an
+ * 64-byte blocks), crypto from mmt_golden_key and mmt_golden_ksalt, zeroed memory and an
  * INVALID root; @pt holds @m->p->data_bytes of scratch plaintext.  Steps:
  * mmt_format(GUA) (then INVALID -> VALID if format left it INVALID), one
  * write of the whole pattern 7i + 3 but with block 5 all 0x55, a second

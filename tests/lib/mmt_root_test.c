@@ -210,7 +210,7 @@ static int mmt_root_test_init(struct kunit *test)
 		return -ENOMEM;
 	if (mmt_params_init(&x->p, 2, log_arity, 6))
 		return -EINVAL;
-	x->c = mmt_crypto_alloc(mmt_root_test_key, sizeof(mmt_root_test_key));
+	x->c = mmt_crypto_alloc(mmt_root_test_key, sizeof(mmt_root_test_key), MMT_TEST_KSALT);
 	if (IS_ERR(x->c))
 		return PTR_ERR(x->c);
 	x->sealed = kunit_kzalloc(test, MMT_SEALED_ROOT_BYTES, GFP_KERNEL);
@@ -273,12 +273,12 @@ static void mmt_root_seal_other_ctx(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mmt_root_seal(&x->r, &x->p, x->c, x->ad,
 					    sizeof(x->ad), x->sealed), 0);
-	c2 = mmt_crypto_alloc(mmt_root_test_key, sizeof(mmt_root_test_key));
+	c2 = mmt_crypto_alloc(mmt_root_test_key, sizeof(mmt_root_test_key), MMT_TEST_KSALT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c2));
 	KUNIT_EXPECT_EQ(test, mmt_root_unseal(&x->p, c2, x->ad, sizeof(x->ad),
 					      x->sealed, &out), 0);
 	mmt_crypto_free(c2);
-	c2 = mmt_crypto_alloc(other_key, sizeof(other_key));
+	c2 = mmt_crypto_alloc(other_key, sizeof(other_key), MMT_TEST_KSALT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c2));
 	KUNIT_EXPECT_EQ(test, mmt_root_unseal(&x->p, c2, x->ad, sizeof(x->ad),
 					      x->sealed, &out), -EBADMSG);

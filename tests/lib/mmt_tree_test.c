@@ -84,7 +84,7 @@ static struct fix *setup(struct kunit *test, const struct geo *g)
 	KUNIT_ASSERT_EQ(test, mmt_params_init(&f->p, g->levels,
 					      g->defaults ? NULL : g->arity,
 					      g->log_bs), 0);
-	c = mmt_crypto_alloc(key, sizeof(key));
+	c = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(c));
 	f->m.crypto = c;
 	f->m.p = &f->p;
@@ -262,7 +262,7 @@ static void expect_tamper(struct kunit *test, struct fix *f, u8 *where,
 				    -EBADMSG, "%s: write across", what);
 	KUNIT_EXPECT_EQ_MSG(test, mmt_verify_all(&f->m), -EBADMSG, "%s: all",
 			    what);
-	KUNIT_EXPECT_EQ_MSG(test, mmt_regua(&f->m, 0x777), -EBADMSG,
+	KUNIT_EXPECT_EQ_MSG(test, mmt_regua(&f->m, NULL, 0x777), -EBADMSG,
 			    "%s: regua", what);
 	KUNIT_EXPECT_TRUE_MSG(test, same(f, &s), "%s: MMT changed", what);
 	*where ^= 0x10;
@@ -424,8 +424,8 @@ static void ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_block_counter(&f->m, f->p.blocks, &s.root.gua),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_format(&f->m, MMT_GUA_MASK + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mmt_regua(&f->m, MMT_GUA_MASK + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mmt_regua(&f->m, f->m.root.gua), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_regua(&f->m, NULL, MMT_GUA_MASK + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_regua(&f->m, NULL, f->m.root.gua), -EINVAL);
 	KUNIT_EXPECT_TRUE(test, same(f, &s));
 }
 
@@ -439,7 +439,7 @@ static void regua(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, wr(f, 0, p->data_bytes), 0);
 	KUNIT_ASSERT_EQ(test, wr(f, 3, bs), 0);
 	take(test, f, &s);
-	KUNIT_ASSERT_EQ(test, mmt_regua(&f->m, 0x2000000000001ull), 0);
+	KUNIT_ASSERT_EQ(test, mmt_regua(&f->m, NULL, 0x2000000000001ull), 0);
 	KUNIT_EXPECT_EQ(test, f->m.root.gua, 0x2000000000001ull);
 	KUNIT_EXPECT_EQ(test, f->m.root.root_counter, s.root.root_counter);
 	KUNIT_EXPECT_EQ(test, memcmp(&f->m.root.top, &s.root.top,
@@ -565,32 +565,34 @@ static u64 field(const u8 *n, unsigned int hi_bit, unsigned int bits)
 static void nonce_layout(struct kunit *test)
 {
 	static const u8 all_ones[16] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc };
+		0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	u8 n[16], o[16];
 	unsigned int i;
 
-	mmt_data_nonce(n, MMT_GUA_MASK, 0xfffff, 0xff, (1ull << 40) - 1);
+	/* format v2: GUA (58) << 68 | counter (40) << 28 | off16 (28) */
+	mmt_data_nonce(n, MMT_GUA_MASK, (1ull << 40) - 1, 0xfffffff);
 	KUNIT_EXPECT_EQ(test, memcmp(n, all_ones, 16), 0);
-	mmt_data_nonce(n, 0x2aaaaaaaaaaaaaaull, 0x5a5a5, 0x3c,
-		       0x123456789aull);
-	KUNIT_EXPECT_EQ(test, field(n, 127, 58), 0x2aaaaaaaaaaaaaaull);
-	KUNIT_EXPECT_EQ(test, field(n, 69, 20), 0x5a5a5ull);
-	KUNIT_EXPECT_EQ(test, field(n, 49, 8), 0x3cull);
-	KUNIT_EXPECT_EQ(test, field(n, 41, 40), 0x123456789aull);
-	KUNIT_EXPECT_EQ(test, field(n, 1, 2), 0ull);
+	mmt_data_nonce(n, 0x2aaaaaaaaaaaaaaull, 0x123456789aull, 0xa5a5a5a);
+	KUNIT_EXPECT_EQ(test, field(n, 125, 58), 0x2aaaaaaaaaaaaaaull);
+	KUNIT_EXPECT_EQ(test, field(n, 67, 40), 0x123456789aull);
+	KUNIT_EXPECT_EQ(test, field(n, 27, 28), 0xa5a5a5aull);
+	KUNIT_EXPECT_EQ(test, field(n, 127, 2), 0ull);
 	/* Fields never spill into each other: one bit each. */
-	mmt_data_nonce(n, 1, 0, 0, 0);
-	KUNIT_EXPECT_EQ(test, field(n, 70, 1), 1ull);
-	mmt_data_nonce(n, 0, 1, 0, 0);
-	KUNIT_EXPECT_EQ(test, field(n, 50, 1), 1ull);
-	mmt_data_nonce(n, 0, 0, 1, 0);
-	KUNIT_EXPECT_EQ(test, field(n, 42, 1), 1ull);
-	mmt_data_nonce(n, 0, 0, 0, 1);
-	KUNIT_EXPECT_EQ(test, field(n, 2, 1), 1ull);
+	mmt_data_nonce(n, 1, 0, 0);
+	KUNIT_EXPECT_EQ(test, field(n, 68, 1), 1ull);
+	KUNIT_EXPECT_EQ(test, field(n, 67, 68), 0ull);
+	mmt_data_nonce(n, 0, 1, 0);
+	KUNIT_EXPECT_EQ(test, field(n, 28, 1), 1ull);
+	KUNIT_EXPECT_EQ(test, field(n, 27, 28), 0ull);
+	mmt_data_nonce(n, 0, 0, 1);
+	KUNIT_EXPECT_EQ(test, field(n, 0, 1), 1ull);
+	/* The top of off16 does not carry into the counter. */
+	mmt_data_nonce(n, 0, 0, 0xfffffff);
+	KUNIT_EXPECT_EQ(test, field(n, 67, 40), 0ull);
 	for (i = 0; i < 16; i++)
 		o[i] = 0;
-	mmt_data_nonce(n, 0, 0, 0, 0);
+	mmt_data_nonce(n, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, memcmp(n, o, 16), 0);
 
 	mmt_mac_nonce(n, 2, 0x155555555555555ull, 0xa5a5a5a, 0xfedcba9876ull);
@@ -659,12 +661,13 @@ static void nonce_unique(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, last_ctr && last_ct && rec);
 	memcpy(last_ct, f->m.data, p->data_bytes);
 	for (b = 0; b < p->blocks; b++)		/* format: counter 0 */
-		mmt_data_nonce(rec[nrec++].n, f->m.root.gua, b, 0, 0);
+		mmt_data_nonce(rec[nrec++].n, f->m.root.gua, 0,
+			       b * (bs / 16));
 	for (i = 0; i < 400; i++) {
 		u64 off, len;
 
 		if (i == 300) {
-			KUNIT_ASSERT_EQ(test, mmt_regua(&f->m, 0x424242), 0);
+			KUNIT_ASSERT_EQ(test, mmt_regua(&f->m, NULL, 0x424242), 0);
 		} else {
 			/* mostly blocks 0 and 1, so that minors overflow */
 			off = rnd(f) % 4 ? (rnd(f) % (2 * bs)) :
@@ -693,7 +696,8 @@ static void nonce_unique(struct kunit *test)
 			memcpy(last_ct + (u64)b * bs, f->m.data + (u64)b * bs,
 			       bs);
 			KUNIT_ASSERT_LT(test, nrec, max_rec);
-			mmt_data_nonce(rec[nrec++].n, f->m.root.gua, b, 0, ctr);
+			mmt_data_nonce(rec[nrec++].n, f->m.root.gua, ctr,
+				       b * (bs / 16));
 		}
 	}
 	/* some leaf major moved: the overflow path was exercised */
@@ -704,6 +708,49 @@ static void nonce_unique(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dup, 0u);
 	KUNIT_EXPECT_GT(test, events, 400u);
 	check(test, f, 0, p->data_bytes);
+}
+
+/*
+ * The engine's pads are AES_ENC(mmt_data_nonce()) under the ENC subkey, and
+ * the pads of one block (one counter) are consecutive counter-mode blocks:
+ * after a format (plaintext zero, counter 0) every 16 bytes of ciphertext
+ * are the ECB encryption of the nonce of their offset, and after a write
+ * of zeros under counter c the same holds with c.  Checked with the
+ * context's own ECB, so the layout is pinned independently of the engine's
+ * nonce code.
+ */
+static void pad_layout(struct kunit *test)
+{
+	struct fix *f = setup(test, test->param_value);
+	const struct mmt_params *p = &f->p;
+	u32 bs = p->block_size, nsub = bs / 16, b, s;
+	u8 *zero = kunit_kzalloc(test, bs, GFP_KERNEL);
+	u8 n[16];
+	u64 ctr;
+	int pass;
+
+	KUNIT_ASSERT_NOT_NULL(test, zero);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)	/* block 1 again: counter 1 */
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, bs, zero, bs), 0);
+		for (b = 0; b < min_t(u32, p->blocks, 3); b++) {
+			KUNIT_ASSERT_EQ(test, mmt_block_counter(&f->m, b, &ctr),
+					0);
+			KUNIT_EXPECT_EQ(test, ctr, (u64)(pass && b == 1));
+			for (s = 0; s < nsub; s++) {
+				mmt_data_nonce(n, f->m.root.gua, ctr,
+					       b * nsub + s);
+				KUNIT_ASSERT_EQ(test,
+						mmt_crypto_ecb(f->m.crypto,
+							       MMT_SUBKEY_ENC,
+							       n, n, 16), 0);
+				KUNIT_EXPECT_EQ(test,
+						memcmp(n, f->m.data +
+						       (size_t)b * bs + 16 * s,
+						       16), 0);
+			}
+		}
+	}
 }
 
 static struct kunit_case mmt_tree_cases[] = {
@@ -729,6 +776,7 @@ static struct kunit_case mmt_counters_cases[] = {
 	KUNIT_CASE_PARAM(major_exhausted, tree_geo_gen_params),
 	KUNIT_CASE_PARAM(root_counter_exhausted, tree_geo_gen_params),
 	KUNIT_CASE(nonce_layout),
+	KUNIT_CASE_PARAM(pad_layout, tree_geo_gen_params),
 	KUNIT_CASE_PARAM(nonce_unique, tree_geo_gen_params),
 	{}
 };

@@ -246,6 +246,7 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
  * mmt_conn_tx_build() - seal closure @index for sending
  * @src: the sending PMO
  * @conn_id: the connection's id (closure header)
+ * @gen: the transfer's generation (closure header)
  * @peer_node: the receiver's node id (closure header)
  * @index: which MMT
  * @copy: copy mode (the closure carries MMT_CLOSURE_F_COPY)
@@ -259,14 +260,15 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
  * Context: process; takes @src->lock.
  * Return: 0 or mmt_delegate_build()'s errors (the MMT is VALID again).
  */
-int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u16 peer_node,
-		      u32 index, bool copy, u8 *head)
+int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
+		      u16 peer_node, u32 index, bool copy, u8 *head)
 {
 	int err;
 
 	/* Only the head is built: the sections go from the PMO itself. */
 	mutex_lock(&src->lock);
-	err = mmt_delegate_build(src, index, conn_id, peer_node, copy, head, 0);
+	err = mmt_delegate_build(src, index, conn_id, gen, peer_node, copy,
+				 head, 0);
 	mutex_unlock(&src->lock);
 	return err;
 }
@@ -339,6 +341,8 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
  * @pmo: the receive PMO; MMT @index WAITING, its memory no longer
  *	registered for remote access
  * @index: which MMT
+ * @gen: the transfer's generation (from its offer): the closure must carry
+ *	it (rule 4c, -ESTALE)
  * @head: MMT_CONN_HEAD_BYTES of closure header and sealed root, a private
  *	copy made after the registration was invalidated
  * @peer: the sender's node id from the connection's hello
@@ -361,8 +365,8 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
  * Return: 0; -EINVAL for a bad @index; or the -errno of the rule that
  * failed, or -ENOMEM.
  */
-int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
-		      u16 peer, bool eager)
+int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
+		      const u8 *head, u16 peer, bool eager)
 {
 	u64 gua;
 	int err;
@@ -372,6 +376,7 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
 	mutex_lock(&pmo->lock);
 	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
 	pmo->rx.expect_seq = index;
+	pmo->rx.gen = gen;		/* and only in its own transfer */
 	err = mmt_closure_receive_inplace(&pmo->mmts[index], &pmo->rx, head,
 					  peer, eager);
 	gua = pmo->mmts[index].root.gua;

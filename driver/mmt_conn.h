@@ -188,14 +188,14 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 			 u32 channel);
 void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 			 u32 channel, bool copy);
-int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u16 peer_node,
-		      u32 index, bool copy, u8 *head);
+int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
+		      u16 peer_node, u32 index, bool copy, u8 *head);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel);
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id);
-int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, const u8 *head,
-		      u16 peer, bool eager);
+int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
+		      const u8 *head, u16 peer, bool eager);
 int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf);
 int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf);
 int mmt_conn_xfer_args(const void *xfer);

@@ -1938,8 +1938,9 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 	if (tx->channel == MMT_CHANNEL_MMT) {
 		u8 *mem = pmo->mem + (size_t)m->index * pmo->stride;
 
-		err = mmt_conn_tx_build(pmo, conn->conn_id, conn->peer_node,
-					m->index, tx->copy, s->head);
+		err = mmt_conn_tx_build(pmo, conn->conn_id, tx->gen,
+					conn->peer_node, m->index, tx->copy,
+					s->head);
 		if (!err) {
 			err = mmt_map(conn, mem, tx->region_bytes, &s->region);
 			if (err)
@@ -2454,7 +2455,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else if (rx->channel == MMT_CHANNEL_MMT) {
 		memcpy(head, s->head, sizeof(head));
 		mmt_conn_fault_rx(rx->pmo, m->index, head);
-		verdict = mmt_conn_rx_check(rx->pmo, m->index, head,
+		verdict = mmt_conn_rx_check(rx->pmo, m->index, rx->gen, head,
 					    rx->conn->peer_node, rx->eager);
 	} else if (rx->channel == MMT_CHANNEL_SECURE) {
 		/* copy in, open, write through the controller */
@@ -2507,9 +2508,13 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	err = mmt_wire_offer_check(&it->msg, pmo, x->channel);
 	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
 		err = -E2BIG;
-	/* A secure transfer's key is bound to its generation: no repeat. */
-	if (!err && x->channel == MMT_CHANNEL_SECURE &&
-	    it->msg.gen <= conn->rx_gen)
+	/*
+	 * Generations rise on the connection: an MMT closure carries its
+	 * transfer's generation (rule 4c, so none of an earlier transfer is
+	 * accepted) and a secure transfer's key is bound to it.  An offer
+	 * that does not rise is a replay: -ESTALE.
+	 */
+	if (!err && it->msg.gen <= conn->rx_gen)
 		err = -ESTALE;
 	if (!err)
 		conn->rx_gen = it->msg.gen;

@@ -31,6 +31,8 @@
  * @src: the sending PMO
  * @i: which MMT
  * @conn_id: the connection's id (bound into the header)
+ * @gen: the transfer's generation on that connection (bound into the
+ *	header: the receiver accepts only closures of the transfer it is in)
  * @peer_node: the receiver's node id
  * @copy: copy mode
  * @buf: (out) the whole closure (mmt_closure_build()), or with @len 0 only
@@ -53,7 +55,7 @@
  * needed re-encryption finds the MMT corrupted; mmt_closure_build()'s
  * errors (the MMT is VALID again).
  */
-int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
+int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 		       u16 peer_node, bool copy, u8 *buf, size_t len)
 {
 	struct mmt *m = &src->mmts[i];
@@ -64,6 +66,7 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
 		.receiver_node = peer_node,
 		.conn_id = conn_id,
 		.seq = i,
+		.gen = gen,
 	};
 	int err;
 
@@ -75,7 +78,7 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
 
 		err = mmt_gua_alloc(&gua);
 		if (!err)
-			err = mmt_regua(m, gua);
+			err = mmt_regua(m, src->crypto, gua);
 		if (err)
 			return err;
 	}
@@ -130,7 +133,7 @@ void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
 		return;
 	}
 	mmt_root_transition(&m->root, MMT_VALID);
-	if (!copy && (mmt_gua_alloc(&gua) || mmt_regua(m, gua)))
+	if (!copy && (mmt_gua_alloc(&gua) || mmt_regua(m, src->crypto, gua)))
 		m->root.read_only = true;
 }
 
@@ -162,8 +165,8 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 		return -ENOMEM;
 	for (i = 0; i < src->closures; i++) {
 		mutex_lock(&src->lock);
-		err = mmt_delegate_build(src, i, t->conn_id, t->peer_node,
-					 copy, buf, len);
+		err = mmt_delegate_build(src, i, t->conn_id, t->gen,
+					 t->peer_node, copy, buf, len);
 		mutex_unlock(&src->lock);
 		if (err)
 			break;

@@ -35,6 +35,13 @@
 struct file;
 struct mm_struct;
 
+/*
+ * Keyings other than its own a PMO holds at once: the senders' keyings of
+ * the closures it received (one per sending PMO; a receive PMO normally
+ * takes all its closures from one).
+ */
+#define MMT_PMO_KEYINGS		4
+
 /**
  * struct mmt_pmo - a physical memory object: pinned secure memory + MMTs
  * @lock: serializes every use of @mmts, @crypto, @scratch and @rx (the
@@ -50,7 +57,16 @@ struct mm_struct;
  * @mem_bytes: size of @mem
  * @mmts: @closures MMTs with their trusted roots
  * @scratch: engine work space shared by the MMTs (used under @lock)
- * @crypto: subkeys and transforms, NULL until MMT_IOC_PMO_SET_KEY
+ * @crypto: subkeys and transforms of the PMO's own keying (a random keying
+ *	salt chosen at MMT_IOC_PMO_SET_KEY), NULL until then; every GUA this
+ *	node hands out to an MMT of the PMO is used under it (docs/ENGINE.md
+ *	"Keying salt")
+ * @key_root: mmt_key_root() of the MMT key (which is not kept), valid
+ *	while @crypto is set: it sets up the context of a received closure's
+ *	keying salt; wiped with memzero_explicit() when the key is dropped
+ * @rx_crypto: contexts of other keyings (salts named by received
+ *	closures), made on demand by mmt_pmo_keying(), freed with the key;
+ *	an MMT received under one of them points at it
  * @key_len: 0, 16 or 32
  * @chan_root: the secure channel's root key, mmt_chan_root_key() of the
  *	MMT key (which is not kept), valid while @crypto is set; wiped with
@@ -73,6 +89,8 @@ struct mmt_pmo {
 	struct mmt *mmts;
 	u8 *scratch;
 	struct mmt_crypto *crypto;
+	u8 key_root[MMT_KEY_ROOT_BYTES];
+	struct mmt_crypto *rx_crypto[MMT_PMO_KEYINGS];
 	u32 key_len;
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 	struct mmt_rx_rules rx;
@@ -146,7 +164,7 @@ int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
 
 /* mmt_delegate.c */
-int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id,
+int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 		       u16 peer_node, bool copy, u8 *buf, size_t len);
 void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err);
 

@@ -29,16 +29,21 @@ static const struct mmt_transport_ops mmt_loopback_ops = {
 	.deliver = mmt_loopback_deliver,
 };
 
-/* A new connection to @dst: fresh id; the reorder rule starts over. */
+/*
+ * A new connection to @dst for one transfer: fresh id, generation 1 (the
+ * connection carries no other transfer); the reorder rule starts over.
+ */
 static void mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 {
 	t->ops = &mmt_loopback_ops;
 	t->priv = dst;
 	t->peer_node = mmt_node_id();
 	t->conn_id = atomic64_inc_return(&mmt_loopback_conn_id);
+	t->gen = 1;
 
 	mutex_lock(&dst->lock);
 	dst->rx.conn_id = t->conn_id;
+	dst->rx.gen = t->gen;
 	dst->rx.self_node = t->peer_node;
 	dst->rx.last_root_counter = 0;
 	dst->rx.last_gua = 0;

@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -70,7 +71,12 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	if (pmo->crypto)
 		mmt_crypto_free(pmo->crypto);
 	pmo->crypto = NULL;
+	for (i = 0; i < MMT_PMO_KEYINGS; i++) {
+		mmt_crypto_free(pmo->rx_crypto[i]);
+		pmo->rx_crypto[i] = NULL;
+	}
 	pmo->key_len = 0;
+	memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
 	memzero_explicit(pmo->chan_root, sizeof(pmo->chan_root));
 	memset(&pmo->rx, 0, sizeof(pmo->rx));
 	pmo->tx_root_counter = 0;
@@ -285,6 +291,46 @@ err_free:
 	return err;
 }
 
+/*
+ * mmt_pmo_keying() - the receive rules' keying callback (struct
+ * mmt_rx_rules, lib/mmt_lib.h): the context of @ksalt under the PMO's key,
+ * for a received closure sealed under another keying than the PMO's own.
+ * A cached one is reused; otherwise a free slot, or one no MMT uses any
+ * more (a rejected closure's), takes a new context.  Called with
+ * @pmo->lock held (the receive path); may sleep.
+ */
+static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
+					 const u8 *ksalt)
+{
+	struct mmt_pmo *pmo = container_of(rx, struct mmt_pmo, rx);
+	struct mmt_crypto *c;
+	int i, slot = -1;
+	u32 j;
+
+	lockdep_assert_held(&pmo->lock);
+	for (i = 0; i < MMT_PMO_KEYINGS; i++) {
+		c = pmo->rx_crypto[i];
+		if (c && !memcmp(mmt_crypto_ksalt(c), ksalt, MMT_KSALT_BYTES))
+			return c;
+	}
+	for (i = 0; i < MMT_PMO_KEYINGS && slot < 0; i++) {
+		c = pmo->rx_crypto[i];
+		for (j = 0; c && j < pmo->closures; j++)
+			if (pmo->mmts[j].crypto == c)
+				break;
+		if (!c || j == pmo->closures)
+			slot = i;
+	}
+	if (slot < 0)
+		return ERR_PTR(-ENOSPC);
+	c = mmt_crypto_alloc_root(pmo->key_root, ksalt);
+	if (IS_ERR(c))
+		return c;
+	mmt_crypto_free(pmo->rx_crypto[slot]);
+	pmo->rx_crypto[slot] = c;
+	return c;
+}
+
 /**
  * mmt_pmo_set_key() - key a PMO and make its MMTs VALID or WAITING
  * @pmo: the PMO
@@ -292,6 +338,13 @@ err_free:
  * @key_len: 16 or 32
  * @receive: make every MMT WAITING (ready for a closure) instead of
  *	formatting it to zero plaintext under a fresh GUA and making it VALID
+ *
+ * Every keying gets a fresh random keying salt (get_random_bytes()): the
+ * subkeys are derived from the key and that salt, so no pad or sealing
+ * nonce of this keying can equal one of any other keying of the same key,
+ * on this node before or after a reload, or on another node with the same
+ * node id (docs/ENGINE.md "Keying salt").  The key itself is not kept:
+ * only its keying root and channel root.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; -EBUSY if the PMO has a key; -EINVAL for a bad @key_len;
@@ -301,6 +354,7 @@ err_free:
 int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		    bool receive)
 {
+	u8 ksalt[MMT_KSALT_BYTES];
 	struct mmt_crypto *crypto;
 	u32 i;
 	int err = 0;
@@ -310,8 +364,13 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		err = -EBUSY;
 		goto out_unlock;
 	}
-	crypto = mmt_crypto_alloc(key, key_len);
+	err = mmt_key_root(key, key_len, pmo->key_root);
+	if (err)
+		goto out_unlock;
+	get_random_bytes(ksalt, sizeof(ksalt));
+	crypto = mmt_crypto_alloc_root(pmo->key_root, ksalt);
 	if (IS_ERR(crypto)) {
+		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
 		err = PTR_ERR(crypto);
 		goto out_unlock;
 	}
@@ -319,11 +378,13 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	err = mmt_chan_root_key(key, key_len, pmo->chan_root);
 	if (err) {
 		mmt_crypto_free(crypto);
+		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
 		goto out_unlock;
 	}
 	pmo->crypto = crypto;
 	pmo->key_len = key_len;
 	pmo->rx.self_node = mmt_node_id();
+	pmo->rx.keying = mmt_pmo_keying;
 	for (i = 0; i < pmo->closures; i++) {
 		struct mmt *m = &pmo->mmts[i];
 		u64 gua;

@@ -40,6 +40,8 @@ struct mmt_transport_ops {
  * @ops: its operations
  * @priv: the transport's own state
  * @conn_id: connection id, bound into every closure header (AEAD data)
+ * @gen: transfer generation, bound into every closure header; unique per
+ *	transfer on the connection, and the receiver expects exactly it
  * @peer_node: the receiver's node id
  * @eager: the receiver verifies whole closures on receipt
  */
@@ -47,6 +49,7 @@ struct mmt_transport {
 	const struct mmt_transport_ops *ops;
 	void *priv;
 	u64 conn_id;
+	u64 gen;
 	u16 peer_node;
 	bool eager;
 };

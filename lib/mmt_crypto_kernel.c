@@ -44,6 +44,7 @@
  * @iv: GCM nonce, in memory the request may keep a pointer to
  * @bounce: linear buffer for AD || text || tag (kmalloc'd with the context)
  * @hash_key: Carter-Wegman hash keys, multilinear then NH (key material)
+ * @ksalt: the keying salt the subkeys were derived with (not secret)
  */
 struct mmt_crypto {
 	struct crypto_skcipher *ecb[2];

@@ -20,6 +20,7 @@
  * @gcm_dec: AES-128-GCM decryption context, same key
  * @bounce: decryption output, copied to the caller only if the tag is valid
  * @hash_key: Carter-Wegman hash keys, multilinear then NH (key material)
+ * @ksalt: the keying salt the subkeys were derived with (not secret)
  */
 struct mmt_crypto {
 	EVP_CIPHER_CTX *ecb[2];

@@ -22,6 +22,7 @@
 static const u8 mmt_conn_log_arity[MMT_MAX_LEVELS] = { 3, 2 };
 #define MMT_CONN_TEST_CLOSURES 3
 #define MMT_CONN_TEST_ID 0x1234abcdull
+#define MMT_CONN_TEST_GEN 5	/* the transfer generation of the tests */
 #define MMT_PEER mmt_node_id()
 
 static const u8 mmt_conn_key[16] = {
@@ -106,11 +107,13 @@ static int mmt_conn_one(struct kunit *test, u32 i, bool copy, bool eager)
 	int verdict;
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), i, copy,
 						ctx->head), 0);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[i].root.state, MMT_SENDING);
 	mmt_conn_land(ctx, i);
-	verdict = mmt_conn_rx_check(ctx->dst, i, ctx->head, MMT_PEER, eager);
+	verdict = mmt_conn_rx_check(ctx->dst, i,
+						MMT_CONN_TEST_GEN, ctx->head, MMT_PEER, eager);
 	mmt_conn_tx_settle(ctx->src, i, copy, verdict);
 	return verdict;
 }
@@ -177,6 +180,7 @@ static void mmt_conn_tamper_region(struct kunit *test)
 	u8 *top_node;
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
@@ -184,7 +188,8 @@ static void mmt_conn_tamper_region(struct kunit *test)
 	top_node = ctx->dst->mmts[0].nodes + p->level_start[0] * p->node_size;
 	top_node[0] ^= 1;
 	before = ctx->dst->mmts[0].root;
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
+						MMT_CONN_TEST_GEN, ctx->head,
 						MMT_PEER, false), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, memcmp(&before, &ctx->dst->mmts[0].root,
 				     sizeof(before)), 0);
@@ -194,11 +199,13 @@ static void mmt_conn_tamper_region(struct kunit *test)
 
 	/* A data byte passes the lazy check but not the eager one. */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
 	ctx->dst->mmts[0].data[5] ^= 0x80;
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
+						MMT_CONN_TEST_GEN, ctx->head,
 						MMT_PEER, true),
 			-EBADMSG);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
@@ -221,12 +228,15 @@ static void mmt_conn_tamper_head(struct kunit *test)
 		{ 16, -EXDEV },		/* conn_id */
 		{ 24, -EILSEQ },	/* seq: names another MMT */
 		{ 8, -EBADMSG },	/* flags: associated data */
-		{ 64 + 20, -EBADMSG },	/* sealed root */
+		{ 56, -ESTALE },	/* transfer generation */
+		{ 64, -EBADMSG },	/* keying salt: another keying */
+		{ MMT_CLOSURE_HDR_BYTES + 20, -EBADMSG },	/* sealed root */
 	};
 	u8 good[MMT_CONN_HEAD_BYTES];
 	unsigned int k;
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
@@ -234,16 +244,19 @@ static void mmt_conn_tamper_head(struct kunit *test)
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
 		memcpy(ctx->head, good, sizeof(good));
 		ctx->head[cases[k].off] ^= 1;
-		KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, ctx->head,
+		KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
+						MMT_CONN_TEST_GEN, ctx->head,
 							MMT_PEER, false),
 				cases[k].err);
 		KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state,
 				MMT_WAITING);
 	}
 	/* another sender than the hello's peer (authenticated field) */
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, good, MMT_PEER + 1,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
+						MMT_CONN_TEST_GEN, good, MMT_PEER + 1,
 						false), -EXDEV);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, good, MMT_PEER,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
+						MMT_CONN_TEST_GEN, good, MMT_PEER,
 						false), 0);
 	mmt_conn_tx_settle(ctx->src, 0, false, 0);
 }
@@ -262,7 +275,8 @@ static void mmt_conn_replay(struct kunit *test)
 	 */
 	memcpy(ctx->dst->mem + ctx->src->stride, ctx->src->mem,
 	       ctx->src->stride);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1, first, MMT_PEER,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1,
+						MMT_CONN_TEST_GEN, first, MMT_PEER,
 						false),
 			-EILSEQ);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[1].root.state, MMT_WAITING);
@@ -270,10 +284,12 @@ static void mmt_conn_replay(struct kunit *test)
 	/* The minimum set by the owner of the receive PMO. */
 	ctx->dst->rx.min_root_counter = 1ull << 30;
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 1, true,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 1);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1, ctx->head,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1,
+						MMT_CONN_TEST_GEN, ctx->head,
 						MMT_PEER, false), -ESTALE);
 	mmt_conn_tx_settle(ctx->src, 1, true, -ESTALE);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.state, MMT_VALID);
@@ -291,10 +307,12 @@ static void mmt_conn_lost_ack(struct kunit *test)
 	u64 gua = ctx->src->mmts[2].root.gua;
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 2, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 2);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 2, ctx->head,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 2,
+						MMT_CONN_TEST_GEN, ctx->head,
 						MMT_PEER, false), 0);
 	mmt_conn_tx_settle(ctx->src, 2, false, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[2].root.state, MMT_VALID);
@@ -311,11 +329,105 @@ static void mmt_conn_lost_ack(struct kunit *test)
 	 * sent before, and GUAs rise along a transfer.)
 	 */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
 						mmt_node_id(), 1, true,
 						ctx->head), 0);
 	gua = ctx->src->mmts[1].root.gua;
 	mmt_conn_tx_settle(ctx->src, 1, true, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.gua, gua);
+}
+
+/*
+ * Issue 9, finding 1, at the driver: copy-mode transfer 1 into receive
+ * PMO A; a later transfer (next generation) into a new receive PMO B, with
+ * the first transfer's recorded closure 0 presented as closure 0.  B's
+ * replay floors start at zero, so only the generation rejects it
+ * (-ESTALE); B stays WAITING, and the later transfer's own closure 0 is
+ * then accepted.  Each slot: the earlier closure is refused in all.
+ */
+static void mmt_conn_earlier_transfer(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u8 old[MMT_CONN_TEST_CLOSURES][MMT_CONN_HEAD_BYTES];
+	struct mmt_pmo *b;
+	u32 i;
+
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		KUNIT_ASSERT_EQ(test, mmt_conn_one(test, i, true, false), 0);
+		memcpy(old[i], ctx->head, MMT_CONN_HEAD_BYTES);
+	}
+	/* the sender rewrites its data; a new receive PMO */
+	KUNIT_ASSERT_EQ(test, mmt_write(&ctx->src->mmts[0], 0, "new", 3), 0);
+	b = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(b, mmt_conn_key, 16, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(b, MMT_CHANNEL_MMT,
+						  MMT_CONN_TEST_ID), 0);
+	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
+		u32 slot;
+
+		for (slot = 0; slot < MMT_CONN_TEST_CLOSURES; slot++) {
+			size_t off = (size_t)slot * ctx->src->stride;
+
+			memcpy(b->mem + off, ctx->dst->mem +
+			       (size_t)i * ctx->src->stride, ctx->src->stride);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    mmt_conn_rx_check(b, slot,
+							      MMT_CONN_TEST_GEN + 1,
+							      old[i], MMT_PEER,
+							      false),
+					    slot == i ? -ESTALE : -EILSEQ,
+					    "closure %u into slot %u", i, slot);
+			KUNIT_EXPECT_EQ(test, b->mmts[slot].root.state,
+					MMT_WAITING);
+		}
+	}
+	/* the later transfer's own closure 0 */
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN + 1,
+						mmt_node_id(), 0, true,
+						ctx->head), 0);
+	memcpy(b->mem, ctx->src->mem, ctx->src->stride);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(b, 0, MMT_CONN_TEST_GEN + 1,
+						ctx->head, MMT_PEER, false), 0);
+	mmt_conn_tx_settle(ctx->src, 0, true, 0);
+	KUNIT_ASSERT_EQ(test, mmt_read(&b->mmts[0], 0, ctx->out, 3), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, "new", 3), 0);
+	mmt_pmo_free(b);
+}
+
+/*
+ * Issue 9, finding 2, at the driver: two keyings of one key have distinct
+ * keying salts (and subkeys); the receive PMO takes the sender's keying
+ * for what it received, and after a failed transfer the re-encryption of
+ * a received MMT moves it into its owner's own keying.
+ */
+static void mmt_conn_keyings(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	const struct mmt_params *p = &ctx->src->params;
+	const u8 *ss = mmt_crypto_ksalt(ctx->src->crypto);
+	const u8 *ds = mmt_crypto_ksalt(ctx->dst->crypto);
+
+	KUNIT_EXPECT_NE(test, memcmp(ss, ds, MMT_KSALT_BYTES), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_one(test, 0, false, false), 0);
+	KUNIT_EXPECT_TRUE(test, ctx->dst->mmts[0].crypto != ctx->dst->crypto);
+	KUNIT_EXPECT_EQ(test, memcmp(mmt_crypto_ksalt(ctx->dst->mmts[0].crypto),
+				     ss, MMT_KSALT_BYTES), 0);
+	/* the next closure of the same keying reuses the context */
+	KUNIT_ASSERT_EQ(test, mmt_conn_one(test, 1, false, false), 0);
+	KUNIT_EXPECT_TRUE(test, ctx->dst->mmts[1].crypto ==
+			  ctx->dst->mmts[0].crypto);
+	/* B sends MMT 0 on and the transfer fails: regua into B's keying */
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->dst, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN,
+						mmt_node_id(), 0, false,
+						ctx->head), 0);
+	mmt_conn_tx_settle(ctx->dst, 0, false, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_TRUE(test, ctx->dst->mmts[0].crypto == ctx->dst->crypto);
+	KUNIT_ASSERT_EQ(test, mmt_read(&ctx->dst->mmts[0], 0, ctx->out,
+				       p->data_bytes), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, p->data_bytes), 0);
 }
 
 /* States the channels require on both sides. */
@@ -333,15 +445,18 @@ static void mmt_conn_states(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_PLAIN,
 						  1), 0);
 	/* a SENDING MMT can be neither sent again nor received into */
-	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, 1, 0, false,
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN, 1, 0,
+						false,
 						ctx->head), 0);
-	KUNIT_EXPECT_EQ(test, mmt_conn_tx_build(ctx->src, 1, 1, 0, false,
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN, 1, 0,
+						false,
 						ctx->head), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_PLAIN),
 			-EPERM);
 	mmt_conn_tx_settle(ctx->src, 0, false, -ECANCELED);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 7, ctx->head,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 7,
+						MMT_CONN_TEST_GEN, ctx->head,
 						MMT_PEER, false),
 			-EINVAL);
 }
@@ -661,6 +776,8 @@ static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_tamper_region),
 	KUNIT_CASE(mmt_conn_tamper_head),
 	KUNIT_CASE(mmt_conn_replay),
+	KUNIT_CASE(mmt_conn_earlier_transfer),
+	KUNIT_CASE(mmt_conn_keyings),
 	KUNIT_CASE(mmt_conn_lost_ack),
 	KUNIT_CASE(mmt_conn_states),
 	KUNIT_CASE(mmt_conn_plain),

@@ -88,7 +88,7 @@ static int mmt_ioc_query(void __user *uarg)
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
 	q.api_version = MMT_API_VERSION;
-	q.closure_version = 1;
+	q.closure_version = MMT_CLOSURE_VERSION;
 	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
 	q.features |= MMT_FEATURES_DEBUG;
 	q.features |= MMT_FEATURES_RDMA;

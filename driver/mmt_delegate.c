@@ -51,7 +51,7 @@
  *
  * Context: process; caller holds @src->lock.
  * Return: 0; -EPERM if the MMT is not VALID or is read-only, or the PMO
- * has no key; -EAGAIN / -EOVERFLOW from the GUA allocator; -EBADMSG if a
+ * has no key; -EOVERFLOW from the GUA allocator; -EBADMSG if a
  * needed re-encryption finds the MMT corrupted; mmt_closure_build()'s
  * errors (the MMT is VALID again).
  */

@@ -24,15 +24,13 @@
 #define MMT_GUA_SEQ_MAX		((1ull << MMT_GUA_SEQ_BITS) - 1)
 
 /*
- * GUAs must never repeat under one key, also across loads of the module
- * (docs/ENGINE.md, "GUA uniqueness").  The sequence follows the wall clock
- * in milliseconds (2^42 ms is 139 years): each GUA is max(last + 1, now),
- * so after a reload the new sequence starts above everything the previous
- * load handed out, unless that load ran ahead of the clock by more than
- * the time the reload took.  Bursts may run ahead by at most
- * MMT_GUA_RUN_AHEAD_MS; beyond that mmt_gua_alloc() fails with -EAGAIN.
+ * A GUA must never repeat under one keying (docs/ENGINE.md, "Keying salt"
+ * and "GUA uniqueness"): keyings are made and used within one load, and
+ * within a load the sequence only grows.  It starts at the wall clock in
+ * milliseconds (2^42 ms is 139 years) so that GUAs read as rising over
+ * time; nothing depends on the clock for uniqueness, so a burst may run
+ * ahead of it freely.
  */
-#define MMT_GUA_RUN_AHEAD_MS	BIT_ULL(16)	/* about 65 s */
 
 /* mmt_gua_lock protects the node id and the GUA sequence. */
 static DEFINE_SPINLOCK(mmt_gua_lock);
@@ -77,9 +75,7 @@ int mmt_set_node_id(u32 id)
  * @gua: (out) node id << 42 | sequence
  *
  * Context: any.
- * Return: 0; -EAGAIN if GUAs were made so fast that the sequence would run
- * more than MMT_GUA_RUN_AHEAD_MS ahead of the clock (retry later); or
- * -EOVERFLOW when the 42-bit sequence is exhausted.
+ * Return: 0, or -EOVERFLOW when the 42-bit sequence is exhausted.
  */
 int mmt_gua_alloc(u64 *gua)
 {
@@ -91,8 +87,6 @@ int mmt_gua_alloc(u64 *gua)
 	next = max(mmt_gua_seq + 1, now);
 	if (next > MMT_GUA_SEQ_MAX) {
 		err = -EOVERFLOW;
-	} else if (next > now + MMT_GUA_RUN_AHEAD_MS) {
-		err = -EAGAIN;
 	} else {
 		mmt_gua_seq = next;
 		*gua = (u64)mmt_node << MMT_GUA_SEQ_BITS | next;

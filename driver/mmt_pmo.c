@@ -491,11 +491,16 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 
 		info[i].state = r->state;
 		info[i].flags = r->read_only ? MMT_INFO_READ_ONLY : 0;
+		if (pmo->mmts[i].crypto && pmo->mmts[i].crypto != pmo->crypto)
+			info[i].flags |= MMT_INFO_SENDER_KEYING;
 		info[i].gua = r->gua;
 		info[i].root_counter = r->root_counter;
 		info[i].top_major = r->top.major;
 	}
 	q.key_len = pmo->key_len;
+	memset(q.ksalt, 0, sizeof(q.ksalt));
+	if (pmo->crypto)
+		memcpy(q.ksalt, mmt_crypto_ksalt(pmo->crypto), sizeof(q.ksalt));
 	mutex_unlock(&pmo->lock);
 
 	q.size = sizeof(q);

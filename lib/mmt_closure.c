@@ -78,7 +78,7 @@ static bool mmt_closure_lens(const struct mmt_params *p, u32 *nodes,
  * Context: any.
  * Return: MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES + @p->nodes_bytes +
  * @p->macs_bytes + @p->data_bytes, or 0 if a section does not fit the
- * 32-bit length fields of format v1 (4 GiB of data: 2^20 blocks of 4 KiB).
+ * 32-bit length fields of format v2 (4 GiB of data: 2^20 blocks of 4 KiB).
  */
 size_t mmt_closure_bytes(const struct mmt_params *p)
 {
@@ -221,7 +221,7 @@ int mmt_closure_parse_hdr(const u8 *buf, size_t len,
 
 /*
  * What building a closure of @m needs: a VALID or SENDING owner's MMT with
- * a key, known flags, and a geometry format v1 can describe.  Fills the
+ * a key, known flags, and a geometry format v2 can describe.  Fills the
  * section lengths of @e.
  */
 static int mmt_closure_can_build(const struct mmt *m,
@@ -260,7 +260,7 @@ static int mmt_closure_can_build(const struct mmt *m,
  * Return: 0; -EPERM if @m is not VALID or SENDING, or is a read-only copy
  * (its GUA belongs to the owner, whose seals use the same nonces); -ENOKEY
  * without crypto; -EINVAL for unknown @h->flags; -E2BIG if the geometry is
- * too large for format v1; -ENOSPC if @out_len is short; -EOVERFLOW if the
+ * too large for format v2; -ENOSPC if @out_len is short; -EOVERFLOW if the
  * root counter is exhausted (regua first); another -errno from the cipher.
  * Nothing is changed on error except the bumped counter after a cipher
  * failure.

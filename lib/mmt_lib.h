@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmt_lib.h - the software MMT engine: geometry, split counters, counter-mode
- * encryption, Carter-Wegman MACs, the MMT root, sealing and closure format v1.
+ * encryption, Carter-Wegman MACs, the MMT root, sealing and closure format v2.
  *
  * Pure logic: no device, no RDMA, no sleeping locks.  The same sources build
  * into the kernel module (kernel crypto API backend, lib/mmt_crypto_kernel.c)

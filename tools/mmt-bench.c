@@ -459,22 +459,17 @@ static void chan_geometry(uint32_t channel, uint64_t size,
 
 /* ------------------------------------------------------------ the module */
 
-/* key_pmo() - (re)key @fd: invalidate first if @rekey; retry EAGAIN */
+/* key_pmo() - (re)key @fd: invalidate first if @rekey */
 static void key_pmo(int fd, bool rekey, uint64_t flags)
 {
-	int ret, tries = 0;
+	int ret;
 
 	if (rekey) {
 		ret = mmtu_pmo_invalidate(fd);
 		if (ret)
 			die_err("MMT_IOC_PMO_INVALIDATE", ret);
 	}
-	for (;;) {
-		ret = mmtu_pmo_set_key(fd, o.key, o.key_len, flags);
-		if (ret != -EAGAIN || ++tries > 5000)
-			break;
-		usleep(1000);	/* GUAs made too fast: the clock moves on */
-	}
+	ret = mmtu_pmo_set_key(fd, o.key, o.key_len, flags);
 	if (ret)
 		die_err("MMT_IOC_PMO_SET_KEY", ret);
 }

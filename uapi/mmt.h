@@ -177,7 +177,9 @@ struct mmt_pmo_counter {
 /**
  * struct mmt_mmt_info - state of one MMT of a PMO
  * @state: MMT_STATE_*
- * @flags: MMT_INFO_READ_ONLY if received in copy mode
+ * @flags: MMT_INFO_READ_ONLY if received in copy mode;
+ *	MMT_INFO_SENDER_KEYING if it is under the keying of the closure it
+ *	was received in (the sender's keying salt), not the PMO's own
  * @gua: global unique address (58 bits: node id << 42 | sequence)
  * @root_counter: the MMT root's counter
  * @top_major: major counter of the top-level node
@@ -191,6 +193,7 @@ struct mmt_mmt_info {
 };
 
 #define MMT_INFO_READ_ONLY	1
+#define MMT_INFO_SENDER_KEYING	2
 
 /**
  * struct mmt_pmo_info - MMT_IOC_PMO_INFO argument
@@ -205,6 +208,10 @@ struct mmt_mmt_info {
  * @key_len: (out) 0 if no key is set, else 16 or 32
  * @mmt_count: (in) entries @mmts has room for; (out) entries written
  * @mmts: (in) user pointer to @mmt_count struct mmt_mmt_info, or 0
+ * @ksalt: (out) the keying salt of the PMO's own keying, drawn at random
+ *	by MMT_IOC_PMO_SET_KEY; all zero without a key.  Public: it travels
+ *	in clear in every closure of the PMO (docs/ENGINE.md "Keying salt").
+ *	Ignored on input.
  * @reserved: (in) must be 0
  */
 struct mmt_pmo_info {
@@ -219,7 +226,8 @@ struct mmt_pmo_info {
 	__u32 key_len;
 	__u32 mmt_count;
 	__u64 mmts;
-	__u64 reserved[4];
+	__u8 ksalt[16];
+	__u64 reserved[2];
 };
 
 #define MMT_PMO_INFO_SIZE_VER0	96
@@ -473,8 +481,6 @@ struct mmt_xfer {
  * * EBUSY - the PMO already has a key; MMT_IOC_PMO_INVALIDATE resets it
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
- * * EAGAIN - GUAs were made faster than the module allows (the GUA
- *   sequence follows the clock; see docs/ENGINE.md): retry later
  * * EOVERFLOW - the node's GUA sequence is exhausted
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
@@ -549,7 +555,6 @@ struct mmt_xfer {
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
  * * EOVERFLOW - the sender's root counter is exhausted
- * * EAGAIN - an MMT needed a fresh GUA and GUAs were made too fast: retry
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)

@@ -8,7 +8,7 @@
 # after LOCAL_INV and before the check: an attacker who wrote into the
 # receive area or on the wire (tests/guest/rdma/README.md, "Attacks").
 # Every case: 4 closures of 128 KiB, the attack on closure 2 (5 of 8 for
-# the rkey cases), the exact errno, the earlier closures VALID and
+# the rkey cases; each slot for the earlier-transfer replays), the exact errno, the earlier closures VALID and
 # byte-exact, the rest WAITING, and its debugfs counter up by exactly 1.
 
 FAULT=/sys/kernel/debug/mmt/conn_fault
@@ -37,7 +37,7 @@ r "sealed root byte: EBADMSG" 7504 -F "xor head 2 100 1" \
 	-X EBADMSG -A 2 -D reject_badmsg
 r "data byte (lazy): accepted, then its read fails: EBADMSG" 7518 \
 	-F "xor data 1 100 1" -L 1 -D verify_fail
-r "header version 2: EPROTONOSUPPORT" 7505 -F "xor head 2 4 3" \
+r "header version 1 (format v1): EPROTONOSUPPORT" 7505 -F "xor head 2 4 3" \
 	-X EPROTONOSUPPORT -A 2 -D reject_version
 r "header magic: EPROTO" 7506 -F "xor head 2 0 1" \
 	-X EPROTO -A 2 -D reject_version
@@ -52,6 +52,14 @@ r "replay of closure 1 as closure 2: EILSEQ" 7510 -F "record 1" \
 r "replay of closure 2 of an earlier transfer: ESTALE" 7511 -P \
 	-f clear -f "record 2" -F "present 2 2" -X ESTALE -A 2 \
 	-D reject_replay
+# Every slot: the same slot of an earlier transfer on this connection (its
+# replay floors start at zero in the new receive PMO): the transfer
+# generation rejects it (issue 9; slot 0 was accepted before).
+for _i in 0 1 3; do
+	r "replay of closure $_i of an earlier transfer: ESTALE" $((7519 + _i)) \
+		-P -f clear -f "record $_i" -F "present $_i $_i" -X ESTALE \
+		-A $_i -D reject_replay
+done
 r "closures 2 and 3 swapped: EILSEQ" 7512 -P -f clear -f "record 2" \
 	-f "record 3" -F "present 2 3" -F "present 3 2" -X EILSEQ -A 2 \
 	-D reject_reorder

@@ -38,6 +38,10 @@ s "header geometry, other block size: EMSGSIZE" 7508 -X EMSGSIZE -R -A 2
 s "header data length: EMSGSIZE" 7509 -X EMSGSIZE -R -A 2
 s "replay into the next slot: EILSEQ" 7510 -X EILSEQ -R -A 2
 s "replay from an earlier transfer: ESTALE" 7511 -P -X ESTALE -R -A 2
+for _i in 0 1 3; do
+	s "replay of closure $_i from an earlier transfer: ESTALE" \
+		$((7519 + _i)) -P -X ESTALE -R -A $_i
+done
 s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
 s "connection 1" 7513
 s "connection 2, closure of connection 1: EXDEV" 7514 -X EXDEV -R -A 2

@@ -823,22 +823,6 @@ struct mmt_closure_hdr {
 	u8 ksalt[MMT_KSALT_BYTES];
 };
 
-struct mmt_rx_rules;
-
-/**
- * typedef mmt_keying_fn - the receiver's context for a keying salt
- * @rx: the rules the closure is checked with
- * @ksalt: MMT_KSALT_BYTES from the closure's header (not yet
- *	authenticated: the context is what authenticates it)
- *
- * Context: may sleep.
- * Return: a context derived from the receive PMO's key and @ksalt, owned
- * by the caller (it stays valid while an MMT uses it), or an ERR_PTR
- * (-ENOMEM; -ENOSPC if no more keyings can be held).
- */
-typedef struct mmt_crypto *(*mmt_keying_fn)(struct mmt_rx_rules *rx,
-					    const u8 *ksalt);
-
 /**
  * struct mmt_rx_rules - receiver state for the freshness rules
  * @self_node: this node's id; a closure for another receiver is rejected
@@ -854,7 +838,13 @@ typedef struct mmt_crypto *(*mmt_keying_fn)(struct mmt_rx_rules *rx,
  *	it is received into, so a closure cannot be installed in another
  *	MMT's slot
  * @keying: gives the context of a keying salt other than that of the
- *	receive MMT's own context; NULL: such a closure is -EBADMSG
+ *	receive MMT's own context; NULL: such a closure is -EBADMSG.  Called
+ *	with the rules and the MMT_KSALT_BYTES salt of the closure's header
+ *	(not yet authenticated: the context is what authenticates it); may
+ *	sleep.  Returns a context derived from the receive PMO's key and the
+ *	salt, owned by the caller (valid while an MMT uses it), or an ERR_PTR
+ *	(-ENOMEM; -ENOSPC if no more keyings can be held), which the receive
+ *	returns as is.
  */
 struct mmt_rx_rules {
 	u16 self_node;
@@ -865,7 +855,8 @@ struct mmt_rx_rules {
 	u64 last_gua;
 	bool check_seq;
 	u64 expect_seq;
-	mmt_keying_fn keying;
+	struct mmt_crypto *(*keying)(struct mmt_rx_rules *rx,
+				     const u8 *ksalt);
 };
 
 size_t mmt_closure_bytes(const struct mmt_params *p);

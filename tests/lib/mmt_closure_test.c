@@ -107,7 +107,7 @@ static void mmt_ct_exit(struct kunit *test)
 }
 
 static struct mmt_crypto *mmt_ct_crypto(struct kunit *test, const u8 *key,
-				       const u8 *ksalt)
+					const u8 *ksalt)
 {
 	struct mmt_ct_ctx *x = test->priv;
 	struct mmt_crypto *c;
@@ -139,7 +139,7 @@ static struct mmt *mmt_ct_new(struct kunit *test, const struct mmt_ct_geo *g,
 	} else {
 		if (!x->shared)
 			x->shared = mmt_ct_crypto(test, mmt_golden_key,
-						   mmt_golden_ksalt);
+						  mmt_golden_ksalt);
 		m->crypto = x->shared;
 	}
 	m->data = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
@@ -1204,7 +1204,8 @@ static void mmt_closure_bad_length(struct kunit *test)
 	mmt_ct_expect_rx2(test, r, &rx, buf, 0, false, -EMSGSIZE, MMT_CT_NA,
 			  "empty");
 	mmt_ct_expect_rx(test, r, &rx, NULL, len, false, -EMSGSIZE, "NULL");
-	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, MMT_CLOSURE_HDR_BYTES - 1,
+	KUNIT_EXPECT_EQ(test,
+			mmt_closure_parse_hdr(buf, MMT_CLOSURE_HDR_BYTES - 1,
 					      &h), -EMSGSIZE);
 	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(NULL, 0, &h), -EMSGSIZE);
 	/* hdr_len other than 96 */

@@ -40,7 +40,7 @@ s "replay into the next slot: EILSEQ" 7510 -X EILSEQ -R -A 2
 s "replay from an earlier transfer: ESTALE" 7511 -P -X ESTALE -R -A 2
 for _i in 0 1 3; do
 	s "replay of closure $_i from an earlier transfer: ESTALE" \
-		$((7519 + _i)) -P -X ESTALE -R -A $_i
+		$((7530 + _i)) -P -X ESTALE -R -A $_i
 done
 s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
 s "connection 1" 7513

@@ -20,6 +20,12 @@
  *			I - 4 (the same MR before its invalidation); I >= 4
  *	clear		disarm everything and drop the kept closures
  *
+ * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
+ * node received as a sender since the last "clear" written to it (the
+ * first MMT_RKEY_LOG), one "closure segment rkey" line each, after
+ * "grants N", "rkeys N" and "dropped N" lines: how often an rkey comes
+ * back (docs/CONNECTIONS.md, "rkeys").
+ *
  * The receiver's hook runs after LOCAL_INV and before the check
  * (mmt_rx_done()), so it acts exactly where a write that raced the
  * invalidation would have; the sender's hook edits a GRANT as it arrives.
@@ -28,8 +34,8 @@
  * mmt_conn.h makes the hooks empty inlines).
  *
  * Locking: mmt_fault_lock (spinlock; the GRANT hook runs in softirq)
- * protects the armed list and the rkey history; mmt_fault_mutex the kept
- * closures.
+ * protects the armed list, the rkey history and the rkey log;
+ * mmt_fault_mutex the kept closures.
  */
 #ifdef MMT_DEBUG
 #include <linux/debugfs.h>
@@ -41,6 +47,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
@@ -48,6 +55,7 @@
 #define MMT_FAULT_MAX	8	/* armed at once */
 #define MMT_FAULT_KEEP	4	/* closures kept by "record" */
 #define MMT_FAULT_RKEYS	8	/* rkey history, by index & 7 */
+#define MMT_RKEY_LOG	8192	/* rkeys kept for mmt/conn_rkeys */
 
 enum mmt_fault_op {
 	MMT_FAULT_XOR,
@@ -89,6 +97,17 @@ static u32 mmt_fault_rkeys[MMT_FAULT_RKEYS];
 
 static DEFINE_MUTEX(mmt_fault_mutex);
 static struct mmt_fault_kept mmt_kept[MMT_FAULT_KEEP];
+
+/* An rkey of a GRANT, for mmt/conn_rkeys. */
+struct mmt_rkey_entry {
+	u32 index;
+	u32 seg;
+	u32 rkey;
+};
+
+static struct mmt_rkey_entry *mmt_rkey_log;	/* MMT_RKEY_LOG, or NULL */
+static u32 mmt_rkey_logged;
+static u64 mmt_rkey_grants, mmt_rkey_dropped;
 
 /* Take the first armed fault for closure @index on one side. */
 static bool mmt_fault_take(u32 index, bool sender, struct mmt_fault *out)
@@ -259,11 +278,23 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 	u32 rkey = le32_to_cpu(seg->rkey);
 	struct mmt_fault f;
 	unsigned long flags;
-	u32 stale;
+	u32 stale, i;
 
 	if (msg->type != MMT_MSG_GRANT || !msg->wire.nsegs)
 		return;
 	spin_lock_irqsave(&mmt_fault_lock, flags);
+	mmt_rkey_grants++;
+	for (i = 0; i < min_t(u32, msg->wire.nsegs, MMT_WIRE_MAX_SEGS); i++) {
+		if (!mmt_rkey_log || mmt_rkey_logged >= MMT_RKEY_LOG) {
+			mmt_rkey_dropped++;
+			continue;
+		}
+		mmt_rkey_log[mmt_rkey_logged++] = (struct mmt_rkey_entry) {
+			.index = msg->index,
+			.seg = i,
+			.rkey = le32_to_cpu(msg->wire.segs[i].rkey),
+		};
+	}
 	stale = mmt_fault_rkeys[(msg->index - MMT_CONN_WINDOW) %
 				MMT_FAULT_RKEYS];
 	mmt_fault_rkeys[msg->index % MMT_FAULT_RKEYS] = rkey;
@@ -393,25 +424,82 @@ static const struct file_operations mmt_fault_fops = {
 	.write = mmt_fault_write,
 };
 
+static ssize_t mmt_rkeys_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned long flags;
+	char buf[8];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (!sysfs_streq(buf, "clear"))
+		return -EINVAL;
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	mmt_rkey_logged = 0;
+	mmt_rkey_grants = 0;
+	mmt_rkey_dropped = 0;
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	return count;
+}
+
+static int mmt_rkeys_show(struct seq_file *s, void *unused)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	seq_printf(s, "grants %llu\nrkeys %u\ndropped %llu\n",
+		   mmt_rkey_grants, mmt_rkey_logged, mmt_rkey_dropped);
+	for (i = 0; i < mmt_rkey_logged; i++)
+		seq_printf(s, "%u %u %08x\n", mmt_rkey_log[i].index,
+			   mmt_rkey_log[i].seg, mmt_rkey_log[i].rkey);
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+	return 0;
+}
+
+static int mmt_rkeys_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mmt_rkeys_show, NULL);
+}
+
+static const struct file_operations mmt_rkeys_fops = {
+	.owner = THIS_MODULE,
+	.open = mmt_rkeys_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = mmt_rkeys_write,
+};
+
 /**
- * mmt_conn_fault_init() - create debugfs mmt/conn_fault (test builds only)
+ * mmt_conn_fault_init() - create debugfs mmt/conn_fault and mmt/conn_rkeys
+ *	(test builds only)
  * @dir: the module's debugfs directory
  *
  * Context: module init.
  */
 void mmt_conn_fault_init(struct dentry *dir)
 {
+	/* without it mmt/conn_rkeys lists nothing and counts every drop */
+	mmt_rkey_log = vmalloc(array_size(MMT_RKEY_LOG,
+					  sizeof(*mmt_rkey_log)));
 	debugfs_create_file("conn_fault", 0600, dir, NULL, &mmt_fault_fops);
+	debugfs_create_file("conn_rkeys", 0600, dir, NULL, &mmt_rkeys_fops);
 }
 
 /**
- * mmt_conn_fault_exit() - drop the kept closures (the file goes with the
- *	directory)
+ * mmt_conn_fault_exit() - drop the kept closures and the rkey log (the
+ *	files go with the directory)
  *
  * Context: module exit, after every connection is gone.
  */
 void mmt_conn_fault_exit(void)
 {
 	mmt_fault_drop_kept();
+	vfree(mmt_rkey_log);
+	mmt_rkey_log = NULL;
 }
 #endif /* MMT_DEBUG */

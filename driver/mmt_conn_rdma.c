@@ -12,8 +12,9 @@
  *
  * Memory: the receiver registers exactly the closure regions it is waiting
  * for, one grant at a time (at most MMT_CONN_WINDOW), with fast
- * registration (IB_WR_REG_MR) under a fresh rkey each time, split into
- * segments of at most the device's max_fast_reg_page_list_len pages; after
+ * registration (IB_WR_REG_MR) under a fresh rkey each time (an MR is
+ * replaced before its 8-bit key wraps), split into segments of at most
+ * the device's max_fast_reg_page_list_len pages; after
  * the sender's completion notice it posts LOCAL_INV and waits for it
  * before it looks at a byte, so nothing can change what it checks.  No
  * global rkey is ever used.  The sender writes straight from its PMO
@@ -2177,6 +2178,13 @@ out:
 
 /* ------------------------------------------------------------ receiver */
 
+/*
+ * Registrations of one MR before it is replaced: ib_inc_rkey() steps only
+ * the rkey's low 8 bits, so a 257th registration would advertise the
+ * rkey of the first again (docs/CONNECTIONS.md, "rkeys").
+ */
+#define MMT_RX_MR_REGS		256
+
 struct mmt_rx_slot {
 	bool granted;		/* registered and advertised */
 	u32 index;
@@ -2186,6 +2194,7 @@ struct mmt_rx_slot {
 	struct scatterlist head_sg;
 	bool head_mapped;
 	struct ib_mr *mrs[MMT_WIRE_MAX_SEGS];
+	u16 regs[MMT_WIRE_MAX_SEGS];	/* registrations of each MR */
 	u32 nmrs;		/* MRs allocated */
 	u32 nvalid;		/* MRs registered now */
 	struct mmt_wait_cqe inv;
@@ -2280,6 +2289,31 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 	return 0;
 }
 
+/*
+ * MR @j of @s, for one more registration: after MMT_RX_MR_REGS of them
+ * it is replaced by a new MR (a new MR index: the rkeys of the old one
+ * are not advertised again, docs/CONNECTIONS.md).  The slot is not
+ * granted (invalidated), so the old MR is free; the new one is allocated
+ * first, so its index differs from the old one's.
+ */
+static struct ib_mr *mmt_rx_slot_mr(struct mmt_conn *conn,
+				    struct mmt_rx_slot *s, u32 j)
+{
+	struct ib_mr *mr;
+
+	if (s->regs[j] >= MMT_RX_MR_REGS) {
+		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+				 conn->max_pages);
+		if (IS_ERR(mr))
+			return mr;
+		ib_dereg_mr(s->mrs[j]);
+		s->mrs[j] = mr;
+		s->regs[j] = 0;
+	}
+	s->regs[j]++;
+	return s->mrs[j];
+}
+
 /* Chain a REG_MR of @mr (fresh rkey, remote write) after @prev. */
 static void mmt_rx_reg_wr(struct ib_reg_wr *r, struct ib_mr *mr,
 			  struct ib_reg_wr *prev)
@@ -2329,7 +2363,11 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 			err = -E2BIG;
 			goto out;
 		}
-		mr = s->mrs[nseg];
+		mr = mmt_rx_slot_mr(conn, s, nseg);
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto out;
+		}
 		/*
 		 * Maps as many pages as the MR holds; an sg entry of
 		 * physically contiguous pages may be split across MRs:
@@ -2352,8 +2390,12 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 			sg = sg_next(sg);
 	}
 	if (rx->channel == MMT_CHANNEL_MMT) {
-		struct ib_mr *mr = s->mrs[nseg];
+		struct ib_mr *mr = mmt_rx_slot_mr(conn, s, nseg);
 
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto out;
+		}
 		sg_init_one(&s->head_sg, s->head, MMT_CONN_HEAD_BYTES);
 		if (ib_dma_map_sg(conn->dev, &s->head_sg, 1,
 				  DMA_BIDIRECTIONAL) != 1) {

@@ -663,8 +663,62 @@ static loff_t mmt_pmo_llseek(struct file *file, loff_t offset, int whence)
 }
 
 /*
+ * Bytes of [@off, @off + @len) in the first @k blocks it touches: the
+ * prefix that ends at the end of its @k-th block (or at @len).
+ */
+static size_t mmt_pmo_prefix(const struct mmt *m, u64 off, size_t len, u32 k)
+{
+	unsigned int lbs = m->p->log_block_size;
+
+	if (!k)
+		return 0;
+	return min_t(u64, len, (((off >> lbs) + k) << lbs) - off);
+}
+
+/*
+ * After mmt_read() of [@off, @off + @len) failed: read the bytes of the
+ * blocks before the first one that fails verification into @bounce and
+ * return their count (0 if the first block fails).  mmt_read() is all or
+ * nothing, so this bisects on the number of good blocks: a shorter prefix
+ * touches a subset of the nodes and MACs a longer one does, so if a
+ * prefix reads, every shorter one does.  The first block alone is tried
+ * first (the next call after a short count starts at the bad block).  At
+ * most 2 + log2(blocks in @len) reads, only after an integrity failure;
+ * each failed one zeroes @bounce (and logs, rate-limited), so the bytes
+ * returned are those of the last successful read of exactly the prefix.
+ * Caller holds pmo->lock.
+ */
+static size_t mmt_pmo_good_prefix(struct mmt *m, u64 off, u8 *bounce,
+				  size_t len)
+{
+	unsigned int lbs = m->p->log_block_size;
+	u32 lo = 0, hi, mid;	/* blocks known good, known to fail */
+	bool have = false;	/* @bounce holds the prefix of @lo blocks */
+	size_t good;
+
+	hi = ((off + len - 1) >> lbs) - (off >> lbs) + 1;
+	while (hi - lo > 1) {
+		mid = lo ? lo + (hi - lo) / 2 : 1;
+		have = !mmt_read(m, off, bounce, mmt_pmo_prefix(m, off, len,
+								mid));
+		if (have)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	good = mmt_pmo_prefix(m, off, len, lo);
+	/* untrusted memory changed between the reads: fail here */
+	if (good && !have && mmt_read(m, off, bounce, good))
+		good = 0;
+	return good;
+}
+
+/*
  * One step of pread/pwrite: the part of [pos, pos + len) inside one MMT,
- * at most MMT_IO_CHUNK bytes.  Caller holds pmo->lock.
+ * at most MMT_IO_CHUNK bytes.  *@done: the bytes written or read into
+ * @bounce; on a read's -EBADMSG, those of the blocks before the first bad
+ * one (a short count, uapi/mmt.h); 0 on other errors.  Caller holds
+ * pmo->lock.
  */
 static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			   size_t len, bool write, size_t *done)
@@ -675,6 +729,7 @@ static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 	struct mmt *m = &pmo->mmts[index];
 	int err;
 
+	*done = 0;
 	len = min_t(u64, len, cbytes - off);
 	len = min_t(size_t, len, MMT_IO_CHUNK);
 	if (!pmo->crypto)
@@ -683,11 +738,16 @@ static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 		err = mmt_write(m, off, bounce, len);
 	else
 		err = mmt_read(m, off, bounce, len);
+	if (!err) {
+		*done = len;
+		return 0;
+	}
 	if (err == -EBADMSG) {
 		atomic64_inc(&mmt_stats.verify_fail);
 		trace_mmt_verify_fail(m->root.gua, index, err);
+		if (!write)
+			*done = mmt_pmo_good_prefix(m, off, bounce, len);
 	}
-	*done = len;
 	return err;
 }
 
@@ -727,13 +787,14 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
 		}
 		err = mmt_pmo_io_step(pmo, pos + total, bounce, want, write,
 				      &n);
-		if (err)
-			break;
-		if (!write && copy_to_iter(bounce, n, iter) != n) {
+		/* a failed read still returns the good bytes before it */
+		if (!write && n && copy_to_iter(bounce, n, iter) != n) {
 			err = -EFAULT;
 			break;
 		}
 		total += n;
+		if (err)
+			break;
 	}
 	mutex_unlock(&pmo->lock);
 	kfree_sensitive(bounce);

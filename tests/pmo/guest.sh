@@ -8,7 +8,8 @@
 # MMT_DEBUG=1 (for MMT_IOC_PMO_DEBUG) as /opt/mmt/mmt.ko.
 #
 #  a. pmo-basic: creation, keys and states, pread/pwrite byte-exact at
-#     1 B, 4 KiB, 2 MiB + 1 B, 64 MiB, tampering -> EBADMSG, fd passing,
+#     1 B, 4 KiB, 2 MiB + 1 B, 64 MiB, tampering -> EBADMSG, short
+#     counts before a bad block, fd passing,
 #     local delegation (transfer, copy, replay, other key, errors)
 #  b. mmtctl: the same sizes through the command line (cmp), delegation in
 #     both modes, exit codes 1 (usage), 3 (integrity), JSON output

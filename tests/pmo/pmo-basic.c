@@ -4,7 +4,8 @@
  * errors, key and MMT states, byte-exact pwrite/pread (1 B, 4 KiB,
  * 2 MiB + 1 B, 64 MiB, unaligned, across closures, past the end), wrong
  * states, tampering through MMT_IOC_PMO_DEBUG (EBADMSG, nothing else
- * changes), fd passing between processes, local delegation (transfer,
+ * changes; a pread across a bad block returns the good bytes before it),
+ * fd passing between processes, local delegation (transfer,
  * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors).
  *
  * Every check prints "ok - NAME" or "not ok - NAME (why)"; the last line is
@@ -16,7 +17,7 @@
  *   --no-64m         skip the 64 MiB round trip (slow under TCG)
  *   --require-debug  fail (instead of skip) without MMT_FEAT_DEBUG
  *   --only NAME      run one group: create, keys, io, sizes, tamper,
- *                    fdpass, delegate
+ *                    shortread, fdpass, delegate
  *
  * Built static for the guest by tests/pmo/build.sh; expects the mmt module
  * loaded and root (CAP_SYS_ADMIN for MMT_IOC_PMO_DEBUG).
@@ -842,6 +843,106 @@ static void test_tamper(void)
 	close(fd);
 }
 
+/* ------------------------------------------------------------ short reads */
+
+/*
+ * A pread across a bad block returns the good bytes before it (a short
+ * count; uapi/mmt.h at MMT_IOC_PMO_CREATE, docs/USAGE.md section 3), and
+ * the next pread, which starts at the bad block, fails with EBADMSG.
+ * 2-level geometry: 64-byte blocks, 2048 per 128 KiB closure, leaf nodes
+ * of 80 bytes (8 + 64 minors + 8 MAC) covering 64 blocks each.
+ */
+static void test_short_read(void)
+{
+	static const struct {
+		uint32_t region;	/* MMT_DEBUG_* */
+		uint32_t closure;
+		uint64_t offset;	/* in the region */
+		uint64_t off, len;	/* the pread */
+		uint64_t want;		/* bytes it must return */
+		const char *name;
+	} t[] = {
+		{ MMT_DEBUG_DATA, 0, 10 * 64 + 5, 0, 4096, 640,
+		  "data block 10, pread 4096 at 0" },
+		{ MMT_DEBUG_DATA, 0, 10 * 64 + 5, 100, 4096, 540,
+		  "data block 10, pread 4096 at 100" },
+		{ MMT_DEBUG_DATA, 0, 10 * 64 + 5, 639, 2, 1,
+		  "data block 10, pread 2 at 639" },
+		{ MMT_DEBUG_DATA, 0, 1093 * 64 + 7, 0, 128 * KiB, 1093 * 64,
+		  "data block 1093, pread 128 KiB at 0" },
+		{ MMT_DEBUG_MACS, 0, 1093 * 8 + 2, 0, 128 * KiB, 1093 * 64,
+		  "MAC of block 1093, pread 128 KiB at 0" },
+		{ MMT_DEBUG_DATA, 0, 1024 * 64, 0, 128 * KiB, 1024 * 64,
+		  "data block 1024 (a 64 KiB step's first), pread 128 KiB" },
+		{ MMT_DEBUG_DATA, 0, 1023 * 64, 0, 128 * KiB, 1023 * 64,
+		  "data block 1023 (a 64 KiB step's last), pread 128 KiB" },
+		{ MMT_DEBUG_NODES, 0, 17 * 80, 0, 128 * KiB, 17 * 64 * 64,
+		  "leaf node 17 (blocks 1088-1151), pread 128 KiB at 0" },
+		{ MMT_DEBUG_DATA, 1, 5 * 64, 0, 256 * KiB, 128 * KiB + 5 * 64,
+		  "closure 1 data block 5, pread 256 KiB at 0" },
+	};
+	const uint64_t size = 3 * 128 * KiB;
+	struct pt_rng rng;
+	uint8_t *data, *got;
+	char name[200];
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	if (!have_debug) {
+		if (require_debug)
+			pt_result(false, "short read: MMT_FEAT_DEBUG present",
+				  "module built without MMT_DEBUG=1");
+		else
+			printf("ok - short read # SKIP module without MMT_FEAT_DEBUG\n");
+		return;
+	}
+	fd = new_pmo(size, &geom2, key1, 16, 0, "short read: create");
+	if (fd < 0)
+		return;
+	data = pt_malloc(size);
+	got = pt_malloc(size);
+	pt_rng_seed(&rng, seed + 77);
+	pt_fill(&rng, data, size);
+	write_ok(fd, 0, data, size, "short read: fill 3 closures");
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(name, sizeof(name), "short read: %s: flip", t[i].name);
+		if (!pt_expect_ret(mmtu_pmo_debug(fd, t[i].region, t[i].closure,
+						 t[i].offset, 0x10), 0, name))
+			continue;
+		memset(got, 0xa5, t[i].len);
+		n = pread(fd, got, t[i].len, t[i].off);
+		snprintf(name, sizeof(name),
+			 "short read: %s -> %" PRIu64 " good bytes",
+			 t[i].name, t[i].want);
+		pt_result(n == (ssize_t)t[i].want &&
+			  !memcmp(got, data + t[i].off, t[i].want), name,
+			  "got %zd %s", n, n < 0 ? pt_errname(errno) :
+			  n == (ssize_t)t[i].want ? "bytes differ" : "");
+		n = pread(fd, got, t[i].len, t[i].off + t[i].want);
+		snprintf(name, sizeof(name),
+			 "short read: %s: the next pread -> EBADMSG", t[i].name);
+		pt_result(n < 0 && errno == EBADMSG, name, "got %zd %s", n,
+			  n < 0 ? pt_errname(errno) : "");
+		n = mmtu_pmo_read_all(fd, got, t[i].len, t[i].off);
+		snprintf(name, sizeof(name),
+			 "short read: %s: mmtu_pmo_read_all -> EBADMSG",
+			 t[i].name);
+		pt_result(n == -EBADMSG, name, "got %zd %s", n,
+			  n < 0 ? pt_errname((int)n) : "");
+		snprintf(name, sizeof(name), "short read: %s: flip back",
+			 t[i].name);
+		pt_expect_ret(mmtu_pmo_debug(fd, t[i].region, t[i].closure,
+					    t[i].offset, 0x10), 0, name);
+	}
+	check_read(fd, 0, data, size,
+		   "short read: whole PMO byte-exact at the end");
+	free(got);
+	free(data);
+	close(fd);
+}
+
 /* ------------------------------------------------------------ fd passing */
 
 /* child of test_fdpass(): receive a PMO fd, write @len bytes of @seed */
@@ -1306,6 +1407,7 @@ static const struct {
 	{ "io", test_io },
 	{ "sizes", test_sizes },
 	{ "tamper", test_tamper },
+	{ "shortread", test_short_read },
 	{ "fdpass", test_fdpass },
 	{ "delegate", test_delegate },
 };

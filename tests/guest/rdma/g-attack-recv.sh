@@ -70,6 +70,7 @@ r "sender writes with a guessed rkey: ECONNRESET" 7515 -n 8 \
 	-X ECONNRESET -A 5
 r "sender writes with a stale rkey: ECONNRESET" 7516 -n 8 \
 	-X ECONNRESET -A 5
+T=300 r "2 x 1100 closures of 4 KiB on one connection" 7519 -l 1 -n 1100 -P
 r "after the attacks: a clean transfer" 7517
 mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat "$FAULT"

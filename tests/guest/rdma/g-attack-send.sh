@@ -6,10 +6,13 @@
 # port.  After a rejection the sender's MMTs are VALID and byte-exact (the
 # rejected and cancelled ones re-encrypted under a fresh GUA) or INVALID
 # (acked).  The rkey attacks are the sender's own: it writes closure 5
-# with a wrong rkey, the receiver's NIC refuses it and the QP breaks.
+# with a wrong rkey, the receiver's NIC refuses it and the QP breaks.  The
+# rkeys of 2200 grants on one connection (debugfs mmt/conn_rkeys) are all
+# different.
 
 PEER=$(mmtg_ip_of 2)
 FAULT=/sys/kernel/debug/mmt/conn_fault
+RKEYS=/sys/kernel/debug/mmt/conn_rkeys
 
 mmtg_t "send: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "send: insmod mmt.ko (test build)" mmtg_load_mmt
@@ -49,6 +52,32 @@ s "guessed rkey: ECONNRESET, remote access error counted" 7515 -n 8 \
 	-F "rkey 5 guess" -X ECONNRESET -R -A 5 -D remote_access_errors
 s "stale rkey: ECONNRESET, remote access error counted" 7516 -n 8 \
 	-F "rkey 5 stale" -X ECONNRESET -R -A 5 -D remote_access_errors
+
+# rkeys_distinct GRANTS - debugfs mmt/conn_rkeys holds GRANTS grants, none
+# dropped, no rkey twice, and more than 256 of them for slot 0 (the 8-bit
+# key of one MR wraps after 256 registrations: docs/CONNECTIONS.md); its
+# variables are not mmtg_t's (_n)
+rkeys_distinct() {
+	cat "$RKEYS" >/tmp/rkeys.txt
+	grep -E '^[0-9]+ [0-9]+ [0-9a-f]{8}$' /tmp/rkeys.txt >/tmp/rkeys.list
+	_rkg=$(sed -n 's/^grants //p' /tmp/rkeys.txt)
+	_rkd=$(sed -n 's/^dropped //p' /tmp/rkeys.txt)
+	_rkn=$(wc -l </tmp/rkeys.list)
+	_rku=$(awk '{ print $3 }' /tmp/rkeys.list | sort -u | wc -l)
+	_rks=$(awk '$1 % 4 == 0 && $2 == 0' /tmp/rkeys.list | wc -l)
+	echo "grants $_rkg, dropped $_rkd, rkeys $_rkn, distinct $_rku, grants of slot 0 $_rks"
+	awk '{ print $3 }' /tmp/rkeys.list | sort | uniq -d | head -n 3 |
+		while read -r _rkk; do
+			echo "repeated: $(grep " $_rkk\$" /tmp/rkeys.list | head -n 4 |
+				tr '\n' ',')"
+		done
+	[ "$_rkg" = "$1" ] && [ "$_rkd" = 0 ] && [ "$_rkn" = "$_rku" ] &&
+		[ "$_rks" -gt 256 ]
+}
+
+echo clear >"$RKEYS"
+T=300 s "2 x 1100 closures of 4 KiB on one connection" 7519 -l 1 -n 1100 -P
+mmtg_t "send: 2200 grants on one connection, no rkey twice" rkeys_distinct 2200
 s "after the attacks: a clean transfer" 7517
 mmtg_t "send: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat /sys/kernel/debug/mmt/stats

@@ -24,6 +24,13 @@ fuzz_seconds=${FUZZ_SECONDS:-20}
 out=${O:-build}
 mkdir -p "$out"
 
+# The kernel to build for and boot, resolved now that `make check` has run
+# scripts/deps.sh, and exported to every stage.  Without one, the stages
+# that need it fail with the reason.
+if mmt_kernel; then
+	echo "check: kernel ${KVER:-(from KDIR)}, build dir $KDIR"
+fi
+
 total_pass=0
 total_fail=0
 report=()

@@ -57,6 +57,12 @@ die() {
 mkdir -p "$OUT" "$SHARE"
 say "MMT closure delegation between two nodes (QEMU guests, Soft-RoCE)"
 
+# The kernel to build for and boot, resolved now that `make demo` has run
+# scripts/deps.sh, and exported to the builds and the guests.
+. scripts/lib.sh
+mmt_kernel || die "no kernel headers"
+say "kernel: ${KVER:-(from KDIR)}, build dir $KDIR"
+
 # 1. build
 if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
 	t=$(date +%s)

@@ -31,8 +31,10 @@
 # Then "firstrun: N passed, N failed"; exit status 1 if a check failed.
 #
 # Needs unshare and mount: root, or a user namespace (unshare -r) for
-# others; and the user-space build's packages (the copy builds lib/, the
-# tools and the demo's static programs for real): about 10 s on 2 cores.
+# others; in a chroot, / must be a mount point (unshare makes it private,
+# so that nothing mounted here is seen outside); and the user-space
+# build's packages (the copy builds lib/, the tools and the demo's static
+# programs for real): about 10 s on 2 cores.
 # make check runs it in its build stage; MMT_FIRSTRUN=1 (set for the
 # replayed runs) keeps it from running itself.
 set -euo pipefail
@@ -178,7 +180,17 @@ main() {
 	copy_tree "$TMP/tree"
 	write_stub "$TMP/tree"
 	if ! replay; then
-		notok "setup" "unshare -m or a tmpfs mount failed (not root: are user namespaces allowed?)"
+		if [ "$(id -u)" -ne 0 ]; then
+			why="not root: are user namespaces allowed?"
+		elif ischroot 2>/dev/null; then
+			# unshare cannot make / private where / is not a
+			# mount point, and mounting without that could show
+			# the tmpfs mounts outside the namespace
+			why="in a chroot whose / is not a mount point: bind-mount its directory onto itself before entering it"
+		else
+			why="see the error above"
+		fi
+		notok "setup" "no private mount namespace with tmpfs mounts: $why"
 		finish
 	fi
 

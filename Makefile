@@ -11,11 +11,17 @@
 #   MMT_CACHE  cache for the unpacked kernel source and the UML build
 #          (default: /var/tmp/mmt-cache; deleting it only costs time)
 
-KVER ?= $(shell ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||;s|/build||' | sort -V | tail -n 1)
+# KVER and KDIR look at installed packages (the kernel headers), so they are
+# resolved by the recipes that use them, never when this file is parsed, and
+# not exported: `make check` and `make demo` install the packages first
+# (scripts/deps.sh), then their scripts resolve the kernel once
+# (scripts/lib.sh, mmt_kernel) and pass it to every stage.  A value set on
+# the command line or in the environment is kept.
+KVER ?= $(shell bash -c '. scripts/lib.sh && mmt_kver' 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 O ?= build
 MMT_CACHE ?= /var/tmp/mmt-cache
-export KVER KDIR MMT_CACHE
+export MMT_CACHE
 
 CC ?= cc
 CLANG ?= clang
@@ -60,7 +66,9 @@ help:
 	@sed -n '3,14p' Makefile
 
 module:
-	@test -d "$(KDIR)" || { echo "no kernel build dir '$(KDIR)'; run 'make deps' or set KDIR=" >&2; exit 1; }
+	@test -d '$(KDIR)' || { \
+		echo "no kernel build dir '$(KDIR)'$(if $(KVER),, (no kernel headers: no /lib/modules/*/build)); run 'make deps' or set KVER= or KDIR=" >&2; \
+		exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
 user: $(ENGINE_LIB) $(UNIT_BIN)

@@ -3,7 +3,9 @@
 #
 # `make check`: runs every test stage and exits non-zero if any failed.
 #
-#   build  module (W=1, warnings are failures), user-space lib/, tools
+#   build  module (W=1, warnings are failures), user-space lib/, tools;
+#          the first make check and make demo on a machine without the
+#          packages, replayed (tests/firstrun/run.sh)
 #   unit   the tests/lib suites in user space (OpenSSL backend)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
@@ -23,6 +25,13 @@ stages=${STAGES:-build unit fuzz kunit guest lint}
 fuzz_seconds=${FUZZ_SECONDS:-20}
 out=${O:-build}
 mkdir -p "$out"
+
+# The kernel to build for and boot, resolved now that `make check` has run
+# scripts/deps.sh, and exported to every stage.  Without one, the stages
+# that need it fail with the reason.
+if mmt_kernel; then
+	echo "check: kernel ${KVER:-(from KDIR)}, build dir $KDIR"
+fi
 
 total_pass=0
 total_fail=0
@@ -60,7 +69,7 @@ run_stage() {
 }
 
 stage_build() {
-	local pass=0 fail=0 log=$out/build-module.log
+	local pass=0 fail=0 log=$out/build-module.log rc p f
 	if make -s module >"$log" 2>&1 && ! grep -E 'warning:|error:' "$log"; then
 		echo "ok - module builds warning-free with W=1"
 		pass=$((pass + 1))
@@ -76,6 +85,21 @@ stage_build() {
 		cat "$log.user"
 		echo "not ok - user-space build"
 		fail=$((fail + 1))
+	fi
+	# The first run on a machine without the packages, replayed with a
+	# stub deps step (tests/firstrun/run.sh); not inside that replay.
+	if [ -z "${MMT_FIRSTRUN:-}" ]; then
+		tests/firstrun/run.sh >"$log.firstrun" 2>&1
+		rc=$?
+		grep -v -E '^firstrun: [0-9]+ passed' "$log.firstrun"
+		p=$(grep -c '^ok - ' "$log.firstrun")
+		f=$(grep -c '^not ok - ' "$log.firstrun")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "not ok - firstrun: tests/firstrun/run.sh exited $rc"
+			f=1
+		fi
+		pass=$((pass + p))
+		fail=$((fail + f))
 	fi
 	echo "build: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

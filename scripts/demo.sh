@@ -57,6 +57,12 @@ die() {
 mkdir -p "$OUT" "$SHARE"
 say "MMT closure delegation between two nodes (QEMU guests, Soft-RoCE)"
 
+# The kernel to build for and boot, resolved now that `make demo` has run
+# scripts/deps.sh, and exported to the builds and the guests.
+. scripts/lib.sh
+mmt_kernel || die "no kernel headers"
+say "kernel: ${KVER:-(from KDIR)}, build dir $KDIR"
+
 # 1. build
 if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
 	t=$(date +%s)
@@ -73,7 +79,7 @@ say "built: guest programs and the test module build/demo/ko/driver/mmt.ko" \
 
 # 2. the data: a slice of the Linux source tarball
 # shellcheck disable=SC2012 # version-sorted file names
-TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
 [ -n "$TARBALL" ] || die "no /usr/src/linux-source-*.tar.xz: run 'make deps'"
 head -c $((SLICE_MIB << 20)) "$TARBALL" >"$SHARE/slice.bin"
 SLICE_BYTES=$(stat -c %s "$SHARE/slice.bin")

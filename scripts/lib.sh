@@ -1,8 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers sourced by the scripts in scripts/.
+# Helpers sourced by the scripts in scripts/ and by the test scripts that
+# build the module.
 
 mmt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mmt_cache=${MMT_CACHE:-/var/tmp/mmt-cache}
+
+# mmt_kver: print the kernel version to build the module for: $KVER if set,
+# else the newest /lib/modules/<ver> that has a build/ directory (Debian's
+# linux-headers-*).  It looks when it is called, so call it after
+# scripts/deps.sh, never before: on a fresh machine the headers appear only
+# then.  The Makefile's default KVER is this function.
+mmt_kver() {
+	local v
+
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+		return 0
+	fi
+	# shellcheck disable=SC2012 # version-sorted directory names
+	v=$(ls -d /lib/modules/*/build 2>/dev/null |
+		sed 's|^/lib/modules/||; s|/build$||' | sort -V | tail -n 1)
+	if [ -z "$v" ]; then
+		echo "no kernel headers (/lib/modules/*/build); run 'make deps' or set KVER= or KDIR=" >&2
+		return 1
+	fi
+	echo "$v"
+}
+
+# mmt_kernel: resolve the kernel once, after scripts/deps.sh, and export
+# KVER and KDIR (default /lib/modules/$KVER/build) so that every stage and
+# program started from here builds for, and boots, the same kernel.  A KDIR
+# or KVER of the caller is kept (with only KDIR set, KVER stays unset and
+# the guests pick their kernel, tests/guest/mkinitramfs.sh).  Fails with a
+# message if the build directory does not exist.
+mmt_kernel() {
+	if [ -z "${KDIR:-}" ]; then
+		KVER=$(mmt_kver) || return 1
+		KDIR=/lib/modules/$KVER/build
+	fi
+	if [ ! -d "$KDIR" ]; then
+		echo "no kernel build dir '$KDIR'; run 'make deps' or set KVER= or KDIR=" >&2
+		return 1
+	fi
+	export KVER KDIR
+}
 
 # mmt_kernel_src: print the path of Debian's linux-source tree unpacked in
 # the cache (unpacking it once per tarball), for kunit.py and checkpatch.

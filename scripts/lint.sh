@@ -83,10 +83,16 @@ verdict "checkpatch --strict (${#files[@]} files)" "$out/lint-checkpatch"
 # sparse: C=2 checks every file of the module, not just rebuilt ones.
 # The kernel's own sparse flags (as `make C=2` on the kernel); findings in
 # the kernel's headers are not ours and are dropped.
-make -s module C=2 >"$out/lint-sparse.raw" 2>&1
+# A module that does not build was not checked: that is a finding too.
+sparse_rc=0
+make -s module C=2 >"$out/lint-sparse.raw" 2>&1 || sparse_rc=$?
 grep -E '(warning|error):' "$out/lint-sparse.raw" | sed "s|^$mmt_top/||" |
 	grep -v '^/' | sort -u >"$out/lint-sparse.f"
 filter "$out/lint-sparse.f" | sed 's/^/sparse: /' >"$out/lint-sparse"
+if [ "$sparse_rc" -ne 0 ]; then
+	tail -n 5 "$out/lint-sparse.raw"
+	echo "sparse: make module C=2 exited $sparse_rc" >>"$out/lint-sparse"
+fi
 verdict "sparse (make C=2)" "$out/lint-sparse"
 
 # kernel-doc: malformed or incomplete kernel-doc comments.

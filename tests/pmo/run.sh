@@ -12,8 +12,9 @@
 # The guest boots with slub_debug=U,kmalloc-* (exact slab counts for the
 # leak check, as tests/guest/tests does for g-basic.sh).
 # Environment: PMO_KO (use this module instead of building a debug one; not
-# MMT_KO, which tests/guest/tests sets to the normal build), KDIR (kernel
-# build dir; default the newest /lib/modules/*/build).
+# MMT_KO, which tests/guest/tests sets to the normal build), KDIR, KVER (the
+# kernel to build for; default the newest /lib/modules/*/build, see
+# scripts/lib.sh).
 # Outputs: build/guest/pmo/ (g1.log and friends, see tests/guest/run.sh).
 # Exit status: that of tests/guest/run.sh.
 set -euo pipefail
@@ -38,8 +39,8 @@ done
 
 KO=${PMO_KO:-}
 if [ -z "$KO" ]; then
-	# shellcheck disable=SC2012 # version-sorted directory names
-	KDIR=${KDIR:-$(ls -d /lib/modules/*/build | sort -V | tail -n 1)}
+	. "$ROOT/scripts/lib.sh"
+	mmt_kernel
 	rm -rf "$KOBUILD"
 	mkdir -p "$KOBUILD"
 	cp "$ROOT/Kbuild" "$KOBUILD/"

@@ -11,8 +11,8 @@
 # libcrypto for mmt-bench's SHA-256), and OUTDIR/ko/driver/mmt.ko: the
 # module built with MMT_DEBUG=1 (MMT_IOC_PMO_DEBUG, which the tamper demo
 # needs) from a private copy of Kbuild, driver/, lib/ and uapi/, so
-# driver/mmt.ko is not touched.  Environment: CC (default gcc), KDIR
-# (default the newest /lib/modules/*/build).
+# driver/mmt.ko is not touched.  Environment: CC (default gcc), KDIR, KVER
+# (default the newest /lib/modules/*/build, see scripts/lib.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,8 +41,8 @@ $CC $CFLAGS $INC -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -o "$OUT/bin/mmtctl" \
 	"$ROOT/tools/mmtctl.c" "$ROOT/tools/lib/libmmt.c"
 
-# shellcheck disable=SC2012 # version-sorted directory names
-KDIR=${KDIR:-$(ls -d /lib/modules/*/build | sort -V | tail -n 1)}
+. "$ROOT/scripts/lib.sh"
+mmt_kernel
 rm -rf "$OUT/ko"
 mkdir -p "$OUT/ko"
 cp "$ROOT/Kbuild" "$OUT/ko/"

@@ -32,21 +32,31 @@ static const char mmt_chan_info[] = "mmt v1 channel";
  */
 static const char mmt_chan_root_info[] = "mmt v1 chanroot";
 
-/* mmt_key_root(): kernel-doc in mmt_lib.h */
-int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root)
+/*
+ * A 32-byte root of an MMT key: HKDF-SHA256(@key, @salt, @info), @out
+ * zeroed on error.  The keying root and the channel root.
+ */
+static int mmt_root_of_key(const u8 *key, unsigned int key_len,
+			   const char *salt, const char *info, u8 *out)
 {
 	int err;
 
-	if (!key || !root || (key_len != 16 && key_len != 32))
+	BUILD_BUG_ON(MMT_KEY_ROOT_BYTES != MMT_CHAN_ROOT_BYTES);
+	if (!key || !out || (key_len != 16 && key_len != 32))
 		return -EINVAL;
-	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_root_salt,
-				     strlen(mmt_root_salt),
-				     (const u8 *)mmt_root_info,
-				     strlen(mmt_root_info), root,
-				     MMT_KEY_ROOT_BYTES);
+	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)salt,
+				     strlen(salt), (const u8 *)info,
+				     strlen(info), out, MMT_KEY_ROOT_BYTES);
 	if (err)
-		memzero_explicit(root, MMT_KEY_ROOT_BYTES);
+		memzero_explicit(out, MMT_KEY_ROOT_BYTES);
 	return err;
+}
+
+/* mmt_key_root(): kernel-doc in mmt_lib.h */
+int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root)
+{
+	return mmt_root_of_key(key, key_len, mmt_root_salt, mmt_root_info,
+			       root);
 }
 
 /* mmt_crypto_alloc_root(): kernel-doc in mmt_lib.h */
@@ -121,16 +131,6 @@ struct mmt_chan_crypto *mmt_chan_crypto_alloc(const u8 *key,
 /* mmt_chan_root_key(): kernel-doc in mmt_lib.h */
 int mmt_chan_root_key(const u8 *key, unsigned int key_len, u8 *root)
 {
-	int err;
-
-	if (!key || !root || (key_len != 16 && key_len != 32))
-		return -EINVAL;
-	err = mmt_crypto_hkdf_sha256(key, key_len, (const u8 *)mmt_hkdf_salt,
-				     strlen(mmt_hkdf_salt),
-				     (const u8 *)mmt_chan_root_info,
-				     strlen(mmt_chan_root_info), root,
-				     MMT_CHAN_ROOT_BYTES);
-	if (err)
-		memzero_explicit(root, MMT_CHAN_ROOT_BYTES);
-	return err;
+	return mmt_root_of_key(key, key_len, mmt_hkdf_salt, mmt_chan_root_info,
+			       root);
 }

@@ -25,7 +25,7 @@
 
 static_assert(sizeof(struct mmt_wire_hello) == 24);
 static_assert(sizeof(struct mmt_wire_seg) == 16);
-static_assert(sizeof(struct mmt_wire_msg) == 48 + 16 * MMT_WIRE_MAX_SEGS);
+static_assert(sizeof(struct mmt_wire_msg) == 80 + 16 * MMT_WIRE_MAX_SEGS);
 static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
@@ -93,6 +93,62 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 		return -EPROTO;
 	msg->err = mmt_wire_verdict(-(int)le32_to_cpu(w->err));
 	return 0;
+}
+
+/**
+ * mmt_conn_ack_tag() - the tag of an MMT-channel ACK
+ * @pmo: a keyed PMO (the receive PMO on the receiver, the sending PMO on
+ *	the sender: both hold the same MMT key, hence the same keying root)
+ * @conn_id: the connection's id
+ * @gen: the transfer's generation
+ * @index: the closure
+ * @nonce: MMT_RX_NONCE_BYTES: the receive's nonce
+ * @verdict: 0 (accepted) or the negative errno of the rejection
+ * @tag: (out) MMT_WIRE_TAG_BYTES
+ *
+ * The first 16 bytes of HKDF-SHA256 (RFC 5869) of the PMO's keying root,
+ * salt "mmt-v2 ack", info "mmt v2 ack" || le64 conn_id || le32 gen ||
+ * le32 index || nonce || le32 -verdict: a PRF of the verdict and of
+ * everything that names the closure and its receive, keyed by the MMT key.
+ * Only a holder of the key can say "accepted" for this closure of this
+ * receive, so a forged or replayed acceptance cannot make the sender give
+ * up its MMT (docs/CONNECTIONS.md "Acknowledgements").
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; -ENOKEY if the PMO has no key; or the crypto library's error
+ * (@tag zeroed).
+ */
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
+		     const u8 *nonce, int verdict, u8 *tag)
+{
+	static const char label[] = "mmt v2 ack";
+	static const char salt[] = "mmt-v2 ack";
+	u8 info[sizeof(label) - 1 + 8 + 4 + 4 + MMT_RX_NONCE_BYTES + 4];
+	u8 *p = info;
+	u8 okm[32];
+	int err;
+
+	memcpy(p, label, sizeof(label) - 1);
+	p += sizeof(label) - 1;
+	put_unaligned_le64(conn_id, p);
+	put_unaligned_le32(gen, p + 8);
+	put_unaligned_le32(index, p + 12);
+	memcpy(p + 16, nonce, MMT_RX_NONCE_BYTES);
+	put_unaligned_le32(-verdict, p + 16 + MMT_RX_NONCE_BYTES);
+	mutex_lock(&pmo->lock);
+	err = pmo->crypto ? 0 : -ENOKEY;
+	if (!err)
+		err = mmt_crypto_hkdf_sha256(pmo->key_root,
+					     sizeof(pmo->key_root),
+					     (const u8 *)salt, sizeof(salt) - 1,
+					     info, sizeof(info), okm,
+					     sizeof(okm));
+	mutex_unlock(&pmo->lock);
+	memcpy(tag, okm, MMT_WIRE_TAG_BYTES);
+	if (err)
+		memset(tag, 0, MMT_WIRE_TAG_BYTES);
+	memzero_explicit(okm, sizeof(okm));
+	return err;
 }
 
 /**
@@ -247,6 +303,8 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
  * @src: the sending PMO
  * @conn_id: the connection's id (closure header)
  * @gen: the transfer's generation (closure header)
+ * @rx_nonce: MMT_RX_NONCE_BYTES, the receive's nonce from its grants
+ *	(closure header)
  * @peer_node: the receiver's node id (closure header)
  * @index: which MMT
  * @copy: copy mode (the closure carries MMT_CLOSURE_F_COPY)
@@ -261,14 +319,15 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
  * Return: 0 or mmt_delegate_build()'s errors (the MMT is VALID again).
  */
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
-		      u16 peer_node, u32 index, bool copy, u8 *head)
+		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
+		      u8 *head)
 {
 	int err;
 
 	/* Only the head is built: the sections go from the PMO itself. */
 	mutex_lock(&src->lock);
-	err = mmt_delegate_build(src, index, conn_id, gen, peer_node, copy,
-				 head, 0);
+	err = mmt_delegate_build(src, index, conn_id, gen, rx_nonce, peer_node,
+				 copy, head, 0);
 	mutex_unlock(&src->lock);
 	return err;
 }
@@ -304,9 +363,14 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
  * @conn_id: the connection's id: the receiver rules start over for it, as
  *	for a new loopback connection
  *
+ * The PMO is then this receive's alone until mmt_conn_rx_finish(): the
+ * receive rules (struct mmt_rx_rules in the PMO) belong to one receive.
+ *
  * Context: process; takes @pmo->lock.
- * Return: 0; -EPERM (no key, or an MMT in the wrong state); -E2BIG (secure
- * and plain channels) if one closure's data is above MMT_CHAN_MSG_MAX.
+ * Return: 0; -EPERM (no key, or an MMT in the wrong state); -EBUSY if
+ * another receive (on any connection, or a local delegation) is filling
+ * the PMO; -E2BIG (secure and plain channels) if one closure's data is
+ * above MMT_CHAN_MSG_MAX.
  */
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 {
@@ -319,6 +383,8 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 	mutex_lock(&pmo->lock);
 	if (!pmo->crypto)
 		err = -EPERM;
+	else if (pmo->receiving)
+		err = -EBUSY;
 	for (i = 0; !err && i < pmo->closures; i++) {
 		const struct mmt_root *r = &pmo->mmts[i].root;
 
@@ -326,14 +392,25 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 		    r->state != MMT_VALID || r->read_only)
 			err = -EPERM;
 	}
-	if (!err && channel == MMT_CHANNEL_MMT) {
-		pmo->rx.conn_id = conn_id;
-		pmo->rx.self_node = mmt_node_id();
-		pmo->rx.last_root_counter = 0;
-		pmo->rx.last_gua = 0;
-	}
+	if (!err && channel == MMT_CHANNEL_MMT)
+		mmt_pmo_rx_start(pmo, conn_id);
+	if (!err)
+		pmo->receiving = true;
 	mutex_unlock(&pmo->lock);
 	return err;
+}
+
+/**
+ * mmt_conn_rx_finish() - end the receive mmt_conn_rx_prepare() started
+ * @pmo: the receive PMO
+ *
+ * Context: process; takes @pmo->lock.
+ */
+void mmt_conn_rx_finish(struct mmt_pmo *pmo)
+{
+	mutex_lock(&pmo->lock);
+	pmo->receiving = false;
+	mutex_unlock(&pmo->lock);
 }
 
 /**
@@ -343,6 +420,8 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
  * @index: which MMT
  * @gen: the transfer's generation (from its offer): the closure must carry
  *	it (rule 4c, -ESTALE)
+ * @rx_nonce: MMT_RX_NONCE_BYTES, this receive's nonce: the closure must
+ *	carry it too (rule 4c, -ESTALE)
  * @head: MMT_CONN_HEAD_BYTES of closure header and sealed root, a private
  *	copy made after the registration was invalidated
  * @peer: the sender's node id from the connection's hello
@@ -366,7 +445,7 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
  * failed, or -ENOMEM.
  */
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
-		      const u8 *head, u16 peer, bool eager)
+		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager)
 {
 	u64 gua;
 	int err;
@@ -376,7 +455,8 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 	mutex_lock(&pmo->lock);
 	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
 	pmo->rx.expect_seq = index;
-	pmo->rx.gen = gen;		/* and only in its own transfer */
+	pmo->rx.gen = gen;		/* and only in its own receive */
+	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
 	err = mmt_closure_receive_inplace(&pmo->mmts[index], &pmo->rx, head,
 					  peer, eager);
 	gua = pmo->mmts[index].root.gua;

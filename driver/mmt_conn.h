@@ -38,8 +38,12 @@ struct mmt_pmo;
 /*
  * Protocol version in the hello; a peer with another one is rejected.
  * 2: the accepting side contributes to the connection id (accept_rand).
+ * 3: closure format v2: GRANT carries the receive's nonce, which every
+ *    closure of the receive is bound to; an MMT-channel ACK carries a tag
+ *    that authenticates its verdict.
  */
-#define MMT_WIRE_VERSION	2
+#define MMT_WIRE_VERSION	3
+#define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
 
@@ -115,6 +119,10 @@ struct mmt_wire_seg {
  * @log_block_size: OFFER: geometry
  * @log_arity: OFFER: geometry
  * @reserved1: zero
+ * @nonce: GRANT, ACK: the receive's nonce (MMT channel), drawn at random
+ *	by the receiver for each receive; zero otherwise
+ * @tag: ACK of the MMT channel: mmt_conn_ack_tag() of the verdict, under
+ *	the MMT key; zero otherwise
  * @segs: GRANT: the region's segments in order, then the head slot
  */
 struct mmt_wire_msg {
@@ -134,6 +142,8 @@ struct mmt_wire_msg {
 	u8 log_block_size;
 	u8 log_arity[MMT_MAX_LEVELS];
 	u8 reserved1[2];
+	u8 nonce[MMT_RX_NONCE_BYTES];
+	u8 tag[MMT_WIRE_TAG_BYTES];
 	struct mmt_wire_seg segs[MMT_WIRE_MAX_SEGS];
 };
 
@@ -189,13 +199,17 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 			 u32 channel, bool copy);
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
-		      u16 peer_node, u32 index, bool copy, u8 *head);
+		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
+		      u8 *head);
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
+		     const u8 *nonce, int verdict, u8 *tag);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel);
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id);
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
-		      const u8 *head, u16 peer, bool eager);
+		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager);
+void mmt_conn_rx_finish(struct mmt_pmo *pmo);
 int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf);
 int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf);
 int mmt_conn_xfer_args(const void *xfer);

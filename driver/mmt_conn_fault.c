@@ -18,6 +18,8 @@
  *			with the 8-bit key XORed with 0xff (right MR, wrong key)
  *	rkey I stale	sender: write closure I with the first rkey of grant
  *			I - 4 (the same MR before its invalidation); I >= 4
+ *	ack I accept	sender: turn the ACK of closure I into an acceptance
+ *			(verdict 0), keeping the receiver's nonce and tag
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -63,7 +65,30 @@ enum mmt_fault_op {
 	MMT_FAULT_PRESENT,
 	MMT_FAULT_RKEY_GUESS,
 	MMT_FAULT_RKEY_STALE,
+	MMT_FAULT_ACK_ACCEPT,
 };
+
+/* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
+ * receives.
+ */
+enum mmt_fault_kind {
+	MMT_FAULT_AT_RX,
+	MMT_FAULT_AT_GRANT,
+	MMT_FAULT_AT_ACK,
+};
+
+static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
+{
+	switch (op) {
+	case MMT_FAULT_RKEY_GUESS:
+	case MMT_FAULT_RKEY_STALE:
+		return MMT_FAULT_AT_GRANT;
+	case MMT_FAULT_ACK_ACCEPT:
+		return MMT_FAULT_AT_ACK;
+	default:
+		return MMT_FAULT_AT_RX;
+	}
+}
 
 enum mmt_fault_region {
 	MMT_FAULT_DATA,
@@ -110,7 +135,8 @@ static u32 mmt_rkey_logged;
 static u64 mmt_rkey_grants, mmt_rkey_dropped;
 
 /* Take the first armed fault for closure @index on one side. */
-static bool mmt_fault_take(u32 index, bool sender, struct mmt_fault *out)
+static bool mmt_fault_take(u32 index, enum mmt_fault_kind kind,
+			   struct mmt_fault *out)
 {
 	unsigned long flags;
 	bool found = false;
@@ -118,10 +144,8 @@ static bool mmt_fault_take(u32 index, bool sender, struct mmt_fault *out)
 
 	spin_lock_irqsave(&mmt_fault_lock, flags);
 	for (i = 0; i < mmt_nfaults; i++) {
-		bool tx = mmt_faults[i].op == MMT_FAULT_RKEY_GUESS ||
-			  mmt_faults[i].op == MMT_FAULT_RKEY_STALE;
-
-		if (mmt_faults[i].index != index || tx != sender)
+		if (mmt_faults[i].index != index ||
+		    mmt_fault_kind(mmt_faults[i].op) != kind)
 			continue;
 		*out = mmt_faults[i];
 		memmove(&mmt_faults[i], &mmt_faults[i + 1],
@@ -224,7 +248,7 @@ void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head)
 	u64 bytes;
 	u8 *base;
 
-	while (mmt_fault_take(index, false, &f)) {
+	while (mmt_fault_take(index, MMT_FAULT_AT_RX, &f)) {
 		switch (f.op) {
 		case MMT_FAULT_RECORD:
 			mmt_fault_record(index, head, region, len);
@@ -280,6 +304,13 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 	unsigned long flags;
 	u32 stale, i;
 
+	if (msg->type == MMT_MSG_ACK) {
+		if (msg->err && mmt_fault_take(msg->index, MMT_FAULT_AT_ACK, &f)) {
+			msg->err = 0;
+			msg->wire.err = 0;
+		}
+		return;
+	}
 	if (msg->type != MMT_MSG_GRANT || !msg->wire.nsegs)
 		return;
 	spin_lock_irqsave(&mmt_fault_lock, flags);
@@ -299,7 +330,7 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 				MMT_FAULT_RKEYS];
 	mmt_fault_rkeys[msg->index % MMT_FAULT_RKEYS] = rkey;
 	spin_unlock_irqrestore(&mmt_fault_lock, flags);
-	if (!mmt_fault_take(msg->index, true, &f))
+	if (!mmt_fault_take(msg->index, MMT_FAULT_AT_GRANT, &f))
 		return;
 	if (f.op == MMT_FAULT_RKEY_GUESS)
 		rkey ^= 0xff;
@@ -352,6 +383,11 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			f->op = MMT_FAULT_RKEY_STALE;
 		else
 			return -EINVAL;
+	} else if (!strcmp(op, "ack")) {
+		if (sscanf(line, "ack %u %7s", &f->index, a) != 2 ||
+		    strcmp(a, "accept"))
+			return -EINVAL;
+		f->op = MMT_FAULT_ACK_ACCEPT;
 	} else {
 		return -EINVAL;
 	}

@@ -1733,6 +1733,8 @@ struct mmt_tx {
 	u32 channel;
 	bool copy;
 	u32 gen;
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];	/* MMT: the receive's (GRANT) */
+	bool have_nonce;
 	u32 n;			/* closures */
 	u32 nslots;
 	size_t region_bytes;	/* bytes written per closure (sections) */
@@ -1929,6 +1931,16 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 	    (w->head_seg != nsegs - 1 ||
 	     le32_to_cpu(w->segs[nsegs - 1].len) != MMT_CONN_HEAD_BYTES))
 		return -EPROTO;
+	/* One receive, one nonce: every closure is sealed for it. */
+	if (tx->channel == MMT_CHANNEL_MMT) {
+		if (!tx->have_nonce) {
+			memcpy(tx->rx_nonce, w->nonce, sizeof(tx->rx_nonce));
+			tx->have_nonce = true;
+		} else if (memcmp(tx->rx_nonce, w->nonce,
+				  sizeof(tx->rx_nonce))) {
+			return -EPROTO;
+		}
+	}
 	/* The slot's previous WRITE_WITH_IMM must have completed. */
 	err = mmt_wait_wr(conn, &s->wcqe, mmt_timeout(0));
 	if (err)
@@ -1940,8 +1952,8 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 		u8 *mem = pmo->mem + (size_t)m->index * pmo->stride;
 
 		err = mmt_conn_tx_build(pmo, conn->conn_id, tx->gen,
-					conn->peer_node, m->index, tx->copy,
-					s->head);
+					tx->rx_nonce, conn->peer_node,
+					m->index, tx->copy, s->head);
 		if (!err) {
 			err = mmt_map(conn, mem, tx->region_bytes, &s->region);
 			if (err)
@@ -1988,6 +2000,29 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 	return err;
 }
 
+/*
+ * Is an MMT-channel acceptance genuine: the receive's nonce and the tag of
+ * "accepted" for this closure under the PMO's key?  A rejection needs no
+ * proof: it leaves the sender's MMT VALID (re-encrypted) whoever sent it.
+ */
+static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
+{
+	u8 tag[MMT_WIRE_TAG_BYTES];
+	bool ok;
+
+	if (tx->channel != MMT_CHANNEL_MMT || m->err)
+		return true;
+	if (!tx->have_nonce ||
+	    crypto_memneq(m->wire.nonce, tx->rx_nonce, sizeof(tx->rx_nonce)))
+		return false;
+	if (mmt_conn_ack_tag(tx->pmo, tx->conn->conn_id, tx->gen, m->index,
+			     tx->rx_nonce, 0, tag))
+		return false;
+	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
+	memzero_explicit(tag, sizeof(tag));
+	return ok;
+}
+
 /* An ACK for the oldest posted closure arrived. */
 static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
 {
@@ -1995,6 +2030,17 @@ static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
 
 	if (m->index != tx->acked || !s->busy || s->index != m->index)
 		return -EPROTO;
+	/*
+	 * An acceptance that does not authenticate: outcome unknown.  The
+	 * transfer is aborted, which settles this closure as a lost ack
+	 * (VALID, re-encrypted under a fresh GUA), never as delivered.
+	 */
+	if (!mmt_tx_ack_genuine(tx, m)) {
+		pr_info_ratelimited("conn %llx: closure %u: an acceptance that does not authenticate\n",
+				    tx->conn->conn_id, m->index);
+		atomic64_inc(&mmt_stats.ack_forged);
+		return -EPROTO;
+	}
 	/* The NIC is done with the slot's buffers before the MMT changes. */
 	mmt_wait_wr(tx->conn, &s->wcqe, mmt_timeout(0));
 	mmt_unmap(tx->conn, &s->region);
@@ -2206,6 +2252,7 @@ struct mmt_rx {
 	u32 channel;
 	bool eager;
 	u32 gen;
+	u8 nonce[MMT_RX_NONCE_BYTES];	/* MMT: this receive's, in GRANTs */
 	u32 n;
 	u32 nslots;
 	size_t region_bytes;
@@ -2419,6 +2466,8 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 	w->type = MMT_MSG_GRANT;
 	w->nsegs = nseg;
 	w->gen = cpu_to_le32(rx->gen);
+	if (rx->channel == MMT_CHANNEL_MMT)
+		memcpy(w->nonce, rx->nonce, sizeof(w->nonce));
 	w->index = cpu_to_le32(index);
 	w->bytes = cpu_to_le64(rx->region_bytes);
 	/* posted when the send queue is idle: see mmt_conn_send_msg() */
@@ -2478,6 +2527,30 @@ static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
 	return 0;
 }
 
+/*
+ * ACK(@verdict) for closure @index; on the MMT channel with the receive's
+ * nonce and a tag over both (mmt_conn_ack_tag()), so that only a holder of
+ * the key can tell the sender its closure was accepted.
+ */
+static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int verdict)
+{
+	struct mmt_wire_msg w = {};
+	int err;
+
+	w.type = MMT_MSG_ACK;
+	w.gen = cpu_to_le32(rx->gen);
+	w.index = cpu_to_le32(index);
+	w.err = cpu_to_le32(-verdict);
+	if (rx->channel == MMT_CHANNEL_MMT) {
+		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
+		err = mmt_conn_ack_tag(rx->pmo, rx->conn->conn_id, rx->gen,
+				       index, rx->nonce, verdict, w.tag);
+		if (err)
+			return err;
+	}
+	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
+}
+
 /* A DONE notice for closure @index: invalidate, check, ack, grant next. */
 static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 {
@@ -2497,7 +2570,8 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else if (rx->channel == MMT_CHANNEL_MMT) {
 		memcpy(head, s->head, sizeof(head));
 		mmt_conn_fault_rx(rx->pmo, m->index, head);
-		verdict = mmt_conn_rx_check(rx->pmo, m->index, rx->gen, head,
+		verdict = mmt_conn_rx_check(rx->pmo, m->index, rx->gen,
+					    rx->nonce, head,
 					    rx->conn->peer_node, rx->eager);
 	} else if (rx->channel == MMT_CHANNEL_SECURE) {
 		/* copy in, open, write through the controller */
@@ -2510,8 +2584,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 		rx->accepted++;
 	else if (!rx->stop)
 		rx->stop = verdict;
-	err = mmt_tx_send_simple(rx->conn, MMT_MSG_ACK, rx->gen, m->index,
-				 verdict);
+	err = mmt_rx_send_ack(rx, m->index, verdict);
 	if (err)
 		return err;
 	if (!rx->stop && rx->granted < rx->n) {
@@ -2523,8 +2596,8 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	return 0;
 }
 
-static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
-			    struct mmt_xfer *x)
+static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
+				     struct mmt_pmo *pmo, struct mmt_xfer *x)
 {
 	unsigned long timeout = mmt_timeout(x->timeout_ms);
 	struct mmt_inbox_item *it;
@@ -2534,9 +2607,6 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	u32 i;
 	int err;
 
-	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id);
-	if (err)
-		return err;
 	/* Wait for an OFFER; anything else is left over from before. */
 	for (;;) {
 		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
@@ -2578,6 +2648,7 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	rx->channel = x->channel;
 	rx->eager = x->flags & MMT_XFER_EAGER;
 	rx->gen = it->msg.gen;
+	get_random_bytes(rx->nonce, sizeof(rx->nonce));
 	rx->n = pmo->closures;
 	kfree(it);
 	err = mmt_rx_alloc(rx);
@@ -2665,6 +2736,23 @@ out:
 }
 
 /* ------------------------------------------------------------ conn fd */
+
+/*
+ * A receive into @pmo: the PMO is this receive's alone (-EBUSY for
+ * another) from mmt_conn_rx_prepare() to mmt_conn_rx_finish().
+ */
+static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
+			    struct mmt_xfer *x)
+{
+	int err;
+
+	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id);
+	if (err)
+		return err;
+	err = mmt_conn_do_recv_prepared(conn, pmo, x);
+	mmt_conn_rx_finish(pmo);
+	return err;
+}
 
 /* MMT_IOC_SEND and MMT_IOC_RECV: see uapi/mmt.h. */
 static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)

@@ -33,6 +33,8 @@
  * @conn_id: the connection's id (bound into the header)
  * @gen: the transfer's generation on that connection (bound into the
  *	header: the receiver accepts only closures of the transfer it is in)
+ * @rx_nonce: MMT_RX_NONCE_BYTES, the nonce of the receive the closure is
+ *	for (bound into the header)
  * @peer_node: the receiver's node id
  * @copy: copy mode
  * @buf: (out) the whole closure (mmt_closure_build()), or with @len 0 only
@@ -56,7 +58,8 @@
  * errors (the MMT is VALID again).
  */
 int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
-		       u16 peer_node, bool copy, u8 *buf, size_t len)
+		       const u8 *rx_nonce, u16 peer_node, bool copy, u8 *buf,
+		       size_t len)
 {
 	struct mmt *m = &src->mmts[i];
 	struct mmt_closure_hdr h = {
@@ -71,6 +74,7 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 	int err;
 
 	lockdep_assert_held(&src->lock);
+	memcpy(h.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
 	if (m->root.gua <= src->tx_last_gua) {
@@ -166,7 +170,8 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 	for (i = 0; i < src->closures; i++) {
 		mutex_lock(&src->lock);
 		err = mmt_delegate_build(src, i, t->conn_id, t->gen,
-					 t->peer_node, copy, buf, len);
+					 t->rx_nonce, t->peer_node, copy, buf,
+					 len);
 		mutex_unlock(&src->lock);
 		if (err)
 			break;

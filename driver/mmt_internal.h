@@ -72,7 +72,11 @@ struct mm_struct;
  *	MMT key (which is not kept), valid while @crypto is set; wiped with
  *	memzero_explicit() when the key is dropped (invalidate, free, failed
  *	MMT_IOC_PMO_SET_KEY)
- * @rx: receive rules (replay, reorder) of the PMO as a receiver
+ * @rx: receive rules (replay, reorder, this receive's generation and
+ *	nonce) of the PMO as a receiver: they belong to the one receive that
+ *	holds @receiving
+ * @receiving: a receive (RDMA or local delegation) is filling the PMO;
+ *	another one gets -EBUSY
  * @tx_root_counter: last root counter sealed by this PMO as a sender
  * @tx_last_gua: GUA of the last closure this PMO sent
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
@@ -94,6 +98,7 @@ struct mmt_pmo {
 	u32 key_len;
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 	struct mmt_rx_rules rx;
+	bool receiving;
 	u64 tx_root_counter;
 	u64 tx_last_gua;
 	struct mm_struct *charged_mm;
@@ -113,6 +118,8 @@ struct mmt_pmo {
  * @remote_access_errors: connections broken by a refused remote access:
  *	an RDMA write completing with IB_WC_REM_ACCESS_ERR (the peer's NIC
  *	refused the rkey or range) or a QP access-error event
+ * @ack_forged: MMT-channel acceptances that did not authenticate (wrong
+ *	nonce or tag); each aborted its transfer as a lost ack
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -124,6 +131,7 @@ struct mmt_stats {
 	atomic64_t closures_received;
 	atomic64_t reject[8];
 	atomic64_t remote_access_errors;
+	atomic64_t ack_forged;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */
@@ -162,10 +170,12 @@ struct mmt_pmo *mmt_pmo_from_file(struct file *file);
 long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id);
 
 /* mmt_delegate.c */
 int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
-		       u16 peer_node, bool copy, u8 *buf, size_t len);
+		       const u8 *rx_nonce, u16 peer_node, bool copy, u8 *buf,
+		       size_t len);
 void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err);
 
 /* mmt_loopback.c */

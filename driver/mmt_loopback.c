@@ -31,22 +31,38 @@ static const struct mmt_transport_ops mmt_loopback_ops = {
 
 /*
  * A new connection to @dst for one transfer: fresh id, generation 1 (the
- * connection carries no other transfer); the reorder rule starts over.
+ * connection carries no other transfer), a fresh receive nonce; the
+ * reorder rule starts over.  @dst is this receive's until
+ * mmt_loopback_disconnect() (-EBUSY if another receive holds it).
  */
-static void mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
+static int mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 {
+	int err = 0;
+
 	t->ops = &mmt_loopback_ops;
 	t->priv = dst;
 	t->peer_node = mmt_node_id();
 	t->conn_id = atomic64_inc_return(&mmt_loopback_conn_id);
 	t->gen = 1;
+	get_random_bytes(t->rx_nonce, sizeof(t->rx_nonce));
 
 	mutex_lock(&dst->lock);
-	dst->rx.conn_id = t->conn_id;
-	dst->rx.gen = t->gen;
-	dst->rx.self_node = t->peer_node;
-	dst->rx.last_root_counter = 0;
-	dst->rx.last_gua = 0;
+	if (dst->receiving) {
+		err = -EBUSY;
+	} else {
+		dst->receiving = true;
+		mmt_pmo_rx_start(dst, t->conn_id);
+		dst->rx.gen = t->gen;
+		memcpy(dst->rx.rx_nonce, t->rx_nonce, sizeof(t->rx_nonce));
+	}
+	mutex_unlock(&dst->lock);
+	return err;
+}
+
+static void mmt_loopback_disconnect(struct mmt_pmo *dst)
+{
+	mutex_lock(&dst->lock);
+	dst->receiving = false;
 	mutex_unlock(&dst->lock);
 }
 
@@ -60,16 +76,23 @@ static void mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
  * @sent: (out) closures delivered and accepted
  *
  * Context: process; takes each PMO's lock in turn, never both; may sleep.
- * Return: 0 or mmt_delegate()'s errors.
+ * Return: 0; -EBUSY if another receive is filling @dst; or
+ * mmt_delegate()'s errors.
  */
 int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 			  bool copy, bool eager, u64 *sent)
 {
 	struct mmt_transport t = {};
+	int err;
 
-	mmt_loopback_connect(&t, dst);
+	*sent = 0;
+	err = mmt_loopback_connect(&t, dst);
+	if (err)
+		return err;
 	t.eager = eager;
-	return mmt_delegate(src, &t, copy, sent);
+	err = mmt_delegate(src, &t, copy, sent);
+	mmt_loopback_disconnect(dst);
+	return err;
 }
 
 /**

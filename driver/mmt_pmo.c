@@ -332,6 +332,32 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
 }
 
 /**
+ * mmt_pmo_rx_start() - start the receive rules of a new receive
+ * @pmo: the receive PMO, keyed; its receive is being claimed
+ * @conn_id: the connection closures must name
+ *
+ * The floors (last root counter, last GUA) start over; the generation and
+ * the nonce are set per closure by the transport.  Every WAITING MMT goes
+ * back to the PMO's own context, so no context of an earlier receive
+ * stays pinned by an MMT that no longer holds its data.
+ *
+ * Context: process; the caller holds @pmo->lock.
+ */
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id)
+{
+	u32 i;
+
+	lockdep_assert_held(&pmo->lock);
+	pmo->rx.conn_id = conn_id;
+	pmo->rx.self_node = mmt_node_id();
+	pmo->rx.last_root_counter = 0;
+	pmo->rx.last_gua = 0;
+	for (i = 0; i < pmo->closures; i++)
+		if (pmo->mmts[i].root.state == MMT_WAITING)
+			pmo->mmts[i].crypto = pmo->crypto;
+}
+
+/**
  * mmt_pmo_set_key() - key a PMO and make its MMTs VALID or WAITING
  * @pmo: the PMO
  * @key: the MMT key, @key_len bytes (the caller wipes its copy)

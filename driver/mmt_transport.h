@@ -42,6 +42,8 @@ struct mmt_transport_ops {
  * @conn_id: connection id, bound into every closure header (AEAD data)
  * @gen: transfer generation, bound into every closure header; unique per
  *	transfer on the connection, and the receiver expects exactly it
+ * @rx_nonce: the receive's nonce, drawn by the receiver, bound into every
+ *	closure header; the receiver expects exactly it
  * @peer_node: the receiver's node id
  * @eager: the receiver verifies whole closures on receipt
  */
@@ -50,6 +52,7 @@ struct mmt_transport {
 	void *priv;
 	u64 conn_id;
 	u64 gen;
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];
 	u16 peer_node;
 	bool eager;
 };

@@ -43,7 +43,7 @@
 #define MMT_H_DATA_LEN		52	/* u32 */
 #define MMT_H_GEN		56	/* u64, transfer generation */
 #define MMT_H_KSALT		64	/* u8[16], keying salt */
-#define MMT_H_RESERVED2		80	/* 16 bytes, 0 */
+#define MMT_H_RX_NONCE		80	/* u8[16], the receive's nonce */
 
 #define MMT_CLOSURE_F_ALL	MMT_CLOSURE_F_COPY
 
@@ -114,6 +114,7 @@ static void mmt_closure_encode(const struct mmt_closure_hdr *h, u8 *b)
 	put_unaligned_le32(h->data_len, b + MMT_H_DATA_LEN);
 	put_unaligned_le64(h->gen, b + MMT_H_GEN);
 	memcpy(b + MMT_H_KSALT, h->ksalt, MMT_KSALT_BYTES);
+	memcpy(b + MMT_H_RX_NONCE, h->rx_nonce, MMT_RX_NONCE_BYTES);
 }
 
 /*
@@ -144,9 +145,7 @@ static int mmt_closure_decode(const u8 *b, size_t len,
 	h->flags = get_unaligned_le32(b + MMT_H_FLAGS);
 	if (h->flags & ~MMT_CLOSURE_F_ALL)
 		return -EINVAL;
-	if (!mmt_zero(b + MMT_H_RESERVED1, MMT_H_SEALED_LEN - MMT_H_RESERVED1) ||
-	    !mmt_zero(b + MMT_H_RESERVED2,
-		      MMT_CLOSURE_HDR_BYTES - MMT_H_RESERVED2))
+	if (!mmt_zero(b + MMT_H_RESERVED1, MMT_H_SEALED_LEN - MMT_H_RESERVED1))
 		return -EINVAL;
 	h->sender_node = get_unaligned_le16(b + MMT_H_SENDER);
 	h->receiver_node = get_unaligned_le16(b + MMT_H_RECEIVER);
@@ -162,6 +161,7 @@ static int mmt_closure_decode(const u8 *b, size_t len,
 	h->data_len = get_unaligned_le32(b + MMT_H_DATA_LEN);
 	h->gen = get_unaligned_le64(b + MMT_H_GEN);
 	memcpy(h->ksalt, b + MMT_H_KSALT, MMT_KSALT_BYTES);
+	memcpy(h->rx_nonce, b + MMT_H_RX_NONCE, MMT_RX_NONCE_BYTES);
 
 	/* Geometry: arities of levels that do not exist must be 0. */
 	if (h->levels < 1 || h->levels > MMT_MAX_LEVELS)
@@ -194,7 +194,7 @@ static int mmt_closure_decode(const u8 *b, size_t len,
  * Checks, in this order: @len >= 96 (else -EMSGSIZE); magic "MMTC" (else
  * -EPROTO); version 2 (else -EPROTONOSUPPORT, so v1 closures are refused);
  * hdr_len 96 (else -EMSGSIZE); suite MMT_CLOSURE_SUITE_V2 (else
- * -EPROTONOSUPPORT); no unknown flag and zero reserved bytes (else
+ * -EPROTONOSUPPORT); no unknown flag and a zero reserved byte (else
  * -EINVAL); a valid geometry with zero arities above @levels (else
  * -EMEDIUMTYPE); each section length equal to what the geometry implies
  * and @len equal to 96 plus their sum (else -EMSGSIZE).  Never reads
@@ -354,8 +354,13 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 		return -EXDEV;
 	if (rx->check_seq && h.seq != rx->expect_seq)
 		return -EILSEQ;
-	/* 4c. this transfer: no closure of an earlier one, in any slot */
-	if (h.gen != rx->gen)
+	/*
+	 * 4c. this receive: the receiver's fresh nonce and the transfer's
+	 * generation, so no closure built for another receive (an earlier
+	 * transfer, the other direction, another connection) in any slot
+	 */
+	if (h.gen != rx->gen ||
+	    memcmp(h.rx_nonce, rx->rx_nonce, MMT_RX_NONCE_BYTES))
 		return -ESTALE;
 	/* 5. the sealed root (read once into a private copy), under the
 	 * subkeys of the closure's keying
@@ -460,7 +465,8 @@ out:
  *  4. it is for this node and connection: receiver_node == @rx->self_node
  *     and conn_id == @rx->conn_id (else -EXDEV); and with @rx->check_seq,
  *     for this MMT: seq == @rx->expect_seq (else -EILSEQ);
- *  4c. it is of this transfer: gen == @rx->gen (else -ESTALE);
+ *  4c. it is for this receive: gen == @rx->gen and rx_nonce ==
+ *      @rx->rx_nonce (else -ESTALE);
  *  5. the sealed root authenticates with the header as associated data,
  *     under the subkeys of the header's keying salt: @m->crypto's if the
  *     salts are equal, else the context @rx->keying gives (without
@@ -576,6 +582,7 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 	e.conn_id = h->conn_id;
 	e.seq = h->seq;
 	e.gen = h->gen;
+	memcpy(e.rx_nonce, h->rx_nonce, MMT_RX_NONCE_BYTES);
 	memcpy(e.ksalt, mmt_crypto_ksalt(m->crypto), MMT_KSALT_BYTES);
 	e.suite = MMT_CLOSURE_SUITE_V2;
 	e.levels = p->levels;

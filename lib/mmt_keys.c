@@ -19,6 +19,7 @@ static const char mmt_hkdf_salt[] = "mmt-v1 salt";
  */
 static const char mmt_root_salt[] = "mmt-v2 salt";
 static const char mmt_root_info[] = "mmt v2 keyroot";
+static const char mmt_keying_salt[] = "mmt-v2 keying";
 static const char *const mmt_hkdf_info[MMT_NR_SUBKEYS] = {
 	[MMT_SUBKEY_ENC] = "mmt v2 enc",
 	[MMT_SUBKEY_MAC] = "mmt v2 mac",
@@ -63,16 +64,27 @@ int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root)
 struct mmt_crypto *mmt_crypto_alloc_root(const u8 *root, const u8 *ksalt)
 {
 	u8 sub[MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES];
+	u8 info[16 + MMT_KSALT_BYTES];
 	struct mmt_crypto *c;
+	size_t n;
 	int i, err;
 
 	if (!root || !ksalt)
 		return ERR_PTR(-EINVAL);
+	/*
+	 * The keying salt goes into HKDF-Expand's info, after the label, and
+	 * the root (secret, uniformly random) is the input key under a fixed
+	 * extract salt: the subkeys are PRF outputs of the root, whatever
+	 * salt a closure names (no reliance on HMAC keyed by public data).
+	 */
 	for (i = 0; i < MMT_NR_SUBKEYS; i++) {
-		err = mmt_crypto_hkdf_sha256(root, MMT_KEY_ROOT_BYTES, ksalt,
-					     MMT_KSALT_BYTES,
-					     (const u8 *)mmt_hkdf_info[i],
-					     strlen(mmt_hkdf_info[i]),
+		n = strlen(mmt_hkdf_info[i]);
+		memcpy(info, mmt_hkdf_info[i], n);
+		memcpy(info + n, ksalt, MMT_KSALT_BYTES);
+		err = mmt_crypto_hkdf_sha256(root, MMT_KEY_ROOT_BYTES,
+					     (const u8 *)mmt_keying_salt,
+					     strlen(mmt_keying_salt), info,
+					     n + MMT_KSALT_BYTES,
 					     sub + i * MMT_SUBKEY_BYTES,
 					     MMT_SUBKEY_BYTES);
 		if (err) {

@@ -146,6 +146,7 @@ enum mmt_subkey {
  */
 
 #define MMT_KSALT_BYTES		16	/* keying salt, closure format v2 */
+#define MMT_RX_NONCE_BYTES	16	/* a receive's nonce, format v2 */
 #define MMT_KEY_ROOT_BYTES	32	/* what the driver keeps of a key */
 
 /**
@@ -803,6 +804,9 @@ int mmt_verify_top(struct mmt *m);
  *	belongs to; rises with every transfer, never reused on a connection
  * @ksalt: keying salt of the sender's MMT: with the MMT key it gives the
  *	subkeys the ciphertext, MACs and sealed root are under
+ * @rx_nonce: the nonce the receiver drew for the receive the closure is
+ *	built for (sent to the sender with the grants); a closure fits no
+ *	other receive
  */
 struct mmt_closure_hdr {
 	u16 version;
@@ -821,6 +825,7 @@ struct mmt_closure_hdr {
 	u32 data_len;
 	u64 gen;
 	u8 ksalt[MMT_KSALT_BYTES];
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];
 };
 
 /**
@@ -829,7 +834,10 @@ struct mmt_closure_hdr {
  * @conn_id: the connection's id; a closure from another one is rejected
  * @gen: the transfer generation every closure of this receive must carry
  *	(set from the transfer's offer; the driver requires it to rise on
- *	the connection, so no closure of an earlier transfer is accepted)
+ *	the connection)
+ * @rx_nonce: the receive's nonce every closure must carry: drawn at random
+ *	by the receiver for each receive, so no closure built for another
+ *	receive is accepted
  * @min_root_counter: root counters must be greater than this (replay)
  * @last_root_counter: last accepted root counter of this transfer
  * @last_gua: last accepted GUA of this transfer (reorder); 0 = none yet
@@ -850,6 +858,7 @@ struct mmt_rx_rules {
 	u16 self_node;
 	u64 conn_id;
 	u64 gen;
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];
 	u64 min_root_counter;
 	u64 last_root_counter;
 	u64 last_gua;

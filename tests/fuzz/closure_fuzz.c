@@ -44,6 +44,12 @@ static const u8 f_ksalt[MMT_KSALT_BYTES] = {
 	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
+/* the golden closure's receive nonce (tests/lib/mmt_golden.h) */
+static const u8 f_rx_nonce[MMT_RX_NONCE_BYTES] = {
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
+	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+};
+
 static const u8 f_log_arity[2] = { 3, 2 };
 
 static struct mmt_params f_p;
@@ -95,6 +101,7 @@ static void f_reset(struct mmt *m, struct mmt_rx_rules *rx)
 	rx->self_node = F_SELF;
 	rx->conn_id = F_CONN;
 	rx->gen = F_GEN;
+	memcpy(rx->rx_nonce, f_rx_nonce, MMT_RX_NONCE_BYTES);
 }
 
 static bool f_filled(const u8 *b, size_t n)

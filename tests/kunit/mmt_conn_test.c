@@ -23,6 +23,9 @@ static const u8 mmt_conn_log_arity[MMT_MAX_LEVELS] = { 3, 2 };
 #define MMT_CONN_TEST_CLOSURES 3
 #define MMT_CONN_TEST_ID 0x1234abcdull
 #define MMT_CONN_TEST_GEN 5	/* the transfer generation of the tests */
+
+/* the receive nonce of the tests */
+static const u8 mmt_conn_test_nonce[MMT_RX_NONCE_BYTES] = { 0x6e, 0x6f };
 #define MMT_PEER mmt_node_id()
 
 static const u8 mmt_conn_key[16] = {
@@ -108,12 +111,13 @@ static int mmt_conn_one(struct kunit *test, u32 i, bool copy, bool eager)
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), i, copy,
 						ctx->head), 0);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[i].root.state, MMT_SENDING);
 	mmt_conn_land(ctx, i);
 	verdict = mmt_conn_rx_check(ctx->dst, i,
-						MMT_CONN_TEST_GEN, ctx->head, MMT_PEER, eager);
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head, MMT_PEER, eager);
 	mmt_conn_tx_settle(ctx->src, i, copy, verdict);
 	return verdict;
 }
@@ -181,6 +185,7 @@ static void mmt_conn_tamper_region(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
@@ -189,7 +194,7 @@ static void mmt_conn_tamper_region(struct kunit *test)
 	top_node[0] ^= 1;
 	before = ctx->dst->mmts[0].root;
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 						MMT_PEER, false), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, memcmp(&before, &ctx->dst->mmts[0].root,
 				     sizeof(before)), 0);
@@ -200,12 +205,13 @@ static void mmt_conn_tamper_region(struct kunit *test)
 	/* A data byte passes the lazy check but not the eager one. */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
 	ctx->dst->mmts[0].data[5] ^= 0x80;
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 						MMT_PEER, true),
 			-EBADMSG);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
@@ -237,6 +243,7 @@ static void mmt_conn_tamper_head(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 0);
@@ -245,7 +252,7 @@ static void mmt_conn_tamper_head(struct kunit *test)
 		memcpy(ctx->head, good, sizeof(good));
 		ctx->head[cases[k].off] ^= 1;
 		KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 							MMT_PEER, false),
 				cases[k].err);
 		KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state,
@@ -253,10 +260,10 @@ static void mmt_conn_tamper_head(struct kunit *test)
 	}
 	/* another sender than the hello's peer (authenticated field) */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
-						MMT_CONN_TEST_GEN, good, MMT_PEER + 1,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, good, MMT_PEER + 1,
 						false), -EXDEV);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0,
-						MMT_CONN_TEST_GEN, good, MMT_PEER,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, good, MMT_PEER,
 						false), 0);
 	mmt_conn_tx_settle(ctx->src, 0, false, 0);
 }
@@ -276,7 +283,7 @@ static void mmt_conn_replay(struct kunit *test)
 	memcpy(ctx->dst->mem + ctx->src->stride, ctx->src->mem,
 	       ctx->src->stride);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1,
-						MMT_CONN_TEST_GEN, first, MMT_PEER,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, first, MMT_PEER,
 						false),
 			-EILSEQ);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[1].root.state, MMT_WAITING);
@@ -285,11 +292,12 @@ static void mmt_conn_replay(struct kunit *test)
 	ctx->dst->rx.min_root_counter = 1ull << 30;
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 1, true,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 1);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 						MMT_PEER, false), -ESTALE);
 	mmt_conn_tx_settle(ctx->src, 1, true, -ESTALE);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[1].root.state, MMT_VALID);
@@ -308,11 +316,12 @@ static void mmt_conn_lost_ack(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 2, false,
 						ctx->head), 0);
 	mmt_conn_land(ctx, 2);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 2,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 						MMT_PEER, false), 0);
 	mmt_conn_tx_settle(ctx->src, 2, false, -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[2].root.state, MMT_VALID);
@@ -330,6 +339,7 @@ static void mmt_conn_lost_ack(struct kunit *test)
 	 */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 1, true,
 						ctx->head), 0);
 	gua = ctx->src->mmts[1].root.gua;
@@ -372,7 +382,7 @@ static void mmt_conn_earlier_transfer(struct kunit *test)
 			       (size_t)i * ctx->src->stride, ctx->src->stride);
 			KUNIT_EXPECT_EQ_MSG(test,
 					    mmt_conn_rx_check(b, slot,
-							      MMT_CONN_TEST_GEN + 1,
+							      MMT_CONN_TEST_GEN + 1, mmt_conn_test_nonce,
 							      old[i], MMT_PEER,
 							      false),
 					    slot == i ? -ESTALE : -EILSEQ,
@@ -384,10 +394,11 @@ static void mmt_conn_earlier_transfer(struct kunit *test)
 	/* the later transfer's own closure 0 */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN + 1,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 0, true,
 						ctx->head), 0);
 	memcpy(b->mem, ctx->src->mem, ctx->src->stride);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(b, 0, MMT_CONN_TEST_GEN + 1,
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(b, 0, MMT_CONN_TEST_GEN + 1, mmt_conn_test_nonce,
 						ctx->head, MMT_PEER, false), 0);
 	mmt_conn_tx_settle(ctx->src, 0, true, 0);
 	KUNIT_ASSERT_EQ(test, mmt_read(&b->mmts[0], 0, ctx->out, 3), 0);
@@ -420,6 +431,7 @@ static void mmt_conn_keyings(struct kunit *test)
 	/* B sends MMT 0 on and the transfer fails: regua into B's keying */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->dst, MMT_CONN_TEST_ID,
 						MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce,
 						mmt_node_id(), 0, false,
 						ctx->head), 0);
 	mmt_conn_tx_settle(ctx->dst, 0, false, -ECONNRESET);
@@ -428,6 +440,108 @@ static void mmt_conn_keyings(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_read(&ctx->dst->mmts[0], 0, ctx->out,
 				       p->data_bytes), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, p->data_bytes), 0);
+}
+
+/*
+ * Review finding 1 (reflection): the same connection id and generation
+ * serve both directions, and two nodes may share a node id, so a closure
+ * built for one receive fits any other receive of that generation on the
+ * connection but for the receive's nonce: a closure built for another
+ * nonce is -ESTALE and changes nothing; with its own nonce it is accepted.
+ */
+static void mmt_conn_other_receive(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u8 other[MMT_RX_NONCE_BYTES];
+
+	memcpy(other, mmt_conn_test_nonce, sizeof(other));
+	other[7] ^= 0x80;
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, MMT_CONN_TEST_ID,
+						MMT_CONN_TEST_GEN, other,
+						mmt_node_id(), 0, true,
+						ctx->head), 0);
+	mmt_conn_land(ctx, 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce, ctx->head,
+						MMT_PEER, false), -ESTALE);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 0, MMT_CONN_TEST_GEN,
+						other, ctx->head, MMT_PEER,
+						false), 0);
+	mmt_conn_tx_settle(ctx->src, 0, true, 0);
+}
+
+/*
+ * Review finding 2: one receive at a time per PMO.  A second receive (RDMA
+ * or a local delegation) is -EBUSY and leaves the first one's rules alone.
+ */
+static void mmt_conn_one_receive(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	u64 sent = 7;
+
+	/* the fixture's mmt_conn_rx_prepare() holds ctx->dst */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
+						  MMT_CONN_TEST_ID + 1),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, ctx->dst->rx.conn_id, MMT_CONN_TEST_ID);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, true,
+						    false, &sent), -EBUSY);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	KUNIT_EXPECT_EQ(test, ctx->dst->rx.conn_id, MMT_CONN_TEST_ID);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
+	mmt_conn_rx_finish(ctx->dst);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, true,
+						    false, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_CONN_TEST_CLOSURES);
+	KUNIT_EXPECT_FALSE(test, ctx->dst->receiving);
+}
+
+/*
+ * Review finding 3: an ACK's tag says "accepted" only for this closure of
+ * this receive under this key: it changes with the verdict, the closure,
+ * the generation, the connection and the nonce, and another key gives
+ * another tag.
+ */
+static void mmt_conn_ack_tags(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	static const u8 other_key[16] = "another mmt key";
+	u8 t0[MMT_WIRE_TAG_BYTES], t[MMT_WIRE_TAG_BYTES];
+	u8 nonce[MMT_RX_NONCE_BYTES];
+	struct mmt_pmo *k;
+
+	memcpy(nonce, mmt_conn_test_nonce, sizeof(nonce));
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0,
+					       t0), 0);
+	/* the same key on the other side gives the same tag */
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, 1, 2, 3, nonce, 0, t),
+			0);
+	KUNIT_EXPECT_EQ(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce,
+					       -EBADMSG, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 4, nonce, 0, t),
+			0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 3, 3, nonce, 0, t),
+			0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 9, 2, 3, nonce, 0, t),
+			0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	nonce[0] ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0, t),
+			0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	nonce[0] ^= 1;
+	k = mmt_conn_pmo(test, 1);
+	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t),
+			-ENOKEY);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(k, other_key, 16, false), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_pmo_free(k);
 }
 
 /* States the channels require on both sides. */
@@ -440,15 +554,22 @@ static void mmt_conn_states(struct kunit *test)
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_MMT,
 						  1), -EPERM);
+	/* the fixture's receive holds ctx->dst */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_PLAIN,
+						  1), -EBUSY);
+	mmt_conn_rx_finish(ctx->dst);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_PLAIN,
 						  1), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_PLAIN,
 						  1), 0);
+	mmt_conn_rx_finish(ctx->src);
 	/* a SENDING MMT can be neither sent again nor received into */
-	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN, 1, 0,
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce, 1, 0,
 						false,
 						ctx->head), 0);
-	KUNIT_EXPECT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN, 1, 0,
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN,
+						mmt_conn_test_nonce, 1, 0,
 						false,
 						ctx->head), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_PLAIN),
@@ -456,7 +577,7 @@ static void mmt_conn_states(struct kunit *test)
 	mmt_conn_tx_settle(ctx->src, 0, false, -ECANCELED);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 7,
-						MMT_CONN_TEST_GEN, ctx->head,
+						MMT_CONN_TEST_GEN, mmt_conn_test_nonce, ctx->head,
 						MMT_PEER, false),
 			-EINVAL);
 }
@@ -778,6 +899,9 @@ static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_replay),
 	KUNIT_CASE(mmt_conn_earlier_transfer),
 	KUNIT_CASE(mmt_conn_keyings),
+	KUNIT_CASE(mmt_conn_other_receive),
+	KUNIT_CASE(mmt_conn_one_receive),
+	KUNIT_CASE(mmt_conn_ack_tags),
 	KUNIT_CASE(mmt_conn_lost_ack),
 	KUNIT_CASE(mmt_conn_states),
 	KUNIT_CASE(mmt_conn_plain),

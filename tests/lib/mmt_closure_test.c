@@ -212,6 +212,7 @@ static void mmt_ct_rx(struct mmt_rx_rules *rx)
 	rx->self_node = MMT_GOLDEN_RECEIVER;
 	rx->conn_id = MMT_GOLDEN_CONN_ID;
 	rx->gen = MMT_GOLDEN_GEN;
+	memcpy(rx->rx_nonce, mmt_golden_rx_nonce, MMT_RX_NONCE_BYTES);
 }
 
 /* Build a closure of @m (VALID -> SENDING) with header @flags; returns it. */
@@ -767,7 +768,7 @@ static int mmt_ct_hdr_want(unsigned int off, u8 xor)
 		return -ESTALE;		/* transfer generation */
 	if (off < 80)
 		return -EBADMSG;	/* keying salt: no context for it */
-	return -EINVAL;			/* reserved */
+	return -ESTALE;			/* the receive's nonce */
 }
 
 static void mmt_closure_header_bytes(struct kunit *test)
@@ -888,6 +889,13 @@ static void mmt_closure_earlier_transfer(struct kunit *test)
 	mmt_ct_expect_rx(test, r, &rx, cur, len, false, -ESTALE,
 			 "closure of a newer generation");
 	rx.gen = MMT_GOLDEN_GEN + 1;
+	/* built for another receive (same generation: the other direction
+	 * of the connection, or another receive into this PMO)
+	 */
+	rx.rx_nonce[15] ^= 1;
+	mmt_ct_expect_rx(test, r, &rx, cur, len, false, -ESTALE,
+			 "closure of another receive");
+	rx.rx_nonce[15] ^= 1;
 	mmt_ct_expect_rx(test, r, &rx, cur, len, true, 0, "this transfer");
 	mmt_ct_expect_plain(test, r, pt);
 }

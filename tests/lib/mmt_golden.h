@@ -34,6 +34,12 @@ static const u8 mmt_golden_ksalt[MMT_KSALT_BYTES] = {
 	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
+/* The receive's nonce (format v2): bytes 0xe0..0xef */
+static const u8 mmt_golden_rx_nonce[MMT_RX_NONCE_BYTES] = {
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
+	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+};
+
 static const u8 mmt_golden_log_arity[MMT_GOLDEN_LEVELS] = { 3, 2 };
 
 /* Plaintext after both writes: byte i = 7i + 3, then block 5 = 0xa0 + j. */
@@ -56,6 +62,7 @@ static inline void mmt_golden_hdr(struct mmt_closure_hdr *h)
 	h->conn_id = MMT_GOLDEN_CONN_ID;
 	h->seq = MMT_GOLDEN_SEQ;
 	h->gen = MMT_GOLDEN_GEN;
+	memcpy(h->rx_nonce, mmt_golden_rx_nonce, MMT_RX_NONCE_BYTES);
 }
 
 /*

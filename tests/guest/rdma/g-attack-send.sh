@@ -45,6 +45,8 @@ for _i in 0 1 3; do
 	s "replay of closure $_i from an earlier transfer: ESTALE" \
 		$((7530 + _i)) -P -X ESTALE -R -A $_i
 done
+s "acceptance forged on the wire: ECONNRESET, its MMT kept VALID" 7540 \
+	-F "ack 2 accept" -X ECONNRESET -R -A 2 -D ack_forged
 s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
 s "connection 1" 7513
 s "connection 2, closure of connection 1: EXDEV" 7514 -X EXDEV -R -A 2

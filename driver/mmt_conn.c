@@ -51,6 +51,8 @@ static int mmt_wire_verdict(int err)
 	case -ENOMEM:
 	case -ENOENT:
 	case -EOVERFLOW:
+	case -ENOSPC:
+	case -EBUSY:
 		return err;
 	default:
 		return -EPROTO;

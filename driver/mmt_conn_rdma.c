@@ -180,8 +180,9 @@ struct mmt_wait_cqe {
  * @tx_gen: generation of the last transfer sent (under @tx_mutex); never
  *	wraps, so it is unique per connection and direction (the secure
  *	channel binds its keys to it)
- * @rx_gen: generation of the last OFFER taken (under @rx_mutex); a secure
- *	channel OFFER must be above it
+ * @rx_gen: generation of the last OFFER taken (under @rx_mutex); every
+ *	OFFER must be above it (else NACK ESTALE); an attacker can forge a
+ *	high one, which only denies later transfers on this connection
  * @conn_rand: the connecting side's hello nonce (struct mmt_wire_hello)
  * @conn_id: connection id (closure headers, secure-channel keys), from
  *	both sides' hello nonces (mmt_conn_id_derive()); set before LIVE

@@ -659,7 +659,9 @@ struct mmt_xfer {
  * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
  * * EPROTO - the receiver asked for another channel
  * * ECONNRESET - the peer went away (disconnect, QP error, device
- *   removal, a protocol violation); every MMT not acked is VALID again,
+ *   removal, a protocol violation), or (MMT channel) an acceptance arrived
+ *   that does not authenticate (forged on the wire: counted in debugfs
+ *   mmt/stats ack_forged); every MMT not acked is VALID again,
  *   its data intact (re-encrypted under a fresh GUA in transfer mode if it
  *   had been written, since its ack may have been lost)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
@@ -670,8 +672,10 @@ struct mmt_xfer {
  *   also when the sender's own PMO fails verification as it is read
  *   (plain and secure channels); the receiver then gets ECANCELED.  Secure
  *   channel: EBADMSG when the receiver's PMO has another key (or the
- *   message was changed), on the first closure; ESTALE when the receiver
- *   refused the offer's generation as already used
+ *   message was changed), on the first closure.  ESTALE also when the
+ *   receiver refused the offer's generation as already used (any channel)
+ * * ENOSPC - MMT channel: the receive PMO already holds closures of
+ *   four other keyings and cannot take another sender's
  * * ENOMEM - out of memory for the transfer's buffers, registrations or
  *   (secure channel) cipher state; as the local errors above, the MMTs
  *   not acked are VALID again.  Also an answer of the receiver, which ran
@@ -690,13 +694,18 @@ struct mmt_xfer {
  * send (and POLLHUP | POLLERR once the connection is gone).  Waiting for
  * the offer may time out (ETIMEDOUT) or be interrupted (EINTR) without
  * harm to the connection; once the transfer has started, ECONNRESET,
- * ETIMEDOUT and EINTR end the connection.  The receive rules (replay,
- * reorder) start over with each MMT_IOC_RECV.
+ * ETIMEDOUT and EINTR end the connection.  The root-counter and GUA
+ * floors (replay and reorder within the transfer) start over with each
+ * MMT_IOC_RECV; no closure built for another receive is accepted (each
+ * receive draws a nonce that every closure must carry, closure format v2).
+ * One receive at a time fills a PMO.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_COPY is the sender's)
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EBUSY - another receive (on any connection, or a local delegation) is
+ *   filling the PMO
  * * EPERM - the PMO is not WAITING (MMT channel) or not VALID and writable
  *   (secure and plain channels)
  * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
@@ -704,22 +713,24 @@ struct mmt_xfer {
  * * EBADMSG - tamper (data, data MAC, tree node, sealed root or an
  *   authenticated header field) or wrong key; data and data MACs are
  *   checked here only with MMT_XFER_EAGER, otherwise on each read (pread
- *   fails with EBADMSG); ESTALE - replay of a
- *   closure older than the last accepted or the replay floor; EILSEQ -
+ *   fails with EBADMSG); ESTALE - a closure built for another receive
+ *   (an earlier transfer, the other direction, another connection), or
+ *   replay of a closure older than the last accepted or the replay floor,
+ *   or an offer whose generation does not rise (any channel); EILSEQ -
  *   reorder, or a closure in another closure's place (the header's seq,
  *   checked before the root, binds it to its index); EMSGSIZE - bad
  *   lengths, also a valid geometry other than the PMO's (its section
  *   lengths are checked first); EPROTO/EPROTONOSUPPORT - bad magic or
- *   version; EMEDIUMTYPE - a geometry that is not valid, or (same
+ *   version or suite (format v1 is refused); ENOSPC - the closure names a
+ *   keying the PMO cannot hold any more (four other keyings);
+ *   EMEDIUMTYPE - a geometry that is not valid, or (same
  *   lengths) not the PMO's; EXDEV - a closure of another connection or
  *   sender.
  *   The MMT that failed stays WAITING; earlier ones are VALID.
  *   Secure channel: EBADMSG - a message failed AES-GCM authentication
  *   (another key at either side, tamper, a message of another connection,
  *   transfer or closure; the MMT that failed is unchanged, its old data);
- *   ESTALE - an offer whose generation is not above the last one taken on
- *   this connection (refused; a message index out of order breaks the
- *   connection instead: ECONNRESET).  Earlier closures hold the data
+ *   a message index out of order breaks the connection: ECONNRESET.  Earlier closures hold the data
  *   received.  Counted in debugfs mmt/stats.
  * * ECANCELED - the sender stopped before sending every closure
  * * E2BIG - 2^24 closures or more; secure and plain channels: more than

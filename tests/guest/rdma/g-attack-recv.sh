@@ -63,7 +63,7 @@ done
 # The receiver rejects closure 2 (a sealed root byte); the attacker turns
 # its ACK into an acceptance on the way: the sender must not believe it.
 r "acceptance forged on the wire: closure 2 rejected" 7540 \
-	-F "xor head 2 100 1" -X ECONNRESET -A 2 -D reject_badmsg
+	-F "xor head 2 100 1" -X EBADMSG-or-reset -A 2 -D reject_badmsg
 r "closures 2 and 3 swapped: EILSEQ" 7512 -P -f clear -f "record 2" \
 	-f "record 3" -F "present 2 3" -F "present 3 2" -X EILSEQ -A 2 \
 	-D reject_reorder

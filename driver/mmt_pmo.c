@@ -393,7 +393,14 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	err = mmt_key_root(key, key_len, pmo->key_root);
 	if (err)
 		goto out_unlock;
-	get_random_bytes(ksalt, sizeof(ksalt));
+	/* the salt is all that keeps this keying's nonces apart: wait for
+	 * the RNG to be seeded (boot only; interruptible)
+	 */
+	err = get_random_bytes_wait(ksalt, sizeof(ksalt));
+	if (err) {
+		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
+		goto out_unlock;
+	}
 	crypto = mmt_crypto_alloc_root(pmo->key_root, ksalt);
 	if (IS_ERR(crypto)) {
 		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));

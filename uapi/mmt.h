@@ -482,6 +482,9 @@ struct mmt_xfer {
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
  * * EOVERFLOW - the node's GUA sequence is exhausted
+ * * EINTR - a signal arrived while the call waited for the kernel's random
+ *   number generator to be seeded (right after boot only: the keying salt
+ *   is drawn from it); nothing changed
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
 

@@ -419,7 +419,15 @@ static void mmt_conn_keyings(struct kunit *test)
 	const u8 *ss = mmt_crypto_ksalt(ctx->src->crypto);
 	const u8 *ds = mmt_crypto_ksalt(ctx->dst->crypto);
 
+	u8 a[16] = {}, b[16] = {};
+
 	KUNIT_EXPECT_NE(test, memcmp(ss, ds, MMT_KSALT_BYTES), 0);
+	/* and so do their pads: the subkeys depend on the salt */
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ecb(ctx->src->crypto, MMT_SUBKEY_ENC,
+					     a, a, 16), 0);
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ecb(ctx->dst->crypto, MMT_SUBKEY_ENC,
+					     b, b, 16), 0);
+	KUNIT_EXPECT_NE(test, memcmp(a, b, 16), 0);
 	KUNIT_ASSERT_EQ(test, mmt_conn_one(test, 0, false, false), 0);
 	KUNIT_EXPECT_TRUE(test, ctx->dst->mmts[0].crypto != ctx->dst->crypto);
 	KUNIT_EXPECT_EQ(test, memcmp(mmt_crypto_ksalt(ctx->dst->mmts[0].crypto),

@@ -58,7 +58,7 @@ LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
 .PHONY: all module user tools unit fuzz-build deps check lint demo bench \
-	clean help
+	deb clean help
 
 all: module user tools
 
@@ -129,6 +129,10 @@ lint:
 demo:
 	@scripts/deps.sh
 	@scripts/demo.sh
+
+# Debian packages mmt-dkms and mmt-utils in $(O)/deb (scripts/deb.sh)
+deb:
+	@O=$(O) scripts/deb.sh
 
 bench: $(O)/tools/mmt-engine-bench
 	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json

@@ -14,6 +14,9 @@ pkgs=(
 	libssl-dev clang libclang-rt-dev
 	# static checks; mandoc lints the manual pages of man/
 	sparse mandoc
+	# the Debian packages (make deb) and DKMS, which builds the module
+	# when mmt-dkms is installed (tests/deb/run.sh)
+	dkms dh-dkms debhelper dpkg-dev pkg-config
 	# QEMU guests with Soft-RoCE
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev

@@ -5,7 +5,9 @@
 #
 #   build  module (W=1, warnings are failures), user-space lib/, tools;
 #          the first make check and make demo on a machine without the
-#          packages, replayed (tests/firstrun/run.sh)
+#          packages, replayed (tests/firstrun/run.sh); the Debian packages
+#          built, installed, and the module built by DKMS for Debian's
+#          kernel (tests/deb/run.sh)
 #   unit   the tests/lib suites in user space (OpenSSL backend)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
@@ -96,6 +98,22 @@ stage_build() {
 		f=$(grep -c '^not ok - ' "$log.firstrun")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			echo "not ok - firstrun: tests/firstrun/run.sh exited $rc"
+			f=1
+		fi
+		pass=$((pass + p))
+		fail=$((fail + f))
+	fi
+	# The Debian packages: build, install, DKMS builds the module for
+	# Debian's kernel (tests/deb/run.sh); the guest stage loads it.  Not
+	# inside the replay, whose /lib/modules is a stub.
+	if [ -z "${MMT_FIRSTRUN:-}" ]; then
+		tests/deb/run.sh >"$log.deb" 2>&1
+		rc=$?
+		grep -v -E '^deb: [0-9]+ passed' "$log.deb"
+		p=$(grep -c '^ok - ' "$log.deb")
+		f=$(grep -c '^not ok - ' "$log.deb")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "not ok - deb: tests/deb/run.sh exited $rc"
 			f=1
 		fi
 		pass=$((pass + p))

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - the Debian packages on this machine, as a user installs them
+# (part of make check's build stage):
+#
+#  1. make deb: mmt-dkms and mmt-utils into build/deb (scripts/deb.sh)
+#  2. dpkg -i both (their dependencies, dkms and libssl3, come with
+#     scripts/deps.sh; apt-get -f install if one is missing): mmt-dkms's
+#     postinst has DKMS build and install mmt.ko for the installed kernels
+#  3. dkms status -k $KVER says "installed" for this version: the module
+#     was built for Debian's kernel, the one scripts/lib.sh resolves (the
+#     machine's running kernel may be another: hence -k)
+#  4. modinfo -k $KVER finds it in /lib/modules/$KVER/updates/dkms, built
+#     from this tree's sources (srcversion equal to driver/mmt.ko's, when
+#     `make module` has built that)
+#  5. mmt-utils: mmtctl and mmt-bench run from /usr/bin, the man pages are
+#     where man finds them, and a program built with
+#     `pkg-config --cflags --libs libmmt` links /usr/lib/<triplet>/libmmt.so
+#     and runs
+#
+# The guest stage then loads that DKMS-built module in a guest for one
+# delegation (tests/guest/tests, run "dkms").  Steps 2-5 change this
+# machine's packages and need root; without root they are skipped.
+# Prints one "ok"/"not ok" line per check, then "deb: N passed, N failed";
+# exit status 1 if a check failed.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/scripts/lib.sh"
+OUT=${O:-build}
+case $OUT in
+/*) ;;
+*) OUT=$ROOT/$OUT ;;
+esac
+LOG=$OUT/deb-check.log
+PASS=0
+FAIL=0
+
+ok() {
+	PASS=$((PASS + 1))
+	echo "ok - deb: $1"
+}
+
+notok() {
+	FAIL=$((FAIL + 1))
+	echo "not ok - deb: $1 ($2)"
+}
+
+finish() {
+	echo "deb: $PASS passed, $FAIL failed"
+	exit $((FAIL > 0))
+}
+
+# show FILE - the end of FILE, as comments
+show() {
+	tail -n 20 "$1" | sed 's/^/#   /'
+}
+
+main() {
+	local debs ver dkms_st ko want got same prog tmp page triplet
+
+	cd "$ROOT" || exit 1
+	mkdir -p "$OUT"
+	if debs=$(O=$OUT scripts/deb.sh 2>"$LOG"); then
+		ok "make deb builds $(echo "$debs" | xargs -n 1 basename | paste -sd ' ')"
+	else
+		show "$LOG"
+		notok "make deb builds mmt-dkms and mmt-utils" "see $LOG"
+		finish
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "ok - deb: install, dkms status, tools # SKIP not root"
+		PASS=$((PASS + 1))
+		finish
+	fi
+	if ! mmt_kernel 2>"$LOG"; then
+		show "$LOG"
+		notok "kernel to check DKMS against" "no kernel headers"
+		finish
+	fi
+	ver=$(dpkg-parsechangelog -l debian/changelog -S Version)
+
+	# shellcheck disable=SC2086 # the two package paths
+	if dpkg -i $debs >"$LOG" 2>&1 ||
+	   DEBIAN_FRONTEND=noninteractive apt-get install -f -y >>"$LOG" 2>&1; then
+		ok "dpkg -i mmt-dkms mmt-utils (DKMS: $(grep -E '^Building for ' "$LOG" | tail -n 1))"
+	else
+		show "$LOG"
+		notok "dpkg -i mmt-dkms mmt-utils" "see $LOG"
+		finish
+	fi
+
+	dkms_st=$(dkms status -m mmt -v "$ver" -k "$KVER" 2>&1)
+	echo "# dkms status -m mmt -v $ver -k $KVER: $dkms_st"
+	if echo "$dkms_st" | grep -q "^mmt/$ver, $KVER, [^:]*: installed"; then
+		ok "dkms status: mmt $ver built and installed for $KVER"
+	else
+		notok "dkms status: mmt $ver built and installed for $KVER" \
+			"${dkms_st:-nothing}"
+	fi
+
+	ko=$(modinfo -k "$KVER" -n mmt 2>/dev/null)
+	want=
+	[ -f driver/mmt.ko ] && want=$(modinfo -F srcversion driver/mmt.ko)
+	got=$(modinfo -k "$KVER" -F srcversion mmt 2>/dev/null)
+	same=
+	[ -n "$want" ] && same=" (that of driver/mmt.ko)"
+	if [[ $ko == /lib/modules/$KVER/updates/dkms/mmt.ko* ]] &&
+	   [ -n "$got" ] && { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
+		ok "modinfo -k $KVER mmt: $ko, srcversion $got$same"
+	else
+		notok "modinfo -k $KVER mmt: the DKMS build of this tree" \
+			"${ko:-not found}, srcversion ${got:-none}, driver/mmt.ko's ${want:-none}"
+	fi
+
+	if /usr/bin/mmtctl --help >/dev/null 2>&1 &&
+	   /usr/bin/mmt-bench --help >/dev/null 2>&1; then
+		ok "mmtctl and mmt-bench run from /usr/bin"
+	else
+		notok "mmtctl and mmt-bench run from /usr/bin" "--help failed"
+	fi
+
+	got=
+	for page in mmt.4 libmmt.3 mmtctl.8 mmt-bench.8; do
+		man -w "${page##*.}" "${page%.*}" >/dev/null 2>&1 ||
+			got="$got $page"
+	done
+	if [ -z "$got" ]; then
+		ok "man finds mmt(4), libmmt(3), mmtctl(8), mmt-bench(8)"
+	else
+		notok "man finds the manual pages" "missing:$got"
+	fi
+
+	tmp=$(mktemp -d)
+	prog=$tmp/uses-libmmt
+	triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	cat >"$tmp/uses-libmmt.c" <<'EOF'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libmmt.h"
+
+int main(void)
+{
+	const char *s = mmtu_strerror(EBADMSG);
+
+	printf("%s\n", s);
+	return !s || !strlen(s) || MMT_API_VERSION < 1;
+}
+EOF
+	# shellcheck disable=SC2046 # pkg-config prints a list of flags
+	if cc -o "$prog" "$tmp/uses-libmmt.c" \
+		$(pkg-config --cflags --libs libmmt) >"$LOG" 2>&1 &&
+	   ldd "$prog" | grep -q "libmmt.so => .*/$triplet/libmmt.so" &&
+	   "$prog" >>"$LOG" 2>&1; then
+		ok "a program built with pkg-config libmmt links /usr/lib/$triplet/libmmt.so and runs"
+	else
+		show "$LOG"
+		notok "a program built with pkg-config libmmt" "see $LOG"
+	fi
+	rm -rf "$tmp"
+	finish
+}
+
+main "$@"

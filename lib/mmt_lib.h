@@ -352,7 +352,7 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key);
  * (the "explicit nonce", which the caller sends in clear with the record).
  * A context refuses to seal a sequence number that is not above the last
  * one it sealed, and to open one that is not above the last one it opened
- * (replay and reorder), so it fails closed like net/tls (STYLE.md 3).
+ * (replay and reorder), so it fails closed, as net/tls does.
  */
 #define MMT_CHAN_KEY_BYTES	16		/* AES-128-GCM channel key */
 #define MMT_CHAN_SALT_BYTES	4		/* implicit part of the nonce */

@@ -96,7 +96,7 @@ mmtg_ip_of() {
 }
 
 # mmtg_load_rxe - load Soft-RoCE and the RDMA CM; the crc32 modules are
-# requested by rxe at run time (TESTING.md pitfall 1)
+# requested by rxe at run time (docs/TESTING.md, pitfall 1)
 mmtg_load_rxe() {
 	mmtg_run 60 modprobe -a crc32_generic crc32-pclmul rdma_rxe ib_uverbs \
 		rdma_ucm

@@ -36,7 +36,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 GUEST_BUILD=${GUEST_BUILD:-$ROOT/build/guest}
 
 # Kernel modules the guests load (names as modprobe knows them).  crc32
-# generic and pclmul: rxe requests crc32 at run time (TESTING.md pitfall 1).
+# generic and pclmul: rxe requests crc32 at run time (docs/TESTING.md,
+# pitfall 1).
 BASE_MODULES="virtio_pci virtio_net virtio_blk e1000 9pnet_virtio 9p
 	rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
 	crc32_generic crc32-pclmul crc32c_generic crc32c-intel dummy"
@@ -143,7 +144,7 @@ build_manifest() {
 		add_libs "$p"
 	done
 	# glibc dlopen()s libgcc_s for pthread_exit/cancel; ldd misses it
-	# (TESTING.md pitfall 2).
+	# (docs/TESTING.md, pitfall 2).
 	for p in /lib/x86_64-linux-gnu/libgcc_s.so.1 \
 		 /usr/lib/x86_64-linux-gnu/libgcc_s.so.1; do
 		[ -e "$p" ] && { add "$p"; break; }

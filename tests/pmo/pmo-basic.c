@@ -195,7 +195,7 @@ static void test_create(void)
 			      -EINVAL, "info: flags -> EINVAL");
 		memset(&in, 0, sizeof(in));
 		in.size = sizeof(in);
-		in.reserved[3] = 1;
+		in.reserved[1] = 1;
 		pt_expect_ret(pt_sys(ioctl(fd, MMT_IOC_PMO_INFO, &in)),
 			      -EINVAL, "info: reserved -> EINVAL");
 		memset(&in, 0, sizeof(in));

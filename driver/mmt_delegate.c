@@ -7,7 +7,8 @@
  * closure (the root is sealed with AES-GCM, the header as associated
  * data), hand it to the transport, which delivers it and returns the
  * receiver's verdict; then SENDING -> INVALID (transfer) or -> VALID (copy).
- * A rejected closure returns the MMT to VALID with its data intact.
+ * A rejected closure returns the MMT to VALID with its data intact, under
+ * a fresh GUA in transfer mode (mmt_delegate_settle()).
  *
  * The PMO's lock is not held while the transport runs: SENDING is what
  * keeps the MMT unchanged meanwhile (writes, keying and invalidation refuse
@@ -24,6 +25,44 @@
 #include "mmt_trace.h"
 #include "mmt_transport.h"
 #include "mmt.h"
+
+/* Re-encrypt @m under a fresh GUA of @pmo's own keying. */
+static int mmt_delegate_regua(struct mmt_pmo *pmo, struct mmt *m)
+{
+	u64 gua;
+	int err;
+
+	err = mmt_gua_alloc(&gua);
+	if (!err)
+		err = mmt_regua(m, pmo->crypto, gua);
+	return err;
+}
+
+/**
+ * mmt_delegate_regua_due() - re-encrypt an MMT under a fresh GUA if a
+ * failed transfer left that to do
+ * @pmo: the PMO, keyed
+ * @m: one of its MMTs
+ *
+ * After a failed transfer the receiver may hold a writable copy under the
+ * MMT's GUA (a lost ack, a forged rejection), so the owner must not write
+ * or seal under it again: mmt_delegate_settle() marks the MMT
+ * @m->root.regua_due and re-encrypts it under a fresh GUA.  When that
+ * fails (its memory fails verification, the usual reason the receiver
+ * refused it; or GUAs ran out) the mark stays: the MMT stays VALID and
+ * readable, and the owner's next write or send calls this again, which
+ * succeeds once the memory verifies.  Nothing that verifies is lost.
+ *
+ * Context: process; caller holds @pmo->lock.
+ * Return: 0 (done, or nothing to do); -EOVERFLOW from the GUA allocator;
+ * mmt_regua()'s errors, -EBADMSG above all (nothing changed but a GUA
+ * drawn).
+ */
+int mmt_delegate_regua_due(struct mmt_pmo *pmo, struct mmt *m)
+{
+	lockdep_assert_held(&pmo->lock);
+	return m->root.regua_due ? mmt_delegate_regua(pmo, m) : 0;
+}
 
 /**
  * mmt_delegate_build() - seal closure @i for a connection; the MMT goes
@@ -47,15 +86,16 @@
  * replay and reorder rules), so the MMT's counter is first raised to the
  * last one this PMO sent, and an MMT whose GUA is not above the last one
  * this PMO sent (re-encrypted under a fresh GUA after a failed transfer,
- * or sent before in copy mode) is re-encrypted under a fresh one first:
- * DESIGN.md re-assigns GUAs anyway.  The header's seq is the MMT's index,
- * which binds the closure to its slot at the receiver.
+ * or sent before in copy mode), or that is still due for that
+ * re-encryption (mmt_delegate_regua_due()), is re-encrypted under a fresh
+ * one first: DESIGN.md re-assigns GUAs anyway.  The header's seq is the
+ * MMT's index, which binds the closure to its slot at the receiver.
  *
  * Context: process; caller holds @src->lock.
  * Return: 0; -EPERM if the MMT is not VALID or is read-only, or the PMO
  * has no key; -EOVERFLOW from the GUA allocator; -EBADMSG if a
- * needed re-encryption finds the MMT corrupted; mmt_closure_build()'s
- * errors (the MMT is VALID again).
+ * needed re-encryption finds the MMT corrupted (nothing changed);
+ * mmt_closure_build()'s errors (the MMT is VALID again).
  */
 int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 		       const u8 *rx_nonce, u16 peer_node, bool copy, u8 *buf,
@@ -77,12 +117,8 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 	memcpy(h.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
-	if (m->root.gua <= src->tx_last_gua) {
-		u64 gua;
-
-		err = mmt_gua_alloc(&gua);
-		if (!err)
-			err = mmt_regua(m, src->crypto, gua);
+	if (m->root.regua_due || m->root.gua <= src->tx_last_gua) {
+		err = mmt_delegate_regua(src, m);
 		if (err)
 			return err;
 	}
@@ -117,16 +153,18 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
  * verdict comes over an untrusted network (a lost ack, or a forged
  * rejection), so the receiver may hold a writable copy under this GUA: the
  * sender re-encrypts under a fresh GUA before it can write again (DESIGN.md
- * section 5), so no pad is ever used by two writers; if that fails it
- * keeps the MMT read-only.  In copy mode the receiver's copy is read-only
- * and nothing more is needed.  An MMT not SENDING is left alone.
+ * section 5), so no pad is ever used by two writers.  If that fails (the
+ * MMT's own memory fails verification, or GUAs ran out) the MMT stays
+ * VALID, readable, under its old GUA and marked regua_due: writes and
+ * sends retry the re-encryption first (mmt_delegate_regua_due()).  In
+ * copy mode the receiver's copy is read-only and nothing more is needed.
+ * An MMT not SENDING is left alone.
  *
  * Context: process; caller holds @src->lock.
  */
 void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
 {
 	struct mmt *m = &src->mmts[i];
-	u64 gua;
 
 	lockdep_assert_held(&src->lock);
 	if (m->root.state != MMT_SENDING)
@@ -137,8 +175,11 @@ void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
 		return;
 	}
 	mmt_root_transition(&m->root, MMT_VALID);
-	if (!copy && (mmt_gua_alloc(&gua) || mmt_regua(m, src->crypto, gua)))
-		m->root.read_only = true;
+	if (!copy) {
+		m->root.regua_due = true;
+		/* on failure it stays due: the next write or send retries */
+		mmt_delegate_regua_due(src, m);
+	}
 }
 
 /**

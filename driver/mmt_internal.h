@@ -177,6 +177,7 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 		       const u8 *rx_nonce, u16 peer_node, bool copy, u8 *buf,
 		       size_t len);
 void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err);
+int mmt_delegate_regua_due(struct mmt_pmo *pmo, struct mmt *m);
 
 /* mmt_loopback.c */
 void mmt_loopback_init(void);

@@ -524,6 +524,8 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 
 		info[i].state = r->state;
 		info[i].flags = r->read_only ? MMT_INFO_READ_ONLY : 0;
+		if (r->regua_due)
+			info[i].flags |= MMT_INFO_REGUA_DUE;
 		if (pmo->mmts[i].crypto && pmo->mmts[i].crypto != pmo->crypto)
 			info[i].flags |= MMT_INFO_SENDER_KEYING;
 		info[i].gua = r->gua;
@@ -750,8 +752,9 @@ static size_t mmt_pmo_good_prefix(struct mmt *m, u64 off, u8 *bounce,
  * One step of pread/pwrite: the part of [pos, pos + len) inside one MMT,
  * at most MMT_IO_CHUNK bytes.  *@done: the bytes written or read into
  * @bounce; on a read's -EBADMSG, those of the blocks before the first bad
- * one (a short count, uapi/mmt.h); 0 on other errors.  Caller holds
- * pmo->lock.
+ * one (a short count, uapi/mmt.h); 0 on other errors.  A write to an MMT
+ * a failed transfer left due for a fresh GUA re-encrypts it first
+ * (mmt_delegate_regua_due()).  Caller holds pmo->lock.
  */
 static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			   size_t len, bool write, size_t *done)
@@ -768,7 +771,8 @@ static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 	if (!pmo->crypto)
 		return -EPERM;
 	if (write)
-		err = mmt_write(m, off, bounce, len);
+		err = mmt_delegate_regua_due(pmo, m) ?:
+		      mmt_write(m, off, bounce, len);
 	else
 		err = mmt_read(m, off, bounce, len);
 	if (!err) {

@@ -229,7 +229,7 @@ static int mmt_closure_can_build(const struct mmt *m,
 				 struct mmt_closure_hdr *e)
 {
 	if ((m->root.state != MMT_VALID && m->root.state != MMT_SENDING) ||
-	    m->root.read_only)
+	    m->root.read_only || m->root.regua_due)
 		return -EPERM;
 	if (!m->crypto)
 		return -ENOKEY;
@@ -258,7 +258,9 @@ static int mmt_closure_can_build(const struct mmt *m,
  *
  * Context: may sleep (kernel crypto API).
  * Return: 0; -EPERM if @m is not VALID or SENDING, or is a read-only copy
- * (its GUA belongs to the owner, whose seals use the same nonces); -ENOKEY
+ * (its GUA belongs to the owner, whose seals use the same nonces), or is
+ * due for mmt_regua() (@m->root.regua_due: a writable copy may exist
+ * under its GUA); -ENOKEY
  * without crypto; -EINVAL for unknown @h->flags; -E2BIG if the geometry is
  * too large for format v2; -ENOSPC if @out_len is short; -EOVERFLOW if the
  * root counter is exhausted (regua first); another -errno from the cipher.

@@ -542,6 +542,10 @@ struct mmt_node_ctr {
  * struct mmt_root - the trusted MMT root, kept only in module memory
  * @state: one of enum mmt_state; change it only with mmt_root_transition()
  * @read_only: VALID but received in copy mode: writes fail with -EPERM
+ * @regua_due: VALID, but a transfer of it failed (the receiver may hold a
+ *	writable copy under @gua) and it is not yet re-encrypted under a
+ *	fresh GUA: writes and sealing fail with -EPERM until mmt_regua()
+ *	succeeds, which clears it; reads work
  * @gua: global unique address (58 bits) bound into every pad
  * @root_counter: freshness counter, bumped on every write and every seal
  * @top: counters of the top-level node
@@ -549,6 +553,7 @@ struct mmt_node_ctr {
 struct mmt_root {
 	enum mmt_state state;
 	bool read_only;
+	bool regua_due;
 	u64 gua;
 	u64 root_counter;
 	struct mmt_node_ctr top;
@@ -655,7 +660,8 @@ int mmt_format(struct mmt *m, u64 gua);
  * block then fails verification until overwritten).  Counters and pads are
  * never reused in either case (the trusted root moves first).
  *
- * Return: 0; -EPERM if the state is not MMT_VALID or the MMT is read-only;
+ * Return: 0; -EPERM if the state is not MMT_VALID or the MMT is read-only
+ * or due for mmt_regua() (@m->root.regua_due);
  * -EINVAL if [@off, @off + @len) is not inside the data; -EBADMSG if a
  * node on the path or a block to read back fails verification;
  * -EOVERFLOW if a major counter would pass MMT_MAJOR_MAX or the root
@@ -698,7 +704,7 @@ int mmt_verify_all(struct mmt *m);
  *
  * Verifies everything first; counters are kept, the pads change because
  * the GUA (and with @to the subkeys) are part of every pad.  Sets
- * @m->root.gua and @m->crypto on success.
+ * @m->root.gua and @m->crypto and clears @m->root.regua_due on success.
  *
  * Return: 0; -EINVAL for a bad @new_gua; -EBADMSG if the MMT fails
  * verification.  A failure of that first pass changes nothing.  If the

@@ -46,7 +46,8 @@ static const char * const mmt_state_names[MMT_NR_STATES] = {
  *
  * The single place where an MMT changes state (DESIGN.md section 1), checked
  * against the table above.  Entering INVALID or WAITING also clears
- * @r->read_only (the MMT no longer holds a received copy); the caller sets
+ * @r->read_only (the MMT no longer holds a received copy) and
+ * @r->regua_due (nothing is left to re-encrypt); the caller sets
  * @r->read_only after WAITING -> VALID for a copy-mode closure.
  *
  * Context: any; the caller serializes access to @r.
@@ -62,8 +63,10 @@ int mmt_root_transition(struct mmt_root *r, enum mmt_state to)
 	if (!mmt_transitions[from][to])
 		return -EINVAL;
 	r->state = to;
-	if (to == MMT_INVALID || to == MMT_WAITING)
+	if (to == MMT_INVALID || to == MMT_WAITING) {
 		r->read_only = false;
+		r->regua_due = false;
+	}
 	return 0;
 }
 

@@ -945,10 +945,14 @@ static int mmt_may_read(const struct mmt *m)
 	return 0;
 }
 
-/* Writes only on a VALID MMT the caller owns (not a read-only copy). */
+/*
+ * Writes only on a VALID MMT the caller owns (not a read-only copy) and
+ * whose GUA no one else may hold (not due for mmt_regua()).
+ */
 static int mmt_may_write(const struct mmt *m)
 {
-	if (m->root.state != MMT_VALID || m->root.read_only)
+	if (m->root.state != MMT_VALID || m->root.read_only ||
+	    m->root.regua_due)
 		return -EPERM;
 	return 0;
 }
@@ -1457,5 +1461,6 @@ int mmt_regua(struct mmt *m, struct mmt_crypto *to, u64 new_gua)
 		return err;
 	m->root.gua = new_gua;
 	m->crypto = to;
+	m->root.regua_due = false;
 	return 0;
 }

@@ -397,11 +397,13 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 		       in->closures, (uint64_t)in->closure_bytes,
 		       (uint64_t)in->meta_bytes, ratio, in->key_len);
 		for (i = 0; i < in->mmt_count; i++)
-			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"gua\": \"0x%" PRIx64
+			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"regua_due\": %s, \"gua\": \"0x%" PRIx64
 			       "\", \"root_counter\": %" PRIu64
 			       ", \"top_major\": %" PRIu64 "}",
 			       i ? ", " : "", i, mmtu_state_str(m[i].state),
 			       m[i].flags & MMT_INFO_READ_ONLY ? "true" :
+			       "false",
+			       m[i].flags & MMT_INFO_REGUA_DUE ? "true" :
 			       "false", (uint64_t)m[i].gua,
 			       (uint64_t)m[i].root_counter,
 			       (uint64_t)m[i].top_major);
@@ -423,11 +425,14 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	       in->key_len == 16 ? "AES-128" : "none");
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
-		       " root_counter %" PRIu64 " top_major %" PRIu64 "\n",
+		       " root_counter %" PRIu64 " top_major %" PRIu64 "%s\n",
 		       i, mmtu_state_str(m[i].state),
 		       m[i].flags & MMT_INFO_READ_ONLY ? " ro" : "   ",
 		       (uint64_t)m[i].gua, (uint64_t)m[i].root_counter,
-		       (uint64_t)m[i].top_major);
+		       (uint64_t)m[i].top_major,
+		       m[i].flags & MMT_INFO_REGUA_DUE ?
+		       " (regua due: a failed transfer, memory does not verify)" :
+		       "");
 	if (in->mmt_count < in->closures)
 		printf("  (%u more MMTs not shown)\n",
 		       in->closures - in->mmt_count);

@@ -179,7 +179,11 @@ struct mmt_pmo_counter {
  * @state: MMT_STATE_*
  * @flags: MMT_INFO_READ_ONLY if received in copy mode;
  *	MMT_INFO_SENDER_KEYING if it is under the keying of the closure it
- *	was received in (the sender's keying salt), not the PMO's own
+ *	was received in (the sender's keying salt), not the PMO's own;
+ *	MMT_INFO_REGUA_DUE if a transfer of it failed and it could not yet be
+ *	re-encrypted under a fresh GUA (its memory failed verification): it
+ *	is readable, and the next write or send of it re-encrypts it first,
+ *	failing with EBADMSG, nothing changed, while it still does not verify
  * @gua: global unique address (58 bits: node id << 42 | sequence)
  * @root_counter: the MMT root's counter
  * @top_major: major counter of the top-level node
@@ -194,6 +198,7 @@ struct mmt_mmt_info {
 
 #define MMT_INFO_READ_ONLY	1
 #define MMT_INFO_SENDER_KEYING	2
+#define MMT_INFO_REGUA_DUE	4
 
 /**
  * struct mmt_pmo_info - MMT_IOC_PMO_INFO argument
@@ -436,7 +441,9 @@ struct mmt_xfer {
  * there fails with ENOSPC; a transfer across the end is cut short.  Errors:
  * EPERM (no key; the MMT is not VALID, or for a read not VALID or SENDING;
  * a write to a read-only copy), EBADMSG (integrity check failed: the bytes
- * before the bad block are returned first, as a short count), EOVERFLOW
+ * before the bad block are returned first, as a short count; also a write
+ * to an MMT flagged MMT_INFO_REGUA_DUE that still fails verification, see
+ * MMT_IOC_PMO_DELEGATE_LOCAL), EOVERFLOW
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
  * ENOMEM.
@@ -542,8 +549,16 @@ struct mmt_xfer {
  * on (the closure was sealed before the receiver checked it) and, in
  * transfer mode, the sender's MMT was re-encrypted under a fresh GUA (a
  * rejection is not authenticated: the receiver might hold a writable copy).
- * Earlier closures stay delivered.  Each call is a new (loopback)
- * connection.
+ * Re-encrypting verifies the whole MMT first.  If that fails (the MMT's own
+ * memory fails verification, the usual reason an eager receiver rejects it
+ * with EBADMSG; or GUAs are exhausted) the MMT stays VALID and readable
+ * under its old GUA, flagged MMT_INFO_REGUA_DUE: it is not written or sent
+ * under that GUA, and its next write or send re-encrypts it first, failing
+ * with EBADMSG and changing nothing while its memory still fails, going
+ * through under a fresh GUA (the flag cleared) once it verifies again.
+ * Reads return every block that verifies meanwhile.  The same holds for
+ * MMT_IOC_SEND.  Earlier closures stay delivered.  Each call is a new
+ * (loopback) connection.
  * Context: process; takes each PMO's lock in turn, never both; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -553,7 +568,10 @@ struct mmt_xfer {
  * * EMEDIUMTYPE - the PMOs differ in geometry or size
  * * EPERM - the sender is not VALID or read-only, or the receiver not
  *   WAITING
- * * EBADMSG - the closure failed authentication (different key, tamper)
+ * * EBADMSG - the closure failed authentication (different key, tamper);
+ *   or the sender's MMT failed verification as it was re-encrypted before
+ *   sealing (flagged MMT_INFO_REGUA_DUE, or sent before from this PMO):
+ *   that MMT is unchanged
  * * ESTALE - replay: root counter not above the receiver's minimum
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
@@ -666,14 +684,17 @@ struct mmt_xfer {
  *   that does not authenticate (forged on the wire: counted in debugfs
  *   mmt/stats ack_forged); every MMT not acked is VALID again,
  *   its data intact (re-encrypted under a fresh GUA in transfer mode if it
- *   had been written, since its ack may have been lost)
+ *   had been written, since its ack may have been lost; or flagged
+ *   MMT_INFO_REGUA_DUE, see MMT_IOC_PMO_DELEGATE_LOCAL)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
  * * EINTR - a signal arrived; as ECONNRESET
  * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
  *   EMEDIUMTYPE, EXDEV - the receiver rejected a closure for that reason
  *   (see MMT_IOC_RECV); that MMT is VALID again.  EBADMSG
  *   also when the sender's own PMO fails verification as it is read
- *   (plain and secure channels); the receiver then gets ECANCELED.  Secure
+ *   (plain and secure channels), or (MMT channel) an MMT flagged
+ *   MMT_INFO_REGUA_DUE still fails verification as it is re-encrypted
+ *   before sealing; the receiver then gets ECANCELED.  Secure
  *   channel: EBADMSG when the receiver's PMO has another key (or the
  *   message was changed), on the first closure.  ESTALE also when the
  *   receiver refused the offer's generation as already used (any channel)

@@ -288,6 +288,62 @@ static void mmt_delegate_lost_ack(struct kunit *test)
 			0);
 }
 
+/*
+ * The sender's own memory fails verification: an eager receiver refuses
+ * the closure, and the sender cannot re-encrypt the MMT under a fresh GUA
+ * (regua verifies everything first).  It stays VALID and readable under
+ * its old GUA, due for a fresh one: no write or send under the old GUA
+ * (the receiver might hold a writable copy), each retry fails with
+ * -EBADMSG and changes nothing.  Once the memory verifies again the next
+ * write re-encrypts it first and goes through, and it delegates again.
+ */
+static void mmt_delegate_own_memory_bad(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	struct mmt *m = &ctx->src->mmts[0];
+	u64 cb = ctx->src->params.data_bytes, gua0 = m->root.gua, sent;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	m->data[100] ^= 0x40;	/* block 1 of MMT 0, in untrusted memory */
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    true, &sent), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	KUNIT_EXPECT_EQ(test, m->root.state, MMT_VALID);
+	KUNIT_EXPECT_FALSE(test, m->root.read_only);
+	KUNIT_EXPECT_TRUE(test, m->root.regua_due);
+	KUNIT_EXPECT_EQ(test, m->root.gua, gua0);
+	/* readable: the block before the bad one */
+	KUNIT_EXPECT_EQ(test, mmt_read(m, 0, ctx->out, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, 64), 0);
+	/* not writable or sendable under the old GUA, nothing changes */
+	KUNIT_EXPECT_EQ(test, mmt_write(m, 0, "x", 1), -EPERM);
+	mutex_lock(&ctx->src->lock);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_regua_due(ctx->src, m), -EBADMSG);
+	mutex_unlock(&ctx->src->lock);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    true, &sent), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, sent, 0ull);
+	KUNIT_EXPECT_TRUE(test, m->root.regua_due);
+	KUNIT_EXPECT_EQ(test, m->root.gua, gua0);
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+	/* the memory is back: re-encrypted under a fresh GUA, then written */
+	m->data[100] ^= 0x40;
+	mutex_lock(&ctx->src->lock);
+	KUNIT_EXPECT_EQ(test, mmt_delegate_regua_due(ctx->src, m), 0);
+	mutex_unlock(&ctx->src->lock);
+	KUNIT_EXPECT_FALSE(test, m->root.regua_due);
+	KUNIT_EXPECT_GT(test, m->root.gua, gua0);
+	KUNIT_EXPECT_EQ(test, mmt_write(m, 5, "x", 1), 0);
+	ctx->plain[5] = 'x';
+	/* and nothing is lost: every closure delegates, byte-exact */
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    true, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_TEST_CLOSURES);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, 3 * cb), 0);
+}
+
 static void mmt_delegate_refuses(struct kunit *test)
 {
 	struct mmt_delegate_ctx *ctx = test->priv;
@@ -313,6 +369,7 @@ static struct kunit_case mmt_delegate_cases[] = {
 	KUNIT_CASE(mmt_delegate_replay_minimum),
 	KUNIT_CASE(mmt_delegate_retry),
 	KUNIT_CASE(mmt_delegate_lost_ack),
+	KUNIT_CASE(mmt_delegate_own_memory_bad),
 	KUNIT_CASE(mmt_delegate_refuses),
 	{}
 };

@@ -1442,6 +1442,48 @@ static void mmt_closure_lost_ack_regua(struct kunit *test)
 	mmt_ct_expect_plain(test, r, pt);
 }
 
+/*
+ * A transfer failed and the sender could not re-encrypt the MMT under a
+ * fresh GUA because its own memory fails verification: it stays VALID
+ * under the old GUA, marked regua_due.  It reads, but neither writes nor
+ * seals (the receiver might hold a writable copy under that GUA); a
+ * mmt_regua() that fails changes nothing, one that succeeds (the memory
+ * verifies again) clears the mark.  Entering INVALID or WAITING clears it.
+ */
+static void mmt_closure_regua_due(struct kunit *test)
+{
+	const struct mmt_ct_geo *g = &mmt_ct_golden_geo;
+	struct mmt_closure_hdr h;
+	struct mmt *s;
+	size_t len;
+	u8 *pt, *buf, *out;
+
+	s = mmt_ct_sender(test, g, MMT_GOLDEN_GUA, 17, &pt);
+	buf = mmt_ct_build(test, s, 0, &len);	/* VALID -> SENDING */
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_VALID), 0);
+	s->root.regua_due = true;
+	s->data[70] ^= 1;			/* block 1 is bad */
+	KUNIT_EXPECT_EQ(test, mmt_regua(s, NULL, MMT_GOLDEN_GUA + 1), -EBADMSG);
+	KUNIT_EXPECT_TRUE(test, s->root.regua_due);
+	KUNIT_EXPECT_EQ(test, s->root.gua, (u64)MMT_GOLDEN_GUA);
+	out = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, mmt_read(s, 0, out, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, 64), 0);
+	KUNIT_EXPECT_EQ(test, mmt_write(s, 0, "x", 1), -EPERM);
+	mmt_golden_hdr(&h);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build(s, &h, buf, len), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_closure_build_head(s, &h, buf), -EPERM);
+	s->data[70] ^= 1;			/* the memory is back */
+	KUNIT_ASSERT_EQ(test, mmt_regua(s, NULL, MMT_GOLDEN_GUA + 2), 0);
+	KUNIT_EXPECT_FALSE(test, s->root.regua_due);
+	mmt_ct_expect_plain(test, s, pt);
+	KUNIT_EXPECT_EQ(test, mmt_write(s, 0, "x", 1), 0);
+	s->root.regua_due = true;
+	KUNIT_ASSERT_EQ(test, mmt_root_transition(&s->root, MMT_INVALID), 0);
+	KUNIT_EXPECT_FALSE(test, s->root.regua_due);
+}
+
 /* ------------------------------------------------------- golden vector */
 
 static void mmt_closure_golden(struct kunit *test)
@@ -1496,6 +1538,7 @@ static void mmt_closure_golden(struct kunit *test)
 	KUNIT_CASE(mmt_closure_wrong_slot),				\
 	KUNIT_CASE(mmt_closure_not_waiting),				\
 	KUNIT_CASE(mmt_closure_lost_ack_regua),				\
+	KUNIT_CASE(mmt_closure_regua_due),				\
 	KUNIT_CASE(mmt_closure_golden)
 
 static struct kunit_case mmt_closure_cases[] = {

@@ -6,7 +6,9 @@
  * states, tampering through MMT_IOC_PMO_DEBUG (EBADMSG, nothing else
  * changes; a pread across a bad block returns the good bytes before it),
  * fd passing between processes, local delegation (transfer,
- * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors).
+ * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors),
+ * and a transfer refused because the sender's own memory fails
+ * verification (the sender's way back once it verifies).
  *
  * Every check prints "ok - NAME" or "not ok - NAME (why)"; the last line is
  * "pmo-basic: N passed, N failed".  Exit status 0 if all passed, 1 if any
@@ -17,7 +19,7 @@
  *   --no-64m         skip the 64 MiB round trip (slow under TCG)
  *   --require-debug  fail (instead of skip) without MMT_FEAT_DEBUG
  *   --only NAME      run one group: create, keys, io, sizes, tamper,
- *                    shortread, fdpass, delegate
+ *                    shortread, fdpass, delegate, ownbad
  *
  * Built static for the guest by tests/pmo/build.sh; expects the mmt module
  * loaded and root (CAP_SYS_ADMIN for MMT_IOC_PMO_DEBUG).
@@ -1396,6 +1398,122 @@ static void test_delegate(void)
 	free(data);
 }
 
+/* ------------------------------------------------------- own memory bad */
+
+/* "MMT i: VALID, flags 0x4, gua 0x..." of snapshot @s, for messages */
+static const char *mmt_desc(const struct pt_snap *s, uint32_t i)
+{
+	static char buf[2][96];
+	static int idx;
+
+	idx = !idx;
+	snprintf(buf[idx], sizeof(buf[0]), "MMT %u %s flags %#x gua %#llx", i,
+		 mmtu_state_str(s->mmts[i].state), s->mmts[i].flags,
+		 (unsigned long long)s->mmts[i].gua);
+	return buf[idx];
+}
+
+/*
+ * A transfer refused because the sender's own memory fails verification
+ * (issue 10, item 5).  The sender cannot re-encrypt that MMT under a
+ * fresh GUA (that verifies everything first), so it stays VALID and
+ * readable under its old GUA, flagged MMT_INFO_REGUA_DUE (not read-only).
+ * A write or send of it fails with EBADMSG and changes nothing while its
+ * memory fails; once the memory verifies again, the next write
+ * re-encrypts it under a fresh GUA first and goes through, nothing is
+ * lost, and the PMO delegates again.
+ */
+static void test_own_memory_bad(void)
+{
+	const uint64_t size = 2 * 128 * KiB, bad = 10 * 64 + 3;
+	uint8_t *data = pt_malloc(size);
+	struct pt_snap sa, sa2;
+	uint64_t closures;
+	int a, b, c, ret;
+	ssize_t n;
+
+	if (!have_debug) {
+		if (require_debug)
+			pt_result(false, "own memory bad: MMT_FEAT_DEBUG present",
+				  "module built without MMT_DEBUG=1");
+		else
+			printf("ok - own memory bad # SKIP module without MMT_FEAT_DEBUG\n");
+		free(data);
+		return;
+	}
+	if (!make_pair(&a, &b, data, size, key1, "own memory bad")) {
+		free(data);
+		return;
+	}
+	pt_snap(a, &sa);
+	pt_expect_ret(mmtu_pmo_debug(a, MMT_DEBUG_DATA, 0, bad, 0x20), 0,
+		      "own memory bad: flip a data byte of the sender's MMT 0");
+	closures = 99;
+	ret = mmtu_pmo_delegate_local(a, b, MMT_DELEGATE_EAGER, &closures);
+	pt_result(ret == -EBADMSG && closures == 0,
+		  "own memory bad: eager transfer -> EBADMSG, 0 closures",
+		  "ret %s closures %" PRIu64, pt_errname(ret), closures);
+	pt_snap(a, &sa2);
+	pt_result(!sa2.ret && sa2.mmts[0].state == MMT_STATE_VALID &&
+		  sa2.mmts[0].flags == MMT_INFO_REGUA_DUE &&
+		  sa2.mmts[0].gua == sa.mmts[0].gua &&
+		  sa2.mmts[1].state == MMT_STATE_VALID && !sa2.mmts[1].flags &&
+		  sa2.mmts[1].gua == sa.mmts[1].gua,
+		  "own memory bad: MMT 0 VALID, old GUA, MMT_INFO_REGUA_DUE (not read-only); MMT 1 unchanged",
+		  "%s; %s", mmt_desc(&sa2, 0), mmt_desc(&sa2, 1));
+	check_read(a, 0, data, bad / 64 * 64,
+		   "own memory bad: the blocks before the bad one read back");
+	check_read(a, 128 * KiB, data + 128 * KiB, 128 * KiB,
+		   "own memory bad: MMT 1 reads back");
+	n = pwrite(a, "x", 1, 5);
+	pt_result(n < 0 && errno == EBADMSG,
+		  "own memory bad: a write to MMT 0 -> EBADMSG while it fails verification",
+		  "pwrite returned %zd (%s)", n, n < 0 ? strerror(errno) : "");
+	closures = 99;
+	ret = mmtu_pmo_delegate_local(a, b, 0, &closures);
+	pt_result(ret == -EBADMSG && closures == 0,
+		  "own memory bad: sending it again -> EBADMSG, 0 closures",
+		  "ret %s closures %" PRIu64, pt_errname(ret), closures);
+	pt_snap(a, &sa2);
+	pt_result(!sa2.ret && sa2.mmts[0].flags == MMT_INFO_REGUA_DUE &&
+		  sa2.mmts[0].gua == sa.mmts[0].gua,
+		  "own memory bad: the failed write and send changed nothing",
+		  "%s", mmt_desc(&sa2, 0));
+
+	/* the memory verifies again: the owner gets its MMT back */
+	pt_expect_ret(mmtu_pmo_debug(a, MMT_DEBUG_DATA, 0, bad, 0x20), 0,
+		      "own memory bad: flip the byte back");
+	n = pwrite(a, "x", 1, 5);
+	pt_result(n == 1, "own memory bad: then a write to MMT 0 succeeds",
+		  "pwrite returned %zd (%s)", n, n < 0 ? strerror(errno) : "");
+	data[5] = 'x';
+	pt_snap(a, &sa2);
+	pt_result(!sa2.ret && sa2.mmts[0].state == MMT_STATE_VALID &&
+		  !sa2.mmts[0].flags && sa2.mmts[0].gua > sa.mmts[0].gua,
+		  "own memory bad: MMT 0 VALID under a fresh GUA, flag cleared",
+		  "%s (was gua %#llx)", mmt_desc(&sa2, 0),
+		  (unsigned long long)sa.mmts[0].gua);
+	check_read(a, 0, data, size,
+		   "own memory bad: the sender reads back byte-exact, nothing lost");
+	c = new_pmo(size, &geom2, key1, 16, MMT_KEY_RECEIVE,
+		    "own memory bad: second receiver");
+	if (c >= 0) {
+		closures = 0;
+		ret = mmtu_pmo_delegate_local(a, c, MMT_DELEGATE_EAGER,
+					      &closures);
+		pt_result(ret == 0 && closures == 2,
+			  "own memory bad: the PMO delegates again (transfer, eager)",
+			  "ret %s closures %" PRIu64, pt_errname(ret),
+			  closures);
+		check_read(c, 0, data, size,
+			   "own memory bad: the receiver reads it back byte-exact");
+		close(c);
+	}
+	close(a);
+	close(b);
+	free(data);
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -1410,6 +1528,7 @@ static const struct {
 	{ "shortread", test_short_read },
 	{ "fdpass", test_fdpass },
 	{ "delegate", test_delegate },
+	{ "ownbad", test_own_memory_bad },
 };
 
 int main(int argc, char **argv)

@@ -183,9 +183,12 @@ int mmtu_pmo_invalidate(int pmofd);
  *
  * After a transfer the sender's MMTs are INVALID and the receiver's VALID;
  * after a copy both are VALID and the receiver's are read-only.  A rejected
- * closure leaves both as they were.
+ * closure leaves both as they were, but for the sender's GUA in transfer
+ * mode (re-encrypted under a fresh one, or flagged MMT_INFO_REGUA_DUE when
+ * its memory fails verification: mmt(4), "A transfer that fails").
  *
- * Return: 0; -EBADMSG (authentication failed: another key, tampering),
+ * Return: 0; -EBADMSG (authentication failed: another key, tampering; or
+ * the sender's MMT failed verification as it was re-encrypted),
  * -ESTALE (replay: root counter not above the receiver's minimum), -EILSEQ
  * (reorder), -EMEDIUMTYPE (geometry or size differ), -EPERM (sender not
  * VALID or read-only, receiver not WAITING), -EINVAL (@dstfd is @srcfd, bad

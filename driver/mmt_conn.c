@@ -32,8 +32,10 @@ static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 
 /*
  * A peer's verdict (ACK, NACK) reaches the user as the errno of
- * MMT_IOC_SEND: only the reasons uapi/mmt.h documents pass; anything else
- * a peer sends is a protocol violation of its own (-EPROTO).
+ * MMT_IOC_SEND: the rejection reasons uapi/mmt.h documents pass as they
+ * are; any other errno is a failure on the receiver's side that says
+ * nothing about the closure (its PMO was invalidated during the receive:
+ * -EPERM there; a registration failed; ...) and becomes -EREMOTEIO.
  */
 static int mmt_wire_verdict(int err)
 {
@@ -55,7 +57,7 @@ static int mmt_wire_verdict(int err)
 	case -EBUSY:
 		return err;
 	default:
-		return -EPROTO;
+		return -EREMOTEIO;
 	}
 }
 
@@ -64,8 +66,8 @@ static int mmt_wire_verdict(int err)
  * @buf: the bytes as received (untrusted; read once into @msg)
  * @len: bytes received
  * @msg: (out) decoded message; its err is 0 or one of the rejection
- *	reasons MMT_IOC_SEND documents (another value from the peer becomes
- *	-EPROTO)
+ *	reasons MMT_IOC_SEND documents (another errno from the peer, a
+ *	failure on its side, becomes -EREMOTEIO)
  *
  * Context: any (called from the completion handler).
  * Return: 0; -EMSGSIZE for a short message or too many segments; -EPROTO

@@ -678,7 +678,8 @@ struct mmt_xfer {
  *   generations never repeat: connect again); also when an MMT's counters
  *   are exhausted as it is sealed (MMT channel)
  * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
- * * EPROTO - the receiver asked for another channel
+ * * EPROTO - the receiver asked for another channel (or rejected a
+ *   closure with a bad magic, below)
  * * ECONNRESET - the peer went away (disconnect, QP error, device
  *   removal, a protocol violation), or (MMT channel) an acceptance arrived
  *   that does not authenticate (forged on the wire: counted in debugfs
@@ -700,6 +701,12 @@ struct mmt_xfer {
  *   receiver refused the offer's generation as already used (any channel)
  * * ENOSPC - MMT channel: the receive PMO already holds closures of
  *   four other keyings and cannot take another sender's
+ * * EREMOTEIO - the receiver failed on its side, for a reason that is not a
+ *   verdict on the closure: its PMO was invalidated during the receive
+ *   (its MMT_IOC_RECV fails with EPERM), or another local error (a memory
+ *   registration); its MMT_IOC_RECV says which.  As for a rejection, that
+ *   MMT is VALID again (transfer mode: under a fresh GUA), earlier closures
+ *   stay delivered and the connection stays usable
  * * ENOMEM - out of memory for the transfer's buffers, registrations or
  *   (secure channel) cipher state; as the local errors above, the MMTs
  *   not acked are VALID again.  Also an answer of the receiver, which ran

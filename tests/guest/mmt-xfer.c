@@ -43,6 +43,12 @@
  *               closure is zero (both sides must agree)
  *   -k          recv: key the receive PMO with another key than the
  *               sender's (secure channel: EBADMSG on the first closure)
+ *   -V          recv: a child invalidates the receive PMO
+ *               (MMT_IOC_PMO_INVALIDATE) as soon as its first closure is
+ *               VALID, during the receive, which then fails on the
+ *               receiver's side (EPERM there; the sender gets EREMOTEIO);
+ *               checks that the child hit the transfer mid-way and that
+ *               every MMT is INVALID afterwards
  *
  * Attacks (a test build of the module, MMT_DEBUG=1: debugfs mmt/conn_fault,
  * driver/mmt_conn_fault.c; tests/guest/rdma/README.md):
@@ -179,6 +185,7 @@ struct opts {
 	int attack_at;
 	const char *counter;
 	int lazy_bad;
+	int invalidate;
 };
 
 #define FAULT_PATH	"/sys/kernel/debug/mmt/conn_fault"
@@ -241,6 +248,7 @@ static int errno_of(const char *name)
 		{ "ESTALE", ESTALE }, { "ENETUNREACH", ENETUNREACH },
 		{ "EILSEQ", EILSEQ }, { "EMSGSIZE", EMSGSIZE },
 		{ "EPROTONOSUPPORT", EPROTONOSUPPORT }, { "EXDEV", EXDEV },
+		{ "EREMOTEIO", EREMOTEIO },
 	};
 	size_t i;
 
@@ -671,6 +679,44 @@ static int pre_recv(int dev, int conn, const struct opts *o)
 	return ret ? -1 : 0;
 }
 
+/*
+ * -V: in a child, wait until the first MMT of @pmo is VALID (the receive
+ * has begun), then invalidate the PMO.  The child exits 0 if it did so
+ * while closures were still to come, 1 if the receive was already over
+ * (make the PMO larger), 2 on an error.
+ */
+static pid_t invalidator_start(int pmo, unsigned int n)
+{
+	struct mmt_mmt_info *m = calloc(n, sizeof(*m));
+	double deadline = now() + 60;
+	unsigned int i, valid;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (!m)
+		_exit(2);
+	for (;;) {
+		if (pmo_states(pmo, m, n) != (int)n)
+			_exit(2);
+		for (i = 0, valid = 0; i < n; i++)
+			valid += m[i].state == MMT_STATE_VALID;
+		if (valid)
+			break;
+		if (now() > deadline)
+			_exit(2);
+		usleep(500);
+	}
+	if (ioctl(pmo, MMT_IOC_PMO_INVALIDATE, 0))
+		_exit(2);
+	printf("mmt-xfer recv: invalidated the PMO with %u of %u closures VALID\n",
+	       valid, n);
+	fflush(stdout);
+	_exit(valid < n ? 0 : 1);
+}
+
 /* -P, sending side: the same PMO in copy mode first (it stays VALID). */
 static int pre_send(int conn, int pmo, const struct opts *o)
 {
@@ -803,6 +849,31 @@ static int do_recv(int dev, const struct opts *o)
 			check(ok_state == o->closures,
 			      "after the kill every MMT is WAITING or VALID");
 		free(m);
+		return failures;
+	}
+	if (o->invalidate) {
+		pid_t pid = invalidator_start(pmo, o->closures);
+		int status;
+
+		ret = ioctl(conn, MMT_IOC_RECV, &x);
+		err = errno;
+		waitpid(pid, &status, 0);
+		check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the PMO was invalidated during the receive (%s)",
+		      WIFEXITED(status) && WEXITSTATUS(status) == 1 ?
+		      "too late: make the PMO larger" : "child status");
+		expect_outcome(o, ret, err, "MMT_IOC_RECV");
+		m = calloc(o->closures, sizeof(*m));
+		ret = pmo_states(pmo, m, o->closures);
+		for (i = 0; ret > 0 && i < o->closures; i++)
+			ok_state += m[i].state == MMT_STATE_INVALID;
+		check(ok_state == o->closures,
+		      "after the failure every MMT INVALID (%u), %llu accepted before",
+		      ok_state, (unsigned long long)x.closures);
+		free(m);
+		close(conn);
+		close(l.fd);
+		close(pmo);
 		return failures;
 	}
 	badmsg = debugfs_value(STATS_PATH, "reject_badmsg", 0);
@@ -1038,7 +1109,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:V")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -1083,6 +1154,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			o.connect_once = 1;
+			break;
+		case 'V':
+			o.invalidate = 1;
 			break;
 		case 'k':
 			o.other_key = 1;

@@ -846,6 +846,13 @@ static void mmt_conn_wire(struct kunit *test)
 	w->err = cpu_to_le32(EBADMSG);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->err, -EBADMSG);
+	/* a failure of the receiver's own, not a verdict on the closure */
+	w->err = cpu_to_le32(EPERM);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->err, -EREMOTEIO);
+	w->err = cpu_to_le32(ECANCELED);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->err, -EREMOTEIO);
 	w->err = cpu_to_le32(MAX_ERRNO + 1);
 	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
 	w->err = 0;

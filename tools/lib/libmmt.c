@@ -566,6 +566,8 @@ const char *mmtu_strerror(int err)
 		return "protocol mismatch (another channel, or protocol version)";
 	case ECANCELED:
 		return "the sender stopped before sending every closure";
+	case EREMOTEIO:
+		return "the receiver failed on its side (e.g. its PMO was invalidated)";
 	case EXDEV:
 		return "a closure of another connection";
 	case EMSGSIZE:

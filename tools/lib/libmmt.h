@@ -381,7 +381,9 @@ int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
  * channel), -EBADMSG / -ESTALE / -EILSEQ / -EMSGSIZE / -EXDEV (the receiver
  * rejected a closure; that MMT is VALID again; the connection stays
  * usable; -EBADMSG also when this PMO fails verification as it is read for
- * the plain channel, the receiver then gets -ECANCELED), -ECONNRESET / -ETIMEDOUT / -EINTR (the connection is gone; MMTs
+ * the plain channel, the receiver then gets -ECANCELED), -EREMOTEIO (the
+ * receiver failed on its side, e.g. its PMO was invalidated during the
+ * receive; otherwise as a rejection), -ECONNRESET / -ETIMEDOUT / -EINTR (the connection is gone; MMTs
  * not acked are VALID again with their data), -E2BIG (2^24 closures or
  * more), -EINVAL, -EBADF, -ENOTTY.
  */

@@ -47,6 +47,8 @@ r "IPv6 listener, 4 closures" 7412 -a :: -n 4 -s 20
 r "both directions at once on one connection" 7415 -n 32 -s 22 -B
 r "replay rule refuses every closure: ESTALE" 7414 -n 32 -s 21 \
 	-M 1000000 -X ESTALE
+r "PMO invalidated during the receive: EPERM here" 7418 -n 128 -s 31 \
+	-V -X EPERM
 MMTG_CMD_TIMEOUT=200 mmtg_t "recv: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 1 recv -i 2
 mmtg_t "recv: 1000 delegations on one connection leak nothing" \

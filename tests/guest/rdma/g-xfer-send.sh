@@ -51,6 +51,8 @@ s "IPv6, 4 closures" 7412 -a "fd00::2" -n 4 -s 20
 s "both directions at once on one connection" 7415 -n 32 -s 22 -B
 s "receiver refuses (replay rule): ESTALE, data intact" 7414 -n 32 \
 	-s 21 -X ESTALE -R
+s "receiver invalidates its PMO mid-receive: EREMOTEIO, data intact" \
+	7418 -n 128 -s 31 -X EREMOTEIO -R
 MMTG_CMD_TIMEOUT=200 mmtg_t "send: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 2 send -i 1 -a "$PEER"
 mmtg_t "send: 1000 delegations on one connection leak nothing" \

@@ -438,7 +438,16 @@ struct mmt_xfer {
  * a write encrypts, bumps counters and updates MACs and the path to the
  * root; a read verifies the path and the MACs, then decrypts.  Offsets are
  * bytes into the PMO's data.  A read at or past the end returns 0, a write
- * there fails with ENOSPC; a transfer across the end is cut short.  Errors:
+ * there fails with ENOSPC; a transfer across the end is cut short.
+ * A call is carried out in steps of at most 64 KiB that do not cross a
+ * closure; each write step is a write of its own (all or nothing, one step
+ * of its MMT's root counter), but a call of several steps is not atomic:
+ * if a step fails after earlier ones succeeded, the call returns the bytes
+ * of the earlier steps (written, or read and verified) as a short count,
+ * and the next call, which starts at the failed step, returns the error.
+ * A call of zero bytes returns 0 without looking at the key or the MMTs'
+ * states: also on a WAITING MMT or a read-only copy, where a call of one
+ * byte fails with EPERM.  Errors:
  * EPERM (no key; the MMT is not VALID, or for a read not VALID or SENDING;
  * a write to a read-only copy), EBADMSG (integrity check failed: the bytes
  * before the bad block are returned first, as a short count; also a write

@@ -10,7 +10,9 @@
 #  a. pmo-basic: creation, keys and states, pread/pwrite byte-exact at
 #     1 B, 4 KiB, 2 MiB + 1 B, 64 MiB, tampering -> EBADMSG, short
 #     counts before a bad block, fd passing,
-#     local delegation (transfer, copy, replay, other key, errors)
+#     local delegation (transfer, copy, replay, other key, errors),
+#     zero-byte calls and a pwrite failing part of the way, a sender whose
+#     own memory fails verification and its way back
 #  b. mmtctl: the same sizes through the command line (cmp), delegation in
 #     both modes, exit codes 1 (usage), 3 (integrity), JSON output
 #  c. pmo-rlimit: RLIMIT_MEMLOCK -> ENOMEM, charges returned, EMFILE

@@ -7,6 +7,7 @@
  * changes; a pread across a bad block returns the good bytes before it),
  * fd passing between processes, local delegation (transfer,
  * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors),
+ * zero-byte calls and a pwrite that fails part of the way (as documented),
  * and a transfer refused because the sender's own memory fails
  * verification (the sender's way back once it verifies).
  *
@@ -19,7 +20,7 @@
  *   --no-64m         skip the 64 MiB round trip (slow under TCG)
  *   --require-debug  fail (instead of skip) without MMT_FEAT_DEBUG
  *   --only NAME      run one group: create, keys, io, sizes, tamper,
- *                    shortread, fdpass, delegate, ownbad
+ *                    shortread, fdpass, delegate, edges, ownbad
  *
  * Built static for the guest by tests/pmo/build.sh; expects the mmt module
  * loaded and root (CAP_SYS_ADMIN for MMT_IOC_PMO_DEBUG).
@@ -1398,6 +1399,76 @@ static void test_delegate(void)
 	free(data);
 }
 
+/* ------------------------------------------------------- edges of I/O */
+
+/*
+ * What uapi/mmt.h documents at MMT_IOC_PMO_CREATE (issue 10, item 5): a
+ * call of zero bytes returns 0 without looking at the MMTs' states, also
+ * where one byte fails with EPERM (a WAITING MMT, a read-only copy); and a
+ * pwrite is carried out in steps of at most 64 KiB within a closure, so a
+ * failure part of the way leaves the earlier steps written and returns
+ * their count, and the next call returns the error.
+ */
+static void test_io_edges(void)
+{
+	const uint64_t size = 3 * 128 * KiB;
+	uint8_t *data = pt_malloc(size), *buf = pt_malloc(size);
+	struct pt_rng rng;
+	int a, b;
+	ssize_t n;
+
+	/* zero bytes: 0 where one byte is EPERM */
+	if (make_pair(&a, &b, data, size, key1, "edges: zero bytes")) {
+		pt_expect_ret(pt_sys(pwrite(b, buf, 0, 0)), 0,
+			      "edges: WAITING: pwrite of 0 bytes -> 0");
+		pt_expect_ret(pt_sys(pread(b, buf, 0, 0)), 0,
+			      "edges: WAITING: pread of 0 bytes -> 0");
+		pt_expect_ret(pt_sys(pwrite(b, buf, 1, 0)), -EPERM,
+			      "edges: WAITING: pwrite of 1 byte -> EPERM");
+		pt_expect_ret(pt_sys(pread(b, buf, 1, 0)), -EPERM,
+			      "edges: WAITING: pread of 1 byte -> EPERM");
+		pt_expect_ret(mmtu_pmo_delegate_local(a, b, MMT_DELEGATE_COPY,
+						      NULL), 0,
+			      "edges: copy delegation (receiver read-only)");
+		pt_expect_ret(pt_sys(pwrite(b, buf, 0, 0)), 0,
+			      "edges: read-only copy: pwrite of 0 bytes -> 0");
+		pt_expect_ret(pt_sys(pwrite(b, buf, 1, 0)), -EPERM,
+			      "edges: read-only copy: pwrite of 1 byte -> EPERM");
+		close(a);
+		close(b);
+	}
+
+	/* a pwrite of several steps that fails part of the way */
+	if (!have_debug) {
+		printf("ok - edges: partial pwrite # SKIP module without MMT_FEAT_DEBUG\n");
+	} else if ((a = new_pmo(size, &geom2, key1, 16, 0,
+				"edges: partial pwrite")) >= 0) {
+		pt_rng_seed(&rng, seed + 5);
+		pt_fill(&rng, buf, size);
+		/* closure 1's top tree node: every write into it fails */
+		pt_expect_ret(mmtu_pmo_debug(a, MMT_DEBUG_NODES, 1, 0, 0x01), 0,
+			      "edges: flip a tree node byte of closure 1");
+		n = pwrite(a, buf, size, 0);
+		pt_result(n == (ssize_t)(128 * KiB),
+			  "edges: 384 KiB pwrite -> 131072: closure 0's two 64 KiB steps written, closure 1's failed",
+			  "pwrite returned %zd (%s)", n,
+			  n < 0 ? strerror(errno) : "");
+		check_read(a, 0, buf, 128 * KiB,
+			   "edges: the steps before the failure are written");
+		n = pwrite(a, buf + 128 * KiB, size - 128 * KiB, 128 * KiB);
+		pt_result(n < 0 && errno == EBADMSG,
+			  "edges: the next pwrite, at the failed step -> EBADMSG",
+			  "pwrite returned %zd (%s)", n,
+			  n < 0 ? strerror(errno) : "");
+		memset(data, 0, 128 * KiB);
+		check_read(a, 2 * 128 * KiB, data, 128 * KiB,
+			   "edges: closure 2, after the failure, untouched");
+		close(a);
+	}
+	free(buf);
+	free(data);
+}
+
 /* ------------------------------------------------------- own memory bad */
 
 /* "MMT i: VALID, flags 0x4, gua 0x..." of snapshot @s, for messages */
@@ -1528,6 +1599,7 @@ static const struct {
 	{ "shortread", test_short_read },
 	{ "fdpass", test_fdpass },
 	{ "delegate", test_delegate },
+	{ "edges", test_io_edges },
 	{ "ownbad", test_own_memory_bad },
 };
 

@@ -2529,11 +2529,12 @@ static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
 }
 
 /*
- * ACK(@verdict) for closure @index; on the MMT channel with the receive's
+ * ACK(*@verdict) for closure @index; on the MMT channel with the receive's
  * nonce and a tag over both (mmt_conn_ack_tag()), so that only a holder of
- * the key can tell the sender its closure was accepted.
+ * the key can tell the sender its closure was accepted.  *@verdict is what
+ * was sent (an acceptance may become -EPERM, below).
  */
-static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int verdict)
+static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
 {
 	struct mmt_wire_msg w = {};
 	int err;
@@ -2541,14 +2542,23 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int verdict)
 	w.type = MMT_MSG_ACK;
 	w.gen = cpu_to_le32(rx->gen);
 	w.index = cpu_to_le32(index);
-	w.err = cpu_to_le32(-verdict);
 	if (rx->channel == MMT_CHANNEL_MMT) {
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
 		err = mmt_conn_ack_tag(rx->pmo, rx->conn->conn_id, rx->gen,
-				       index, rx->nonce, verdict, w.tag);
-		if (err)
+				       index, rx->nonce, *verdict, w.tag);
+		/*
+		 * Only an acceptance needs its tag (mmt_tx_ack_genuine()): a
+		 * rejection never costs the sender data, and goes untagged
+		 * when the PMO has lost its key.  An acceptance the PMO can
+		 * no longer prove (invalidated since the check: what it
+		 * accepted is gone) becomes a rejection, -EPERM.
+		 */
+		if (err == -ENOKEY && !*verdict)
+			*verdict = -EPERM;
+		else if (err && !*verdict)
 			return err;
 	}
+	w.err = cpu_to_le32(-*verdict);
 	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
 }
 
@@ -2581,11 +2591,11 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else {
 		verdict = mmt_conn_plain_write(rx->pmo, m->index, s->bounce);
 	}
+	err = mmt_rx_send_ack(rx, m->index, &verdict);
 	if (!verdict)
 		rx->accepted++;
 	else if (!rx->stop)
 		rx->stop = verdict;
-	err = mmt_rx_send_ack(rx, m->index, verdict);
 	if (err)
 		return err;
 	if (!rx->stop && rx->granted < rx->n) {

@@ -747,7 +747,9 @@ struct mmt_xfer {
  * * EBUSY - another receive (on any connection, or a local delegation) is
  *   filling the PMO
  * * EPERM - the PMO is not WAITING (MMT channel) or not VALID and writable
- *   (secure and plain channels)
+ *   (secure and plain channels); also when it is invalidated during the
+ *   receive (the closures from there on are refused; the sender gets
+ *   EREMOTEIO; the connection stays usable)
  * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
  *   the sender named another channel (the offer is refused)
  * * EBADMSG - tamper (data, data MAC, tree node, sealed root or an

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt_conn.c - the parts of connections that need no RDMA headers: message
- * decoding and checks, the sender's build and settle steps of pipelined
- * delegation, the receiver's in-place closure check, the plain channel's
- * controller reads and writes, and the secure channel's seal and open
- * (DESIGN.md sections 1 and 5)
+ * decoding and checks, which PMOs each channel takes (plain PMOs: no key),
+ * the sender's build and settle steps of pipelined delegation, the
+ * receiver's in-place closure check, and the secure channel's seal and
+ * open, on keyed PMOs through the controller and on plain PMOs straight
+ * from and to their memory (DESIGN.md sections 1 and 5)
  *
  * The RDMA transport (driver/mmt_conn_rdma.c) calls these; they are also
  * built into the KUnit module, which has no RDMA.  Without CONFIG_INFINIBAND
@@ -29,6 +30,7 @@ static_assert(sizeof(struct mmt_wire_msg) == 80 + 16 * MMT_WIRE_MAX_SEGS);
 static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
+static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
 
 /*
  * A peer's verdict (ACK, NACK) reaches the user as the errno of
@@ -161,11 +163,12 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
  * @pmo: the PMO to send
  * @channel: MMT_CHANNEL_*
  * @copy: copy mode
+ * @plain: the PMO is plain memory (no key; mmt_conn_tx_check())
  *
  * Context: any.
  */
 void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
-			 u32 channel, bool copy)
+			 u32 channel, bool copy, bool plain)
 {
 	const struct mmt_params *p = &pmo->params;
 
@@ -173,7 +176,8 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 	w->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
 	w->type = MMT_MSG_OFFER;
 	w->channel = cpu_to_le32(channel);
-	w->flags = cpu_to_le32(copy ? MMT_XFER_COPY : 0);
+	w->flags = cpu_to_le32((copy ? MMT_XFER_COPY : 0) |
+			       (plain ? MMT_WIRE_OFFER_PLAIN : 0));
 	w->closures = cpu_to_le32(pmo->closures);
 	w->bytes = cpu_to_le64(pmo->bytes);
 	w->levels = p->levels;
@@ -186,21 +190,26 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
  * @offer: the decoded OFFER
  * @pmo: the receive PMO
  * @channel: the channel the receiver asked for
+ * @plain: the receive PMO is plain memory (mmt_conn_rx_prepare())
  *
  * Context: any.
  * Return: 0; -EPROTO if the sender named another channel or unknown
- * flags; -EMEDIUMTYPE if geometry, size or closure count differ.
+ * flags; -EMEDIUMTYPE if geometry, size or closure count differ, or one
+ * PMO is plain and the other keyed.
  */
 int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
-			 u32 channel)
+			 u32 channel, bool plain)
 {
 	const struct mmt_wire_msg *w = &offer->wire;
 	const struct mmt_params *p = &pmo->params;
+	u32 flags = le32_to_cpu(w->flags);
 	unsigned int i;
 
 	if (le32_to_cpu(w->channel) != channel ||
-	    (le32_to_cpu(w->flags) & ~MMT_XFER_COPY))
+	    (flags & ~(MMT_XFER_COPY | MMT_WIRE_OFFER_PLAIN)))
 		return -EPROTO;
+	if (!!(flags & MMT_WIRE_OFFER_PLAIN) != plain)
+		return -EMEDIUMTYPE;
 	if (le32_to_cpu(w->closures) != pmo->closures ||
 	    le64_to_cpu(w->bytes) != pmo->bytes ||
 	    w->levels != p->levels || w->log_block_size != p->log_block_size)
@@ -227,6 +236,25 @@ int mmt_conn_xfer_args(const void *xfer)
 	    x->channel > MMT_CHANNEL_PLAIN || x->timeout_ms > 600000 ||
 	    x->reserved0 || x->reserved[0] || x->reserved[1] || x->bytes ||
 	    x->closures || x->ns)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mmt_conn_key_args() - check a struct mmt_conn_key as copied in
+ * @key: the argument of MMT_IOC_CONN_SET_KEY
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for non-zero flags, a key length other than 16 or
+ * 32, or non-zero bytes of the key past it.
+ */
+int mmt_conn_key_args(const void *key)
+{
+	const struct mmt_conn_key *k = key;
+
+	if (k->flags || (k->key_len != 16 && k->key_len != 32))
+		return -EINVAL;
+	if (memchr_inv(k->key + k->key_len, 0, sizeof(k->key) - k->key_len))
 		return -EINVAL;
 	return 0;
 }
@@ -266,32 +294,58 @@ u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand)
 	return id;
 }
 
+/*
+ * Which PMOs a channel takes, on either side: the MMT channel keyed PMOs
+ * only, the plain channel plain PMOs only (no key: "the plain channel
+ * moves plain memory"), the secure channel both.  A plain PMO taken is
+ * counted in plain_xfers until mmt_conn_xfer_end() (send) or
+ * mmt_conn_rx_finish() (receive), so it can be neither keyed nor
+ * invalidated under the transfer.  Caller holds pmo->lock.
+ */
+static int mmt_conn_take(struct mmt_pmo *pmo, u32 channel, bool *plain)
+{
+	bool is_plain = !pmo->crypto, plain_channel;
+
+	plain_channel = channel == MMT_CHANNEL_PLAIN;
+	if (channel != MMT_CHANNEL_SECURE && is_plain != plain_channel)
+		return -EPERM;
+	*plain = is_plain;
+	if (is_plain)
+		pmo->plain_xfers++;
+	return 0;
+}
+
 /**
  * mmt_conn_tx_check() - may this PMO be sent on @channel?
  * @src: the PMO
  * @channel: MMT_CHANNEL_*
+ * @plain: (out) the PMO is plain memory (no key): the plain channel and
+ *	the secure channel read its bytes as they are
  *
- * MMT channel: every MMT VALID and writable (it will be sealed).  Secure
- * and plain channels: every MMT VALID (read through the controller).
+ * MMT channel: a keyed PMO, every MMT VALID and writable (it will be
+ * sealed).  Plain channel: a plain PMO.  Secure channel: a plain PMO, or
+ * a keyed one with every MMT VALID (read through the controller).  A
+ * plain PMO is held as such until mmt_conn_xfer_end(@src, true).
  *
  * Context: process; takes @src->lock.
- * Return: 0; -EPERM; -E2BIG (secure and plain channels) if one closure's
- * data is above MMT_CHAN_MSG_MAX, the largest AES-GCM message and bounce
- * buffer.
+ * Return: 0; -EPERM (the MMT channel on a plain PMO, the plain channel on
+ * a keyed one, an MMT in the wrong state); -E2BIG (secure and plain
+ * channels) if one closure's data is above MMT_CHAN_MSG_MAX, the largest
+ * AES-GCM message and bounce buffer.
  */
-int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
+int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 {
 	u32 i;
-	int err = 0;
+	int err;
 
-	/* bounce buffers: one closure's data each (kvmalloc's limit) */
+	*plain = false;
+	/* bounce buffers, grants: one closure's data each */
 	if (channel != MMT_CHANNEL_MMT &&
 	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&src->lock);
-	if (!src->crypto)
-		err = -EPERM;
-	for (i = 0; !err && i < src->closures; i++) {
+	err = mmt_conn_take(src, channel, plain);
+	for (i = 0; !err && !*plain && i < src->closures; i++) {
 		const struct mmt_root *r = &src->mmts[i].root;
 
 		if (r->state != MMT_VALID ||
@@ -300,6 +354,23 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel)
 	}
 	mutex_unlock(&src->lock);
 	return err;
+}
+
+/**
+ * mmt_conn_xfer_end() - a send no longer uses @pmo
+ * @pmo: the PMO of a successful mmt_conn_tx_check()
+ * @plain: what it reported: the plain PMO can be keyed and invalidated
+ *	again once no transfer uses it
+ *
+ * Context: process; takes @pmo->lock.
+ */
+void mmt_conn_xfer_end(struct mmt_pmo *pmo, bool plain)
+{
+	if (!plain)
+		return;
+	mutex_lock(&pmo->lock);
+	pmo->plain_xfers--;
+	mutex_unlock(&pmo->lock);
 }
 
 /**
@@ -362,34 +433,39 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
 /**
  * mmt_conn_rx_prepare() - check a receive PMO and start a receive
  * @pmo: the PMO
- * @channel: MMT_CHANNEL_MMT (every MMT WAITING) or MMT_CHANNEL_SECURE or
- *	MMT_CHANNEL_PLAIN (every MMT VALID and writable)
+ * @channel: MMT_CHANNEL_MMT (keyed, every MMT WAITING), MMT_CHANNEL_PLAIN
+ *	(a plain PMO: no key) or MMT_CHANNEL_SECURE (a plain PMO, or a keyed
+ *	one with every MMT VALID and writable)
  * @conn_id: the connection's id: the receiver rules start over for it, as
  *	for a new loopback connection
+ * @plain: (out) the PMO is plain memory, held as such until
+ *	mmt_conn_rx_finish(@pmo, true)
  *
  * The PMO is then this receive's alone until mmt_conn_rx_finish(): the
  * receive rules (struct mmt_rx_rules in the PMO) belong to one receive.
  *
  * Context: process; takes @pmo->lock.
- * Return: 0; -EPERM (no key, or an MMT in the wrong state); -EBUSY if
- * another receive (on any connection, or a local delegation) is filling
- * the PMO; -E2BIG (secure and plain channels) if one closure's data is
- * above MMT_CHAN_MSG_MAX.
+ * Return: 0; -EPERM (the MMT channel on a plain PMO, the plain channel on
+ * a keyed one, an MMT in the wrong state); -EBUSY if another receive (on
+ * any connection, or a local delegation) is filling the PMO; -E2BIG
+ * (secure and plain channels) if one closure's data is above
+ * MMT_CHAN_MSG_MAX.
  */
-int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
+int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
+			bool *plain)
 {
 	u32 i;
-	int err = 0;
+	int err;
 
+	*plain = false;
 	if (channel != MMT_CHANNEL_MMT &&
 	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&pmo->lock);
-	if (!pmo->crypto)
-		err = -EPERM;
-	else if (pmo->receiving)
+	err = mmt_conn_take(pmo, channel, plain);
+	if (!err && pmo->receiving)
 		err = -EBUSY;
-	for (i = 0; !err && i < pmo->closures; i++) {
+	for (i = 0; !err && !*plain && i < pmo->closures; i++) {
 		const struct mmt_root *r = &pmo->mmts[i].root;
 
 		if (channel == MMT_CHANNEL_MMT ? r->state != MMT_WAITING :
@@ -398,8 +474,12 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 	}
 	if (!err && channel == MMT_CHANNEL_MMT)
 		mmt_pmo_rx_start(pmo, conn_id);
-	if (!err)
+	if (!err) {
 		pmo->receiving = true;
+	} else if (*plain) {
+		pmo->plain_xfers--;	/* taken, then refused */
+		*plain = false;
+	}
 	mutex_unlock(&pmo->lock);
 	return err;
 }
@@ -407,13 +487,17 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id)
 /**
  * mmt_conn_rx_finish() - end the receive mmt_conn_rx_prepare() started
  * @pmo: the receive PMO
+ * @plain: what mmt_conn_rx_prepare() reported: the plain PMO can be keyed
+ *	and invalidated again once no transfer uses it
  *
  * Context: process; takes @pmo->lock.
  */
-void mmt_conn_rx_finish(struct mmt_pmo *pmo)
+void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
 {
 	mutex_lock(&pmo->lock);
 	pmo->receiving = false;
+	if (plain)
+		pmo->plain_xfers--;
 	mutex_unlock(&pmo->lock);
 }
 
@@ -469,16 +553,12 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 	return err;
 }
 
-/**
- * mmt_conn_plain_read() - plain channel, sender: plaintext of closure @index
- * @pmo: the PMO (MMT VALID)
- * @index: which MMT
- * @buf: (out) @pmo->params.data_bytes of plaintext (a registered bounce)
- *
- * Context: process; takes @pmo->lock.
- * Return: 0 or mmt_read()'s errors.
+/*
+ * Secure channel on a keyed PMO, sender: the plaintext of closure @index
+ * read through the controller (the MMT verifies it) into @buf, data_bytes.
+ * Returns 0 or mmt_read()'s errors.  Takes @pmo->lock.
  */
-int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
+static int mmt_conn_ctl_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
 {
 	int err;
 
@@ -490,17 +570,12 @@ int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
 	return err;
 }
 
-/**
- * mmt_conn_plain_write() - plain channel, receiver: write closure @index
- * @pmo: the PMO (MMT VALID and writable)
- * @index: which MMT
- * @buf: @pmo->params.data_bytes of plaintext as received (no longer
- *	remotely writable)
- *
- * Context: process; takes @pmo->lock.
- * Return: 0 or mmt_write()'s errors.
+/*
+ * Secure channel on a keyed PMO, receiver: write the opened plaintext of
+ * closure @index (@buf, data_bytes, private memory) through the controller.
+ * Returns 0 or mmt_write()'s errors.  Takes @pmo->lock.
  */
-int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
+static int mmt_conn_ctl_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
 {
 	int err;
 
@@ -523,12 +598,16 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
 
 /**
  * mmt_conn_sec_alloc() - the AES-GCM context of one secure-channel transfer
- * @pmo: the sending or receiving PMO (keyed)
+ * @pmo: the sending or receiving PMO
+ * @conn_root: the connection's channel root key (MMT_IOC_CONN_SET_KEY),
+ *	used when @pmo is plain memory (no key); NULL if it has none
  * @id: what the transfer's key is bound to; the receiver passes the
  *	sender's view (sender and receiver node, the sender's direction)
  *
  * mmt_chan_crypto_alloc() of @pmo's channel root key (derived from the MMT
- * key at MMT_IOC_PMO_SET_KEY, docs/ENGINE.md) with the binding
+ * key at MMT_IOC_PMO_SET_KEY, docs/ENGINE.md), or for a plain PMO of
+ * @conn_root (the same derivation from the connection's key), with the
+ * binding
  * MMT_CONN_SEC_BIND_BYTES bytes, little-endian: le64 conn_id, le16
  * sender_node, le16 receiver_node, u8 dir, le32 gen.  Each transfer has a
  * context of its own that starts its sequence numbers at 0; the binding
@@ -539,10 +618,11 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
  * key: the first message fails to open with -EBADMSG.
  *
  * Context: process; takes @pmo->lock; may sleep.
- * Return: the context, ERR_PTR(-EPERM) if @pmo has no key, or
- * mmt_chan_crypto_alloc()'s errors.
+ * Return: the context, ERR_PTR(-ENOKEY) if @pmo is plain and @conn_root
+ * NULL, or mmt_chan_crypto_alloc()'s errors.
  */
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+					   const u8 *conn_root,
 					   const struct mmt_conn_sec_id *id)
 {
 	u8 bind[MMT_CONN_SEC_BIND_BYTES];
@@ -554,27 +634,32 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
 	bind[12] = id->dir;
 	put_unaligned_le32(id->gen, bind + 13);
 	mutex_lock(&pmo->lock);
-	if (!pmo->crypto)
-		c = ERR_PTR(-EPERM);
-	else
+	if (pmo->crypto)
 		c = mmt_chan_crypto_alloc(pmo->chan_root, sizeof(pmo->chan_root),
 					  bind, sizeof(bind));
+	else if (conn_root)
+		c = mmt_chan_crypto_alloc(conn_root, MMT_CHAN_ROOT_BYTES,
+					  bind, sizeof(bind));
+	else
+		c = ERR_PTR(-ENOKEY);
 	mutex_unlock(&pmo->lock);
 	return c;
 }
 
 /**
  * mmt_conn_sec_seal() - secure channel, sender: seal closure @index
- * @pmo: the sending PMO (MMT @index VALID)
+ * @pmo: the sending PMO: plain, or keyed with MMT @index VALID
  * @c: the transfer's context (mmt_conn_sec_alloc())
  * @gen: the transfer's generation (AD)
  * @index: which MMT; also the message's sequence number
  * @msg: (out) data_bytes + MMT_CONN_SEC_TAG_BYTES: the ciphertext and tag
  *	(a registered bounce buffer, kmalloc'd or vmalloc'd)
  *
- * Reads the plaintext through the controller into @msg (the MMT verifies
- * it), then seals it in place with seq @index and AD (gen, index).
- * Indices must be sealed in increasing order on one context.
+ * Plain PMO: AES-GCM straight from the PMO's memory into @msg (the paper's
+ * secure channel on non-secure memory).  Keyed PMO: reads the plaintext
+ * through the controller into @msg (the MMT verifies it), then seals it
+ * in place.  Seq @index, AD (gen, index).  Indices must be sealed in
+ * increasing order on one context.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; mmt_read()'s errors (-EBADMSG: the sender's own PMO failed
@@ -590,12 +675,24 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 
 	if (index >= pmo->closures)
 		return -EINVAL;
-	err = mmt_conn_plain_read(pmo, index, msg);
+	mmt_conn_sec_ad(ad, gen, index);
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto) {
+		err = mmt_chan_seal(c, index, ad, sizeof(ad),
+				    pmo->mmts[index].data, msg, len);
+		mutex_unlock(&pmo->lock);
+		if (!err)
+			atomic64_add(len, &mmt_stats.bytes_read);
+		else
+			memzero_explicit(msg, len + MMT_CONN_SEC_TAG_BYTES);
+		return err;
+	}
+	mutex_unlock(&pmo->lock);
+	err = mmt_conn_ctl_read(pmo, index, msg);
 	if (err) {
 		memzero_explicit(msg, len);
 		return err;
 	}
-	mmt_conn_sec_ad(ad, gen, index);
 	err = mmt_chan_seal(c, index, ad, sizeof(ad), msg, msg, len);
 	if (err)
 		memzero_explicit(msg, len + MMT_CONN_SEC_TAG_BYTES);
@@ -604,7 +701,8 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 
 /**
  * mmt_conn_sec_open() - secure channel, receiver: open and write @index
- * @pmo: the receiving PMO (MMT @index VALID and writable)
+ * @pmo: the receiving PMO: plain, or keyed with MMT @index VALID and
+ *	writable
  * @c: the transfer's context, built with the sender's binding
  * @gen: the transfer's generation (AD)
  * @index: which MMT; also the message's sequence number
@@ -614,10 +712,11 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
  *	(kmalloc'd or vmalloc'd)
  *
  * Copies the message into @priv ("copy, decrypt", DESIGN.md section 1),
- * opens it there in place, and writes the plaintext into MMT @index through
- * the controller.  A message that does not open is counted in debugfs
- * mmt/stats by reason (reject_badmsg, reject_replay) and changes nothing in
- * @pmo.
+ * opens it there in place, and puts the plaintext into closure @index:
+ * copied into the memory of a plain PMO, written through the controller
+ * into a keyed one.  A message that does not open is counted in debugfs
+ * mmt/stats by reason (reject_badmsg, reject_replay) and changes nothing
+ * in @pmo.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; -EINVAL for @index out of range; -EBADMSG if the tag does not
@@ -642,7 +741,15 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 		mmt_stats_reject(err);
 		return err;
 	}
-	return mmt_conn_plain_write(pmo, index, priv);
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto) {
+		memcpy(pmo->mmts[index].data, priv, len);
+		mutex_unlock(&pmo->lock);
+		atomic64_add(len, &mmt_stats.bytes_written);
+		return 0;
+	}
+	mutex_unlock(&pmo->lock);
+	return mmt_conn_ctl_write(pmo, index, priv);
 }
 
 #ifndef MMT_RDMA

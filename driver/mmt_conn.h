@@ -41,8 +41,11 @@ struct mmt_pmo;
  * 3: closure format v2: GRANT carries the receive's nonce, which every
  *    closure of the receive is bound to; an MMT-channel ACK carries a tag
  *    that authenticates its verdict.
+ * 4: plain PMOs: the OFFER says whether the sender's PMO is plain memory
+ *    (MMT_WIRE_OFFER_PLAIN), and the plain channel writes the receiver's
+ *    PMO memory instead of a bounce buffer.
  */
-#define MMT_WIRE_VERSION	3
+#define MMT_WIRE_VERSION	4
 #define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
@@ -82,6 +85,9 @@ enum mmt_wire_type {
 	MMT_MSG_DONE = 6,	/* not a SEND: the WRITE_WITH_IMM of closure i */
 };
 
+/* OFFER flags besides MMT_XFER_COPY: the sender's PMO has no key */
+#define MMT_WIRE_OFFER_PLAIN	BIT(16)
+
 #define MMT_WIRE_MAX_SEGS	32	/* segments of one grant */
 #define MMT_CONN_WINDOW		4	/* closures in flight per transfer */
 #define MMT_CONN_HEAD_BYTES	(MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES)
@@ -112,7 +118,7 @@ struct mmt_wire_seg {
  * @index: GRANT, ACK: closure index; END: closures posted
  * @err: NACK, ACK: 0 or a positive errno
  * @channel: OFFER: MMT_CHANNEL_*
- * @flags: OFFER: MMT_XFER_COPY
+ * @flags: OFFER: MMT_XFER_COPY, MMT_WIRE_OFFER_PLAIN
  * @closures: OFFER: closures of the PMO
  * @bytes: OFFER: data bytes of the PMO; GRANT: bytes of the region
  * @levels: OFFER: geometry
@@ -195,9 +201,9 @@ struct mmt_conn_sec_id {
 /* mmt_conn.c */
 int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg);
 int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
-			 u32 channel);
+			 u32 channel, bool plain);
 void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
-			 u32 channel, bool copy);
+			 u32 channel, bool copy, bool plain);
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
 		      u8 *head);
@@ -205,15 +211,17 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
 		     const u8 *nonce, int verdict, u8 *tag);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
-int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel);
-int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id);
+int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);
+int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
+			bool *plain);
+void mmt_conn_xfer_end(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager);
-void mmt_conn_rx_finish(struct mmt_pmo *pmo);
-int mmt_conn_plain_read(struct mmt_pmo *pmo, u32 index, u8 *buf);
-int mmt_conn_plain_write(struct mmt_pmo *pmo, u32 index, const u8 *buf);
+void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
+int mmt_conn_key_args(const void *key);
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+					   const u8 *conn_root,
 					   const struct mmt_conn_sec_id *id);
 int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 		      u32 gen, u32 index, u8 *msg);

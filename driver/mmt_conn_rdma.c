@@ -18,19 +18,21 @@
  * the sender's completion notice it posts LOCAL_INV and waits for it
  * before it looks at a byte, so nothing can change what it checks.  No
  * global rkey is ever used.  The sender writes straight from its PMO
- * memory (MMT channel; SENDING keeps it unchanged) or from a bounce buffer
- * filled through the controller (plain channel), mapped with
- * ib_dma_map_sg() and the PD's local_dma_lkey.
+ * memory (MMT channel, SENDING keeps it unchanged; plain channel, a plain
+ * PMO's bytes as they are) or from a bounce buffer holding the AES-GCM
+ * message (secure channel), mapped with ib_dma_map_sg() and the PD's
+ * local_dma_lkey.
  *
  * Receive area of closure i (MMT channel): the PMO's own memory for
  * closure i (data | data MACs | tree nodes, at i * stride, the same layout
  * on both sides), written in place, plus a 192-byte head slot in the
  * receiver's private memory for the closure header and sealed root (the
- * last segment of the grant, written with IMM).  Plain channel: a bounce
- * buffer of one closure's data per window slot, written into the PMO
- * through mmt_write() after invalidation.  Secure channel: the same with
- * one AES-GCM message (data + 16-byte tag) per bounce, copied into a
- * private buffer and opened there after invalidation (mmt_conn_sec_*()).
+ * last segment of the grant, written with IMM).  Plain channel: the plain
+ * receive PMO's memory for closure i's data, written in place; nothing to
+ * check after invalidation.  Secure channel: a bounce buffer per window
+ * slot for one AES-GCM message (data + 16-byte tag), copied into a private
+ * buffer and opened there after invalidation, then copied into a plain PMO
+ * or written through the controller into a keyed one (mmt_conn_sec_*()).
  *
  * Locking: conn->lock (spinlock) protects state, error and the two
  * inboxes, and is taken in the completion and rdma_cm handlers;
@@ -39,7 +41,9 @@
  * waits for a handler while holding it (rdma_destroy_id(), which waits for
  * the handlers, is called after dropping it);
  * conn->tx_mutex and conn->rx_mutex serialize MMT_IOC_SEND and
- * MMT_IOC_RECV (one of each may run at the same time).  Order: tx_mutex,
+ * MMT_IOC_RECV (one of each may run at the same time); conn->key_mutex
+ * serializes MMT_IOC_CONN_SET_KEY (the key is set once and then only
+ * read: mmt_conn_root()).  Order: tx_mutex,
  * rx_mutex, setup_mutex, then a PMO's lock; conn->post_mutex (every post of
  * a message or a write chain) is innermost and is never held with
  * setup_mutex or a PMO's lock.  mmt_conn_mutex protects the
@@ -189,6 +193,11 @@ struct mmt_wait_cqe {
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
  * @peer: the peer's address
+ * @key_mutex: one MMT_IOC_CONN_SET_KEY at a time
+ * @has_key: @chan_root is set (written once, under @key_mutex, with
+ *	release semantics; read with acquire by mmt_conn_root())
+ * @chan_root: the channel root of the connection's key (the secure channel
+ *	on plain PMOs), wiped when the connection is freed
  */
 struct mmt_conn {
 	struct mmt_cm_ctx ctx;
@@ -226,6 +235,9 @@ struct mmt_conn {
 	u16 peer_node;
 	u32 timeout_ms;
 	struct sockaddr_storage peer;
+	struct mutex key_mutex;		/* MMT_IOC_CONN_SET_KEY */
+	bool has_key;
+	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 };
 
 /**
@@ -318,7 +330,19 @@ static void mmt_conn_free(struct kref *ref)
 	mutex_destroy(&conn->tx_mutex);
 	mutex_destroy(&conn->rx_mutex);
 	mutex_destroy(&conn->post_mutex);
+	mutex_destroy(&conn->key_mutex);
+	memzero_explicit(conn->chan_root, sizeof(conn->chan_root));
 	kfree(conn);
+}
+
+/*
+ * The channel root of the connection's key (MMT_IOC_CONN_SET_KEY), or NULL
+ * if none was set.  Set once and never changed afterwards: the acquire
+ * pairs with the release in mmt_conn_set_key().
+ */
+static const u8 *mmt_conn_root(struct mmt_conn *conn)
+{
+	return smp_load_acquire(&conn->has_key) ? conn->chan_root : NULL;
 }
 
 static void mmt_conn_put(struct mmt_conn *conn)
@@ -342,6 +366,7 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	mutex_init(&conn->post_mutex);
 	mutex_init(&conn->tx_mutex);
 	mutex_init(&conn->rx_mutex);
+	mutex_init(&conn->key_mutex);
 	INIT_LIST_HEAD(&conn->tx_inbox);
 	INIT_LIST_HEAD(&conn->rx_inbox);
 	conn->state = MMT_CONN_NEW;
@@ -1720,9 +1745,9 @@ static void mmt_sync_for_device(struct mmt_conn *conn, struct mmt_sgl *s)
 struct mmt_tx_slot {
 	bool busy;		/* closure posted, not yet acked */
 	u32 index;
-	struct mmt_sgl region;	/* MMT: the PMO's closure memory */
-	struct mmt_sgl bounce_map;	/* plain, secure: the bounce buffer */
-	u8 *bounce;		/* plain: plaintext; secure: ciphertext + tag */
+	struct mmt_sgl region;	/* MMT, plain: the PMO's closure memory */
+	struct mmt_sgl bounce_map;	/* secure: the bounce buffer */
+	u8 *bounce;		/* secure: ciphertext + tag */
 	u8 *head;		/* MMT: header + sealed root */
 	u64 head_dma;
 	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
@@ -1733,6 +1758,7 @@ struct mmt_tx {
 	struct mmt_pmo *pmo;
 	u32 channel;
 	bool copy;
+	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 rx_nonce[MMT_RX_NONCE_BYTES];	/* MMT: the receive's (GRANT) */
 	bool have_nonce;
@@ -1788,6 +1814,8 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 		struct mmt_tx_slot *s = &tx->slots[i];
 
 		mmt_wait_cqe_init(&s->wcqe, conn);
+		if (tx->channel == MMT_CHANNEL_PLAIN)
+			continue;	/* straight from the PMO's memory */
 		if (tx->channel == MMT_CHANNEL_MMT) {
 			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
 			if (!s->head)
@@ -1978,12 +2006,23 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 					 w->segs, nsegs - 1, &head_sge,
 					 &w->segs[nsegs - 1], imm,
 					 &s->wcqe);
+	} else if (tx->channel == MMT_CHANNEL_PLAIN) {
+		/* plain memory: its bytes as they are, no bounce, no crypto */
+		err = mmt_map(conn, pmo->mmts[m->index].data, tx->region_bytes,
+			      &s->region);
+		if (err) {
+			complete(&s->wcqe.done);
+			return err;
+		}
+		s->busy = true;
+		s->index = m->index;
+		tx->posted++;
+		err = mmt_tx_post_writes(conn, &s->region, tx->region_bytes,
+					 w->segs, nsegs, NULL, NULL, imm,
+					 &s->wcqe);
 	} else {
-		if (tx->channel == MMT_CHANNEL_SECURE)
-			err = mmt_conn_sec_seal(pmo, tx->chan, tx->gen,
-						m->index, s->bounce);
-		else
-			err = mmt_conn_plain_read(pmo, m->index, s->bounce);
+		err = mmt_conn_sec_seal(pmo, tx->chan, tx->gen, m->index,
+					s->bounce);
 		if (err) {
 			complete(&s->wcqe.done);
 			return err;
@@ -2095,7 +2134,7 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	unsigned long timeout = mmt_timeout(x->timeout_ms);
 	struct mmt_tx *tx;
 	struct mmt_wire_msg w;
-	bool end_sent = false;
+	bool end_sent = false, plain;
 	u64 t0;
 	u32 i;
 	int err;
@@ -2105,14 +2144,17 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	/* Generations never repeat on a connection: no wrap. */
 	if (conn->tx_gen == U32_MAX)
 		return -EOVERFLOW;
-	err = mmt_conn_tx_check(pmo, x->channel);
+	err = mmt_conn_tx_check(pmo, x->channel, &plain);
 	if (err)
 		return err;
 	tx = kzalloc(sizeof(*tx), GFP_KERNEL);
-	if (!tx)
+	if (!tx) {
+		mmt_conn_xfer_end(pmo, plain);
 		return -ENOMEM;
+	}
 	tx->conn = conn;
 	tx->pmo = pmo;
+	tx->plain = plain;
 	tx->channel = x->channel;
 	tx->copy = x->flags & MMT_XFER_COPY;
 	tx->n = pmo->closures;
@@ -2129,7 +2171,7 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			.gen = tx->gen,
 		};
 
-		tx->chan = mmt_conn_sec_alloc(pmo, &id);
+		tx->chan = mmt_conn_sec_alloc(pmo, mmt_conn_root(conn), &id);
 		if (IS_ERR(tx->chan)) {
 			err = PTR_ERR(tx->chan);
 			tx->chan = NULL;
@@ -2138,7 +2180,7 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	}
 
 	t0 = ktime_get_ns();
-	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy);
+	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy, plain);
 	w.gen = cpu_to_le32(tx->gen);
 	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
 	if (err)
@@ -2178,9 +2220,10 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			if (!tx->stop && !end_sent)
 				err = mmt_tx_grant(tx, &it->msg);
 			/*
-			 * This closure could not be sealed (or, plain
-			 * channel, read back): not sent, still VALID; stop
-			 * cleanly and tell the receiver with END.
+			 * This closure could not be sealed, mapped (or,
+			 * secure channel, read back): not sent, still
+			 * VALID; stop cleanly and tell the receiver with
+			 * END.
 			 */
 			if (err == -EPERM || err == -EOVERFLOW ||
 			    err == -ENOMEM || err == -EBADMSG) {
@@ -2220,6 +2263,7 @@ out_abort:
 out:
 	mmt_tx_free(tx);
 	kfree(tx);
+	mmt_conn_xfer_end(pmo, plain);
 	return err;
 }
 
@@ -2235,8 +2279,8 @@ out:
 struct mmt_rx_slot {
 	bool granted;		/* registered and advertised */
 	u32 index;
-	struct mmt_sgl region;	/* PMO memory (MMT) or the bounce */
-	u8 *bounce;		/* plain: one closure's data; secure: + tag */
+	struct mmt_sgl region;	/* PMO memory (MMT, plain) or the bounce */
+	u8 *bounce;		/* secure: one closure's data + tag */
 	u8 *head;		/* MMT: header + sealed root slot */
 	struct scatterlist head_sg;
 	bool head_mapped;
@@ -2252,6 +2296,7 @@ struct mmt_rx {
 	struct mmt_pmo *pmo;
 	u32 channel;
 	bool eager;
+	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 nonce[MMT_RX_NONCE_BYTES];	/* MMT: this receive's, in GRANTs */
 	u32 n;
@@ -2282,7 +2327,7 @@ static void mmt_rx_free(struct mmt_rx *rx)
 		for (j = 0; j < s->nmrs; j++)
 			ib_dereg_mr(s->mrs[j]);
 		kfree(s->head);
-		if (s->bounce)	/* plain: plaintext */
+		if (s->bounce)	/* secure: ciphertext */
 			kvfree_sensitive(s->bounce, rx->region_bytes);
 	}
 	if (rx->priv)
@@ -2319,7 +2364,7 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
 			if (!s->head)
 				return -ENOMEM;
-		} else {
+		} else if (rx->channel == MMT_CHANNEL_SECURE) {
 			s->bounce = kvzalloc(rx->region_bytes, GFP_KERNEL);
 			if (!s->bounce)
 				return -ENOMEM;
@@ -2391,8 +2436,9 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 	void *area;
 	int err, n;
 
-	area = rx->channel == MMT_CHANNEL_MMT ?
-		pmo->mem + (size_t)index * pmo->stride : (void *)s->bounce;
+	/* MMT: the closure's sections; plain: its data; secure: a bounce */
+	area = rx->channel == MMT_CHANNEL_SECURE ? (void *)s->bounce :
+		pmo->mem + (size_t)index * pmo->stride;
 	err = mmt_map(conn, area, rx->region_bytes, &s->region);
 	if (err)
 		return err;
@@ -2589,7 +2635,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 		verdict = mmt_conn_sec_open(rx->pmo, rx->chan, rx->gen,
 					    m->index, s->bounce, rx->priv);
 	} else {
-		verdict = mmt_conn_plain_write(rx->pmo, m->index, s->bounce);
+		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
 	err = mmt_rx_send_ack(rx, m->index, &verdict);
 	if (!verdict)
@@ -2607,8 +2653,10 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	return 0;
 }
 
+/* MMT_IOC_RECV once mmt_conn_rx_prepare() took @pmo (@plain: no key). */
 static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
-				     struct mmt_pmo *pmo, struct mmt_xfer *x)
+				     struct mmt_pmo *pmo, struct mmt_xfer *x,
+				     bool plain)
 {
 	unsigned long timeout = mmt_timeout(x->timeout_ms);
 	struct mmt_inbox_item *it;
@@ -2618,6 +2666,9 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	u32 i;
 	int err;
 
+	/* Known before the offer: a plain PMO needs the connection's key. */
+	if (x->channel == MMT_CHANNEL_SECURE && plain && !mmt_conn_root(conn))
+		return -ENOKEY;
 	/* Wait for an OFFER; anything else is left over from before. */
 	for (;;) {
 		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
@@ -2628,7 +2679,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		kfree(it);
 	}
 	t0 = ktime_get_ns();
-	err = mmt_wire_offer_check(&it->msg, pmo, x->channel);
+	err = mmt_wire_offer_check(&it->msg, pmo, x->channel, plain);
 	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
 		err = -E2BIG;
 	/*
@@ -2657,6 +2708,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	rx->conn = conn;
 	rx->pmo = pmo;
 	rx->channel = x->channel;
+	rx->plain = plain;
 	rx->eager = x->flags & MMT_XFER_EAGER;
 	rx->gen = it->msg.gen;
 	get_random_bytes(rx->nonce, sizeof(rx->nonce));
@@ -2672,7 +2724,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			.gen = rx->gen,
 		};
 
-		rx->chan = mmt_conn_sec_alloc(pmo, &id);
+		rx->chan = mmt_conn_sec_alloc(pmo, mmt_conn_root(conn), &id);
 		if (IS_ERR(rx->chan)) {
 			err = PTR_ERR(rx->chan);
 			rx->chan = NULL;
@@ -2755,13 +2807,14 @@ out:
 static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			    struct mmt_xfer *x)
 {
+	bool plain;
 	int err;
 
-	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id);
+	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id, &plain);
 	if (err)
 		return err;
-	err = mmt_conn_do_recv_prepared(conn, pmo, x);
-	mmt_conn_rx_finish(pmo);
+	err = mmt_conn_do_recv_prepared(conn, pmo, x, plain);
+	mmt_conn_rx_finish(pmo, plain);
 	return err;
 }
 
@@ -2811,6 +2864,35 @@ out_put:
 	return err;
 }
 
+/* MMT_IOC_CONN_SET_KEY: see uapi/mmt.h. */
+static int mmt_conn_set_key(struct mmt_conn *conn, void __user *uarg)
+{
+	u8 root[MMT_CHAN_ROOT_BYTES];
+	struct mmt_conn_key k;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&k, sizeof(k), uarg, MMT_CONN_KEY_SIZE_VER0, &usize);
+	if (!err)
+		err = mmt_conn_key_args(&k);
+	if (!err)
+		err = mmt_chan_root_key(k.key, k.key_len, root);
+	memzero_explicit(&k, sizeof(k));
+	if (err)
+		return err;
+	mutex_lock(&conn->key_mutex);
+	if (conn->has_key) {
+		err = -EBUSY;
+	} else {
+		memcpy(conn->chan_root, root, sizeof(root));
+		/* pairs with mmt_conn_root(): the root before the flag */
+		smp_store_release(&conn->has_key, true);
+	}
+	mutex_unlock(&conn->key_mutex);
+	memzero_explicit(root, sizeof(root));
+	return err;
+}
+
 static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
 			   unsigned long arg)
 {
@@ -2821,6 +2903,8 @@ static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
 		return mmt_conn_xfer(conn, (void __user *)arg, true);
 	case MMT_IOC_RECV:
 		return mmt_conn_xfer(conn, (void __user *)arg, false);
+	case MMT_IOC_CONN_SET_KEY:
+		return mmt_conn_set_key(conn, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

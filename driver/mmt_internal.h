@@ -79,6 +79,9 @@ struct mm_struct;
  *	another one gets -EBUSY
  * @tx_root_counter: last root counter sealed by this PMO as a sender
  * @tx_last_gua: GUA of the last closure this PMO sent
+ * @plain_xfers: connection transfers (plain or secure channel) using the
+ *	PMO as plain memory, under @lock; while non-zero the PMO cannot be
+ *	keyed or invalidated (-EBUSY): its kind does not change under them
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -101,6 +104,7 @@ struct mmt_pmo {
 	bool receiving;
 	u64 tx_root_counter;
 	u64 tx_last_gua;
+	u32 plain_xfers;
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -109,8 +113,9 @@ struct mmt_pmo {
  * struct mmt_stats - module-wide counters, shown in debugfs mmt/stats
  * @pmos: PMOs alive
  * @pmo_bytes: data bytes of the PMOs alive
- * @bytes_written: plaintext bytes written through pwrite
- * @bytes_read: plaintext bytes read through pread
+ * @bytes_written: plaintext bytes written through pwrite (plain PMOs
+ *	included)
+ * @bytes_read: plaintext bytes read through pread (plain PMOs included)
  * @verify_fail: reads that failed verification (-EBADMSG)
  * @closures_sent: closures sealed and delivered
  * @closures_received: closures accepted

@@ -10,6 +10,12 @@
  * encrypt and update counters, MACs and the path to the root; reads verify
  * the path and MACs, then decrypt.  The fd is the capability: whoever holds
  * it (also after passing it over a unix socket) configures the PMO.
+ *
+ * A PMO without a key is plain, non-secure memory: its MMTs are INVALID
+ * (DESIGN.md section 1), pread()/pwrite() copy its bytes as they are, and
+ * the plain channel RDMA-writes them (driver/mmt_conn_rdma.c).  Keying it
+ * formats it; MMT_IOC_PMO_INVALIDATE zeroes it, so it never shows stale
+ * ciphertext as plain bytes.
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
@@ -372,10 +378,15 @@ void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id)
  * node id (docs/ENGINE.md "Keying salt").  The key itself is not kept:
  * only its keying root and channel root.
  *
+ * Keying a plain PMO (no key) replaces its bytes: formatting writes the
+ * encryption of zeros over every closure; with @receive the memory keeps
+ * what it held until a closure lands there, unreadable while WAITING.
+ *
  * Context: process; takes @pmo->lock; may sleep.
- * Return: 0; -EBUSY if the PMO has a key; -EINVAL for a bad @key_len;
- * -ENOMEM; -EOVERFLOW if GUAs are exhausted.  On error the PMO is left
- * without a key and every MMT INVALID, as before.
+ * Return: 0; -EBUSY if the PMO has a key or a transfer uses it as plain
+ * memory; -EINVAL for a bad @key_len; -ENOMEM; -EOVERFLOW if GUAs are
+ * exhausted.  On error the PMO is left without a key and every MMT
+ * INVALID (plain), as before; without @receive its bytes are zero.
  */
 int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		    bool receive)
@@ -386,7 +397,7 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	int err = 0;
 
 	mutex_lock(&pmo->lock);
-	if (pmo->crypto) {
+	if (pmo->crypto || pmo->plain_xfers) {
 		err = -EBUSY;
 		goto out_unlock;
 	}
@@ -435,9 +446,12 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		if (err)
 			break;
 	}
-	if (err)
+	if (err) {
 		mmt_pmo_drop_key(pmo);	/* every MMT back to INVALID */
-	else
+		/* plain again: no formatted closure's ciphertext shows */
+		if (!receive)
+			memset(pmo->mem, 0, pmo->mem_bytes);
+	} else
 		pr_debug("PMO keyed (AES-%u), %u MMTs %s\n", key_len * 8,
 			 pmo->closures, receive ? "WAITING" : "VALID");
 out_unlock:
@@ -528,6 +542,8 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 			info[i].flags |= MMT_INFO_REGUA_DUE;
 		if (pmo->mmts[i].crypto && pmo->mmts[i].crypto != pmo->crypto)
 			info[i].flags |= MMT_INFO_SENDER_KEYING;
+		if (!pmo->crypto)
+			info[i].flags |= MMT_INFO_PLAIN;
 		info[i].gua = r->gua;
 		info[i].root_counter = r->root_counter;
 		info[i].top_major = r->top.major;
@@ -565,6 +581,8 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 	if (arg)
 		return -EINVAL;
 	mutex_lock(&pmo->lock);
+	if (pmo->plain_xfers)
+		err = -EBUSY;
 	for (i = 0; i < pmo->closures; i++)
 		if (pmo->mmts[i].root.state == MMT_SENDING)
 			err = -EBUSY;
@@ -750,11 +768,11 @@ static size_t mmt_pmo_good_prefix(struct mmt *m, u64 off, u8 *bounce,
 
 /*
  * One step of pread/pwrite: the part of [pos, pos + len) inside one MMT,
- * at most MMT_IO_CHUNK bytes.  *@done: the bytes written or read into
- * @bounce; on a read's -EBADMSG, those of the blocks before the first bad
- * one (a short count, uapi/mmt.h); 0 on other errors.  A write to an MMT
- * a failed transfer left due for a fresh GUA re-encrypts it first
- * (mmt_delegate_regua_due()).  Caller holds pmo->lock.
+ * at most MMT_IO_CHUNK bytes, of a keyed PMO.  *@done: the bytes written
+ * or read into @bounce; on a read's -EBADMSG, those of the blocks before
+ * the first bad one (a short count, uapi/mmt.h); 0 on other errors.  A
+ * write to an MMT a failed transfer left due for a fresh GUA re-encrypts
+ * it first (mmt_delegate_regua_due()).  Caller holds pmo->lock.
  */
 static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			   size_t len, bool write, size_t *done)
@@ -768,8 +786,6 @@ static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 	*done = 0;
 	len = min_t(u64, len, cbytes - off);
 	len = min_t(size_t, len, MMT_IO_CHUNK);
-	if (!pmo->crypto)
-		return -EPERM;
 	if (write)
 		err = mmt_delegate_regua_due(pmo, m) ?:
 		      mmt_write(m, off, bounce, len);
@@ -786,6 +802,22 @@ static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			*done = mmt_pmo_good_prefix(m, off, bounce, len);
 	}
 	return err;
+}
+
+/*
+ * pread/pwrite of a plain PMO (no key): copy @len bytes at data offset
+ * @pos (inside one closure) straight between the user's buffer and the
+ * PMO's memory; nothing is encrypted or checked.  Returns the bytes
+ * copied (short on a fault).  Caller holds pmo->lock.
+ */
+static size_t mmt_pmo_plain_io(struct mmt_pmo *pmo, u64 pos,
+			       struct iov_iter *iter, size_t len, bool write)
+{
+	u64 cbytes = pmo->params.data_bytes;
+	u8 *p = pmo->mmts[pos >> ilog2(cbytes)].data + (pos & (cbytes - 1));
+
+	return write ? copy_from_iter(p, len, iter) :
+		       copy_to_iter(p, len, iter);
 }
 
 static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
@@ -818,6 +850,17 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
 		/* Cut @want at the MMT boundary before copying in. */
 		want = min_t(u64, want, pmo->params.data_bytes -
 			     ((pos + total) & (pmo->params.data_bytes - 1)));
+		if (!pmo->crypto) {
+			/* plain memory: the bytes as they are */
+			n = mmt_pmo_plain_io(pmo, pos + total, iter, want,
+					     write);
+			total += n;
+			if (n != want) {
+				err = -EFAULT;
+				break;
+			}
+			continue;
+		}
 		if (write && copy_from_iter(bounce, want, iter) != want) {
 			err = -EFAULT;
 			break;

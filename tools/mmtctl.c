@@ -397,14 +397,16 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 		       in->closures, (uint64_t)in->closure_bytes,
 		       (uint64_t)in->meta_bytes, ratio, in->key_len);
 		for (i = 0; i < in->mmt_count; i++)
-			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"regua_due\": %s, \"gua\": \"0x%" PRIx64
+			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"regua_due\": %s, \"plain\": %s, \"gua\": \"0x%" PRIx64
 			       "\", \"root_counter\": %" PRIu64
 			       ", \"top_major\": %" PRIu64 "}",
 			       i ? ", " : "", i, mmtu_state_str(m[i].state),
 			       m[i].flags & MMT_INFO_READ_ONLY ? "true" :
 			       "false",
 			       m[i].flags & MMT_INFO_REGUA_DUE ? "true" :
-			       "false", (uint64_t)m[i].gua,
+			       "false",
+			       m[i].flags & MMT_INFO_PLAIN ? "true" : "false",
+			       (uint64_t)m[i].gua,
 			       (uint64_t)m[i].root_counter,
 			       (uint64_t)m[i].top_major);
 		printf("]}");
@@ -422,12 +424,14 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	printf("  metadata:       %" PRIu64 " bytes per closure (%.2f%% of data)\n",
 	       (uint64_t)in->meta_bytes, 100 * ratio);
 	printf("  key:            %s\n", in->key_len == 32 ? "AES-256" :
-	       in->key_len == 16 ? "AES-128" : "none");
+	       in->key_len == 16 ? "AES-128" :
+	       "none (plain memory: read and write copy its bytes)");
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
 		       " root_counter %" PRIu64 " top_major %" PRIu64 "%s\n",
 		       i, mmtu_state_str(m[i].state),
-		       m[i].flags & MMT_INFO_READ_ONLY ? " ro" : "   ",
+		       m[i].flags & MMT_INFO_READ_ONLY ? " ro" :
+		       m[i].flags & MMT_INFO_PLAIN ? " plain" : "   ",
 		       (uint64_t)m[i].gua, (uint64_t)m[i].root_counter,
 		       (uint64_t)m[i].top_major,
 		       m[i].flags & MMT_INFO_REGUA_DUE ?
@@ -972,7 +976,8 @@ static const struct subcmd subcmds[] = {
 	  "free it again (a PMO lives as long as its fd: see with-pmo).\n"
 	  "  --size N          data bytes (suffixes K, M, G; e.g. 2M+1)\n"
 	  GEOM_HELP KEY_HELP
-	  "  --no-key          leave the PMO unkeyed (every MMT INVALID)\n"
+	  "  --no-key          leave the PMO unkeyed: plain memory (every MMT\n"
+	  "                    INVALID; read and write copy its bytes)\n"
 	  "  --receive         key with MMT_KEY_RECEIVE (every MMT WAITING)\n" },
 	{ "info", cmd_info,
 	  O_JSON | O_SIZE | O_GEOM | O_KEY | O_RECEIVE | O_NOKEY | O_FD |

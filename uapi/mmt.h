@@ -81,7 +81,13 @@ struct mmt_geometry {
 	__u8 reserved[2];
 };
 
-/* MMT states (DESIGN.md section 1), as reported by MMT_IOC_PMO_INFO. */
+/*
+ * MMT states (DESIGN.md section 1), as reported by MMT_IOC_PMO_INFO.
+ * INVALID: plain, non-secure memory when the PMO has no key
+ * (MMT_INFO_PLAIN: pread/pwrite copy its bytes as they are, the plain
+ * channel moves it); in a keyed PMO, an MMT delegated away (transfer mode),
+ * which cannot be read or written.
+ */
 #define MMT_STATE_INVALID	0
 #define MMT_STATE_VALID		1
 #define MMT_STATE_SENDING	2
@@ -183,7 +189,9 @@ struct mmt_pmo_counter {
  *	MMT_INFO_REGUA_DUE if a transfer of it failed and it could not yet be
  *	re-encrypted under a fresh GUA (its memory failed verification): it
  *	is readable, and the next write or send of it re-encrypts it first,
- *	failing with EBADMSG, nothing changed, while it still does not verify
+ *	failing with EBADMSG, nothing changed, while it still does not verify;
+ *	MMT_INFO_PLAIN if the PMO has no key: the MMT is INVALID and its
+ *	closure is plain memory, read and written as it is
  * @gua: global unique address (58 bits: node id << 42 | sequence)
  * @root_counter: the MMT root's counter
  * @top_major: major counter of the top-level node
@@ -199,6 +207,7 @@ struct mmt_mmt_info {
 #define MMT_INFO_READ_ONLY	1
 #define MMT_INFO_SENDER_KEYING	2
 #define MMT_INFO_REGUA_DUE	4
+#define MMT_INFO_PLAIN		8
 
 /**
  * struct mmt_pmo_info - MMT_IOC_PMO_INFO argument
@@ -210,7 +219,8 @@ struct mmt_mmt_info {
  * @closures: (out) number of MMTs (closures) in the PMO
  * @closure_bytes: (out) data bytes per closure
  * @meta_bytes: (out) metadata bytes per closure
- * @key_len: (out) 0 if no key is set, else 16 or 32
+ * @key_len: (out) 0 if no key is set: the PMO is plain memory (every MMT
+ *	INVALID with MMT_INFO_PLAIN); else 16 or 32
  * @mmt_count: (in) entries @mmts has room for; (out) entries written
  * @mmts: (in) user pointer to @mmt_count struct mmt_mmt_info, or 0
  * @ksalt: (out) the keying salt of the PMO's own keying, drawn at random
@@ -364,18 +374,21 @@ struct mmt_connect {
 /**
  * struct mmt_xfer - MMT_IOC_SEND and MMT_IOC_RECV argument
  * @size: (in) sizeof(struct mmt_xfer)
- * @pmo_fd: (in) the PMO to send from or receive into.  MMT channel: the
- *	sender's MMTs VALID, the receiver's WAITING (MMT_KEY_RECEIVE), same
- *	geometry and size, same key.  Secure and plain channels: both PMOs
- *	VALID (the receiver's data is overwritten through the controller).
+ * @pmo_fd: (in) the PMO to send from or receive into; both the same
+ *	geometry and size.  MMT channel: keyed with the same key, the
+ *	sender's MMTs VALID, the receiver's WAITING (MMT_KEY_RECEIVE).  Plain
+ *	channel: both PMOs plain memory (no key).  Secure channel: both plain
+ *	(under the connection's key, MMT_IOC_CONN_SET_KEY), or both keyed
+ *	with the same key and VALID (the receiver's writable: its data is
+ *	overwritten through the controller).
  * @channel: (in) MMT_CHANNEL_*; both sides must name the same one
  * @flags: (in) MMT_XFER_* flags (COPY on send only, EAGER on recv only)
  * @timeout_ms: (in) how long to wait for each answer of the peer (an
  *	offer, a grant, a closure, an ack), 1..600000; 0 = 10000
  * @reserved0: (in) must be 0
  * @bytes: (out) data bytes moved and accepted (also after an error)
- * @closures: (out) closures accepted by the receiver (MMT channel) or
- *	closures written (plain channel), also after an error
+ * @closures: (out) closures accepted by the receiver (MMT and secure
+ *	channels) or written (plain channel), also after an error
  * @ns: (out) wall time of the transfer in nanoseconds, measured from the
  *	offer (send) or its arrival (recv) to the last ack
  * @reserved: (in) must be 0; @bytes, @closures and @ns must be 0 on input
@@ -386,9 +399,12 @@ struct mmt_connect {
  * closure's receive area: on the MMT channel the receive PMO's own memory
  * for that closure (data, data MACs, tree nodes, written in place) and a
  * 192-byte slot for the closure header and sealed root; on the plain
- * channel a bounce buffer.  The sender RDMA-writes the closure and notifies
- * with a WRITE_WITH_IMM; the receiver invalidates the registration, waits
- * for it, then checks the closure and acks it.
+ * channel the receive PMO's own memory for that closure's data; on the
+ * secure channel a bounce buffer.  The sender RDMA-writes the closure
+ * (plain channel: straight from its PMO's memory, no bounce, no crypto)
+ * and notifies with a WRITE_WITH_IMM; the receiver invalidates the
+ * registration, waits for it, then checks the closure (secure channel:
+ * copies the message out and opens it) and acks it.
  */
 struct mmt_xfer {
 	__u32 size;
@@ -404,6 +420,25 @@ struct mmt_xfer {
 };
 
 #define MMT_XFER_SIZE_VER0	64
+
+/**
+ * struct mmt_conn_key - MMT_IOC_CONN_SET_KEY argument
+ * @size: (in) sizeof(struct mmt_conn_key)
+ * @key_len: (in) 16 or 32 bytes
+ * @flags: (in) must be 0
+ * @key: (in) the connection's secure-channel key, @key_len bytes; the rest
+ *	must be 0.  Both sides set the same one.  The kernel keeps only a
+ *	root derived from it (HKDF-SHA256, as a PMO key's channel root) and
+ *	never returns it.
+ */
+struct mmt_conn_key {
+	__u32 size;
+	__u32 key_len;
+	__u64 flags;
+	__u8 key[32];
+};
+
+#define MMT_CONN_KEY_SIZE_VER0	48
 
 /*
  * ioctl type 0xB7 (not used by any in-tree driver in ioctl-number.rst).
@@ -430,15 +465,19 @@ struct mmt_xfer {
  * and pinned by the module; all of it is charged to the caller's
  * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and its data bytes to the module's
  * max_pmo_mib limit (all users together).  It is freed when the last
- * reference to the PMO fd goes.  Every MMT starts INVALID until
- * MMT_IOC_PMO_SET_KEY.
+ * reference to the PMO fd goes.  Every MMT starts INVALID, the PMO plain
+ * memory of zeros, until MMT_IOC_PMO_SET_KEY.
  *
  * pread()/pwrite() (and read/write at the file position, readv/writev,
- * io_uring) on the PMO fd move plaintext through the software controller:
- * a write encrypts, bumps counters and updates MACs and the path to the
- * root; a read verifies the path and the MACs, then decrypts.  Offsets are
- * bytes into the PMO's data.  A read at or past the end returns 0, a write
- * there fails with ENOSPC; a transfer across the end is cut short.
+ * io_uring) on the PMO fd of a keyed PMO move plaintext through the
+ * software controller: a write encrypts, bumps counters and updates MACs
+ * and the path to the root; a read verifies the path and the MACs, then
+ * decrypts.  On a PMO without a key (plain memory: every MMT INVALID,
+ * MMT_INFO_PLAIN) they copy the bytes straight to and from the PMO's
+ * memory: nothing is encrypted or checked, and a new PMO reads as zeros.
+ * Offsets are bytes into the PMO's data.  A read at or past the end
+ * returns 0, a write there fails with ENOSPC; a transfer across the end is
+ * cut short.
  * A call is carried out in steps of at most 64 KiB that do not cross a
  * closure; each write step is a write of its own (all or nothing, one step
  * of its MMT's root counter), but a call of several steps is not atomic:
@@ -448,11 +487,11 @@ struct mmt_xfer {
  * A call of zero bytes returns 0 without looking at the key or the MMTs'
  * states: also on a WAITING MMT or a read-only copy, where a call of one
  * byte fails with EPERM.  Errors:
- * EPERM (no key; the MMT is not VALID, or for a read not VALID or SENDING;
- * a write to a read-only copy), EBADMSG (integrity check failed: the bytes
- * before the bad block are returned first, as a short count; also a write
- * to an MMT flagged MMT_INFO_REGUA_DUE that still fails verification, see
- * MMT_IOC_PMO_DELEGATE_LOCAL), EOVERFLOW
+ * EPERM (keyed PMO: the MMT is not VALID, or for a read not VALID or
+ * SENDING; a write to a read-only copy), EBADMSG (integrity check failed:
+ * the bytes before the bad block are returned first, as a short count;
+ * also a write to an MMT flagged MMT_INFO_REGUA_DUE that still fails
+ * verification, see MMT_IOC_PMO_DELEGATE_LOCAL), EOVERFLOW
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
  * ENOMEM.
@@ -487,14 +526,18 @@ struct mmt_xfer {
  * On a PMO fd.  Derives the subkeys (and the secure channel's root key,
  * wiped with them on MMT_IOC_PMO_INVALIDATE and when the PMO is freed),
  * then makes every MMT VALID (formatted to zero plaintext under a fresh
- * GUA) or, with MMT_KEY_RECEIVE, WAITING.
+ * GUA) or, with MMT_KEY_RECEIVE, WAITING.  The plain bytes the PMO held
+ * do not survive: formatting overwrites them, and a WAITING MMT is not
+ * readable.  On an error the PMO stays plain (without MMT_KEY_RECEIVE,
+ * all zero).
  * Context: process; takes the PMO's lock; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command
  * * EINVAL - bad @size, unknown @flags, @key_len not 16 or 32, or non-zero
  *   bytes of @key past @key_len
- * * EBUSY - the PMO already has a key; MMT_IOC_PMO_INVALIDATE resets it
+ * * EBUSY - the PMO already has a key (MMT_IOC_PMO_INVALIDATE resets it),
+ *   or an MMT_IOC_SEND or MMT_IOC_RECV is moving it as plain memory
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
  * * EOVERFLOW - the node's GUA sequence is exhausted
@@ -535,11 +578,14 @@ struct mmt_xfer {
  * MMT_IOC_PMO_INVALIDATE - wipe a PMO: data, metadata and key
  *
  * On a PMO fd; the argument is ignored and must be 0.  Every MMT becomes
- * INVALID and the key is wiped; the PMO can be keyed again.
+ * INVALID and the key is wiped; every byte of the PMO's memory is zeroed,
+ * so the PMO is plain memory of zeros (a plain read never returns stale
+ * ciphertext); it can be keyed again.  On a plain PMO it zeroes the bytes.
  * Context: process; takes the PMO's lock.
  *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
- * MMT is SENDING.
+ * MMT is SENDING or an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
+ * plain memory (nothing changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
 
@@ -663,13 +709,21 @@ struct mmt_xfer {
  *
  * On a connection fd.  MMT channel: delegation, closure by closure, with
  * a bounded number in flight; each sender MMT goes SENDING, then INVALID
- * (transfer) or VALID (copy) when the receiver acks it.  Secure channel:
- * each closure's plaintext (read through the controller) is AES-128-GCM
- * encrypted into a bounce buffer, one message per closure, under a key
- * derived from the PMO's key and bound to this connection, direction and
- * transfer, with a nonce per message (docs/CONNECTIONS.md); the sender's
- * MMTs stay VALID, unchanged.  Both PMOs must have the same key.
- * Plain channel: the plaintext is RDMA-written as it is.
+ * (transfer) or VALID (copy) when the receiver acks it.  Plain channel
+ * (the raw RDMA baseline): plain PMOs only (no key); each closure's bytes
+ * are RDMA-written straight from the sender PMO's memory into the
+ * receiver PMO's memory, with the MMT channel's grants and window; no
+ * bounce buffer, no crypto, nothing checked; copy and transfer mode are
+ * the same (plain memory has no owner; the sender's bytes stay).  Secure
+ * channel: each closure's plaintext is AES-128-GCM encrypted into a bounce
+ * buffer, one message per closure, under a key bound to this connection,
+ * direction and transfer, with a nonce per message (docs/CONNECTIONS.md),
+ * RDMA-written, copied out at the receiver and decrypted.  On plain PMOs
+ * (the paper's secure-channel baseline) the plaintext is read from and
+ * written to the PMOs' memory directly and the key is derived from the
+ * connection's key (MMT_IOC_CONN_SET_KEY); on keyed PMOs it is read and
+ * written through the controller and the key is derived from the PMOs'
+ * key (both must have the same one).  The sender's PMO stays unchanged.
  * The transfer stops at the first closure the receiver rejects: closures
  * acked before it stay delivered, the rest stay VALID.
  * ECONNRESET, ETIMEDOUT and EINTR end the connection (poll() reports
@@ -682,11 +736,16 @@ struct mmt_xfer {
  * * E2BIG - 2^24 closures or more; secure and plain channels: more than
  *   64 MiB of data per closure
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
- * * EPERM - an MMT is not VALID or is read-only (read-only: MMT channel)
+ * * EPERM - an MMT is not VALID or is read-only (read-only: MMT channel);
+ *   MMT channel: the PMO has no key; plain channel: the PMO has a key
+ *   (the plain channel moves plain memory)
+ * * ENOKEY - secure channel on a plain PMO: the connection has no key
+ *   (MMT_IOC_CONN_SET_KEY)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
  *   generations never repeat: connect again); also when an MMT's counters
  *   are exhausted as it is sealed (MMT channel)
- * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size
+ * * EMEDIUMTYPE - the receiver's PMO differs in geometry or size, or
+ *   (secure channel) one of the two PMOs is plain and the other keyed
  * * EPROTO - the receiver asked for another channel (or rejected a
  *   closure with a bad magic, below)
  * * ECONNRESET - the peer went away (disconnect, QP error, device
@@ -701,13 +760,14 @@ struct mmt_xfer {
  * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
  *   EMEDIUMTYPE, EXDEV - the receiver rejected a closure for that reason
  *   (see MMT_IOC_RECV); that MMT is VALID again.  EBADMSG
- *   also when the sender's own PMO fails verification as it is read
- *   (plain and secure channels), or (MMT channel) an MMT flagged
- *   MMT_INFO_REGUA_DUE still fails verification as it is re-encrypted
- *   before sealing; the receiver then gets ECANCELED.  Secure
- *   channel: EBADMSG when the receiver's PMO has another key (or the
- *   message was changed), on the first closure.  ESTALE also when the
- *   receiver refused the offer's generation as already used (any channel)
+ *   also when the sender's own keyed PMO fails verification as it is read
+ *   (secure channel), or (MMT channel) an MMT flagged MMT_INFO_REGUA_DUE
+ *   still fails verification as it is re-encrypted before sealing; the
+ *   receiver then gets ECANCELED.  Secure channel: EBADMSG when the
+ *   receiver has another key (its PMO's, or the connection's for plain
+ *   PMOs), or the message was changed, on the first closure.  ESTALE also
+ *   when the receiver refused the offer's generation as already used (any
+ *   channel)
  * * ENOSPC - MMT channel: the receive PMO already holds closures of
  *   four other keyings and cannot take another sender's
  * * EREMOTEIO - the receiver failed on its side, for a reason that is not a
@@ -727,9 +787,11 @@ struct mmt_xfer {
 /**
  * MMT_IOC_RECV - receive a PMO from the peer into @pmo_fd
  *
- * On a connection fd.  Registers the PMO's memory for remote write with a
- * fresh rkey (only for this receive; invalidated afterwards), advertises it
- * to the peer and waits until every closure has landed and been checked.
+ * On a connection fd.  Registers the PMO's memory (secure channel: a bounce
+ * buffer) for remote write, one closure at a time, with a fresh rkey (only
+ * for that closure; invalidated afterwards), advertises it to the peer and
+ * waits until every closure has landed and been checked.  Plain channel:
+ * nothing is checked; the closure's bytes are what the peer wrote.
  * poll() on the connection fd reports POLLIN when the peer has a PMO to
  * send (and POLLHUP | POLLERR once the connection is gone).  Waiting for
  * the offer may time out (ETIMEDOUT) or be interrupted (EINTR) without
@@ -746,11 +808,15 @@ struct mmt_xfer {
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EBUSY - another receive (on any connection, or a local delegation) is
  *   filling the PMO
- * * EPERM - the PMO is not WAITING (MMT channel) or not VALID and writable
- *   (secure and plain channels); also when it is invalidated during the
- *   receive (the closures from there on are refused; the sender gets
- *   EREMOTEIO; the connection stays usable)
- * * EMEDIUMTYPE - the sender's PMO differs in geometry or size; EPROTO -
+ * * EPERM - MMT channel: the PMO has no key or is not WAITING; plain
+ *   channel: the PMO has a key; secure channel: a keyed PMO is not VALID
+ *   and writable; also when a keyed PMO is invalidated during the receive
+ *   (the closures from there on are refused; the sender gets EREMOTEIO;
+ *   the connection stays usable)
+ * * ENOKEY - secure channel on a plain PMO: the connection has no key
+ *   (MMT_IOC_CONN_SET_KEY)
+ * * EMEDIUMTYPE - the sender's PMO differs in geometry or size, or (secure
+ *   channel) one of the two PMOs is plain and the other keyed; EPROTO -
  *   the sender named another channel (the offer is refused)
  * * EBADMSG - tamper (data, data MAC, tree node, sealed root or an
  *   authenticated header field) or wrong key; data and data MACs are
@@ -780,11 +846,32 @@ struct mmt_xfer {
  * * ENOMEM - out of memory for the transfer's buffers, registrations or
  *   (secure channel) cipher state; the MMTs not received are unchanged
  * * ENOENT - secure channel: the kernel has no "gcm(aes)" (crypto API)
- * * EOVERFLOW - secure and plain channels: a counter of an MMT written
+ * * EOVERFLOW - secure channel on keyed PMOs: a counter of an MMT written
  *   through the controller is exhausted (invalidate and re-key the PMO)
  * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer, or
  *   a signal arrived; MMTs not received stay WAITING
  */
 #define MMT_IOC_RECV		_IOWR(MMT_IOC_MAGIC, 0x24, struct mmt_xfer)
+
+/**
+ * MMT_IOC_CONN_SET_KEY - set the connection's secure-channel key
+ *
+ * On a connection fd; once per connection (until key agreement exists,
+ * DESIGN.md section 9, both sides' owners set the same key).  The secure
+ * channel on plain PMOs, which have no key of their own, derives each
+ * transfer's AES-GCM key from it, bound to the connection, direction and
+ * transfer as with a PMO's key (docs/CONNECTIONS.md).  Keyed PMOs do not
+ * use it.  The key is wiped when the connection fd is closed.
+ * Context: process; may sleep.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command
+ * * EINVAL - bad @size, non-zero @flags, @key_len not 16 or 32, or non-zero
+ *   bytes of @key past @key_len
+ * * EBUSY - the connection already has a key
+ * * ENOMEM - out of memory for the key derivation
+ * * ENOTTY - the fd is not a connection
+ */
+#define MMT_IOC_CONN_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x25, struct mmt_conn_key)
 
 #endif /* _UAPI_LINUX_MMT_H */

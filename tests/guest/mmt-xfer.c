@@ -14,7 +14,15 @@
  *   -a ADDR     peer address, IPv4 or IPv6 (send)
  *   -n N        closures (default 1)
  *   -l L        levels of the geometry (default 2: 128 KiB closures)
- *   -c CHAN     mmt | plain | secure (default mmt)
+ *   -c CHAN     mmt | plain | secure | secure-ctl (default mmt).  The
+ *               PMOs: mmt and secure-ctl keyed (secure-ctl: the secure
+ *               channel through the controller), plain and secure plain
+ *               memory (no key; secure: under the connection's key,
+ *               MMT_IOC_CONN_SET_KEY, set on both sides)
+ *   -Z          secure on plain PMOs: set no connection key
+ *   -O          the other side's kind of PMO: a keyed one for plain and
+ *               secure, a plain one for secure-ctl (the transfer must be
+ *               refused)
  *   -C          copy mode (send)
  *   -E          eager verification (recv)
  *   -s SEED     pattern seed (default 1)
@@ -41,8 +49,9 @@
  *   -b BYTES    data size that is not a closure multiple: the pattern
  *               fills the first BYTES of the PMO and the rest of its last
  *               closure is zero (both sides must agree)
- *   -k          recv: key the receive PMO with another key than the
- *               sender's (secure channel: EBADMSG on the first closure)
+ *   -k          recv: key the receive PMO (secure-ctl) or the connection
+ *               (secure) with another key than the sender's (EBADMSG on
+ *               the first closure)
  *   -V          recv: a child invalidates the receive PMO
  *               (MMT_IOC_PMO_INVALIDATE) as soon as its first closure is
  *               VALID, during the receive, which then fails on the
@@ -74,7 +83,9 @@
  * compares it byte for byte with the pattern; MMT states after the
  * transfer (receiver VALID, read-only in copy mode; sender INVALID in
  * transfer mode, VALID with the data intact in copy mode and after a
- * failure; secure and plain channels, receiver, after a failure: the
+ * failure; plain PMOs: every MMT INVALID with MMT_INFO_PLAIN, key_len 0,
+ * the sender's bytes intact; secure and plain channels, receiver, after a
+ * failure: the
  * closures accepted read back as the pattern, the others still zero, and
  * for EBADMSG debugfs mmt/stats reject_badmsg grew by exactly one).  Output: "ok - ..." / "not ok - ..." lines and a summary line
  * with the figures; exit status: failed checks (0 = all passed), 2 on
@@ -163,6 +174,9 @@ struct opts {
 	unsigned int closures;
 	unsigned int levels;
 	unsigned int channel;
+	int keyed;		/* the PMOs have a key (mmt, secure-ctl) */
+	int no_conn_key;
+	int other_kind;
 	int copy;
 	int eager;
 	uint64_t seed;
@@ -248,7 +262,7 @@ static int errno_of(const char *name)
 		{ "ESTALE", ESTALE }, { "ENETUNREACH", ENETUNREACH },
 		{ "EILSEQ", EILSEQ }, { "EMSGSIZE", EMSGSIZE },
 		{ "EPROTONOSUPPORT", EPROTONOSUPPORT }, { "EXDEV", EXDEV },
-		{ "EREMOTEIO", EREMOTEIO },
+		{ "EREMOTEIO", EREMOTEIO }, { "ENOKEY", ENOKEY },
 	};
 	size_t i;
 
@@ -287,6 +301,7 @@ static int pmo_create(int dev, const struct opts *o, uint64_t *bytes,
 	return c.fd;
 }
 
+/* A plain PMO (no key) reads back as its bytes: nothing to do. */
 static int pmo_key(int pmo, int receive, int other)
 {
 	struct mmt_pmo_key k;
@@ -437,6 +452,69 @@ static const char *chan_name(unsigned int c)
 {
 	return c == MMT_CHANNEL_MMT ? "mmt" : c == MMT_CHANNEL_PLAIN ?
 		"plain" : "secure";
+}
+
+/* Does this side's PMO get a key? (-O: the other kind) */
+static int side_keyed(const struct opts *o)
+{
+	return o->other_kind ? !o->keyed : o->keyed;
+}
+
+/* Key this side's PMO if it is to be keyed; 0 or -1. */
+static int side_key(int pmo, const struct opts *o, int receive, int other)
+{
+	if (!side_keyed(o))
+		return 0;
+	return pmo_key(pmo, receive && o->channel == MMT_CHANNEL_MMT, other);
+}
+
+/*
+ * Secure channel on plain PMOs: the connection's key (both sides the
+ * test key; -k on the receiver: another one), unless -Z.
+ */
+static int conn_key(int conn, const struct opts *o, int other)
+{
+	struct mmt_conn_key k;
+
+	if (o->channel != MMT_CHANNEL_SECURE || o->keyed || o->no_conn_key)
+		return 0;
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	k.key_len = sizeof(test_key);
+	memcpy(k.key, test_key, sizeof(test_key));
+	if (other)
+		k.key[15] ^= 0x80;
+	if (ioctl(conn, MMT_IOC_CONN_SET_KEY, &k)) {
+		perror("MMT_IOC_CONN_SET_KEY");
+		return -1;
+	}
+	/* once per connection */
+	check(ioctl(conn, MMT_IOC_CONN_SET_KEY, &k) == -1 && errno == EBUSY,
+	      "MMT_IOC_CONN_SET_KEY a second time fails with EBUSY");
+	return 0;
+}
+
+/*
+ * Plain PMOs: every MMT INVALID with MMT_INFO_PLAIN and no key.  Returns
+ * the number of MMTs that are not.
+ */
+static unsigned int plain_states(int pmo, unsigned int n)
+{
+	struct mmt_mmt_info *m = calloc(n, sizeof(*m));
+	struct mmt_pmo_info q;
+	unsigned int i, bad = n;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.mmt_count = n;
+	q.mmts = (uintptr_t)m;
+	if (m && !ioctl(pmo, MMT_IOC_PMO_INFO, &q) && q.mmt_count == n &&
+	    q.key_len == 0)
+		for (i = 0, bad = 0; i < n; i++)
+			bad += m[i].state != MMT_STATE_INVALID ||
+			       !(m[i].flags & MMT_INFO_PLAIN);
+	free(m);
+	return bad;
 }
 
 /* The outcome of a transfer against -X. */
@@ -752,7 +830,7 @@ static int do_recv(int dev, const struct opts *o)
 	long long badmsg;
 
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
-	if (pmo < 0 || pmo_key(pmo, o->channel == MMT_CHANNEL_MMT, o->other_key))
+	if (pmo < 0 || side_key(pmo, o, 1, o->other_key))
 		return 2;
 	if (o->min_counter) {
 		struct mmt_pmo_counter rc = {
@@ -783,6 +861,8 @@ static int do_recv(int dev, const struct opts *o)
 		return failures;
 	conn = c.fd;
 	printf("mmt-xfer recv: peer node %u\n", c.peer_node);
+	if (conn_key(conn, o, o->other_key))
+		return failures + 1;
 	if (o->loops) {
 		xfer_loop(dev, conn, o, 0);
 		close(conn);
@@ -927,16 +1007,21 @@ static int do_recv(int dev, const struct opts *o)
 					  NULL) == 0,
 			      "%s channel: %u closures read back byte-exact",
 			      chan_name(o->channel), o->closures);
-		m = calloc(o->closures, sizeof(*m));
-		ret = pmo_states(pmo, m, o->closures);
-		for (i = 0; ret > 0 && i < o->closures; i++)
-			ok_state += m[i].state == MMT_STATE_VALID &&
-				    (o->channel != MMT_CHANNEL_MMT ||
-				     !!(m[i].flags & MMT_INFO_READ_ONLY) ==
-				     !!o->copy);
-		check(ok_state == o->closures,
-		      "every MMT VALID%s", o->copy ? ", read-only" : "");
-		free(m);
+		if (!side_keyed(o)) {
+			check(plain_states(pmo, o->closures) == 0,
+			      "plain PMO: every MMT INVALID, MMT_INFO_PLAIN, no key");
+		} else {
+			m = calloc(o->closures, sizeof(*m));
+			ret = pmo_states(pmo, m, o->closures);
+			for (i = 0; ret > 0 && i < o->closures; i++)
+				ok_state += m[i].state == MMT_STATE_VALID &&
+					    (o->channel != MMT_CHANNEL_MMT ||
+					     !!(m[i].flags & MMT_INFO_READ_ONLY) ==
+					     !!o->copy);
+			check(ok_state == o->closures,
+			      "every MMT VALID%s", o->copy ? ", read-only" : "");
+			free(m);
+		}
 		printf("mmt-xfer recv: %s %s %u x %llu B: %.3f s (%llu ns in kernel)\n",
 		       chan_name(o->channel), o->copy ? "copy" : "transfer",
 		       o->closures, (unsigned long long)cbytes, dt,
@@ -963,7 +1048,7 @@ static int do_send(int dev, const struct opts *o)
 	double t0, deadline = now() + 60;
 
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
-	if (pmo < 0 || pmo_key(pmo, 0, 0) || pmo_fill(pmo, bytes, o->seed))
+	if (pmo < 0 || side_key(pmo, o, 0, 0) || pmo_fill(pmo, bytes, o->seed))
 		return 2;
 	for (;;) {
 		memset(&c, 0, sizeof(c));
@@ -992,6 +1077,8 @@ static int do_send(int dev, const struct opts *o)
 	if (ret)
 		return failures;
 	printf("mmt-xfer send: peer node %u\n", c.peer_node);
+	if (conn_key(c.fd, o, 0))
+		return failures + 1;
 	if (o->loops) {
 		xfer_loop(dev, c.fd, o, 1);
 		close(c.fd);
@@ -1042,7 +1129,13 @@ static int do_send(int dev, const struct opts *o)
 
 		check(x.closures == o->closures, "sent %llu closures",
 		      (unsigned long long)x.closures);
-		if (o->channel == MMT_CHANNEL_MMT && !o->copy)
+		if (!side_keyed(o))
+			check(plain_states(pmo, o->closures) == 0 &&
+			      !pmo_compare(pmo, cbytes, 0, o->closures,
+					   o->seed, NULL),
+			      "%s: the sender's plain PMO unchanged (INVALID, MMT_INFO_PLAIN), bytes intact",
+			      chan_name(o->channel));
+		else if (o->channel == MMT_CHANNEL_MMT && !o->copy)
 			check(invalid == o->closures,
 			      "transfer: every sender MMT INVALID (%u)",
 			      invalid);
@@ -1056,6 +1149,12 @@ static int do_send(int dev, const struct opts *o)
 		       chan_name(o->channel), o->copy ? "copy" : "transfer",
 		       o->closures, (unsigned long long)cbytes, dt,
 		       (unsigned long long)x.ns);
+	} else if (o->recheck && !side_keyed(o)) {
+		check(plain_states(pmo, o->closures) == 0 &&
+		      !pmo_compare(pmo, cbytes, 0, o->closures, o->seed, NULL),
+		      "after the failure the plain PMO is unchanged, bytes intact");
+		printf("mmt-xfer send: failed after %llu closures acked (%s)\n",
+		       (unsigned long long)x.closures, strerror(err));
 	} else if (o->recheck) {
 		/* Failed: nothing is SENDING, nothing lost. */
 		check(valid + invalid == o->closures,
@@ -1097,7 +1196,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = {
 		.port = 7471, .closures = 1, .levels = 2, .seed = 1,
-		.timeout_ms = 20000, .channel = MMT_CHANNEL_MMT,
+		.timeout_ms = 20000, .channel = MMT_CHANNEL_MMT, .keyed = 1,
 		.attack_at = -1, .lazy_bad = -1,
 	};
 	int dev, opt, ret;
@@ -1109,7 +1208,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:V")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:VZO")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -1125,8 +1224,16 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			o.channel = !strcmp(optarg, "plain") ?
-				MMT_CHANNEL_PLAIN : !strcmp(optarg, "secure") ?
+				MMT_CHANNEL_PLAIN : !strncmp(optarg, "secure", 6) ?
 				MMT_CHANNEL_SECURE : MMT_CHANNEL_MMT;
+			o.keyed = o.channel == MMT_CHANNEL_MMT ||
+				  !strcmp(optarg, "secure-ctl");
+			break;
+		case 'Z':
+			o.no_conn_key = 1;
+			break;
+		case 'O':
+			o.other_kind = 1;
 			break;
 		case 'C':
 			o.copy = 1;

@@ -2,8 +2,9 @@
 /*
  * mmt_conn_test.c - suite mmt_conn: the parts of connections that need no
  * RDMA (driver/mmt_conn.c): message decoding and checks, the sender's
- * build and settle steps, the receiver's in-place closure check, and the
- * secure channel's seal and open of one closure between two PMOs.
+ * build and settle steps, the receiver's in-place closure check, which
+ * PMOs each channel takes (plain PMOs: no key), and the secure channel's
+ * seal and open of one closure between two keyed or two plain PMOs.
  *
  * The RDMA writes are simulated the way the transport does them
  * (driver/mmt_conn_rdma.c): the sender's closure region (data, data MACs,
@@ -39,6 +40,7 @@ struct mmt_conn_ctx {
 	u8 *plain;
 	u8 *out;
 	u8 head[MMT_CONN_HEAD_BYTES];
+	bool plain;	/* what mmt_conn_rx_prepare() said of dst */
 };
 
 static struct mmt_pmo *mmt_conn_pmo(struct kunit *test, u32 closures)
@@ -79,7 +81,9 @@ static int mmt_conn_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_conn_key, 16,
 					      true), 0);
 	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
-						  MMT_CONN_TEST_ID), 0);
+						  MMT_CONN_TEST_ID,
+						  &ctx->plain), 0);
+	KUNIT_EXPECT_FALSE(test, ctx->plain);
 	return 0;
 }
 
@@ -360,6 +364,7 @@ static void mmt_conn_earlier_transfer(struct kunit *test)
 	struct mmt_conn_ctx *ctx = test->priv;
 	u8 old[MMT_CONN_TEST_CLOSURES][MMT_CONN_HEAD_BYTES];
 	struct mmt_pmo *b;
+	bool plain;
 	u32 i;
 
 	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
@@ -371,7 +376,7 @@ static void mmt_conn_earlier_transfer(struct kunit *test)
 	b = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(b, mmt_conn_key, 16, true), 0);
 	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(b, MMT_CHANNEL_MMT,
-						  MMT_CONN_TEST_ID), 0);
+						  MMT_CONN_TEST_ID, &plain), 0);
 	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
 		u32 slot;
 
@@ -487,10 +492,11 @@ static void mmt_conn_one_receive(struct kunit *test)
 {
 	struct mmt_conn_ctx *ctx = test->priv;
 	u64 sent = 7;
+	bool plain;
 
 	/* the fixture's mmt_conn_rx_prepare() holds ctx->dst */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
-						  MMT_CONN_TEST_ID + 1),
+						  MMT_CONN_TEST_ID + 1, &plain),
 			-EBUSY);
 	KUNIT_EXPECT_EQ(test, ctx->dst->rx.conn_id, MMT_CONN_TEST_ID);
 	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, true,
@@ -498,7 +504,7 @@ static void mmt_conn_one_receive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sent, 0ull);
 	KUNIT_EXPECT_EQ(test, ctx->dst->rx.conn_id, MMT_CONN_TEST_ID);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_WAITING);
-	mmt_conn_rx_finish(ctx->dst);
+	mmt_conn_rx_finish(ctx->dst, false);
 	KUNIT_EXPECT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, true,
 						    false, &sent), 0);
 	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_CONN_TEST_CLOSURES);
@@ -556,21 +562,30 @@ static void mmt_conn_ack_tags(struct kunit *test)
 static void mmt_conn_states(struct kunit *test)
 {
 	struct mmt_conn_ctx *ctx = test->priv;
+	bool plain = true;
 
-	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_MMT), 0);
-	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->dst, MMT_CHANNEL_MMT),
-			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_MMT,
+						&plain), 0);
+	KUNIT_EXPECT_FALSE(test, plain);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->dst, MMT_CHANNEL_MMT,
+						&plain), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_MMT,
-						  1), -EPERM);
+						  1, &plain), -EPERM);
 	/* the fixture's receive holds ctx->dst */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
+						  1, &plain), -EBUSY);
+	/* the plain channel moves plain memory: keyed PMOs are refused */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_PLAIN,
-						  1), -EBUSY);
-	mmt_conn_rx_finish(ctx->dst);
-	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_PLAIN,
-						  1), -EPERM);
+						  1, &plain), -EPERM);
+	mmt_conn_rx_finish(ctx->dst, false);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_PLAIN,
-						  1), 0);
-	mmt_conn_rx_finish(ctx->src);
+						  1, &plain), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_PLAIN,
+						&plain), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_SECURE,
+						  1, &plain), 0);
+	KUNIT_EXPECT_FALSE(test, plain);
+	mmt_conn_rx_finish(ctx->src, plain);
 	/* a SENDING MMT can be neither sent again nor received into */
 	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, 1, MMT_CONN_TEST_GEN,
 						mmt_conn_test_nonce, 1, 0,
@@ -580,8 +595,8 @@ static void mmt_conn_states(struct kunit *test)
 						mmt_conn_test_nonce, 1, 0,
 						false,
 						ctx->head), -EPERM);
-	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_PLAIN),
-			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_SECURE,
+						&plain), -EPERM);
 	mmt_conn_tx_settle(ctx->src, 0, false, -ECANCELED);
 	KUNIT_EXPECT_EQ(test, ctx->src->mmts[0].root.state, MMT_VALID);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 7,
@@ -590,27 +605,46 @@ static void mmt_conn_states(struct kunit *test)
 			-EINVAL);
 }
 
-/* The plain channel's controller reads and writes. */
+/*
+ * Plain PMOs (no key): the plain and secure channels take them, the MMT
+ * channel does not; while a transfer holds one it can be neither keyed
+ * nor invalidated (-EBUSY), and afterwards it can.
+ */
 static void mmt_conn_plain(struct kunit *test)
 {
-	struct mmt_conn_ctx *ctx = test->priv;
-	struct mmt_pmo *dst = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
-	u64 cb = ctx->src->params.data_bytes;
-	u8 *bounce = kunit_kzalloc(test, cb, GFP_KERNEL);
-	u32 i;
+	struct mmt_pmo *pmo = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	bool plain = false, plain2 = false;
 
-	KUNIT_ASSERT_NOT_NULL(test, bounce);
-	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(dst, mmt_conn_key, 16, false),
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(pmo, MMT_CHANNEL_MMT, &plain),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(pmo, MMT_CHANNEL_MMT, 1,
+						  &plain), -EPERM);
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_check(pmo, MMT_CHANNEL_PLAIN,
+						&plain), 0);
+	KUNIT_EXPECT_TRUE(test, plain);
+	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(pmo, MMT_CHANNEL_SECURE, 1,
+						  &plain2), 0);
+	KUNIT_EXPECT_TRUE(test, plain2);
+	KUNIT_EXPECT_EQ(test, pmo->plain_xfers, 2u);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_set_key(pmo, mmt_conn_key, 16, false),
+			-EBUSY);
+	KUNIT_EXPECT_TRUE(test, !pmo->crypto);
+	/* a second receive of the same PMO: refused, nothing held */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(pmo, MMT_CHANNEL_PLAIN, 1,
+						  &plain2), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, plain2);
+	KUNIT_EXPECT_EQ(test, pmo->plain_xfers, 2u);
+	mmt_conn_xfer_end(pmo, plain);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_set_key(pmo, mmt_conn_key, 16, false),
+			-EBUSY);
+	mmt_conn_rx_finish(pmo, true);
+	KUNIT_EXPECT_EQ(test, pmo->plain_xfers, 0u);
+	/* keyed now: formatted, VALID; the plain channel refuses it */
+	KUNIT_EXPECT_EQ(test, mmt_pmo_set_key(pmo, mmt_conn_key, 16, false),
 			0);
-	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
-		KUNIT_EXPECT_EQ(test, mmt_conn_plain_read(ctx->src, i, bounce),
-				0);
-		KUNIT_EXPECT_EQ(test, mmt_conn_plain_write(dst, i, bounce), 0);
-	}
-	KUNIT_EXPECT_EQ(test, mmt_conn_read_all(dst, ctx->out), 0);
-	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
-			0);
-	mmt_pmo_free(dst);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(pmo, MMT_CHANNEL_PLAIN,
+						&plain), -EPERM);
+	mmt_pmo_free(pmo);
 }
 
 /* Secure channel: a second VALID PMO, every byte of its data @fill. */
@@ -661,6 +695,7 @@ static const struct mmt_conn_sec_id mmt_conn_sec_id = {
 static void mmt_conn_secure(struct kunit *test)
 {
 	static const u8 other_key[16] = { 1 };
+	static const u8 other_root[MMT_CHAN_ROOT_BYTES] = { 2 };
 	struct mmt_conn_ctx *ctx = test->priv;
 	u64 cb = ctx->src->params.data_bytes;
 	struct mmt_chan_crypto *tx, *rx;
@@ -677,8 +712,9 @@ static void mmt_conn_secure(struct kunit *test)
 				     MMT_CHAN_ROOT_BYTES), 0);
 	KUNIT_EXPECT_NE(test, memcmp(ctx->src->chan_root, other->chan_root,
 				     MMT_CHAN_ROOT_BYTES), 0);
-	tx = mmt_conn_sec_alloc(ctx->src, &mmt_conn_sec_id);
-	rx = mmt_conn_sec_alloc(dst, &mmt_conn_sec_id);
+	/* a keyed PMO ignores the connection's root */
+	tx = mmt_conn_sec_alloc(ctx->src, other_root, &mmt_conn_sec_id);
+	rx = mmt_conn_sec_alloc(dst, NULL, &mmt_conn_sec_id);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(tx));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rx));
 	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
@@ -706,7 +742,8 @@ static void mmt_conn_secure(struct kunit *test)
  * Secure channel rejections, each leaving the receiver's closure as it
  * was: a tampered byte (EBADMSG, counted in mmt/stats), another key,
  * another binding or AD (EBADMSG), a replayed or reordered index (ESTALE);
- * the untampered message still opens afterwards; no key (EPERM).
+ * the untampered message still opens afterwards; a plain PMO without a
+ * connection key (ENOKEY).
  */
 static void mmt_conn_secure_reject(struct kunit *test)
 {
@@ -726,11 +763,11 @@ static void mmt_conn_secure_reject(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, m0 && m1 && m2 && priv);
 	dst = mmt_conn_sec_dst(test, mmt_conn_key, 0xee);
 	other = mmt_conn_sec_dst(test, other_key, 0xee);
-	tx = mmt_conn_sec_alloc(ctx->src, &id);
-	rx = mmt_conn_sec_alloc(dst, &id);
-	wrong = mmt_conn_sec_alloc(other, &id);
+	tx = mmt_conn_sec_alloc(ctx->src, NULL, &id);
+	rx = mmt_conn_sec_alloc(dst, NULL, &id);
+	wrong = mmt_conn_sec_alloc(other, NULL, &id);
 	id.dir = 1;	/* the other direction of the same connection */
-	bound = mmt_conn_sec_alloc(dst, &id);
+	bound = mmt_conn_sec_alloc(dst, NULL, &id);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(tx) || IS_ERR(rx) || IS_ERR(wrong) ||
 			   IS_ERR(bound));
 	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 0, m0), 0);
@@ -785,7 +822,9 @@ static void mmt_conn_secure_reject(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain + 2 * cb, cb), 0);
 
 	bare = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, &id)), -EPERM);
+	/* a plain PMO and no connection key */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, NULL, &id)),
+			-ENOKEY);
 	mmt_pmo_free(bare);
 	mmt_chan_crypto_free(tx);
 	mmt_chan_crypto_free(rx);
@@ -793,6 +832,77 @@ static void mmt_conn_secure_reject(struct kunit *test)
 	mmt_chan_crypto_free(bound);
 	mmt_pmo_free(other);
 	mmt_pmo_free(dst);
+}
+
+/*
+ * Secure channel on plain PMOs (no key): sealed straight from the sender
+ * PMO's memory under the connection's root, opened into the receiver
+ * PMO's memory; byte-exact, the message is not the plaintext; another
+ * connection root fails (EBADMSG) and leaves the receiver's bytes as they
+ * were; a keyed receiver ignores the connection root.
+ */
+static void mmt_conn_secure_plain(struct kunit *test)
+{
+	static const u8 root[MMT_CHAN_ROOT_BYTES] = { 7, 7, 7 };
+	static const u8 other_root[MMT_CHAN_ROOT_BYTES] = { 8 };
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_pmo *a = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	struct mmt_pmo *b = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
+	u64 cb = a->params.data_bytes;
+	struct mmt_chan_crypto *tx, *rx, *wrong;
+	u8 *msg, *priv;
+	u32 i;
+
+	msg = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	priv = kunit_kzalloc(test, cb + MMT_CONN_SEC_TAG_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, msg && priv);
+	for (i = 0; i < a->closures; i++) {
+		memcpy(a->mmts[i].data, ctx->plain + i * cb, cb);
+		memset(b->mmts[i].data, 0xee, cb);
+	}
+	tx = mmt_conn_sec_alloc(a, root, &mmt_conn_sec_id);
+	rx = mmt_conn_sec_alloc(b, root, &mmt_conn_sec_id);
+	wrong = mmt_conn_sec_alloc(b, other_root, &mmt_conn_sec_id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tx) || IS_ERR(rx) || IS_ERR(wrong));
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(a, tx, 5, 0, msg), 0);
+	KUNIT_EXPECT_NE(test, memcmp(msg, ctx->plain, cb), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, wrong, 5, 0, msg, priv),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, memchr_inv(b->mmts[0].data, 0xee, cb), NULL);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, rx, 5, 0, msg, priv), 0);
+	for (i = 1; i < a->closures; i++) {
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(a, tx, 5, i, msg), 0);
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, rx, 5, i, msg, priv),
+				0);
+	}
+	for (i = 0; i < a->closures; i++) {
+		KUNIT_EXPECT_EQ(test, memcmp(b->mmts[i].data,
+					     ctx->plain + i * cb, cb), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(a->mmts[i].data,
+					     ctx->plain + i * cb, cb), 0);
+	}
+	mmt_chan_crypto_free(tx);
+	mmt_chan_crypto_free(rx);
+	mmt_chan_crypto_free(wrong);
+	mmt_pmo_free(a);
+	mmt_pmo_free(b);
+}
+
+static void mmt_conn_key_arg(struct kunit *test)
+{
+	struct mmt_conn_key k = { .size = sizeof(k), .key_len = 16 };
+
+	KUNIT_EXPECT_EQ(test, mmt_conn_key_args(&k), 0);
+	k.key_len = 32;
+	KUNIT_EXPECT_EQ(test, mmt_conn_key_args(&k), 0);
+	k.key_len = 24;
+	KUNIT_EXPECT_EQ(test, mmt_conn_key_args(&k), -EINVAL);
+	k.key_len = 16;
+	k.key[16] = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_key_args(&k), -EINVAL);
+	k.key[16] = 0;
+	k.flags = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_key_args(&k), -EINVAL);
 }
 
 static void mmt_conn_wire(struct kunit *test)
@@ -804,31 +914,45 @@ static void mmt_conn_wire(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, m);
-	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, true);
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, true, false);
 	w->gen = cpu_to_le32(7);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_OFFER);
 	KUNIT_EXPECT_EQ(test, m->gen, 7u);
 	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
-						   MMT_CHANNEL_MMT), 0);
+						   MMT_CHANNEL_MMT, false), 0);
 	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
-						   MMT_CHANNEL_PLAIN), -EPROTO);
+						   MMT_CHANNEL_PLAIN, false), -EPROTO);
 	w->closures = cpu_to_le32(MMT_CONN_TEST_CLOSURES + 1);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
-						   MMT_CHANNEL_MMT),
+						   MMT_CHANNEL_MMT, false),
 			-EMEDIUMTYPE);
 	w->closures = cpu_to_le32(MMT_CONN_TEST_CLOSURES);
 	w->log_arity[3] = 1;
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
-						   MMT_CHANNEL_MMT),
+						   MMT_CHANNEL_MMT, false),
 			-EMEDIUMTYPE);
 	w->log_arity[3] = 0;
+	/* the sender's PMO plain, the receiver's keyed (or the reverse) */
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_SECURE, false, true);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_SECURE, false),
+			-EMEDIUMTYPE);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_SECURE, true), 0);
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_SECURE, false, false);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_SECURE, true),
+			-EMEDIUMTYPE);
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, true, false);
 	w->flags = cpu_to_le32(4);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
-						   MMT_CHANNEL_MMT), -EPROTO);
+						   MMT_CHANNEL_MMT, false), -EPROTO);
 	w->flags = 0;
 
 	/* malformed messages */
@@ -922,6 +1046,8 @@ static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_plain),
 	KUNIT_CASE(mmt_conn_secure),
 	KUNIT_CASE(mmt_conn_secure_reject),
+	KUNIT_CASE(mmt_conn_secure_plain),
+	KUNIT_CASE(mmt_conn_key_arg),
 	KUNIT_CASE(mmt_conn_wire),
 	KUNIT_CASE(mmt_conn_xfer_arg),
 	{}

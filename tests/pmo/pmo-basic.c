@@ -8,8 +8,10 @@
  * fd passing between processes, local delegation (transfer,
  * copy, eager, replay -> ESTALE, another key -> EBADMSG, argument errors),
  * zero-byte calls and a pwrite that fails part of the way (as documented),
- * and a transfer refused because the sender's own memory fails
- * verification (the sender's way back once it verifies).
+ * a transfer refused because the sender's own memory fails
+ * verification (the sender's way back once it verifies), and plain PMOs
+ * (no key: pread/pwrite copy the bytes of the PMO's memory, INFO says so,
+ * keying replaces them, INVALIDATE zeroes them).
  *
  * Every check prints "ok - NAME" or "not ok - NAME (why)"; the last line is
  * "pmo-basic: N passed, N failed".  Exit status 0 if all passed, 1 if any
@@ -20,7 +22,7 @@
  *   --no-64m         skip the 64 MiB round trip (slow under TCG)
  *   --require-debug  fail (instead of skip) without MMT_FEAT_DEBUG
  *   --only NAME      run one group: create, keys, io, sizes, tamper,
- *                    shortread, fdpass, delegate, edges, ownbad
+ *                    shortread, fdpass, delegate, edges, ownbad, plain
  *
  * Built static for the guest by tests/pmo/build.sh; expects the mmt module
  * loaded and root (CAP_SYS_ADMIN for MMT_IOC_PMO_DEBUG).
@@ -368,10 +370,11 @@ static void test_keys(void)
 	fd = new_pmo(3 * 128 * KiB, &geom2, NULL, 0, 0, "keys: create");
 	if (fd < 0)
 		return;
-	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
-		      "keys: pread before a key -> EPERM");
-	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), -EPERM,
-		      "keys: pwrite before a key -> EPERM");
+	/* no key: plain memory (the group "plain" tests it in full) */
+	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), 64,
+		      "keys: pread before a key reads the plain bytes");
+	pt_expect_ret(pt_sys(pwrite(fd, buf, 64, 0)), 64,
+		      "keys: pwrite before a key writes the plain bytes");
 	pt_expect_ret(mmtu_pmo_set_root_counter(fd, 10), -EPERM,
 		      "keys: set root counter before a key -> EPERM");
 	pt_expect_ret(mmtu_pmo_invalidate(fd), 0,
@@ -511,8 +514,12 @@ static void test_keys(void)
 	pt_result(pt_all_state(&b, MMT_STATE_INVALID, 0) && b.info.key_len == 0,
 		  "keys: after invalidate every MMT INVALID, no key",
 		  "%s key_len %u", pt_states(&b), b.info.key_len);
-	pt_expect_ret(pt_sys(pread(fd, buf, 64, 0)), -EPERM,
-		      "keys: pread after invalidate -> EPERM");
+	{
+		uint8_t zero[1256] = { 0 };
+
+		check_read(fd, 0, zero, sizeof(zero),
+			   "keys: after invalidate the PMO is plain memory of zeros");
+	}
 	pt_expect_ret(mmtu_pmo_set_key(fd, key256, 32, 0), 0,
 		      "keys: key again (AES-256) after invalidate");
 	pt_snap(fd, &b);
@@ -1585,6 +1592,126 @@ static void test_own_memory_bad(void)
 	free(data);
 }
 
+/* ------------------------------------------------------------ plain */
+
+/* every MMT INVALID with MMT_INFO_PLAIN and key_len 0 */
+static bool is_plain(int fd)
+{
+	struct pt_snap s;
+	uint32_t i;
+
+	if (pt_snap(fd, &s) || s.info.key_len || !s.info.mmt_count)
+		return false;
+	for (i = 0; i < s.info.mmt_count; i++)
+		if (s.mmts[i].state != MMT_STATE_INVALID ||
+		    !(s.mmts[i].flags & MMT_INFO_PLAIN))
+			return false;
+	return true;
+}
+
+/*
+ * A PMO without a key is plain memory: pread/pwrite copy its bytes as they
+ * are (byte-exact, across closures and 64 KiB steps, at the end as for
+ * keyed PMOs); with MMT_FEAT_DEBUG a byte flipped in the backing memory
+ * shows in the next pread (nothing checks it).  Keying replaces the bytes
+ * (formatted: zeros), keyed I/O goes through the controller as before
+ * (MMT_INFO_PLAIN gone, a flipped byte fails with EBADMSG), and
+ * MMT_IOC_PMO_INVALIDATE makes it plain memory of zeros again, never the
+ * stale ciphertext.
+ */
+static void test_plain(void)
+{
+	const uint64_t size = 3 * 128 * KiB;
+	uint8_t *data = pt_malloc(size), *zero = pt_malloc(size);
+	uint8_t *got = pt_malloc(size);
+	struct pt_rng r;
+	uint8_t b;
+	ssize_t n;
+	int fd;
+
+	memset(zero, 0, size);
+	pt_rng_seed(&r, seed + 77);
+	pt_fill(&r, data, size);
+	fd = new_pmo(size, &geom2, NULL, 0, 0, "plain: create");
+	if (fd < 0)
+		goto out;
+	pt_result(is_plain(fd),
+		  "plain: a new PMO is plain (key_len 0, every MMT INVALID with MMT_INFO_PLAIN)",
+		  "-");
+	check_read(fd, 0, zero, size, "plain: a new PMO reads as zeros");
+	/* whole PMO, then an unaligned range across a closure boundary */
+	write_ok(fd, 0, data, size, "plain: pwrite 384 KiB (3 closures)");
+	check_read(fd, 0, data, size, "plain: pread it back byte-exact");
+	memset(data + 131000, 0xa5, 70000);
+	write_ok(fd, 131000, data + 131000, 70000,
+		 "plain: pwrite 70000 bytes at 131000 (across closures 0 and 1)");
+	check_read(fd, 0, data, size,
+		   "plain: the whole PMO byte-exact after it");
+	check_read(fd, 131071, data + 131071, 2,
+		   "plain: 2 bytes across the closure boundary");
+	n = pread(fd, got, 100, size - 10);
+	pt_result(n == 10 && !memcmp(got, data + size - 10, 10),
+		  "plain: pread across the end returns the 10 bytes up to it",
+		  "%zd", n);
+	pt_expect_ret(pt_sys(pwrite(fd, data, 1, size)), -ENOSPC,
+		      "plain: pwrite at the end -> ENOSPC");
+	pt_result(is_plain(fd), "plain: still plain after the I/O", "-");
+	pt_expect_ret(mmtu_pmo_set_root_counter(fd, 10), -EPERM,
+		      "plain: set root counter -> EPERM (no MMT root)");
+	if (have_debug) {
+		/* the backing memory is what pread returns */
+		pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 1, 5, 0x5a), 0,
+			      "plain: flip a byte of closure 1's memory");
+		data[128 * KiB + 5] ^= 0x5a;
+		check_read(fd, 0, data, size,
+			   "plain: pread shows the flipped byte, nothing checked");
+	}
+
+	/* keyed: formatted, the plain bytes gone; the controller again */
+	pt_expect_ret(mmtu_pmo_set_key(fd, key1, 16, 0), 0,
+		      "plain: key the plain PMO");
+	{
+		struct pt_snap s;
+
+		pt_snap(fd, &s);
+		pt_result(pt_all_state(&s, MMT_STATE_VALID, 0) &&
+			  s.info.key_len == 16 &&
+			  !(s.mmts[0].flags & MMT_INFO_PLAIN),
+			  "plain: keyed: VALID, key_len 16, no MMT_INFO_PLAIN",
+			  "%s key_len %u", pt_states(&s), s.info.key_len);
+	}
+	check_read(fd, 0, zero, size,
+		   "plain: keyed: reads zeros (formatted; the plain bytes are gone)");
+	write_ok(fd, 1000, data, 5000, "plain: keyed: pwrite");
+	check_read(fd, 1000, data, 5000, "plain: keyed: pread byte-exact");
+	if (have_debug) {
+		pt_expect_ret(mmtu_pmo_debug(fd, MMT_DEBUG_DATA, 0, 1000, 1), 0,
+			      "plain: keyed: flip a ciphertext byte");
+		pt_expect_ret(pt_sys(pread(fd, &b, 1, 1000)), -EBADMSG,
+			      "plain: keyed: the flipped byte fails with EBADMSG");
+	}
+	pt_expect_ret(mmtu_pmo_invalidate(fd), 0, "plain: invalidate");
+	pt_result(is_plain(fd), "plain: invalidated: plain again", "-");
+	check_read(fd, 0, zero, size,
+		   "plain: invalidated: every byte zero (no stale ciphertext)");
+	write_ok(fd, 7, data, 300000, "plain: invalidated: pwrite plain");
+	check_read(fd, 7, data, 300000, "plain: invalidated: pread byte-exact");
+
+	/* MMT_KEY_RECEIVE: WAITING, unreadable; invalidate zeroes */
+	pt_expect_ret(mmtu_pmo_set_key(fd, key1, 16, MMT_KEY_RECEIVE), 0,
+		      "plain: key for receipt");
+	pt_expect_ret(pt_sys(pread(fd, &b, 1, 7)), -EPERM,
+		      "plain: WAITING: pread -> EPERM");
+	pt_expect_ret(mmtu_pmo_invalidate(fd), 0, "plain: invalidate again");
+	check_read(fd, 0, zero, size,
+		   "plain: invalidated after WAITING: every byte zero");
+	close(fd);
+out:
+	free(data);
+	free(zero);
+	free(got);
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -1601,6 +1728,7 @@ static const struct {
 	{ "delegate", test_delegate },
 	{ "edges", test_io_edges },
 	{ "ownbad", test_own_memory_bad },
+	{ "plain", test_plain },
 };
 
 int main(int argc, char **argv)

@@ -27,7 +27,8 @@ r() {
 r "mmt transfer, 1 closure" 7401 -n 1 -s 11
 r "mmt transfer, 32 closures" 7402 -n 32 -s 12
 r "mmt copy, 32 closures, eager" 7403 -n 32 -s 13 -C -E
-r "plain, 32 closures" 7404 -n 32 -s 14 -c plain
+r "plain, 32 closures: plain PMOs, RDMA-written PMO to PMO" 7404 -n 32 \
+	-s 14 -c plain
 r "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 r "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
 r "mmt transfer, 5000000 bytes: 3 closures of 2 MiB, the last partly used" 7462 \
@@ -38,9 +39,18 @@ r "secure, 300000 bytes in 3 closures of 128 KiB" 7464 -n 3 -s 30 \
 	-b 300000 -c secure
 r "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
 r "secure, 32 closures" 7406 -n 32 -s 25 -c secure
-r "secure, 4 closures of 2 MiB" 7460 -n 4 -l 3 -s 26 -c secure
-r "secure, another key: EBADMSG, PMO unchanged" 7461 -n 8 -s 27 \
-	-c secure -k -X EBADMSG
+r "secure on keyed PMOs (controller), 4 closures of 2 MiB" 7460 -n 4 -l 3 \
+	-s 26 -c secure-ctl
+r "secure, another connection key: EBADMSG, PMO unchanged" 7461 -n 8 \
+	-s 27 -c secure -k -X EBADMSG
+r "secure on keyed PMOs, another key: EBADMSG, PMO unchanged" 7465 -n 8 \
+	-s 31 -c secure-ctl -k -X EBADMSG
+r "plain channel on a keyed PMO: EPERM" 7466 -n 4 -s 32 -c plain -O \
+	-X EPERM
+r "secure on plain PMOs without a connection key: ENOKEY" 7467 -n 4 \
+	-s 33 -c secure -Z -X ENOKEY
+r "secure, plain sender, keyed receiver: EMEDIUMTYPE, PMO unchanged" \
+	7468 -n 4 -s 34 -c secure -O -X EMEDIUMTYPE
 r "other geometry: EMEDIUMTYPE" 7407 -n 1 -l 3 -X EMEDIUMTYPE
 r "idle receiver (sender times out)" 7408 -W 4000
 r "IPv6 listener, 4 closures" 7412 -a :: -n 4 -s 20

@@ -31,7 +31,8 @@ s "connect to an address nobody has: EHOSTUNREACH" 7498 -a 10.0.0.99 -N \
 	-X EHOSTUNREACH
 s "mmt transfer, 32 closures" 7402 -n 32 -s 12
 s "mmt copy, 32 closures" 7403 -n 32 -s 13 -C
-s "plain, 32 closures" 7404 -n 32 -s 14 -c plain
+s "plain, 32 closures: plain PMOs, RDMA-written PMO to PMO" 7404 -n 32 \
+	-s 14 -c plain
 s "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 s "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
 s "mmt transfer, 5000000 bytes: 3 closures of 2 MiB, the last partly used" 7462 \
@@ -42,9 +43,18 @@ s "secure, 300000 bytes in 3 closures of 128 KiB" 7464 -n 3 -s 30 \
 	-b 300000 -c secure
 s "plain, 4 closures of 2 MiB" 7417 -n 4 -l 3 -s 24 -c plain
 s "secure, 32 closures" 7406 -n 32 -s 25 -c secure
-s "secure, 4 closures of 2 MiB" 7460 -n 4 -l 3 -s 26 -c secure
-s "secure, receiver has another key: EBADMSG, data intact" 7461 -n 8 \
-	-s 27 -c secure -X EBADMSG -R
+s "secure on keyed PMOs (controller), 4 closures of 2 MiB" 7460 -n 4 -l 3 \
+	-s 26 -c secure-ctl
+s "secure, receiver's connection has another key: EBADMSG, data intact" \
+	7461 -n 8 -s 27 -c secure -X EBADMSG -R
+s "secure on keyed PMOs, receiver has another key: EBADMSG, data intact" \
+	7465 -n 8 -s 31 -c secure-ctl -X EBADMSG -R
+s "plain channel on a keyed PMO: EPERM, nothing sent" 7466 -n 4 -s 32 \
+	-c plain -O -X EPERM
+s "secure on plain PMOs without a connection key: ENOKEY" 7467 -n 4 \
+	-s 33 -c secure -Z -X ENOKEY
+s "secure, plain sender, keyed receiver: EMEDIUMTYPE, data intact" 7468 \
+	-n 4 -s 34 -c secure -X EMEDIUMTYPE -R
 s "other geometry: EMEDIUMTYPE" 7407 -n 16 -l 2 -X EMEDIUMTYPE -R
 s "idle receiver: ETIMEDOUT, data intact" 7408 -n 4 -t 1500 -X ETIMEDOUT -R
 s "IPv6, 4 closures" 7412 -a "fd00::2" -n 4 -s 20

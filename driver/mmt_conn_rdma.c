@@ -342,6 +342,7 @@ static void mmt_conn_free(struct kref *ref)
  */
 static const u8 *mmt_conn_root(struct mmt_conn *conn)
 {
+	/* pairs with smp_store_release() in mmt_conn_set_key() */
 	return smp_load_acquire(&conn->has_key) ? conn->chan_root : NULL;
 }
 

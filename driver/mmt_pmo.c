@@ -451,9 +451,10 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		/* plain again: no formatted closure's ciphertext shows */
 		if (!receive)
 			memset(pmo->mem, 0, pmo->mem_bytes);
-	} else
+	} else {
 		pr_debug("PMO keyed (AES-%u), %u MMTs %s\n", key_len * 8,
 			 pmo->closures, receive ? "WAITING" : "VALID");
+	}
 out_unlock:
 	mutex_unlock(&pmo->lock);
 	return err;

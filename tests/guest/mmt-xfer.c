@@ -20,6 +20,9 @@
  *               memory (no key; secure: under the connection's key,
  *               MMT_IOC_CONN_SET_KEY, set on both sides)
  *   -Z          secure on plain PMOs: set no connection key
+ *   -H MS       send: hold the connection MS ms after the transfer before
+ *               closing it (a receiver that fails locally, EPERM or
+ *               ENOKEY, must not see the connection reset first)
  *   -O          the other side's kind of PMO: a keyed one for plain and
  *               secure, a plain one for secure-ctl (the transfer must be
  *               refused)
@@ -176,6 +179,7 @@ struct opts {
 	unsigned int channel;
 	int keyed;		/* the PMOs have a key (mmt, secure-ctl) */
 	int no_conn_key;
+	unsigned int hold_ms;
 	int other_kind;
 	int copy;
 	int eager;
@@ -1185,6 +1189,8 @@ static int do_send(int dev, const struct opts *o)
 	}
 	if (child)
 		reverse_wait(child);
+	if (o->hold_ms)
+		usleep(o->hold_ms * 1000);
 	free(m);
 	free(before);
 	close(c.fd);
@@ -1208,7 +1214,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:VZO")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:VZOH:")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -1234,6 +1240,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			o.other_kind = 1;
+			break;
+		case 'H':
+			o.hold_ms = atoi(optarg);
 			break;
 		case 'C':
 			o.copy = 1;

@@ -50,9 +50,9 @@ s "secure, receiver's connection has another key: EBADMSG, data intact" \
 s "secure on keyed PMOs, receiver has another key: EBADMSG, data intact" \
 	7465 -n 8 -s 31 -c secure-ctl -X EBADMSG -R
 s "plain channel on a keyed PMO: EPERM, nothing sent" 7466 -n 4 -s 32 \
-	-c plain -O -X EPERM
+	-c plain -O -X EPERM -H 3000
 s "secure on plain PMOs without a connection key: ENOKEY" 7467 -n 4 \
-	-s 33 -c secure -Z -X ENOKEY
+	-s 33 -c secure -Z -X ENOKEY -H 3000
 s "secure, plain sender, keyed receiver: EMEDIUMTYPE, data intact" 7468 \
 	-n 4 -s 34 -c secure -X EMEDIUMTYPE -R
 s "other geometry: EMEDIUMTYPE" 7407 -n 16 -l 2 -X EMEDIUMTYPE -R

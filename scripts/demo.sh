@@ -13,11 +13,18 @@
 #     installed by make deps) and share it with the guests over 9p.
 #  3. Boot node A (10.0.0.1, node id 1) and node B (10.0.0.2, node id 2)
 #     (tests/guest/run.sh, scripts tests/guest/demo/g-demo-{a,b}.sh).  A
-#     sends the slice to B over the plain, secure and MMT channels of one
-#     connection (mmt-bench); B hashes what arrived.  Then A sends a
+#     sends the slice to B over the channels of one connection (mmt-bench):
+#     plain (raw RDMA writes of plain PMOs, the paper's baseline), secure
+#     (AES-GCM on plain PMOs, the paper's Intel-machine baseline),
+#     secure-ctl (the secure channel on keyed PMOs, through the
+#     controllers) and mmt; then perftest's ib_write_bw between the same
+#     two guests at the same message size (one closure) as a second
+#     reference for the wire.  B hashes what arrived.  Then A sends a
 #     tampered closure and a replayed one; B must reject both.
-#  4. Print per channel: bytes, the time, sha256 at B against A's and the
-#     host's, the attacks' outcomes, and a summary.
+#  4. Print per channel: bytes, the time, MB/s, sha256 at B against A's and
+#     the host's; mmt/plain as a fraction (the paper's 0.88), secure/mmt,
+#     ib_write_bw and mmt/ib_write_bw, all from the same run; the attacks'
+#     outcomes, and a summary.
 #
 # Environment: DEMO_SLICE_MIB (default 64), DEMO_LEVELS (MMT levels of the
 # PMOs, 1..4, default 3: 2 MiB closures), DEMO_SKIP_BUILD=1 (skip
@@ -125,10 +132,10 @@ say "slice: $SLICE_MIB MiB per channel, the size asked for: it fits (the" \
 # 4. the report
 echo
 echo "== node A: mmt-bench client (sends the slice) =="
-grep -a -E '^(# |size |[0-9]+[KMG]? +(plain|secure|mmt|[0-9.]+|n/a) |mmt-bench client: (peer|[a-z]+ channel|set-up|iteration))' "$A" || true
+grep -a -E '^(# |size |[0-9]+[KMG]? +(plain|secure|secure-ctl|mmt|[0-9.]+|n/a) |ib_write_bw |mmt-bench client: (peer|[a-z-]+ channel|set-up|iteration|ib_write_bw:))' "$A" || true
 echo
 echo "== node B: mmt-bench server (receives) =="
-grep -a -E '^(size  +channel|[0-9]+[KMG]? +(plain|secure|mmt) |mmt-bench server: (peer|read back|iteration))' "$B" || true
+grep -a -E '^(size  +channel|[0-9]+[KMG]? +(plain|secure|secure-ctl|mmt) |mmt-bench server: (peer|read back|iteration))' "$B" || true
 echo
 echo "== attacks (mmt-attack) =="
 grep -a -h -E '^(ok|not ok) - attack |^attack: ' "$A" "$B" || true
@@ -136,19 +143,19 @@ grep -a -h -E '^(ok|not ok) - attack |^attack: ' "$A" "$B" || true
 A_SHA=$(awk '/^DEMO-SHA A slice/ { print $4 }' "$A")
 echo
 echo "== summary =="
-printf '%-8s %-12s %-14s %-9s %s\n' channel bytes "time (kernel)" "MB/s" \
+printf '%-11s %-12s %-14s %-9s %s\n' channel bytes "time (kernel)" "MB/s" \
 	"sha256 at B = A's"
-for ch in plain secure mmt; do
+for ch in plain secure secure-ctl mmt; do
 	row=$(grep -a -E "^[0-9]+[KMG]? +$ch " "$A" | head -n 1 || true)
 	b_sha=$(awk -v c="$ch" '$1 == "DEMO-SHA" && $2 == "B" && $3 == c { print $4 }' "$B")
 	b_len=$(awk -v c="$ch" '$1 == "DEMO-SHA" && $2 == "B" && $3 == c { print $5 }' "$B")
 	case $row in
 	*"not available"*)
-		printf '%-8s %s\n' "$ch" "not available in this module (EOPNOTSUPP)"
+		printf '%-11s %s\n' "$ch" "not available in this module (EOPNOTSUPP)"
 		continue
 		;;
 	"" | *failed*)
-		printf '%-8s %s\n' "$ch" "FAILED: ${row:-no result}"
+		printf '%-11s %s\n' "$ch" "FAILED: ${row:-no result}"
 		FAIL=1
 		continue
 		;;
@@ -163,14 +170,35 @@ for ch in plain secure mmt; do
 		res="NO (B: ${b_sha:-none} ${b_len:-?} bytes)"
 		FAIL=1
 	fi
-	printf '%-8s %-12s %-14s %-9s %s\n' "$ch" "$b_len" \
+	printf '%-11s %-12s %-14s %-9s %s\n' "$ch" "$b_len" \
 		"$(awk -v m="$ms" 'BEGIN { printf "%.3f s", m / 1000 }')" \
 		"$mbs" "$res"
 done
+# size plain secure secure-ctl mmt mmt/plain secure/mmt secure-ctl/mmt
 ratio=$(grep -a -E "^[0-9]+[KMG]? +([0-9.]+|n/a) +([0-9.]+|n/a) " "$A" |
 	tail -n 1 || true)
+IBWB=$(grep -a -E '^ib_write_bw ' "$A" | tail -n 1 || true)
+case $IBWB in
+"ib_write_bw not run"*)
+	echo "$IBWB"
+	;;
+"")
+	echo "ib_write_bw: no line from mmt-bench (see $A)"
+	;;
+*)
+	# ib_write_bw 2M x 32: 50.12 MB/s (47.80 MiB/s); mmt/ib_write_bw 0.87; ...
+	echo "$IBWB" | awk '{ sub(":", "", $4); printf "ib_write_bw %s x %s: %s MB/s (perftest, the same two guests, one closure per write)\n", $2, $4, $5 }'
+	;;
+esac
 if [ -n "$ratio" ]; then
-	echo "$ratio" | awk '{ printf "mmt/plain speed-up: %s   mmt/secure: %s\n", $6, $5 }'
+	echo "$ratio" | awk '{
+		printf "mmt/plain: %s (MMT delegation'"'"'s MB/s as a fraction of the plain channel'"'"'s; paper: 9.68/11 GB/s = 0.88)\n", $6
+		sx = ($7 + 0 > 0) ? sprintf(", mmt %.2fx faster", 1 / $7) : ""
+		printf "secure/mmt: %s%s (paper: 1/13); secure-ctl/mmt: %s\n", $7, sx, $8
+	}'
+fi
+if [ -n "$IBWB" ] && [ "${IBWB#ib_write_bw not run}" = "$IBWB" ]; then
+	echo "$IBWB" | sed -n 's/.*; \(mmt\/ib_write_bw [^;]*\); \(plain\/ib_write_bw .*\)$/\1, \2/p'
 fi
 # count PATTERN - lines matching PATTERN in both guest logs
 count() {

@@ -11,12 +11,27 @@
  * --block and key; the server sends its plan first and the client refuses
  * to run against a different one.
  *
+ * Channels, each a column of the report:
+ *
+ *   plain       raw RDMA writes of plain PMOs (no key), PMO memory to PMO
+ *               memory: the paper's "RDMA" baseline
+ *   secure      the AES-GCM secure channel on plain PMOs (AES-GCM from the
+ *               PMO's memory into a bounce, RDMA write, copy out, decrypt
+ *               into the PMO), under the connection's key
+ *               (MMT_IOC_CONN_SET_KEY, the bench key): the paper's
+ *               Intel-machine secure channel
+ *   secure-ctl  the secure channel on keyed PMOs, reading and writing
+ *               through the controllers (verify + decrypt, encrypt + MAC)
+ *   mmt         MMT closure delegation between keyed PMOs
+ *
  * For every size and channel the client sends -n PMOs and the server
  * receives them: MMT channel into a WAITING PMO (keyed with
- * MMT_KEY_RECEIVE), plain and secure channels into a VALID PMO.  PMO
- * set-up (create, key, filling the data) is outside the timed part: before
+ * MMT_KEY_RECEIVE), secure-ctl into a VALID PMO, plain and secure into a
+ * plain PMO.  PMO set-up (create, key, filling the data) is outside the
+ * timed part: before
  * each send the server tells the client that its receive PMO is ready with
- * a small token it sends over the plain channel (4 KiB), so the client's
+ * a small token it sends over the plain channel (a 4 KiB plain PMO), so
+ * the client's
  * time is the transfer's and not the server's set-up.  Time per transfer:
  * the kernel's mmt_xfer.ns on both sides (sender: offer to last ack;
  * receiver: offer to last ack) and the client's wall time around
@@ -28,7 +43,8 @@
  * the fewest closures without moving more than twice the size.
  *
  * After the last iteration of each size and channel the server reads the
- * received plaintext back through the controller, computes its SHA-256,
+ * received bytes back (plain PMOs as they are, keyed ones through the
+ * controller), computes its SHA-256,
  * compares it with the seeded pattern (or, with --in on the client, only
  * reports it) and sends the digest to the client, which compares it with
  * the SHA-256 of what it sent: "verified" in the report means equal.
@@ -41,6 +57,15 @@
  * The RDMA device is the one rdma_cm picks by the route to the peer; -d is
  * informational: the device found in /sys for the route's interface is
  * printed (and a difference from -d noted).
+ *
+ * Reported from the same run: MB/s per channel, mmt/plain as a fraction
+ * of the plain channel's MB/s (the paper: 9.68 / 11 GB/s = 0.88),
+ * secure/mmt and secure-ctl/mmt, and with --ib-write-bw perftest's
+ * ib_write_bw between the same two nodes, run by both mmt-bench sides
+ * after the channels, with messages of one closure of the bench geometry
+ * (the size of the channels' per-closure writes) and as many as the
+ * largest size needs: a second reference for the wire, with
+ * mmt/ib_write_bw and plain/ib_write_bw.
  *
  * The default key is a fixed, public test key (see DEFAULT_KEY_HEX): it is
  * for benchmarking only and gives no confidentiality at all.
@@ -61,6 +86,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,7 +103,8 @@
 #define DEFAULT_SIZES	"4K,64K,2M,8M,64M"
 #define DEFAULT_TIMEOUT	60000
 #define MAX_SIZES	32
-#define NCHAN		3
+#define NKIND		4
+#define IBWB_BIN	"ib_write_bw"
 
 /*
  * The default MMT key: the ASCII text "mmt-bench demo!!" - public, for
@@ -103,7 +130,7 @@ struct token {
 	uint32_t type;		/* TOK_* */
 	uint32_t seq;		/* counts tokens from 0 */
 	int32_t status;		/* RESULT: 0 or -errno of the server */
-	uint32_t channel;
+	uint32_t channel;	/* a bench channel, enum kind */
 	uint64_t size;
 	uint32_t iter;
 	uint32_t verified;	/* RESULT: VER_*, pattern comparison */
@@ -126,7 +153,8 @@ struct opts {
 	uint64_t sizes[MAX_SIZES];
 	unsigned int nsizes;
 	unsigned int iters;
-	bool chan[NCHAN];	/* by MMT_CHANNEL_* */
+	bool chan[NKIND];	/* by enum kind */
+	bool ibwb;		/* --ib-write-bw */
 	bool copy;
 	bool eager;
 	bool json;
@@ -145,7 +173,7 @@ struct opts {
 /* Results of one size and channel. */
 struct result {
 	uint64_t size;		/* requested (payload) bytes */
-	uint32_t channel;
+	uint32_t channel;	/* enum kind */
 	bool run;		/* attempted */
 	bool available;		/* not EOPNOTSUPP */
 	int status;		/* 0 or -errno (own side) */
@@ -167,19 +195,42 @@ struct result {
 };
 
 static struct opts o;
-static struct result results[MAX_SIZES * NCHAN];
+static struct result results[MAX_SIZES * NKIND];
 static unsigned int nresults;
 static int devfd = -1;
 static uint32_t own_node = 1, peer_node;
 static char rdma_dev[128] = "unknown";
 static char rdma_how[256] = "";
 static uint8_t *file_data;
-static bool chan_missing[NCHAN];	/* EOPNOTSUPP seen */
+static bool chan_missing[NKIND];	/* EOPNOTSUPP seen */
 static uint64_t file_len;
 
-static const uint32_t chan_order[NCHAN] = {
-	MMT_CHANNEL_PLAIN, MMT_CHANNEL_SECURE, MMT_CHANNEL_MMT,
+/*
+ * The bench's channels: a module channel on plain PMOs (no key) or on
+ * keyed PMOs; reported in this order.
+ */
+enum kind { K_PLAIN, K_SECURE, K_SECURE_CTL, K_MMT };
+
+static const struct {
+	const char *name;
+	uint32_t channel;	/* MMT_CHANNEL_* */
+	bool keyed;		/* keyed PMOs (else plain PMOs) */
+} kinds[NKIND] = {
+	[K_PLAIN] = { "plain", MMT_CHANNEL_PLAIN, false },
+	[K_SECURE] = { "secure", MMT_CHANNEL_SECURE, false },
+	[K_SECURE_CTL] = { "secure-ctl", MMT_CHANNEL_SECURE, true },
+	[K_MMT] = { "mmt", MMT_CHANNEL_MMT, true },
 };
+
+/* ib_write_bw's result (--ib-write-bw; client) */
+static struct {
+	bool run;		/* attempted */
+	int status;		/* 0, or why not */
+	char why[128];		/* when not */
+	uint64_t msg_bytes;
+	unsigned int iters;
+	double mib_s;		/* its BW average, MiB/s */
+} ibwb;
 
 /* ------------------------------------------------------------ helpers */
 
@@ -308,22 +359,23 @@ static void parse_sizes(const char *s)
 static void parse_channels(const char *s)
 {
 	char buf[64], *tok, *save = NULL;
+	unsigned int k;
 
 	memset(o.chan, 0, sizeof(o.chan));
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all"))
+		if (!strcmp(tok, "all")) {
 			memset(o.chan, 1, sizeof(o.chan));
-		else if (!strcmp(tok, "mmt"))
-			o.chan[MMT_CHANNEL_MMT] = true;
-		else if (!strcmp(tok, "secure"))
-			o.chan[MMT_CHANNEL_SECURE] = true;
-		else if (!strcmp(tok, "plain"))
-			o.chan[MMT_CHANNEL_PLAIN] = true;
-		else
-			usage_err("--channel: '%s' is not plain, secure, mmt or all",
+			continue;
+		}
+		for (k = 0; k < NKIND; k++)
+			if (!strcmp(tok, kinds[k].name))
+				break;
+		if (k == NKIND)
+			usage_err("--channel: '%s' is not plain, secure, secure-ctl, mmt or all",
 				  tok);
+		o.chan[k] = true;
 	}
 }
 
@@ -427,7 +479,7 @@ static struct mmt_geometry geom_levels(unsigned int levels)
  * one that needs the fewest closures without moving more than twice
  * @size (1 level always qualifies); ties go to fewer bytes.
  */
-static void chan_geometry(uint32_t channel, uint64_t size,
+static void chan_geometry(uint32_t kind, uint64_t size,
 			  struct mmt_geometry *g, uint64_t *bytes)
 {
 	unsigned int levels = o.geom.levels ? o.geom.levels : 3, l;
@@ -437,7 +489,7 @@ static void chan_geometry(uint32_t channel, uint64_t size,
 	*g = o.geom;
 	cb = mmtu_geometry_closure_bytes(g);
 	*bytes = (size + cb - 1) / cb * cb;
-	if (channel == MMT_CHANNEL_MMT || *bytes == size)
+	if (kind == K_MMT || *bytes == size)
 		return;
 	for (l = 1; l <= levels; l++) {
 		c = geom_levels(l);
@@ -493,8 +545,25 @@ static void token_setup(void)
 {
 	struct mmt_geometry g = { .levels = 1 };
 
+	/* plain memory: the plain channel moves it */
 	token_fd = create_pmo(TOKEN_BYTES, &g, NULL);
-	key_pmo(token_fd, false, 0);
+}
+
+/*
+ * conn_key() - the connection's key for the secure channel on plain PMOs:
+ * the bench key on both sides
+ */
+static void conn_key(int conn)
+{
+	int ret = mmtu_conn_set_key(conn, o.key, o.key_len);
+
+	if (ret == -ENOTTY || ret == -EINVAL) {
+		note("MMT_IOC_CONN_SET_KEY: %s (a module without plain PMOs?)",
+		     errname(ret));
+		return;
+	}
+	if (ret)
+		die_err("MMT_IOC_CONN_SET_KEY", ret);
 }
 
 /* token_send() - server: write @t into the token PMO and send it (plain) */
@@ -550,12 +619,13 @@ static void plan(char *buf, size_t len)
 	unsigned int i;
 	char s[32];
 
-	n = snprintf(buf, len, "mode=%s iters=%u levels=%u block=%u channels=%s%s%s sizes=",
+	n = snprintf(buf, len, "mode=%s iters=%u levels=%u block=%u ib_write_bw=%d channels=%s%s%s%s sizes=",
 		     o.copy ? "copy" : "transfer", o.iters, o.geom.levels,
 		     1u << (o.geom.log_block_size ? o.geom.log_block_size : 6),
-		     o.chan[MMT_CHANNEL_PLAIN] ? "plain," : "",
-		     o.chan[MMT_CHANNEL_SECURE] ? "secure," : "",
-		     o.chan[MMT_CHANNEL_MMT] ? "mmt" : "");
+		     o.ibwb, o.chan[K_PLAIN] ? "plain," : "",
+		     o.chan[K_SECURE] ? "secure," : "",
+		     o.chan[K_SECURE_CTL] ? "secure-ctl," : "",
+		     o.chan[K_MMT] ? "mmt" : "");
 	for (i = 0; i < o.nsizes && n < len; i++)
 		n += snprintf(buf + n, len - n, "%s%s", i ? "," : "",
 			      size_str(o.sizes[i], s, sizeof(s)));
@@ -712,6 +782,187 @@ static void report_device(const struct mmt_conn_addr *peer)
 			own_node);
 }
 
+/* ------------------------------------------------------------ ib_write_bw */
+
+/*
+ * ibwb_run() - run perftest's ib_write_bw as the server (@peer NULL) or as
+ * the client of @peer: rdma_cm (-R), @msg-byte RDMA writes, @iters of
+ * them, TCP port --port + 1, the RDMA device found for the route (-d);
+ * its output (stdout and stderr) into @out, NUL-terminated.  SIGALRM ends
+ * it after @secs.  Returns its exit status (127: it could not be run), or
+ * 128 + the signal that ended it.
+ */
+static int ibwb_run(const char *peer, uint64_t msg, unsigned int iters,
+		    unsigned int secs, char *out, size_t len)
+{
+	char sz[32], n[16], port[16], dev[sizeof(rdma_dev)], junk[256];
+	const char *argv[16];
+	int fds[2], status = 0, i = 0;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)msg);
+	snprintf(n, sizeof(n), "%u", iters);
+	snprintf(port, sizeof(port), "%u", o.port + 1);
+	snprintf(dev, sizeof(dev), "%s", rdma_dev);
+	dev[strcspn(dev, " ")] = '\0';
+	argv[i++] = IBWB_BIN;
+	argv[i++] = "-R";
+	argv[i++] = "-F";
+	argv[i++] = "-s";
+	argv[i++] = sz;
+	argv[i++] = "-n";
+	argv[i++] = n;
+	argv[i++] = "-p";
+	argv[i++] = port;
+	if (strcmp(dev, "unknown")) {
+		argv[i++] = "-d";
+		argv[i++] = dev;
+	}
+	if (peer)
+		argv[i++] = peer;
+	argv[i] = NULL;
+	out[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC))
+		return 127;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 127;
+	}
+	if (!pid) {
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		alarm(secs);	/* kept across execve */
+		execvp(IBWB_BIN, (char *const *)argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		if (got < len - 1)
+			r = read(fds[0], out + got, len - 1 - got);
+		else
+			r = read(fds[0], junk, sizeof(junk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (got < len - 1)
+			got += r;
+	}
+	out[got] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * ibwb_parse() - the BW average (MiB/s) of ib_write_bw's result line for
+ * @msg ("#bytes #iterations BW peak BW average MsgRate"); 0 if none
+ */
+static double ibwb_parse(const char *out, uint64_t msg)
+{
+	const char *l = out;
+	unsigned long long bytes;
+	unsigned int it;
+	double peak, avg;
+
+	while (l && *l) {
+		if (sscanf(l, " %llu %u %lf %lf", &bytes, &it, &peak,
+			   &avg) == 4 && bytes == msg)
+			return avg;
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return 0;
+}
+
+/* ibwb_plan() - message size and count: one closure each, the largest size */
+static void ibwb_plan(uint64_t *msg, unsigned int *iters)
+{
+	uint64_t big = 0, n;
+	unsigned int s;
+
+	for (s = 0; s < o.nsizes; s++)
+		if (o.sizes[s] > big)
+			big = o.sizes[s];
+	*msg = mmtu_geometry_closure_bytes(&o.geom);
+	n = (big + *msg - 1) / *msg;
+	*iters = n < 5 ? 5 : n > 100000 ? 100000 : n;	/* its limits */
+}
+
+/* ibwb_note() - ib_write_bw's output on stderr, for the record */
+static void ibwb_note(const char *out)
+{
+	if (!o.quiet && *out)
+		fprintf(stderr, "mmt-bench %s: ib_write_bw said:\n%s",
+			o.server ? "server" : "client", out);
+}
+
+/*
+ * ibwb_server() - the server's side: one ib_write_bw server for the
+ * client's run (which retries until it listens)
+ */
+static void ibwb_server(void)
+{
+	static char out[16384];
+	unsigned int iters;
+	uint64_t msg;
+	int ret;
+
+	ibwb_plan(&msg, &iters);
+	note("ib_write_bw server: %u x %llu B", iters, (unsigned long long)msg);
+	ret = ibwb_run(NULL, msg, iters, o.timeout_ms / 1000 + 120, out,
+		       sizeof(out));
+	ibwb_note(out);
+	if (ret)
+		note("ib_write_bw server exited with %d%s", ret,
+		     ret == 127 ? " (not installed? perftest)" : "");
+}
+
+/* ibwb_client() - the client's side: connect to the server's, parse */
+static void ibwb_client(void)
+{
+	static char out[16384];
+	double deadline = now() + o.timeout_ms / 1000.0 + 30;
+	int ret, tries = 0;
+
+	ibwb.run = true;
+	ibwb_plan(&ibwb.msg_bytes, &ibwb.iters);
+	do {
+		usleep(500000);	/* the server starts after our last token */
+		ret = ibwb_run(o.peer, ibwb.msg_bytes, ibwb.iters,
+			       o.timeout_ms / 1000 + 120, out, sizeof(out));
+		tries++;
+	} while (ret && ret != 127 && ret < 128 && now() < deadline);
+	ibwb_note(out);
+	ibwb.mib_s = ret ? 0 : ibwb_parse(out, ibwb.msg_bytes);
+	if (ret == 127)
+		snprintf(ibwb.why, sizeof(ibwb.why),
+			 "%s could not be run (perftest installed?)", IBWB_BIN);
+	else if (ret)
+		snprintf(ibwb.why, sizeof(ibwb.why),
+			 "%s exited with %d after %d tries", IBWB_BIN, ret,
+			 tries);
+	else if (!ibwb.mib_s)
+		snprintf(ibwb.why, sizeof(ibwb.why),
+			 "no result line for %llu-byte messages in its output",
+			 (unsigned long long)ibwb.msg_bytes);
+	ibwb.status = ret || !ibwb.mib_s ? -EIO : 0;
+	if (!ibwb.status)
+		note("ib_write_bw: %u x %llu B: %.2f MiB/s (%d tries)",
+		     ibwb.iters, (unsigned long long)ibwb.msg_bytes, ibwb.mib_s,
+		     tries);
+}
+
 /* ------------------------------------------------------------ server */
 
 static bool conn_dead(int err)
@@ -750,13 +1001,15 @@ static void write_out(const struct result *r, const uint8_t *buf)
 {
 	char path[4096], s[32];
 	FILE *f;
-	unsigned int nchan = o.chan[0] + o.chan[1] + o.chan[2];
+	unsigned int k, nchan = 0;
 
+	for (k = 0; k < NKIND; k++)
+		nchan += o.chan[k];
 	if (o.nsizes == 1 && nchan == 1)
 		snprintf(path, sizeof(path), "%s", o.out);
 	else
 		snprintf(path, sizeof(path), "%s.%s.%s", o.out,
-			 mmtu_channel_str(r->channel),
+			 kinds[r->channel].name,
 			 size_str(r->size, s, sizeof(s)));
 	f = fopen(path, "w");
 	if (!f || fwrite(buf, 1, r->size, f) != r->size || fclose(f)) {
@@ -787,11 +1040,21 @@ static int server_one(int conn, struct result *r, bool *dead)
 	r->meta_bytes = pc.meta_bytes;
 	r->run = true;
 	for (i = 0; i < o.iters; i++) {
-		/* set-up, not timed: a WAITING PMO, or a wiped VALID one */
+		/*
+		 * set-up, not timed: a WAITING PMO, a wiped VALID one, or a
+		 * plain one (zeroed before the last iteration, whose bytes
+		 * are then checked)
+		 */
 		t0 = now();
-		if (r->channel == MMT_CHANNEL_MMT) {
+		if (r->channel == K_MMT) {
 			key_pmo(fd, keyed, MMT_KEY_RECEIVE);
 			keyed = true;
+		} else if (!kinds[r->channel].keyed) {
+			if (i && i == o.iters - 1) {
+				ret = mmtu_pmo_invalidate(fd);
+				if (ret)
+					die_err("MMT_IOC_PMO_INVALIDATE", ret);
+			}
 		} else if (!keyed || i == o.iters - 1) {
 			key_pmo(fd, keyed, 0);
 			keyed = true;
@@ -799,7 +1062,7 @@ static int server_one(int conn, struct result *r, bool *dead)
 		r->setup_sum += now() - t0;
 		if (i == 0)
 			note("%s channel, %s x %u: set-up (not timed) %.2f s",
-			     mmtu_channel_str(r->channel),
+			     kinds[r->channel].name,
 			     size_str(r->size, sz, sizeof(sz)), o.iters,
 			     now() - t0);
 		memset(&t, 0, sizeof(t));
@@ -814,7 +1077,7 @@ static int server_one(int conn, struct result *r, bool *dead)
 			break;
 		}
 		t0 = now();
-		ret = mmtu_recv(conn, fd, r->channel,
+		ret = mmtu_recv(conn, fd, kinds[r->channel].channel,
 				o.eager ? MMT_XFER_EAGER : 0, o.timeout_ms, &x);
 		if (ret) {
 			note("iteration %u: MMT_IOC_RECV: %s after %llu closures accepted, %.3f s",
@@ -849,7 +1112,7 @@ static int server_one(int conn, struct result *r, bool *dead)
 			ret = n < 0 ? n : -EIO;
 			r->status = ret;
 			fprintf(stderr, "mmt-bench: reading back %s/%llu: %s\n",
-				mmtu_channel_str(r->channel),
+				kinds[r->channel].name,
 				(unsigned long long)r->size,
 				mmtu_strerror(ret));
 		} else {
@@ -861,8 +1124,9 @@ static int server_one(int conn, struct result *r, bool *dead)
 			free(want);
 			if (o.out)
 				write_out(r, buf);
-			note("read back through the controller, sha256, compared: %.2f s",
-			     now() - t0);
+			note("read back (%s), sha256, compared: %.2f s",
+			     kinds[r->channel].keyed ? "through the controller" :
+			     "plain PMO: its bytes", now() - t0);
 		}
 		free(buf);
 	}
@@ -883,15 +1147,15 @@ static int server_one(int conn, struct result *r, bool *dead)
 
 /*
  * probe_secure() - find out whether the module has the secure channel
- * before setting up large PMOs for it: one 4 KiB token PMO over it (the
- * server receives, the client sends).  Returns 0 (works), -EOPNOTSUPP, or
- * another -errno, which ends the run.
+ * before setting up large PMOs for it: the 4 KiB plain token PMO over it
+ * (the server receives, the client sends; the connection's key).
+ * Returns 0 (works), -EOPNOTSUPP, or another -errno, which ends the run.
  */
 static int probe_secure(int conn)
 {
 	int ret;
 
-	if (!o.chan[MMT_CHANNEL_SECURE])
+	if (!o.chan[K_SECURE] && !o.chan[K_SECURE_CTL])
 		return 0;
 	if (o.server)
 		ret = mmtu_recv(conn, token_fd, MMT_CHANNEL_SECURE, 0,
@@ -900,7 +1164,8 @@ static int probe_secure(int conn)
 		ret = mmtu_send(conn, token_fd, MMT_CHANNEL_SECURE, 0,
 				o.timeout_ms, NULL);
 	if (ret == -EOPNOTSUPP) {
-		chan_missing[MMT_CHANNEL_SECURE] = true;
+		chan_missing[K_SECURE] = true;
+		chan_missing[K_SECURE_CTL] = true;
 		note("secure channel: not available in this module (EOPNOTSUPP)");
 		return ret;
 	}
@@ -933,6 +1198,7 @@ static int run_server(void)
 	close(lfd);
 	peer_node = c.peer_node;
 	report_device(&c.addr);
+	conn_key(conn);
 	token_setup();
 	memset(&t, 0, sizeof(t));
 	t.type = TOK_PLAN;
@@ -943,8 +1209,8 @@ static int run_server(void)
 	probe_secure(conn);
 
 	for (s = 0; s < o.nsizes && !dead; s++) {
-		for (k = 0; k < NCHAN && !dead; k++) {
-			uint32_t ch = chan_order[k];
+		for (k = 0; k < NKIND && !dead; k++) {
+			uint32_t ch = k;
 			struct result *r;
 
 			if (!o.chan[ch])
@@ -966,6 +1232,8 @@ static int run_server(void)
 		}
 	}
 	close(conn);
+	if (o.ibwb && !dead)
+		ibwb_server();
 	return first_err;
 }
 
@@ -978,7 +1246,7 @@ static int client_one(int conn, struct result *r, bool *dead)
 	struct mmt_xfer x;
 	struct token t;
 	uint8_t *data;
-	bool keyed = false;
+	bool keyed = false, ready = false;
 	int fd, ret = 0, tret;
 	unsigned int i;
 	double t0, t1;
@@ -991,16 +1259,20 @@ static int client_one(int conn, struct result *r, bool *dead)
 	r->run = true;
 	for (i = 0; i < o.iters; i++) {
 		/*
-		 * set-up, not timed: a VALID PMO with the data.  After a
-		 * transfer on the MMT channel the MMTs are INVALID (the
-		 * server owns them): invalidate, re-key, write again.
+		 * set-up, not timed: a VALID PMO with the data, or a plain
+		 * one (plain and secure channels).  After a transfer on the
+		 * MMT channel the MMTs are INVALID (the server owns them):
+		 * invalidate, re-key, write again.
 		 */
-		if (!keyed || (r->channel == MMT_CHANNEL_MMT && !o.copy)) {
+		if (!ready || (r->channel == K_MMT && !o.copy)) {
 			ssize_t n;
 
 			t0 = now();
-			key_pmo(fd, keyed, 0);
-			keyed = true;
+			if (kinds[r->channel].keyed) {
+				key_pmo(fd, keyed, 0);
+				keyed = true;
+			}
+			ready = true;
 			t1 = now();
 			n = mmtu_pmo_write_all(fd, data, r->size, 0);
 			if (n < 0)
@@ -1022,7 +1294,7 @@ static int client_one(int conn, struct result *r, bool *dead)
 			break;
 		}
 		t0 = now();
-		ret = mmtu_send(conn, fd, r->channel,
+		ret = mmtu_send(conn, fd, kinds[r->channel].channel,
 				o.copy ? MMT_XFER_COPY : 0, o.timeout_ms, &x);
 		t1 = now();
 		if (ret) {
@@ -1091,6 +1363,7 @@ static int run_client(void)
 		die_err("MMT_IOC_CONNECT", conn);
 	peer_node = c.peer_node;
 	report_device(&a);
+	conn_key(conn);
 	token_setup();
 	ret = token_recv(conn, TOK_PLAN, &t);
 	if (ret)
@@ -1106,8 +1379,8 @@ static int run_client(void)
 	probe_secure(conn);
 
 	for (s = 0; s < o.nsizes && !dead; s++) {
-		for (k = 0; k < NCHAN && !dead; k++) {
-			uint32_t ch = chan_order[k];
+		for (k = 0; k < NKIND && !dead; k++) {
+			uint32_t ch = k;
 			struct result *r;
 			char sz[32];
 
@@ -1119,17 +1392,19 @@ static int run_client(void)
 				r->status = -EOPNOTSUPP;
 				continue;
 			}
-			note("%s channel, %s x %u", mmtu_channel_str(ch),
+			note("%s channel, %s x %u", kinds[ch].name,
 			     size_str(o.sizes[s], sz, sizeof(sz)), o.iters);
 			ret = client_one(conn, r, &dead);
 			if (ret == -EOPNOTSUPP)
 				note("%s channel not available in this module (EOPNOTSUPP)",
-				     mmtu_channel_str(ch));
+				     kinds[ch].name);
 			else if (ret && !first_err)
 				first_err = ret;
 		}
 	}
 	close(conn);
+	if (o.ibwb && !dead)
+		ibwb_client();
 	return first_err;
 }
 
@@ -1161,15 +1436,20 @@ static const struct result *find(uint32_t channel, uint64_t size)
 	return NULL;
 }
 
-/* ratio() - throughput of the MMT channel over @other's at @size, or 0 */
-static double ratio(uint32_t other, uint64_t size)
+/* frac() - MB/s of channel @a over MB/s of channel @b at @size, or 0 */
+static double frac(uint32_t a, uint32_t b, uint64_t size)
 {
-	const struct result *m = find(MMT_CHANNEL_MMT, size);
-	const struct result *x = find(other, size);
+	const struct result *x = find(a, size), *y = find(b, size);
 
-	if (!m || !x || !mean_ns(m))
+	if (!x || !y || !mean_ns(x) || !mean_ns(y))
 		return 0;
-	return mean_ns(x) / mean_ns(m);
+	return mean_ns(y) / mean_ns(x);
+}
+
+/* ibwb_mbps() - ib_write_bw's average in MB/s (10^6 B/s), or 0 */
+static double ibwb_mbps(void)
+{
+	return ibwb.run && !ibwb.status ? ibwb.mib_s * 1.048576 : 0;
 }
 
 static const char *verified_str(const struct result *r)
@@ -1209,10 +1489,45 @@ static const char *status_str(const struct result *r, char *buf, size_t len)
 	return buf;
 }
 
+/* fmt_frac() - "0.87" or "n/a" into @buf */
+static const char *fmt_frac(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, v ? "%.2f" : "n/a", v);
+	return buf;
+}
+
+static void print_ibwb_text(void)
+{
+	const struct result *m, *p;
+	uint64_t big = o.sizes[o.nsizes - 1];
+	char a[32], f1[16], f2[16];
+	unsigned int s;
+
+	if (!o.ibwb || o.server)
+		return;
+	if (!ibwb.run || ibwb.status) {
+		printf("ib_write_bw not run: %s\n",
+		       ibwb.run ? ibwb.why : "the run ended before it");
+		return;
+	}
+	for (s = 0; s < o.nsizes; s++)
+		if (o.sizes[s] > big)
+			big = o.sizes[s];
+	m = find(K_MMT, big);
+	p = find(K_PLAIN, big);
+	size_str(ibwb.msg_bytes, a, sizeof(a));
+	printf("ib_write_bw %s x %u: %.2f MB/s (%.2f MiB/s); mmt/ib_write_bw %s; plain/ib_write_bw %s\n",
+	       a, ibwb.iters, ibwb_mbps(), ibwb.mib_s,
+	       fmt_frac(m ? mbps(m) / ibwb_mbps() : 0, f1, sizeof(f1)),
+	       fmt_frac(p ? mbps(p) / ibwb_mbps() : 0, f2, sizeof(f2)));
+	printf("# ib_write_bw: perftest between the same two nodes after the channels, RDMA writes of one closure (%s) each, as many as the largest size (%s); the mmt and plain figures are those of that size\n",
+	       a, size_str(big, f1, sizeof(f1)));
+}
+
 static void print_text(void)
 {
-	unsigned int i, s;
-	char a[32], b[32], st[64];
+	unsigned int i, s, k;
+	char a[32], b[32], st[64], f[NKIND + 3][32];
 	bool rounded = false;
 
 	printf("# mmt-bench %s: own node %u, peer node %u, RDMA device %s%s%s%s\n",
@@ -1227,9 +1542,10 @@ static void print_text(void)
 	       o.eager ? "eager verification" : "lazy verification");
 	if (o.key_default)
 		printf("# key: the built-in TEST key (public; for benchmarking only)\n");
+	printf("# channels: plain = raw RDMA writes of plain PMOs (no key); secure = AES-GCM secure channel on plain PMOs (the paper's baseline); secure-ctl = the secure channel on keyed PMOs, through the controllers; mmt = MMT delegation\n");
 	printf("# time: kernel mmt_xfer.ns of MMT_IOC_%s, mean (min); wall: around the ioctl; MB/s: size / mean kernel time (1 MB = 10^6 B)\n",
 	       o.server ? "RECV" : "SEND");
-	printf("%-6s %-7s %-8s %-10s %5s %19s %9s %9s %10s  %s\n", "size",
+	printf("%-6s %-10s %-8s %-10s %5s %19s %9s %9s %10s  %s\n", "size",
 	       "channel", "moved", "closures", "iters",
 	       o.server ? "recv ms mean (min)" : "send ms mean (min)",
 	       o.server ? "-" : "recv ms", "wall ms", "MB/s", "verified");
@@ -1240,8 +1556,7 @@ static void print_text(void)
 		size_str(r->size, a, sizeof(a));
 		status_str(r, st, sizeof(st));
 		if (*st && !r->done) {
-			printf("%-6s %-7s %s\n", a, mmtu_channel_str(r->channel),
-			       st);
+			printf("%-6s %-10s %s\n", a, kinds[r->channel].name, st);
 			continue;
 		}
 		rounded |= r->pmo_bytes != r->size;
@@ -1254,8 +1569,8 @@ static void print_text(void)
 				 r->peer_iters / 1e6);
 		else
 			snprintf(rv, sizeof(rv), "n/a");
-		printf("%-6s %-7s %-8s %4llux%-5s %5u %19s %9s %9.3f %10.2f  %s%s%s\n",
-		       a, mmtu_channel_str(r->channel),
+		printf("%-6s %-10s %-8s %4llux%-5s %5u %19s %9s %9.3f %10.2f  %s%s%s\n",
+		       a, kinds[r->channel].name,
 		       size_str(r->pmo_bytes, b, sizeof(b)),
 		       (unsigned long long)r->closures,
 		       size_str(r->closure_bytes, st, sizeof(st)), r->done, tm,
@@ -1264,7 +1579,7 @@ static void print_text(void)
 		       r->status ? errname(r->status) : "");
 	}
 	for (i = 0; i < nresults; i++)
-		if (results[i].channel == MMT_CHANNEL_MMT && results[i].run &&
+		if (results[i].channel == K_MMT && results[i].run &&
 		    results[i].closure_bytes) {
 			printf("# the MMT channel also moves %.1f%% metadata per closure (data MACs, tree nodes, sealed root)\n",
 			       100.0 * results[i].meta_bytes /
@@ -1274,28 +1589,37 @@ static void print_text(void)
 	if (rounded)
 		printf("# moved > size: a PMO is whole closures; the MMT channel rounds up to its closure, the plain and secure channels use the closure size (1..%u levels) needing the fewest closures for at most twice the size\n",
 		       o.geom.levels);
-	if (!o.chan[MMT_CHANNEL_MMT])
+	if (o.server)
 		return;
-	printf("\n# MB/s per channel and the MMT channel's speed-up (time of the other channel / time of MMT delegation)\n");
-	printf("%-6s %10s %10s %10s %11s %11s\n", "size", "plain", "secure",
-	       "mmt", "mmt/secure", "mmt/plain");
+	printf("\n# MB/s per channel; mmt/plain: MMT delegation's MB/s as a fraction of the plain channel's (paper: 9.68 / 11 GB/s = 0.88); secure/mmt and secure-ctl/mmt: the secure channel's MB/s as a fraction of MMT delegation's (paper: 1/13)\n");
+	printf("%-6s %10s %10s %10s %10s %10s %11s %15s\n", "size", "plain",
+	       "secure", "secure-ctl", "mmt", "mmt/plain", "secure/mmt",
+	       "secure-ctl/mmt");
 	for (s = 0; s < o.nsizes; s++) {
-		const struct result *p = find(MMT_CHANNEL_PLAIN, o.sizes[s]);
-		const struct result *c = find(MMT_CHANNEL_SECURE, o.sizes[s]);
-		const struct result *m = find(MMT_CHANNEL_MMT, o.sizes[s]);
-		double rs = ratio(MMT_CHANNEL_SECURE, o.sizes[s]);
-		double rp = ratio(MMT_CHANNEL_PLAIN, o.sizes[s]);
-		char f[4][32];
+		for (k = 0; k < NKIND; k++) {
+			const struct result *r = find(k, o.sizes[s]);
 
-		snprintf(f[0], 32, p ? "%.2f" : "n/a", p ? mbps(p) : 0);
-		snprintf(f[1], 32, c ? "%.2f" : "n/a", c ? mbps(c) : 0);
-		snprintf(f[2], 32, m ? "%.2f" : "n/a", m ? mbps(m) : 0);
-		snprintf(f[3], 32, rs ? "%.2fx" : "n/a", rs);
+			snprintf(f[k], 32, r ? "%.2f" : "n/a", r ? mbps(r) : 0);
+		}
+		fmt_frac(frac(K_MMT, K_PLAIN, o.sizes[s]), f[NKIND], 32);
+		fmt_frac(frac(K_SECURE, K_MMT, o.sizes[s]), f[NKIND + 1], 32);
+		fmt_frac(frac(K_SECURE_CTL, K_MMT, o.sizes[s]), f[NKIND + 2],
+			 32);
 		size_str(o.sizes[s], a, sizeof(a));
-		printf("%-6s %10s %10s %10s %11s ", a, f[0], f[1], f[2], f[3]);
-		snprintf(f[3], 32, rp ? "%.2fx" : "n/a", rp);
-		printf("%11s\n", f[3]);
+		printf("%-6s %10s %10s %10s %10s %10s %11s %15s\n", a,
+		       f[K_PLAIN], f[K_SECURE], f[K_SECURE_CTL], f[K_MMT],
+		       f[NKIND], f[NKIND + 1], f[NKIND + 2]);
 	}
+	print_ibwb_text();
+}
+
+/* json_num() - a number, or null for 0 */
+static void json_num(const char *name, double v, const char *tail)
+{
+	if (v)
+		printf("\"%s\":%.4f%s", name, v, tail);
+	else
+		printf("\"%s\":null%s", name, tail);
 }
 
 static void print_json(void)
@@ -1317,9 +1641,10 @@ static void print_json(void)
 
 		hex(o.server ? r->sha : r->peer_sha, 32, h);
 		status_str(r, st, sizeof(st));
-		printf("%s{\"size\":%llu,\"channel\":\"%s\",\"available\":%s,\"status\":\"%s\",",
+		printf("%s{\"size\":%llu,\"channel\":\"%s\",\"keyed_pmos\":%s,\"available\":%s,\"status\":\"%s\",",
 		       i ? "," : "", (unsigned long long)r->size,
-		       mmtu_channel_str(r->channel),
+		       kinds[r->channel].name,
+		       kinds[r->channel].keyed ? "true" : "false",
 		       r->available ? "true" : "false",
 		       *st ? st : "ok");
 		printf("\"moved_bytes\":%llu,\"closure_bytes\":%llu,\"closures\":%llu,\"meta_bytes_per_closure\":%llu,\"rounded_up\":%s,",
@@ -1343,21 +1668,23 @@ static void print_json(void)
 	}
 	printf("],\"ratios\":[");
 	for (s = 0; s < o.nsizes; s++) {
-		double rs = ratio(MMT_CHANNEL_SECURE, o.sizes[s]);
-		double rp = ratio(MMT_CHANNEL_PLAIN, o.sizes[s]);
-
 		printf("%s{\"size\":%llu,", s ? "," : "",
 		       (unsigned long long)o.sizes[s]);
-		if (rs)
-			printf("\"mmt_over_secure\":%.4f,", rs);
-		else
-			printf("\"mmt_over_secure\":null,");
-		if (rp)
-			printf("\"mmt_over_plain\":%.4f}", rp);
-		else
-			printf("\"mmt_over_plain\":null}");
+		json_num("mmt_over_plain", frac(K_MMT, K_PLAIN, o.sizes[s]),
+			 ",");
+		json_num("secure_over_mmt", frac(K_SECURE, K_MMT, o.sizes[s]),
+			 ",");
+		json_num("secure_ctl_over_mmt",
+			 frac(K_SECURE_CTL, K_MMT, o.sizes[s]), "}");
 	}
-	printf("]}\n");
+	printf("],\"ib_write_bw\":");
+	if (!o.ibwb || o.server || !ibwb.run || ibwb.status)
+		printf("null");
+	else
+		printf("{\"msg_bytes\":%llu,\"iters\":%u,\"mib_per_s\":%.3f,\"mb_per_s\":%.3f}",
+		       (unsigned long long)ibwb.msg_bytes, ibwb.iters,
+		       ibwb.mib_s, ibwb_mbps());
+	printf("}\n");
 }
 
 /* ------------------------------------------------------------ main */
@@ -1377,7 +1704,13 @@ static void help(void)
 	       "                        route; the one found in /sys is printed\n"
 	       "  -s, --sizes LIST      sizes, K/M/G suffixes (default %s)\n"
 	       "  -n, --iters N         transfers per size and channel (default %d)\n"
-	       "  -c, --channel LIST    plain,secure,mmt or all (default all)\n"
+	       "  -c, --channel LIST    plain, secure, secure-ctl, mmt or all (default\n"
+	       "                        all): plain and secure on plain PMOs (no\n"
+	       "                        key), secure-ctl (the secure channel through\n"
+	       "                        the controllers) and mmt on keyed PMOs\n"
+	       "      --ib-write-bw     after the channels, run perftest's ib_write_bw\n"
+	       "                        between the two nodes (one closure per write)\n"
+	       "                        and report it beside them\n"
 	       "  -m, --mode M          transfer (default) or copy (MMT channel)\n"
 	       "      --levels L        MMT levels 1..4 (default 3: 2 MiB closures)\n"
 	       "      --block B         block size in bytes, 64..4096 (default 64)\n"
@@ -1404,7 +1737,7 @@ static void help(void)
 
 enum {
 	OPT_LEVELS = 256, OPT_BLOCK, OPT_KEYHEX, OPT_JSON, OPT_SEED, OPT_IN,
-	OPT_OUT,
+	OPT_OUT, OPT_IBWB,
 };
 
 static const struct option long_opts[] = {
@@ -1428,6 +1761,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "in", required_argument, NULL, OPT_IN },
 	{ "out", required_argument, NULL, OPT_OUT },
+	{ "ib-write-bw", no_argument, NULL, OPT_IBWB },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -1546,6 +1880,9 @@ int main(int argc, char **argv)
 		case OPT_OUT:
 			o.out = optarg;
 			break;
+		case OPT_IBWB:
+			o.ibwb = true;
+			break;
 		default:
 			usage_err("unknown option");
 		}
@@ -1565,7 +1902,8 @@ int main(int argc, char **argv)
 		o.geom.levels = 3;
 	if (!mmtu_geometry_closure_bytes(&o.geom))
 		usage_err("--levels/--block: no such geometry (at most 2^20 blocks per closure)");
-	if (!o.chan[0] && !o.chan[1] && !o.chan[2])
+	if (!o.chan[K_PLAIN] && !o.chan[K_SECURE] && !o.chan[K_SECURE_CTL] &&
+	    !o.chan[K_MMT])
 		usage_err("--channel: none given");
 	if (o.in) {
 		read_file(o.in);

@@ -487,6 +487,22 @@ static int xfer_ioctl(int connfd, unsigned long cmd, int pmofd,
 	return set_errno(ret);
 }
 
+int mmtu_conn_set_key(int connfd, const void *key, size_t key_len)
+{
+	struct mmt_conn_key k;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	if (key_len > sizeof(k.key))
+		return set_errno(-EINVAL);
+	k.size = MMT_CONN_KEY_SIZE_VER0;
+	k.key_len = key_len;
+	memcpy(k.key, key, key_len);
+	ret = mmtu_ioctl(connfd, MMT_IOC_CONN_SET_KEY, &k);
+	explicit_bzero(&k, sizeof(k));
+	return set_errno(ret);
+}
+
 int mmtu_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
 	      unsigned int timeout_ms, struct mmt_xfer *out)
 {

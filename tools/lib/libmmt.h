@@ -358,12 +358,29 @@ int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
 		 struct mmt_connect *out);
 
 /**
+ * mmtu_conn_set_key() - MMT_IOC_CONN_SET_KEY: the connection's key for the
+ * secure channel on plain PMOs (both ends set the same one, once)
+ * @connfd: connection fd
+ * @key: the key
+ * @key_len: 16 or 32 bytes
+ *
+ * The copy passed to the kernel is wiped.
+ *
+ * Return: 0; -EBUSY (the connection has a key), -EINVAL, -ENOMEM, -ENOTTY
+ * (not a connection fd).
+ */
+int mmtu_conn_set_key(int connfd, const void *key, size_t key_len);
+
+/**
  * mmtu_send() - MMT_IOC_SEND: send a PMO to the peer over a channel
  * @connfd: connection fd (mmtu_connect() or mmtu_accept())
- * @pmofd: the PMO to send; every MMT VALID and writable
+ * @pmofd: the PMO to send: MMT channel: keyed, every MMT VALID and
+ *	writable; plain channel: a plain PMO (no key); secure channel: a
+ *	plain PMO (the connection's key, mmtu_conn_set_key()) or a keyed one
+ *	with every MMT VALID
  * @channel: MMT_CHANNEL_MMT (delegation), MMT_CHANNEL_SECURE (AES-GCM) or
- *	MMT_CHANNEL_PLAIN (RDMA write, no protection); the receiver must
- *	name the same one
+ *	MMT_CHANNEL_PLAIN (raw RDMA write of plain memory, no protection);
+ *	the receiver must name the same one
  * @flags: MMT_XFER_COPY (copy mode; default: transfer) or 0
  * @timeout_ms: how long to wait for each answer of the peer (grant, ack),
  *	1..600000 ms; 0 = 10000
@@ -373,17 +390,21 @@ int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
  *
  * MMT channel, transfer mode: every MMT acked goes INVALID (the receiver
  * owns it); copy mode: back to VALID.  Secure and plain channels leave the
- * PMO VALID.
+ * PMO as it was.
  *
  * Return: 0; -EOPNOTSUPP (the channel is not implemented by this module),
- * -EPERM (an MMT not VALID, or read-only), -EMEDIUMTYPE (the receiver's PMO
- * has another geometry or size), -EPROTO (the receiver named another
- * channel), -EBADMSG / -ESTALE / -EILSEQ / -EMSGSIZE / -EXDEV (the receiver
- * rejected a closure; that MMT is VALID again; the connection stays
- * usable; -EBADMSG also when this PMO fails verification as it is read for
- * the plain channel, the receiver then gets -ECANCELED), -EREMOTEIO (the
- * receiver failed on its side, e.g. its PMO was invalidated during the
- * receive; otherwise as a rejection), -ECONNRESET / -ETIMEDOUT / -EINTR (the connection is gone; MMTs
+ * -EPERM (an MMT not VALID, or read-only; the MMT channel on a plain PMO,
+ * the plain channel on a keyed one), -ENOKEY (secure channel, plain PMO,
+ * no connection key), -EMEDIUMTYPE (the receiver's PMO has another
+ * geometry or size, or is of the other kind on the secure channel),
+ * -EPROTO (the receiver named another channel), -EBADMSG / -ESTALE /
+ * -EILSEQ / -EMSGSIZE / -EXDEV (the receiver rejected a closure; that MMT
+ * is VALID again; the connection stays usable; -EBADMSG also when this
+ * keyed PMO fails verification as it is read for the secure channel, the
+ * receiver then gets -ECANCELED), -EREMOTEIO (the receiver failed on its
+ * side, e.g. its PMO was invalidated during the receive; otherwise as a
+ * rejection), -ECONNRESET / -ETIMEDOUT / -EINTR (the
+ * connection is gone; MMTs
  * not acked are VALID again with their data), -E2BIG (2^24 closures or
  * more), -EINVAL, -EBADF, -ENOTTY.
  */
@@ -395,8 +416,10 @@ int mmtu_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
  * @connfd: connection fd
  * @pmofd: the PMO to receive into, with the sender's geometry and size:
  *	MMT channel: keyed with MMT_KEY_RECEIVE (every MMT WAITING) under the
- *	sender's key; plain and secure channels: VALID and writable (its data
- *	is overwritten through the controller)
+ *	sender's key; plain channel: a plain PMO (no key; the bytes land in
+ *	its memory); secure channel: a plain PMO (the connection's key) or a
+ *	keyed one, VALID and writable (its data is overwritten through the
+ *	controller)
  * @channel: MMT_CHANNEL_*, as the sender names it
  * @flags: MMT_XFER_EAGER (verify every closure on receipt; default: lazily
  *	on access) or 0

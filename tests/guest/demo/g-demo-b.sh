@@ -2,8 +2,9 @@
 # shellcheck shell=sh
 #
 # g-demo-b.sh - node B of `make demo` (guest 2, 10.0.0.2): Soft-RoCE, the
-# module, node id 2; receives the slice node A sends over the plain, secure
-# and MMT channels (mmt-bench -S, one connection), hashes what arrived
+# module, node id 2; receives the slice node A sends over the plain, secure,
+# secure-ctl and MMT channels (mmt-bench -S, one connection; then the
+# ib_write_bw server), hashes what arrived
 # (busybox sha256sum, independent of mmt-bench's own check), then takes the
 # receiving side of the tamper and replay attacks (mmt-attack).  Settings
 # from the kernel command line: demo_slice=SIZE, demo_levels=L.
@@ -21,9 +22,9 @@ mmtg_t "B: insmod mmt.ko" mmtg_load_mmt
 mmtg_t "B: node id 2" $BIN/mmtctl set-node-id --node-id 2
 $BIN/mmtctl query | sed 's/^/DEMO-QUERY B /'
 
-MMTG_CMD_TIMEOUT=240 mmtg_t "B: receive the slice over plain, secure, mmt" \
+MMTG_CMD_TIMEOUT=300 mmtg_t "B: receive the slice over plain, secure, secure-ctl, mmt; ib_write_bw" \
 	$BIN/mmt-bench -S -i 2 -n 1 -s "$SLICE" --levels "$LEVELS" \
-	--out /tmp/recv
+	--ib-write-bw --out /tmp/recv
 for f in /tmp/recv.*; do
 	[ -f "$f" ] || continue
 	ch=${f#/tmp/recv.}

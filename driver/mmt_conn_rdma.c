@@ -2632,7 +2632,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 					    rx->nonce, head,
 					    rx->conn->peer_node, rx->eager);
 	} else if (rx->channel == MMT_CHANNEL_SECURE) {
-		/* copy in, open, write through the controller */
+		/* copy in, open; into a plain PMO or the controller */
 		verdict = mmt_conn_sec_open(rx->pmo, rx->chan, rx->gen,
 					    m->index, s->bounce, rx->priv);
 	} else {

@@ -40,7 +40,7 @@ struct mmt_conn_ctx {
 	u8 *plain;
 	u8 *out;
 	u8 head[MMT_CONN_HEAD_BYTES];
-	bool plain;	/* what mmt_conn_rx_prepare() said of dst */
+	bool dst_plain;	/* what mmt_conn_rx_prepare() said of dst */
 };
 
 static struct mmt_pmo *mmt_conn_pmo(struct kunit *test, u32 closures)
@@ -82,8 +82,8 @@ static int mmt_conn_test_init(struct kunit *test)
 					      true), 0);
 	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
 						  MMT_CONN_TEST_ID,
-						  &ctx->plain), 0);
-	KUNIT_EXPECT_FALSE(test, ctx->plain);
+						  &ctx->dst_plain), 0);
+	KUNIT_EXPECT_FALSE(test, ctx->dst_plain);
 	return 0;
 }
 
@@ -868,7 +868,7 @@ static void mmt_conn_secure_plain(struct kunit *test)
 	KUNIT_EXPECT_NE(test, memcmp(msg, ctx->plain, cb), 0);
 	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, wrong, 5, 0, msg, priv),
 			-EBADMSG);
-	KUNIT_EXPECT_EQ(test, memchr_inv(b->mmts[0].data, 0xee, cb), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->mmts[0].data, 0xee, cb), NULL);
 	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, rx, 5, 0, msg, priv), 0);
 	for (i = 1; i < a->closures; i++) {
 		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(a, tx, 5, i, msg), 0);

@@ -599,8 +599,10 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
 /**
  * mmt_conn_sec_alloc() - the AES-GCM context of one secure-channel transfer
  * @pmo: the sending or receiving PMO
+ * @plain: the transfer took @pmo as plain memory (mmt_conn_tx_check(),
+ *	mmt_conn_rx_prepare())
  * @conn_root: the connection's channel root key (MMT_IOC_CONN_SET_KEY),
- *	used when @pmo is plain memory (no key); NULL if it has none
+ *	used when @plain; NULL if it has none
  * @id: what the transfer's key is bound to; the receiver passes the
  *	sender's view (sender and receiver node, the sender's direction)
  *
@@ -618,10 +620,11 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
  * key: the first message fails to open with -EBADMSG.
  *
  * Context: process; takes @pmo->lock; may sleep.
- * Return: the context, ERR_PTR(-ENOKEY) if @pmo is plain and @conn_root
- * NULL, or mmt_chan_crypto_alloc()'s errors.
+ * Return: the context, ERR_PTR(-ENOKEY) if @plain and @conn_root is NULL,
+ * ERR_PTR(-EPERM) if a keyed @pmo lost its key (invalidated), or
+ * mmt_chan_crypto_alloc()'s errors.
  */
-struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 					   const u8 *conn_root,
 					   const struct mmt_conn_sec_id *id)
 {
@@ -633,15 +636,17 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
 	put_unaligned_le16(id->receiver_node, bind + 10);
 	bind[12] = id->dir;
 	put_unaligned_le32(id->gen, bind + 13);
+	if (plain)
+		return conn_root ? mmt_chan_crypto_alloc(conn_root,
+							 MMT_CHAN_ROOT_BYTES,
+							 bind, sizeof(bind)) :
+				   ERR_PTR(-ENOKEY);
 	mutex_lock(&pmo->lock);
 	if (pmo->crypto)
 		c = mmt_chan_crypto_alloc(pmo->chan_root, sizeof(pmo->chan_root),
 					  bind, sizeof(bind));
-	else if (conn_root)
-		c = mmt_chan_crypto_alloc(conn_root, MMT_CHAN_ROOT_BYTES,
-					  bind, sizeof(bind));
 	else
-		c = ERR_PTR(-ENOKEY);
+		c = ERR_PTR(-EPERM);
 	mutex_unlock(&pmo->lock);
 	return c;
 }
@@ -649,6 +654,8 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
 /**
  * mmt_conn_sec_seal() - secure channel, sender: seal closure @index
  * @pmo: the sending PMO: plain, or keyed with MMT @index VALID
+ * @plain: the transfer took @pmo as plain memory (mmt_conn_tx_check();
+ *	it cannot be keyed meanwhile, while a keyed one can lose its key)
  * @c: the transfer's context (mmt_conn_sec_alloc())
  * @gen: the transfer's generation (AD)
  * @index: which MMT; also the message's sequence number
@@ -663,11 +670,12 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; mmt_read()'s errors (-EBADMSG: the sender's own PMO failed
- * verification); or mmt_chan_seal()'s (-EINVAL: @index not above the last
- * one sealed).  On error @msg holds no plaintext.
+ * verification; -EPERM: it was invalidated); or mmt_chan_seal()'s
+ * (-EINVAL: @index not above the last one sealed).  On error @msg holds
+ * no plaintext.
  */
-int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
-		      u32 gen, u32 index, u8 *msg)
+int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
+		      struct mmt_chan_crypto *c, u32 gen, u32 index, u8 *msg)
 {
 	size_t len = pmo->params.data_bytes;
 	u8 ad[MMT_CONN_SEC_AD_BYTES];
@@ -676,8 +684,8 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 	if (index >= pmo->closures)
 		return -EINVAL;
 	mmt_conn_sec_ad(ad, gen, index);
-	mutex_lock(&pmo->lock);
-	if (!pmo->crypto) {
+	if (plain) {
+		mutex_lock(&pmo->lock);
 		err = mmt_chan_seal(c, index, ad, sizeof(ad),
 				    pmo->mmts[index].data, msg, len);
 		mutex_unlock(&pmo->lock);
@@ -687,7 +695,6 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 			memzero_explicit(msg, len + MMT_CONN_SEC_TAG_BYTES);
 		return err;
 	}
-	mutex_unlock(&pmo->lock);
 	err = mmt_conn_ctl_read(pmo, index, msg);
 	if (err) {
 		memzero_explicit(msg, len);
@@ -703,6 +710,7 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
  * mmt_conn_sec_open() - secure channel, receiver: open and write @index
  * @pmo: the receiving PMO: plain, or keyed with MMT @index VALID and
  *	writable
+ * @plain: the transfer took @pmo as plain memory (mmt_conn_rx_prepare())
  * @c: the transfer's context, built with the sender's binding
  * @gen: the transfer's generation (AD)
  * @index: which MMT; also the message's sequence number
@@ -722,11 +730,12 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
  * Return: 0; -EINVAL for @index out of range; -EBADMSG if the tag does not
  * match (tamper, wrong key, other transfer or index); -ESTALE if @index is
  * not above the last index opened on @c (replay, reorder); other errors
- * of mmt_chan_open(), or mmt_write()'s (then the MMT may be partly
- * written, as for the plain channel).
+ * of mmt_chan_open(), or mmt_write()'s (-EPERM if a keyed @pmo was
+ * invalidated; the MMT may be partly written on other errors).
  */
-int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
-		      u32 gen, u32 index, const u8 *msg, u8 *priv)
+int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
+		      struct mmt_chan_crypto *c, u32 gen, u32 index,
+		      const u8 *msg, u8 *priv)
 {
 	size_t len = pmo->params.data_bytes;
 	u8 ad[MMT_CONN_SEC_AD_BYTES];
@@ -741,14 +750,13 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 		mmt_stats_reject(err);
 		return err;
 	}
-	mutex_lock(&pmo->lock);
-	if (!pmo->crypto) {
+	if (plain) {
+		mutex_lock(&pmo->lock);
 		memcpy(pmo->mmts[index].data, priv, len);
 		mutex_unlock(&pmo->lock);
 		atomic64_add(len, &mmt_stats.bytes_written);
 		return 0;
 	}
-	mutex_unlock(&pmo->lock);
 	return mmt_conn_ctl_write(pmo, index, priv);
 }
 

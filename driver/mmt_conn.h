@@ -220,13 +220,14 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
 int mmt_conn_key_args(const void *key);
-struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo,
+struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 					   const u8 *conn_root,
 					   const struct mmt_conn_sec_id *id);
-int mmt_conn_sec_seal(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
-		      u32 gen, u32 index, u8 *msg);
-int mmt_conn_sec_open(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
-		      u32 gen, u32 index, const u8 *msg, u8 *priv);
+int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
+		      struct mmt_chan_crypto *c, u32 gen, u32 index, u8 *msg);
+int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
+		      struct mmt_chan_crypto *c, u32 gen, u32 index,
+		      const u8 *msg, u8 *priv);
 
 /* mmt_conn_fault.c: test builds only (MMT_DEBUG); empty otherwise */
 struct dentry;

@@ -2022,8 +2022,8 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 					 w->segs, nsegs, NULL, NULL, imm,
 					 &s->wcqe);
 	} else {
-		err = mmt_conn_sec_seal(pmo, tx->chan, tx->gen, m->index,
-					s->bounce);
+		err = mmt_conn_sec_seal(pmo, tx->plain, tx->chan, tx->gen,
+					m->index, s->bounce);
 		if (err) {
 			complete(&s->wcqe.done);
 			return err;
@@ -2172,7 +2172,8 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			.gen = tx->gen,
 		};
 
-		tx->chan = mmt_conn_sec_alloc(pmo, mmt_conn_root(conn), &id);
+		tx->chan = mmt_conn_sec_alloc(pmo, plain, mmt_conn_root(conn),
+					      &id);
 		if (IS_ERR(tx->chan)) {
 			err = PTR_ERR(tx->chan);
 			tx->chan = NULL;
@@ -2633,8 +2634,9 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 					    rx->conn->peer_node, rx->eager);
 	} else if (rx->channel == MMT_CHANNEL_SECURE) {
 		/* copy in, open; into a plain PMO or the controller */
-		verdict = mmt_conn_sec_open(rx->pmo, rx->chan, rx->gen,
-					    m->index, s->bounce, rx->priv);
+		verdict = mmt_conn_sec_open(rx->pmo, rx->plain, rx->chan,
+					    rx->gen, m->index, s->bounce,
+					    rx->priv);
 	} else {
 		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
@@ -2725,7 +2727,8 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			.gen = rx->gen,
 		};
 
-		rx->chan = mmt_conn_sec_alloc(pmo, mmt_conn_root(conn), &id);
+		rx->chan = mmt_conn_sec_alloc(pmo, plain, mmt_conn_root(conn),
+					      &id);
 		if (IS_ERR(rx->chan)) {
 			err = PTR_ERR(rx->chan);
 			rx->chan = NULL;

@@ -713,15 +713,15 @@ static void mmt_conn_secure(struct kunit *test)
 	KUNIT_EXPECT_NE(test, memcmp(ctx->src->chan_root, other->chan_root,
 				     MMT_CHAN_ROOT_BYTES), 0);
 	/* a keyed PMO ignores the connection's root */
-	tx = mmt_conn_sec_alloc(ctx->src, other_root, &mmt_conn_sec_id);
-	rx = mmt_conn_sec_alloc(dst, NULL, &mmt_conn_sec_id);
+	tx = mmt_conn_sec_alloc(ctx->src, false, other_root, &mmt_conn_sec_id);
+	rx = mmt_conn_sec_alloc(dst, false, NULL, &mmt_conn_sec_id);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(tx));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rx));
 	for (i = 0; i < MMT_CONN_TEST_CLOSURES; i++) {
-		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, i,
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, false, tx, 5, i,
 							msg), 0);
 		KUNIT_EXPECT_NE(test, memcmp(msg, ctx->plain + i * cb, cb), 0);
-		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, i, msg,
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, i, msg,
 							priv), 0);
 	}
 	KUNIT_EXPECT_EQ(test, mmt_conn_read_all(dst, ctx->out), 0);
@@ -763,68 +763,71 @@ static void mmt_conn_secure_reject(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, m0 && m1 && m2 && priv);
 	dst = mmt_conn_sec_dst(test, mmt_conn_key, 0xee);
 	other = mmt_conn_sec_dst(test, other_key, 0xee);
-	tx = mmt_conn_sec_alloc(ctx->src, NULL, &id);
-	rx = mmt_conn_sec_alloc(dst, NULL, &id);
-	wrong = mmt_conn_sec_alloc(other, NULL, &id);
+	tx = mmt_conn_sec_alloc(ctx->src, false, NULL, &id);
+	rx = mmt_conn_sec_alloc(dst, false, NULL, &id);
+	wrong = mmt_conn_sec_alloc(other, false, NULL, &id);
 	id.dir = 1;	/* the other direction of the same connection */
-	bound = mmt_conn_sec_alloc(dst, NULL, &id);
+	bound = mmt_conn_sec_alloc(dst, false, NULL, &id);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(tx) || IS_ERR(rx) || IS_ERR(wrong) ||
 			   IS_ERR(bound));
-	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 0, m0), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 1, m1), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 2, m2), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, false, tx, 5, 0, m0), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, false, tx, 5, 1, m1), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(ctx->src, false, tx, 5, 2, m2), 0);
 	/* Sealing an index again on one context is refused (nonce reuse). */
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, tx, 5, 2, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(ctx->src, false, tx, 5, 2, priv),
 			-EINVAL);
 
 	badmsg = atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]);
 	stale = atomic64_read(&mmt_stats.reject[MMT_REJ_STALE]);
 	/* Tampered ciphertext byte, then tag byte. */
 	m0[cb / 2] ^= 0x01;
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 0, m0, priv),
 			-EBADMSG);
 	m0[cb / 2] ^= 0x01;
 	m0[cb + 3] ^= 0x80;
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 0, m0, priv),
 			-EBADMSG);
 	m0[cb + 3] ^= 0x80;
 	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]),
 			badmsg + 2);
 	/* Another key; another binding; another AD (generation). */
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(other, wrong, 5, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(other, false, wrong, 5, 0, m0, priv),
 			-EBADMSG);
 	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, other, 0, 0xee));
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, bound, 5, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, bound, 5, 0, m0, priv),
 			-EBADMSG);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 6, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 6, 0, m0, priv),
 			-EBADMSG);
 	/* A message of another index under this one's */
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m1, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 0, m1, priv),
 			-EBADMSG);
 	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
 	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 1, 0xee));
 	/* Failed opens moved nothing: the genuine message still opens. */
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 0, m0, priv), 0);
 	KUNIT_EXPECT_FALSE(test, mmt_conn_sec_untouched(test, dst, 0, 0xee));
 	/* Replay of 0, then 2 before 1: 1 is refused as reordered. */
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 0, m0, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 0, m0, priv),
 			-ESTALE);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 2, m2, priv), 0);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 1, m1, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 2, m2, priv), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 1, m1, priv),
 			-ESTALE);
 	KUNIT_EXPECT_TRUE(test, mmt_conn_sec_untouched(test, dst, 1, 0xee));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.reject[MMT_REJ_STALE]),
 			stale + 2);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, rx, 5, 3, m1, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(dst, false, rx, 5, 3, m1, priv),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_read(&dst->mmts[2], 0, ctx->out, cb), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain + 2 * cb, cb), 0);
 
 	bare = mmt_conn_pmo(test, MMT_CONN_TEST_CLOSURES);
 	/* a plain PMO and no connection key */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, NULL, &id)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, true, NULL, &id)),
 			-ENOKEY);
+	/* taken as keyed, the key gone since (invalidated) */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmt_conn_sec_alloc(bare, false, NULL,
+							 &id)), -EPERM);
 	mmt_pmo_free(bare);
 	mmt_chan_crypto_free(tx);
 	mmt_chan_crypto_free(rx);
@@ -860,19 +863,19 @@ static void mmt_conn_secure_plain(struct kunit *test)
 		memcpy(a->mmts[i].data, ctx->plain + i * cb, cb);
 		memset(b->mmts[i].data, 0xee, cb);
 	}
-	tx = mmt_conn_sec_alloc(a, root, &mmt_conn_sec_id);
-	rx = mmt_conn_sec_alloc(b, root, &mmt_conn_sec_id);
-	wrong = mmt_conn_sec_alloc(b, other_root, &mmt_conn_sec_id);
+	tx = mmt_conn_sec_alloc(a, true, root, &mmt_conn_sec_id);
+	rx = mmt_conn_sec_alloc(b, true, root, &mmt_conn_sec_id);
+	wrong = mmt_conn_sec_alloc(b, true, other_root, &mmt_conn_sec_id);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(tx) || IS_ERR(rx) || IS_ERR(wrong));
-	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(a, tx, 5, 0, msg), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_sec_seal(a, true, tx, 5, 0, msg), 0);
 	KUNIT_EXPECT_NE(test, memcmp(msg, ctx->plain, cb), 0);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, wrong, 5, 0, msg, priv),
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, true, wrong, 5, 0, msg, priv),
 			-EBADMSG);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(b->mmts[0].data, 0xee, cb), NULL);
-	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, rx, 5, 0, msg, priv), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, true, rx, 5, 0, msg, priv), 0);
 	for (i = 1; i < a->closures; i++) {
-		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(a, tx, 5, i, msg), 0);
-		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, rx, 5, i, msg, priv),
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_seal(a, true, tx, 5, i, msg), 0);
+		KUNIT_EXPECT_EQ(test, mmt_conn_sec_open(b, true, rx, 5, i, msg, priv),
 				0);
 	}
 	for (i = 0; i < a->closures; i++) {

@@ -63,9 +63,9 @@ mkdir -p "$out/build"
 t0=$(date +%s)
 {
 	make -C "$src" O="$out/build" x86_64_defconfig &&
-	"$src/scripts/kconfig/merge_config.sh" \
+	(cd "$out" && "$src/scripts/kconfig/merge_config.sh" \
 		-m -O "$out/build" "$out/build/.config" \
-		"$src/kernel/configs/kvm_guest.config" "$frag" &&
+		"$src/kernel/configs/kvm_guest.config" "$frag") &&
 	make -C "$src" O="$out/build" olddefconfig
 } >"$out/config.log" 2>&1 || {
 	tail -n 30 "$out/config.log" >&2

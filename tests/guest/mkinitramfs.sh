@@ -121,7 +121,8 @@ add_modules() {
 			awk '$1 == "insmod" { print $2 }' >"$TMP/mods" ||
 			die "kernel $ver has no module '$m'"
 		while read -r f; do
-			add "$f"
+			# a debug kernel's modules land in /lib/modules too
+			add "$f" "${f#"$MODROOT"}"
 		done <"$TMP/mods"
 	done
 }

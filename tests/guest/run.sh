@@ -220,7 +220,7 @@ start_guest() {
 	# The debug kernel's AML interpreter (KASAN under TCG) runs out of
 	# its loop time in the PCI routing method, 35 s of every boot: route
 	# PCI interrupts without ACPI
-	[ -z "${GUEST_KDIR:-}" ] || cmdline+=" pci=noacpi"
+	[ -z "${GUEST_KDIR:-}" ] || cmdline+=" pci=noacpi tsc=reliable no_timer_check"
 	read -r -a net <<<"$(netdev_args "$i" "$port" | tr '\n' ' ')"
 	if [ -n "$SHARE" ]; then
 		net+=(-virtfs "local,path=$SHARE,mount_tag=host,security_model=none,id=h0")

@@ -57,7 +57,7 @@ LIBMMT := $(O)/libmmt.a
 LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
-.PHONY: all module user tools unit fuzz-build deps check lint demo bench \
+.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo bench \
 	deb clean help
 
 all: module user tools
@@ -122,6 +122,14 @@ deps:
 check:
 	@scripts/deps.sh
 	@scripts/check.sh
+
+# The guest runs on the debug kernel (KASAN, lockdep, kmemleak, UBSAN,
+# KFENCE): builds it once into MMT_CACHE (scripts/debug-kernel.sh, tens of
+# minutes cold), then the planted bugs must be reported and the attack,
+# xfer and pmo runs must pass with no report (docs/TESTING.md).
+check-debug:
+	@scripts/deps.sh
+	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug
 
 lint:
 	@scripts/lint.sh

@@ -119,6 +119,10 @@ static int mmt_pmo_release(struct inode *inode, struct file *file)
 	trace_mmt_pmo_destroy(pmo->bytes, pmo->closures);
 	pr_debug("PMO of %llu bytes freed\n", pmo->bytes);
 	mmt_pmo_free(pmo);
+#ifdef MMT_PLANT_UAF
+	/* planted for the debug kernel's test of the test (Kbuild) */
+	pr_info("planted use after free: %llu\n", READ_ONCE(pmo->bytes));
+#endif
 	return 0;
 }
 
@@ -219,6 +223,10 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL);
 	if (!pmo)
 		return ERR_PTR(-ENOMEM);
+#ifdef MMT_PLANT_LEAK
+	/* planted for the debug kernel's test of the test (Kbuild) */
+	pr_info("planted leak at %px\n", kmalloc(192, GFP_KERNEL));
+#endif
 	mutex_init(&pmo->lock);
 	pmo->params = *p;
 	pmo->closures = closures;

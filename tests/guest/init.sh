@@ -73,6 +73,16 @@ if [ -n "$(cmdline_get mmtg_9p '')" ]; then
 fi
 
 echo "init: guest $MMTG_ID/$MMTG_N ip $MMTG_IPNET mtu $MMTG_MTU kernel $(uname -r)"
+
+# A debug kernel (tests/debug-kernel/debug.config) has kmemleak: forget
+# what boot left behind, so that the scans at the end see only the run.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+mountpoint -q /sys/kernel/debug 2>/dev/null ||
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if [ -w "$KMEMLEAK" ]; then
+	echo scan >"$KMEMLEAK"
+	echo clear >"$KMEMLEAK"
+fi
 rc=125
 if [ -f /opt/mmt/guest.sh ]; then
 	cd /tmp || exit
@@ -82,6 +92,21 @@ if [ -f /opt/mmt/guest.sh ]; then
 	rc=$?
 else
 	echo "init: no /opt/mmt/guest.sh"
+fi
+# kmemleak: two scans with a wait (an object is reported only once it has
+# been unreferenced for a while); every report line goes to the kernel log
+# (with a time stamp), where run.sh's check sees "mmt-kmemleak:"
+if [ -w "$KMEMLEAK" ]; then
+	echo scan >"$KMEMLEAK"
+	sleep 6
+	echo scan >"$KMEMLEAK"
+	cat "$KMEMLEAK" >/tmp/kmemleak.report 2>/dev/null
+	if [ -s /tmp/kmemleak.report ]; then
+		while IFS= read -r line; do
+			echo "mmt-kmemleak: $line" >/dev/kmsg
+		done </tmp/kmemleak.report
+	fi
+	echo "init: kmemleak scanned: $(grep -c 'unreferenced object' /tmp/kmemleak.report) objects reported"
 fi
 sync
 echo

@@ -26,6 +26,9 @@
 #   GUEST_BUILD	output directory (default: <repo>/build/guest)
 #   EXTRA_MODULES  more kernel modules (names) to put into the base
 #   EXTRA_BINS	   more host programs (paths or names in PATH) for the base
+#   GUEST_KDIR	a kernel of the project's own instead of Debian's: the
+#		directory scripts/debug-kernel.sh prints (its kernelrelease
+#		is the version, its modules come from GUEST_KDIR/mod)
 #
 # Everything is written under GUEST_BUILD; the source tree is never touched.
 
@@ -34,6 +37,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 GUEST_BUILD=${GUEST_BUILD:-$ROOT/build/guest}
+# Root of the guest kernel's /lib/modules: the host's, or a debug kernel's
+MODROOT=${GUEST_KDIR:+$GUEST_KDIR/mod}
 
 # Kernel modules the guests load (names as modprobe knows them).  crc32
 # generic and pclmul: rxe requests crc32 at run time (docs/TESTING.md,
@@ -60,6 +65,11 @@ die() {
 guest_kver() {
 	local v best=
 
+	if [ -n "${GUEST_KDIR:-}" ]; then
+		cat "$GUEST_KDIR/kernelrelease" ||
+			die "GUEST_KDIR=$GUEST_KDIR holds no built kernel"
+		return
+	fi
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 		return
@@ -107,11 +117,13 @@ add_modules() {
 	for m in "$@"; do
 		# --show-depends prints "insmod /path.ko [opts]" per module,
 		# dependencies first; "builtin x" for built-in ones.
-		modprobe -S "$ver" --show-depends "$m" 2>/dev/null |
+		modprobe -d "${MODROOT:-/}" -S "$ver" --show-depends "$m" \
+			2>/dev/null |
 			awk '$1 == "insmod" { print $2 }' >"$TMP/mods" ||
 			die "kernel $ver has no module '$m'"
 		while read -r f; do
-			add "$f"
+			# a debug kernel's modules land in /lib/modules too
+			add "$f" "${f#"$MODROOT"}"
 		done <"$TMP/mods"
 	done
 }
@@ -127,15 +139,16 @@ build_manifest() {
 	# shellcheck disable=SC2086 # word splitting of the lists is intended
 	add_modules "$ver" $BASE_MODULES ${EXTRA_MODULES:-}
 	for d in $BASE_MODULE_DIRS; do
-		for f in $(find "/lib/modules/$ver/kernel/$d" -name '*.ko*' |
-			   sort); do
+		# a directory a debug kernel builds in has no modules dir
+		for f in $(find "$MODROOT/lib/modules/$ver/kernel/$d" \
+			   -name '*.ko*' 2>/dev/null | sort); do
 			f=${f##*/}
 			f=${f%%.ko*}
 			add_modules "$ver" "$f"
 		done
 	done
 	for f in modules.builtin modules.builtin.modinfo modules.order; do
-		add "/lib/modules/$ver/$f"
+		add "$MODROOT/lib/modules/$ver/$f" "/lib/modules/$ver/$f"
 	done
 
 	for b in $BASE_BINS ${EXTRA_BINS:-}; do

@@ -225,7 +225,7 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 		return ERR_PTR(-ENOMEM);
 #ifdef MMT_PLANT_LEAK
 	/* planted for the debug kernel's test of the test (Kbuild) */
-	pr_info("planted leak at %px\n", kmalloc(192, GFP_KERNEL));
+	pr_info("planted leak at %p\n", kmalloc(192, GFP_KERNEL));
 #endif
 	mutex_init(&pmo->lock);
 	pmo->params = *p;

@@ -70,6 +70,24 @@ run_stage() {
 	report+=("$(printf '%-6s %4d passed %4d failed %5d s' "$name" "$p" "$f" $((t1 - t0)))")
 }
 
+# sub_checks NAME SCRIPT LOG - run a script of ok/not ok lines, show its
+# lines on stderr (the stage's output) and print "passed failed"; a
+# non-zero exit without a failed line counts as one failure
+sub_checks() {
+	local rc p f
+
+	"$2" >"$3" 2>&1
+	rc=$?
+	grep -v -E "^$1: [0-9]+ passed" "$3" >&2
+	p=$(grep -c '^ok - ' "$3")
+	f=$(grep -c '^not ok - ' "$3")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $1: $2 exited $rc" >&2
+		f=1
+	fi
+	echo "$p $f"
+}
+
 stage_build() {
 	local pass=0 fail=0 log=$out/build-module.log rc p f
 	if make -s module >"$log" 2>&1 && ! grep -E 'warning:|error:' "$log"; then
@@ -89,35 +107,16 @@ stage_build() {
 		fail=$((fail + 1))
 	fi
 	# The first run on a machine without the packages, replayed with a
-	# stub deps step (tests/firstrun/run.sh); not inside that replay.
+	# stub deps step (tests/firstrun/run.sh); then the Debian packages:
+	# build, install, DKMS builds the module for Debian's kernel
+	# (tests/deb/run.sh; the guest stage loads it).  Neither inside the
+	# replay, whose /lib/modules is a stub.
 	if [ -z "${MMT_FIRSTRUN:-}" ]; then
-		tests/firstrun/run.sh >"$log.firstrun" 2>&1
-		rc=$?
-		grep -v -E '^firstrun: [0-9]+ passed' "$log.firstrun"
-		p=$(grep -c '^ok - ' "$log.firstrun")
-		f=$(grep -c '^not ok - ' "$log.firstrun")
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "not ok - firstrun: tests/firstrun/run.sh exited $rc"
-			f=1
-		fi
-		pass=$((pass + p))
-		fail=$((fail + f))
-	fi
-	# The Debian packages: build, install, DKMS builds the module for
-	# Debian's kernel (tests/deb/run.sh); the guest stage loads it.  Not
-	# inside the replay, whose /lib/modules is a stub.
-	if [ -z "${MMT_FIRSTRUN:-}" ]; then
-		tests/deb/run.sh >"$log.deb" 2>&1
-		rc=$?
-		grep -v -E '^deb: [0-9]+ passed' "$log.deb"
-		p=$(grep -c '^ok - ' "$log.deb")
-		f=$(grep -c '^not ok - ' "$log.deb")
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "not ok - deb: tests/deb/run.sh exited $rc"
-			f=1
-		fi
-		pass=$((pass + p))
-		fail=$((fail + f))
+		for sub in firstrun deb; do
+			counts=$(sub_checks "$sub" "tests/$sub/run.sh" "$log.$sub")
+			pass=$((pass + ${counts% *}))
+			fail=$((fail + ${counts#* }))
+		done
 	fi
 	echo "build: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

@@ -39,7 +39,9 @@
  * conn->setup_mutex protects the verbs resources, the stage bits and the
  * ownership of conn->cm_id; rdma_cm handlers may take it because nobody
  * waits for a handler while holding it (rdma_destroy_id(), which waits for
- * the handlers, is called after dropping it);
+ * the handlers, is called after dropping it) or calls rdma_connect(), which
+ * takes the id's handler_mutex that the handlers run under (the connect
+ * path holds tx_mutex across it instead, which keeps a teardown away);
  * conn->tx_mutex and conn->rx_mutex serialize MMT_IOC_SEND and
  * MMT_IOC_RECV (one of each may run at the same time); conn->key_mutex
  * serializes MMT_IOC_CONN_SET_KEY (the key is set once and then only
@@ -1195,7 +1197,12 @@ static bool mmt_conn_connected(struct mmt_conn *conn)
 	return mmt_conn_state(conn, NULL) != MMT_CONN_CONNECTING;
 }
 
-/* Give a new fd for @conn to the user (MMT_IOC_CONNECT / _ACCEPT). */
+/*
+ * Give a new fd for @conn to the user (MMT_IOC_CONNECT / _ACCEPT).  On
+ * error the caller still owns @conn (and destroys it): the result is
+ * copied out before the file exists, since the file's release would
+ * destroy @conn too (and it did, after the caller: a use after free).
+ */
 static int mmt_conn_install(struct mmt_conn *conn, struct mmt_connect *c,
 			    void __user *uarg, u32 usize)
 {
@@ -1206,18 +1213,17 @@ static int mmt_conn_install(struct mmt_conn *conn, struct mmt_connect *c,
 	fd = get_unused_fd_flags(flags);
 	if (fd < 0)
 		return fd;
-	file = anon_inode_getfile("[mmt-conn]", &mmt_conn_fops, conn, flags);
-	if (IS_ERR(file)) {
-		put_unused_fd(fd);
-		return PTR_ERR(file);
-	}
 	c->size = sizeof(*c);
 	c->fd = fd;
 	c->peer_node = conn->peer_node;
 	if (mmt_copy_out(uarg, c, sizeof(*c), usize)) {
 		put_unused_fd(fd);
-		fput(file);	/* releases the connection */
 		return -EFAULT;
+	}
+	file = anon_inode_getfile("[mmt-conn]", &mmt_conn_fops, conn, flags);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
 	}
 	fd_install(fd, file);
 	return 0;
@@ -1300,6 +1306,14 @@ int mmt_conn_connect(void __user *uarg)
 	if (err)
 		goto out_destroy;
 
+	/*
+	 * Not setup_mutex across rdma_connect(): it takes the id's
+	 * handler_mutex, and our rdma_cm handlers take setup_mutex under it
+	 * (lockdep: a circular dependency).  tx_mutex keeps a teardown (device
+	 * removal: the only one before the fd exists) from destroying the QP
+	 * under rdma_connect() and from reading the stage bits meanwhile.
+	 */
+	mutex_lock(&conn->tx_mutex);
 	mutex_lock(&conn->setup_mutex);
 	err = conn->cm_id ? mmt_conn_create_qp(conn, id) : -ECONNRESET;
 	if (!err) {
@@ -1309,6 +1323,7 @@ int mmt_conn_connect(void __user *uarg)
 		if (err)
 			err = conn->err;
 	}
+	mutex_unlock(&conn->setup_mutex);
 	if (!err) {
 		mmt_hello_fill(&h, conn->conn_rand, 0);
 		mmt_conn_param(&param, &h);
@@ -1316,7 +1331,7 @@ int mmt_conn_connect(void __user *uarg)
 		if (!err)
 			set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
 	}
-	mutex_unlock(&conn->setup_mutex);
+	mutex_unlock(&conn->tx_mutex);
 	if (err)
 		goto out_destroy;
 

@@ -46,7 +46,7 @@ UNIT_BIN := $(O)/mmt-unit
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib -Iuapi
+	-fno-sanitize-recover=undefined -D_GNU_SOURCE -Ilib -Iuapi -Itests/lib
 
 # User tools: tools/lib (libmmt), tools/*.c each a program.
 TOOL_SRCS := $(wildcard tools/*.c)
@@ -107,7 +107,7 @@ $(O)/tools/%: tools/%.c $(ENGINE_LIB) $(LIBMMT) $(ENGINE_HDRS)
 # mmt-golden compiles in the golden recipe and vector (tests/vectors/README.md)
 $(O)/tools/mmt-golden: tests/lib/mmt_golden.h tests/lib/mmt_golden_vector.h
 
-$(O)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRCS) $(ENGINE_HDRS)
+$(O)/fuzz/%: tests/fuzz/%.c $(ENGINE_SRCS) $(ENGINE_HDRS) tests/lib/mmt_golden.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(ENGINE_SRCS) $(CRYPTO_LIBS)
 

@@ -26,31 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mmt_lib.h"
+#include "mmt_golden.h"	/* the golden key, salt, nonce and header */
 
-#define F_SELF		2
-#define F_CONN		0x1122334455667788ull
-#define F_GEN		0x0102030405060708ull	/* MMT_GOLDEN_GEN */
+#define F_SELF		MMT_GOLDEN_RECEIVER
+#define F_CONN		MMT_GOLDEN_CONN_ID
+#define F_GEN		MMT_GOLDEN_GEN
 #define F_FILL		0xd5
-
-static const u8 f_key[16] = {
-	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
-	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
-};
-
-/* the golden closure's keying salt (tests/lib/mmt_golden.h) */
-static const u8 f_ksalt[MMT_KSALT_BYTES] = {
-	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
-	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
-};
-
-/* the golden closure's receive nonce (tests/lib/mmt_golden.h) */
-static const u8 f_rx_nonce[MMT_RX_NONCE_BYTES] = {
-	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
-	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
-};
-
-static const u8 f_log_arity[2] = { 3, 2 };
 
 static struct mmt_params f_p;
 static struct mmt f_m[4];	/* eager, lazy; in place: eager, lazy */
@@ -67,9 +48,11 @@ static void f_setup(void)
 	struct mmt_crypto *c;
 	unsigned int i;
 
-	if (mmt_params_init(&f_p, 2, f_log_arity, 6))
+	if (mmt_params_init(&f_p, MMT_GOLDEN_LEVELS, mmt_golden_log_arity,
+			    MMT_GOLDEN_LOG_BLOCK))
 		f_die("params");
-	c = mmt_crypto_alloc(f_key, sizeof(f_key), f_ksalt);
+	c = mmt_crypto_alloc(mmt_golden_key, sizeof(mmt_golden_key),
+			     mmt_golden_ksalt);
 	if (IS_ERR_OR_NULL(c))
 		f_die("crypto");
 	for (i = 0; i < 4; i++) {
@@ -101,7 +84,7 @@ static void f_reset(struct mmt *m, struct mmt_rx_rules *rx)
 	rx->self_node = F_SELF;
 	rx->conn_id = F_CONN;
 	rx->gen = F_GEN;
-	memcpy(rx->rx_nonce, f_rx_nonce, MMT_RX_NONCE_BYTES);
+	memcpy(rx->rx_nonce, mmt_golden_rx_nonce, MMT_RX_NONCE_BYTES);
 }
 
 static bool f_filled(const u8 *b, size_t n)

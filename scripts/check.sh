@@ -7,12 +7,16 @@
 #          the first make check and make demo on a machine without the
 #          packages, replayed (tests/firstrun/run.sh); the Debian packages
 #          built, installed, and the module built by DKMS for Debian's
-#          kernel (tests/deb/run.sh)
+#          kernel (tests/deb/run.sh); the debug guest kernel
+#          (scripts/debug-kernel.sh, cached) when the guest stage boots it
 #   unit   the tests/lib suites in user space (OpenSSL backend)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
-#   guest  the module in QEMU guests booting Debian's kernel, Soft-RoCE
+#   guest  the module in QEMU guests with Soft-RoCE: basic, pair, reload,
+#          dkms on Debian's kernel; the planted bugs, xfer, attack, pmo and
+#          fuzz on the debug kernel (tests/guest/tests; GUEST_RUNS="xfer
+#          pmo" picks runs)
 #   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
 #
 # STAGES="unit kunit" selects stages.  Each stage prints its own
@@ -118,8 +122,30 @@ stage_build() {
 			fail=$((fail + ${counts#* }))
 		done
 	fi
+	# The debug guest kernel of the guest stage's @debug runs (built
+	# once into the cache, tens of minutes cold; not in the replay).
+	if [ -z "${MMT_FIRSTRUN:-}" ] && guest_runs_debug; then
+		local t0 dir
+		t0=$(date +%s)
+		if dir=$(scripts/debug-kernel.sh 2>"$log.debug-kernel"); then
+			echo "ok - debug guest kernel $(cat "$dir/kernelrelease" 2>/dev/null) in $dir ($(($(date +%s) - t0)) s)"
+			pass=$((pass + 1))
+		else
+			tail -n 30 "$log.debug-kernel"
+			echo "not ok - debug guest kernel (scripts/debug-kernel.sh)"
+			fail=$((fail + 1))
+		fi
+	fi
 	echo "build: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
+}
+
+# guest_runs_debug: true if the guest stage will boot the debug kernel
+# (its default runs do; GUEST_RUNS may name others)
+guest_runs_debug() {
+	case " $stages " in *" guest "*) ;; *) return 1 ;; esac
+	case " ${GUEST_RUNS:-@debug} " in *@debug*) return 0 ;; esac
+	return 1
 }
 
 stage_unit() {
@@ -174,7 +200,8 @@ stage_kunit() {
 }
 
 stage_guest() {
-	make -s module && tests/guest/tests
+	# shellcheck disable=SC2086 # GUEST_RUNS: a list of runs
+	make -s module && tests/guest/tests ${GUEST_RUNS:-}
 }
 
 stage_lint() {

@@ -33,7 +33,16 @@
 # Outputs in build/guest/RUN/: g<i>.log (console, \r stripped),
 # g<i>.results/<name> (files the guest sent with mmtg_result),
 # g<i>.kernel-errors (kernel log lines with Oops/WARNING/BUG/...),
-# g<i>.rc (the guest script's exit code, "none" without marker).
+# g<i>.rc (the guest script's exit code, "none" without marker);
+# boot-retries and g<i>.boot<k>.log if boot k of the run failed before
+# /init.
+#
+# Boots: a kernel that reports an error, dies or hangs before /init (the
+# module is not loaded yet) is the kernel's or QEMU's failure, not the
+# module's: all guests of the run are stopped and booted again, at most
+# BOOTS times in all (default 3), and the failed boots are kept and
+# listed in boot-retries (tests/guest/tests prints them).  BOOT_TIMEOUT
+# (default 150 s) is how long a boot may take to reach /init.
 #
 # Exit status: 0 if every guest printed its exit marker with rc=0 and its
 # kernel log is clean; 1 otherwise (the log tail of a failed guest is
@@ -60,6 +69,10 @@ RUN=run
 MTU=1500
 TIMEOUT=300
 MEM=512M
+# boots of a run whose kernel fails before /init (watch_boot), and how
+# long one may take
+BOOTS=${BOOTS:-3}
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-150}
 KO=${MMT_KO:-$ROOT/driver/mmt.ko}
 NO_KO=0
 LINK=
@@ -277,6 +290,40 @@ stop_guests() {
 	done
 }
 
+# watch_boot - wait until every guest of the run has reached /init (its
+# "init: guest" line) and return 0; return 1 with BOOT_WHY set if one
+# reported a kernel error, died or stayed silent for BOOT_TIMEOUT seconds
+# before that.  Such a failure is the kernel's or QEMU's (the module is
+# not loaded before /init): rare early-boot failures of the debug kernel
+# under TCG (docs/TESTING.md) and of TCG itself
+watch_boot() {
+	local i t=0 up bad
+
+	while [ "$t" -lt "$BOOT_TIMEOUT" ]; do
+		up=0
+		for i in $(seq "$N"); do
+			if grep -aq '^init: guest ' "$RUNDIR/g$i.log"; then
+				up=$((up + 1))
+				continue
+			fi
+			bad=$(grep -aE -m 1 "$KERNEL_BAD" "$RUNDIR/g$i.log" || true)
+			if [ -n "$bad" ]; then
+				BOOT_WHY="guest $i: $bad"
+				return 1
+			fi
+			if ! kill -0 "${PIDS[i]}" 2>/dev/null; then
+				BOOT_WHY="guest $i: QEMU exited"
+				return 1
+			fi
+		done
+		[ "$up" -lt "$N" ] || return 0
+		sleep 1
+		t=$((t + 1))
+	done
+	BOOT_WHY="no /init after ${BOOT_TIMEOUT}s"
+	return 1
+}
+
 # collect I - post-process guest I's log: strip \r, split out the result
 # files, scan the kernel lines, write g<I>.rc; print "ok"/"fail: why"
 collect() {
@@ -309,7 +356,7 @@ collect() {
 
 # main ARGS... - build, boot, wait, collect
 main() {
-	local base i start verdict fails=0
+	local base i start verdict fails=0 boot
 
 	parse_args "$@"
 	start=$(date +%s)
@@ -349,9 +396,27 @@ main() {
 	trap stop_guests EXIT INT TERM
 	log "$RUN: $N guest(s), link $LINK, mtu $MTU, timeout ${TIMEOUT}s," \
 		"setup $(($(date +%s) - start))s"
-	start_first_guest
-	for i in $(seq 2 "$N"); do
-		start_guest "$i" "$PORT"
+	for boot in $(seq "$BOOTS"); do
+		start_first_guest
+		for i in $(seq 2 "$N"); do
+			start_guest "$i" "$PORT"
+		done
+		watch_boot && break
+		# a kernel that failed before /init: the module was not
+		# loaded yet; boot all the guests of the run again
+		stop_guests
+		for i in $(seq "$N"); do
+			wait "${PIDS[i]}" 2>/dev/null || true
+			mv "$RUNDIR/g$i.log" "$RUNDIR/g$i.boot$boot.log"
+		done
+		echo "boot $boot: $BOOT_WHY" >>"$RUNDIR/boot-retries"
+		[ "$boot" -lt "$BOOTS" ] || {
+			for i in $(seq "$N"); do
+				cp "$RUNDIR/g$i.boot$boot.log" "$RUNDIR/g$i.log"
+			done
+			break
+		}
+		log "$RUN: boot $boot failed before /init ($BOOT_WHY); booting again"
 	done
 	for i in $(seq "$N"); do
 		wait "${PIDS[i]}" || true

@@ -82,6 +82,7 @@
 #define MMT_SQ_DEPTH		512	/* send WRs (+1 for the drain) */
 #define MMT_RQ_DEPTH		64	/* receive WRs (+1 for the drain) */
 #define MMT_MAX_SGE		16	/* SGEs per RDMA write */
+#define MMT_MR_PAGES		511	/* pages per MR (mmt_conn_create_qp()) */
 #define MMT_DEFAULT_TIMEOUT_MS	10000
 #define MMT_DEFAULT_BACKLOG	16
 #define MMT_INBOX_MAX		(4 * MMT_RQ_DEPTH)	/* queued messages */
@@ -686,8 +687,16 @@ static int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 		return -EOPNOTSUPP;
 	conn->dev = dev;
 	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
+	/*
+	 * 511, not 512: Soft-RoCE in Linux 6.1 keeps an MR's pages in maps
+	 * of 256 and rxe_mr_copy() reads the pointer of the map after the
+	 * one a write ends in, past the array when the write ends on the
+	 * last page of a full last map (KASAN: slab-out-of-bounds, seen on
+	 * the debug guest kernel with 2 MiB closures; rxe's MR code was
+	 * rewritten in 6.4).  An MR of 511 pages never fills its last map.
+	 */
 	conn->max_pages = min_t(u32, dev->attrs.max_fast_reg_page_list_len,
-				512);
+				MMT_MR_PAGES);
 	if (!conn->max_sge || !conn->max_pages)
 		return -EOPNOTSUPP;
 	conn->pd = ib_alloc_pd(dev, 0);

@@ -233,7 +233,10 @@ start_guest() {
 	# The debug kernel's AML interpreter (KASAN under TCG) runs out of
 	# its loop time in the PCI routing method, 35 s of every boot: route
 	# PCI interrupts without ACPI
-	[ -z "${GUEST_KDIR:-}" ] || cmdline+=" pci=noacpi tsc=reliable no_timer_check"
+	# interrupts without ACPI; kasan_multi_shot: every KASAN report, not
+	# only the first of the boot
+	[ -z "${GUEST_KDIR:-}" ] ||
+		cmdline+=" pci=noacpi tsc=reliable no_timer_check kasan_multi_shot"
 	read -r -a net <<<"$(netdev_args "$i" "$port" | tr '\n' ' ')"
 	if [ -n "$SHARE" ]; then
 		net+=(-virtfs "local,path=$SHARE,mount_tag=host,security_model=none,id=h0")

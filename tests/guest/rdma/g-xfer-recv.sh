@@ -61,7 +61,7 @@ r "PMO invalidated during the receive: EPERM here" 7418 -n 128 -s 31 \
 	-V -X EPERM
 MMTG_CMD_TIMEOUT=200 mmtg_t "recv: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 1 recv -i 2
-mmtg_t "recv: 1000 delegations on one connection leak nothing" \
+mmtg_t "recv: $XFER_LOOP_N delegations on one connection leak nothing" \
 	xfer_loop_leak 1 recv -i 2
 r "killed mid-transfer (copy)" 7409 -n 128 -s 17 -K "${KILL_MS:-300}"
 r "retry after the kill (copy)" 7410 -n 128 -s 17 -C

@@ -65,7 +65,7 @@ s "receiver invalidates its PMO mid-receive: EREMOTEIO, data intact" \
 	7418 -n 128 -s 31 -X EREMOTEIO -R
 MMTG_CMD_TIMEOUT=200 mmtg_t "send: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 2 send -i 1 -a "$PEER"
-mmtg_t "send: 1000 delegations on one connection leak nothing" \
+mmtg_t "send: $XFER_LOOP_N delegations on one connection leak nothing" \
 	xfer_loop_leak 2 send -i 1 -a "$PEER"
 s "peer killed mid-transfer (copy): ECONNRESET, data intact" 7409 \
 	-n 128 -s 17 -C -X ECONNRESET -R

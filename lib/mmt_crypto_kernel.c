@@ -128,6 +128,12 @@ int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
 	return err;
 }
 
+int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out)
+{
+	sha256(data, len, out);
+	return 0;
+}
+
 static int mmt_ecb_setup(struct mmt_crypto *c, int i, const u8 *key)
 {
 	struct crypto_skcipher *tfm;

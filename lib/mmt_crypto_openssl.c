@@ -67,6 +67,18 @@ out:
 	return err;
 }
 
+int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out)
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 ||
+	    n != MMT_SHA256_BYTES) {
+		memzero_explicit(out, MMT_SHA256_BYTES);
+		return -EIO;
+	}
+	return 0;
+}
+
 static EVP_CIPHER_CTX *mmt_ossl_cipher(const EVP_CIPHER *cipher,
 				       const u8 *key, bool enc)
 {

@@ -344,6 +344,10 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&src->lock);
+	if (src->mig || src->mig_rx) {
+		mutex_unlock(&src->lock);
+		return -EBUSY;	/* a live migration owns it */
+	}
 	err = mmt_conn_take(src, channel, plain);
 	for (i = 0; !err && !*plain && i < src->closures; i++) {
 		const struct mmt_root *r = &src->mmts[i].root;
@@ -462,6 +466,10 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&pmo->lock);
+	if (pmo->mig || pmo->mig_rx) {
+		mutex_unlock(&pmo->lock);
+		return -EBUSY;	/* a live migration owns it */
+	}
 	err = mmt_conn_take(pmo, channel, plain);
 	if (!err && pmo->receiving)
 		err = -EBUSY;

@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "mmt_lib.h"
 #include "mmt_uapi.h"
@@ -82,6 +83,15 @@ struct mm_struct;
  * @plain_xfers: connection transfers (plain or secure channel) using the
  *	PMO as plain memory, under @lock; while non-zero the PMO cannot be
  *	keyed or invalidated (-EBUSY): its kind does not change under them
+ * @mig: the live migration this PMO is the source of (under @lock;
+ *	MMT_IOC_MIGRATE_SEND): while set the PMO refuses invalidation, a
+ *	root counter change, sends, local delegation and another migration
+ *	(-EBUSY)
+ * @mig_rx: the PMO is the destination of a live migration (under @lock):
+ *	it cannot be invalidated (-EBUSY) until the migration ends
+ * @mig_frozen: handover of @mig: writers wait on @mig_wq (under @lock,
+ *	read without it by the waiters' condition)
+ * @mig_wq: writers waiting for the end of a handover
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -105,6 +115,10 @@ struct mmt_pmo {
 	u64 tx_root_counter;
 	u64 tx_last_gua;
 	u32 plain_xfers;
+	struct mmt_mig *mig;
+	bool mig_rx;
+	bool mig_frozen;
+	wait_queue_head_t mig_wq;
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -195,6 +209,10 @@ int mmt_conn_listen(void __user *uarg);
 int mmt_conn_connect(void __user *uarg);
 int mmt_conn_init(void);
 void mmt_conn_exit(void);
+
+/* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
+int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
+		   size_t len, bool nowait);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

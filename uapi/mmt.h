@@ -83,6 +83,9 @@ struct mmt_geometry {
 
 /*
  * MMT states (DESIGN.md section 1), as reported by MMT_IOC_PMO_INFO.
+ * LANDING: the destination of a live migration (MMT_IOC_MIGRATE_RECV)
+ * holds a closure of this index but has not committed: neither readable
+ * nor writable (docs/MIGRATION.md).
  * INVALID: plain, non-secure memory when the PMO has no key
  * (MMT_INFO_PLAIN: pread/pwrite copy its bytes as they are, the plain
  * channel moves it); in a keyed PMO, an MMT delegated away (transfer mode),
@@ -92,6 +95,7 @@ struct mmt_geometry {
 #define MMT_STATE_VALID		1
 #define MMT_STATE_SENDING	2
 #define MMT_STATE_WAITING	3
+#define MMT_STATE_LANDING	4	/* migration destination, not committed */
 
 /* struct mmt_pmo_create.flags */
 #define MMT_PMO_CLOEXEC		_BITULL(0)	/* the PMO fd is O_CLOEXEC */
@@ -439,6 +443,118 @@ struct mmt_conn_key {
 };
 
 #define MMT_CONN_KEY_SIZE_VER0	48
+
+/* struct mmt_migrate.flags */
+#define MMT_MIGRATE_EAGER	_BITULL(0)	/* recv: verify all on receipt */
+
+/* Defaults and bounds of struct mmt_migrate */
+#define MMT_MIGRATE_DOWNTIME_MS	300	/* as QEMU's downtime-limit */
+#define MMT_MIGRATE_ROUNDS	30
+#define MMT_MIGRATE_WINDOW	4
+#define MMT_MIGRATE_WINDOW_MAX	16
+
+/**
+ * struct mmt_migrate - MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV argument
+ * @size: (in) sizeof(struct mmt_migrate)
+ * @pmo_fd: (in) the PMO to migrate (send: keyed, every MMT VALID and
+ *	writable) or to migrate into (recv: keyed with the same key, same
+ *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
+ * @flags: (in) MMT_MIGRATE_EAGER (recv only) or 0
+ * @timeout_ms: (in) how long to wait for each answer of the peer,
+ *	1..600000; 0 = 10000
+ * @downtime_limit_ms: (in, send) hand over once the expected downtime is
+ *	at most this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS.  Must be 0 on
+ *	recv
+ * @max_rounds: (in, send) pre-copy rounds at most (the first, full copy
+ *	counts), 1..1000; 0 = MMT_MIGRATE_ROUNDS.  Must be 0 on recv
+ * @window: (in) closures in flight, 1..MMT_MIGRATE_WINDOW_MAX; 0 =
+ *	MMT_MIGRATE_WINDOW.  The sender's extra memory is @window closure
+ *	snapshots; the receiver writes in place
+ * @reserved0: (in) must be 0
+ * @info: (in) user pointer to a struct mmt_migrate_info (its @size set)
+ *	that receives the final figures, also after an error; or 0
+ * @reserved: (in) must be 0
+ */
+struct mmt_migrate {
+	__u32 size;
+	__s32 pmo_fd;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 downtime_limit_ms;
+	__u32 max_rounds;
+	__u32 window;
+	__u32 reserved0;
+	__u64 info;
+	__u64 reserved[2];
+};
+
+#define MMT_MIGRATE_SIZE_VER0	56
+
+/* struct mmt_migrate_info.phase */
+#define MMT_MIG_PHASE_NONE	0	/* no migration on the connection yet */
+#define MMT_MIG_PHASE_SETUP	1	/* checks, offer, bookkeeping */
+#define MMT_MIG_PHASE_PRECOPY	2	/* rounds; the owner writes */
+#define MMT_MIG_PHASE_HANDOVER	3	/* writers frozen; last round, commit */
+#define MMT_MIG_PHASE_COMMITTED	4	/* the destination is the one copy */
+#define MMT_MIG_PHASE_FAILED	5	/* @error says why */
+
+/*
+ * struct mmt_migrate_info.flags (out).  MMT_MIG_F_OUTCOME_UNKNOWN: the
+ * migration failed after the COMMIT left, without an answer that
+ * authenticates: the destination may have committed (docs/MIGRATION.md).
+ */
+#define MMT_MIG_F_SOURCE	_BITULL(0)	/* this side sends */
+#define MMT_MIG_F_OUTCOME_UNKNOWN _BITULL(1)
+
+/**
+ * struct mmt_migrate_info - MMT_IOC_MIGRATE_INFO argument: figures of the
+ *	connection's current (or last) migration, as QEMU's query-migrate
+ * @size: (in) sizeof(struct mmt_migrate_info)
+ * @flags: (in) must be 0; (out) MMT_MIG_F_* bits
+ * @phase: (out) MMT_MIG_PHASE_*
+ * @round: (out) rounds begun: 1 is the full copy; the handover's last
+ *	round counts
+ * @closures: (out) closures of the PMO
+ * @dirty: (out) closures dirty at the last dirty sync (source; the
+ *	destination reports 0)
+ * @dirty_syncs: (out) dirty syncs (scans of the root counters) made
+ * @closures_sent: (out) closures sent (source) or accepted (destination),
+ *	every round
+ * @bytes_sent: (out) closure bytes (data, MACs, nodes, header, sealed
+ *	root) sent or accepted
+ * @expected_downtime_ns: (out) dirty closures times the measured time per
+ *	closure of the last round (source); 0 before the first measure
+ * @total_ns: (out) from the start of the ioctl to now or to its end
+ * @setup_ns: (out) from the start to the first closure sent or received
+ * @downtime_ns: (out, source) from the freeze of the writers to the
+ *	commit's answer (0 until the handover ends)
+ * @peak_extra_bytes: (out) the most memory the migration held at once on
+ *	this node besides the PMO: snapshots, bookkeeping, digest
+ * @error: (out) 0, or the negative errno the migration failed with
+ * @reserved0: (out) zero
+ * @reserved: (in) must be 0; (out) zero
+ */
+struct mmt_migrate_info {
+	__u32 size;
+	__u32 flags;
+	__u32 phase;
+	__u32 round;
+	__u64 closures;
+	__u64 dirty;
+	__u64 dirty_syncs;
+	__u64 closures_sent;
+	__u64 bytes_sent;
+	__u64 expected_downtime_ns;
+	__u64 total_ns;
+	__u64 setup_ns;
+	__u64 downtime_ns;
+	__u64 peak_extra_bytes;
+	__s32 error;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define MMT_MIGRATE_INFO_SIZE_VER0	120
 
 /*
  * ioctl type 0xB7 (not used by any in-tree driver in ioctl-number.rst).

@@ -31,6 +31,9 @@ static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER0);
+static_assert(2 * sizeof(struct mmt_wire_seg) == MMT_SHA256_BYTES);
 
 /*
  * A peer's verdict (ACK, NACK) reaches the user as the errno of
@@ -86,7 +89,8 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
 	    w->reserved1[0] || w->reserved1[1])
 		return -EPROTO;
-	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_END)
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_COMMIT ||
+	    w->type == MMT_MSG_DONE)
 		return -EPROTO;
 	if (w->nsegs > MMT_WIRE_MAX_SEGS ||
 	    len < offsetof(struct mmt_wire_msg, segs) +
@@ -207,7 +211,7 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 
 	if (le32_to_cpu(w->channel) != channel ||
 	    (flags & ~(MMT_XFER_COPY | MMT_WIRE_OFFER_PLAIN)))
-		return -EPROTO;
+		return -EPROTO;	/* a migration's offer too: MIGRATE_RECV's */
 	if (!!(flags & MMT_WIRE_OFFER_PLAIN) != plain)
 		return -EMEDIUMTYPE;
 	if (le32_to_cpu(w->closures) != pmo->closures ||
@@ -217,6 +221,32 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 	for (i = 0; i < MMT_MAX_LEVELS; i++)
 		if (w->log_arity[i] != (i < p->levels ? p->log_arity[i] : 0))
 			return -EMEDIUMTYPE;
+	return 0;
+}
+
+/**
+ * mmt_conn_migrate_args() - check a struct mmt_migrate from user space
+ * @mig: the struct mmt_migrate, copied in
+ * @send: MMT_IOC_MIGRATE_SEND (else MMT_IOC_MIGRATE_RECV)
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for unknown flags (MMT_MIGRATE_EAGER is the
+ * receiver's), non-zero reserved fields, a timeout above 600000 ms, a
+ * downtime limit above 600000 ms or rounds above 1000 (and either
+ * non-zero on the receiver), or a window above MMT_MIGRATE_WINDOW_MAX.
+ */
+int mmt_conn_migrate_args(const void *mig, bool send)
+{
+	const struct mmt_migrate *m = mig;
+
+	if ((m->flags & ~MMT_MIGRATE_EAGER) ||
+	    (send && (m->flags & MMT_MIGRATE_EAGER)) ||
+	    m->timeout_ms > 600000 || m->downtime_limit_ms > 600000 ||
+	    m->max_rounds > 1000 || m->window > MMT_MIGRATE_WINDOW_MAX ||
+	    m->reserved0 || m->reserved[0] || m->reserved[1])
+		return -EINVAL;
+	if (!send && (m->downtime_limit_ms || m->max_rounds))
+		return -EINVAL;
 	return 0;
 }
 

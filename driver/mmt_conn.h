@@ -44,8 +44,10 @@ struct mmt_pmo;
  * 4: plain PMOs: the OFFER says whether the sender's PMO is plain memory
  *    (MMT_WIRE_OFFER_PLAIN), and the plain channel writes the receiver's
  *    PMO memory instead of a bounce buffer.
+ * 5: live migration (docs/MIGRATION.md): an OFFER with
+ *    MMT_WIRE_OFFER_MIGRATE, WANT and COMMIT messages.
  */
-#define MMT_WIRE_VERSION	4
+#define MMT_WIRE_VERSION	5
 #define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
@@ -83,10 +85,21 @@ enum mmt_wire_type {
 	MMT_MSG_ACK = 4,	/* receiver -> sender: verdict on closure i */
 	MMT_MSG_END = 5,	/* sender -> receiver: no more writes */
 	MMT_MSG_DONE = 6,	/* not a SEND: the WRITE_WITH_IMM of closure i */
+	MMT_MSG_WANT = 7,	/* migration, sender -> receiver: grant i */
+	MMT_MSG_COMMIT = 8,	/* migration, sender -> receiver: commit */
 };
 
 /* OFFER flags besides MMT_XFER_COPY: the sender's PMO has no key */
 #define MMT_WIRE_OFFER_PLAIN	BIT(16)
+/*
+ * A live migration (docs/MIGRATION.md): the receiver grants only what
+ * WANT asks for, closures land (LANDING) until the COMMIT; the OFFER's
+ * index is the sender's window.  COMMIT: index = closures, nonce = the
+ * receive's, tag = mmt_mig_commit_tag(), the 32-byte digest in the bytes
+ * of segs[0..1] (nsegs 2); its answer is an ACK with index
+ * MMT_MIG_COMMIT_INDEX and the ack tag.
+ */
+#define MMT_WIRE_OFFER_MIGRATE	BIT(17)
 
 #define MMT_WIRE_MAX_SEGS	32	/* segments of one grant */
 #define MMT_CONN_WINDOW		4	/* closures in flight per transfer */
@@ -219,6 +232,7 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager);
 void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
+int mmt_conn_migrate_args(const void *mig, bool send);
 int mmt_conn_key_args(const void *key);
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 					   const u8 *conn_root,

@@ -25,7 +25,7 @@
 
 /* MMT_FEAT_RDMA when the kernel has the RDMA stack (see Kbuild). */
 #ifdef MMT_RDMA
-#define MMT_FEATURES_RDMA	MMT_FEAT_RDMA
+#define MMT_FEATURES_RDMA	(MMT_FEAT_RDMA | MMT_FEAT_MIGRATE)
 #else
 #define MMT_FEATURES_RDMA	0
 #endif

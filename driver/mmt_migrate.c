@@ -26,6 +26,8 @@
 #include "mmt_transport.h"
 #include "mmt.h"
 
+static void mmt_mig_event(struct mmt_mig *mig);
+
 /**
  * mmt_mig_init() - set up the record of a migration
  * @mig: (out) zeroed, then set up; phase SETUP
@@ -38,10 +40,34 @@ void mmt_mig_init(struct mmt_mig *mig, bool source)
 	memset(mig, 0, sizeof(*mig));
 	spin_lock_init(&mig->lock);
 	init_waitqueue_head(&mig->wq);
+	mmt_mig_reset(mig, source);
+}
+
+/**
+ * mmt_mig_reset() - start a record over for a new migration
+ * @mig: a record set up with mmt_mig_init() (a connection keeps one per
+ *	direction and reuses it; MMT_IOC_MIGRATE_INFO may read it meanwhile)
+ * @source: this side sends (MMT_MIG_F_SOURCE)
+ *
+ * Phase SETUP, figures zero, no request pending, @mig->running set.
+ *
+ * Context: any; takes @mig->lock.
+ */
+void mmt_mig_reset(struct mmt_mig *mig, bool source)
+{
+	spin_lock(&mig->lock);
+	memset(&mig->info, 0, sizeof(mig->info));
 	mig->info.size = sizeof(mig->info);
 	mig->info.phase = MMT_MIG_PHASE_SETUP;
 	mig->info.flags = source ? MMT_MIG_F_SOURCE : 0;
+	memset(&mig->s, 0, sizeof(mig->s));
+	mig->req = 0;
+	mig->pmo = NULL;
+	mig->extra = 0;
 	mig->t0 = ktime_get_ns();
+	mig->running = true;
+	mmt_mig_event(mig);
+	spin_unlock(&mig->lock);
 }
 
 /**
@@ -397,6 +423,11 @@ int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	if (err) {
 		mmt_mig_failed(mig, err, false);
 		return err;
+	}
+	if (t->ops->start) {
+		err = t->ops->start(t);
+		if (err)
+			goto out;
 	}
 	mmt_mig_phase(mig, MMT_MIG_PHASE_PRECOPY);
 	do {

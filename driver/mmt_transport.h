@@ -75,6 +75,9 @@ struct mmt_mig_xport;
 
 /**
  * struct mmt_mig_xport_ops - operations of a migration transport
+ * @start: optional: the source's checks passed, tell the destination a
+ *	migration comes (the OFFER); return 0 or why not.  Context: process;
+ *	may sleep.
  * @send: put closure @index on its way: seal it with mmt_mig_snap() into a
  *	window slot (waiting for a free one, which collects verdicts) and
  *	send it.  Return 0, or the first failure: a verdict of the
@@ -90,6 +93,7 @@ struct mmt_mig_xport;
  *	Context: process; may sleep.
  */
 struct mmt_mig_xport_ops {
+	int (*start)(struct mmt_mig_xport *t);
 	int (*send)(struct mmt_mig_xport *t, u32 index);
 	int (*flush)(struct mmt_mig_xport *t);
 	int (*commit)(struct mmt_mig_xport *t, const u8 *digest,
@@ -134,6 +138,7 @@ struct mmt_mig_xport {
  * @t0: ktime_get_ns() at the start
  * @extra: bytes the migration holds now besides the PMO
  * @downtime_limit_ns: source: the limit
+ * @running: an ioctl runs the migration (under @lock; connections)
  */
 struct mmt_mig {
 	spinlock_t lock;	/* see above */
@@ -147,6 +152,7 @@ struct mmt_mig {
 	u64 t0;
 	size_t extra;
 	u64 downtime_limit_ns;
+	bool running;
 };
 
 /**
@@ -163,6 +169,7 @@ struct mmt_mig_params {
 
 /* mmt_migrate.c */
 void mmt_mig_init(struct mmt_mig *mig, bool source);
+void mmt_mig_reset(struct mmt_mig *mig, bool source);
 void mmt_mig_get_info(struct mmt_mig *mig, struct mmt_migrate_info *out);
 void mmt_mig_request(struct mmt_mig *mig, unsigned int bit);
 void mmt_mig_extra(struct mmt_mig *mig, ssize_t delta);

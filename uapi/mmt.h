@@ -29,6 +29,7 @@
 #define MMT_FEAT_PMO		_BITULL(1)	/* PMOs, pread/pwrite */
 #define MMT_FEAT_LOCAL_DELEGATE	_BITULL(2)	/* MMT_IOC_PMO_DELEGATE_LOCAL */
 #define MMT_FEAT_RDMA		_BITULL(3)	/* connections over rdma_cm */
+#define MMT_FEAT_MIGRATE	_BITULL(4)	/* MMT_IOC_MIGRATE_* */
 #define MMT_FEAT_DEBUG		_BITULL(63)	/* test-only MMT_IOC_PMO_DEBUG */
 
 /**
@@ -700,8 +701,9 @@ struct mmt_migrate_info {
  * Context: process; takes the PMO's lock.
  *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
- * MMT is SENDING or an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
- * plain memory (nothing changed).
+ * MMT is SENDING, an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
+ * plain memory, or a live migration runs from or into it (nothing
+ * changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
 
@@ -897,6 +899,7 @@ struct mmt_migrate_info {
  *   not acked are VALID again.  Also an answer of the receiver, which ran
  *   out of memory
  * * ENOENT - secure channel: the kernel has no "gcm(aes)" (crypto API)
+ * * EBUSY - a live migration runs from or into the PMO (MMT_IOC_MIGRATE_*)
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -989,5 +992,162 @@ struct mmt_migrate_info {
  * * ENOTTY - the fd is not a connection
  */
 #define MMT_IOC_CONN_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x25, struct mmt_conn_key)
+
+/**
+ * MMT_IOC_MIGRATE_SEND - migrate a PMO live to the peer (source side)
+ *
+ * On a connection fd; the peer runs MMT_IOC_MIGRATE_RECV.  Pre-copy
+ * migration (docs/MIGRATION.md): every closure is sealed and sent once
+ * while the PMO's owner goes on writing, then, round after round, the
+ * closures written since they were sent (an MMT is dirty when its root
+ * counter moved past the one sealed into the last closure of it sent),
+ * until the expected downtime (dirty closures times the measured time
+ * per closure) is at most @downtime_limit_ms, @max_rounds rounds were
+ * made, or MMT_IOC_MIGRATE_FINISH asks.  Then the handover: pwrite() on
+ * the PMO blocks, interruptibly (EINTR on a signal, nothing written),
+ * the dirty rest is sent, and an authenticated COMMIT names the GUA and
+ * root counter of the last closure sent of every index; the destination
+ * checks it against what it holds and becomes the one writable copy.
+ * Only on its authenticated answer does every MMT of the PMO become
+ * INVALID (blocked writers then fail with EPERM; reads fail with EPERM;
+ * MMT_IOC_PMO_INVALIDATE makes the PMO reusable).  At most @window
+ * closures are in flight, each a snapshot in a buffer of this call, so the
+ * owner's writes never wait for the network before the handover, and the
+ * extra memory is @window closures whatever the PMO's size.
+ *
+ * On any failure the PMO is VALID, writable and holds its data; the
+ * destination keeps nothing readable or writable.  If the COMMIT left
+ * and no answer that authenticates came back (MMT_MIG_F_OUTCOME_UNKNOWN
+ * in the figures), the destination may have committed: every MMT is then
+ * re-encrypted under a fresh GUA before its next write or send (as after
+ * a failed transfer), and the owner must ask the destination's owner
+ * before writing.  A migration that fails after its offer left ends the
+ * connection (poll() reports POLLHUP; connect again); one refused by the
+ * checks here (EBADF, EPERM, EBUSY, ...) does not.  The figures (struct
+ * mmt_migrate_info) are copied to @info also after an error, and stay
+ * readable with MMT_IOC_MIGRATE_INFO.
+ * Context: process; sleeps; takes the connection's send mutex (one send
+ * or migration at a time in this direction), the PMO's lock around each
+ * step.
+ *
+ * Return: 0 (the destination committed); -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command (also a bad @info pointer or
+ *   struct mmt_migrate_info size)
+ * * EINVAL - bad @size, unknown @flags (MMT_MIGRATE_EAGER is the
+ *   receiver's), non-zero reserved fields, @timeout_ms,
+ *   @downtime_limit_ms, @max_rounds or @window out of range
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - the PMO has no key, or an MMT is not VALID or is read-only
+ * * EBUSY - the PMO is being sent, received into or migrated
+ * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
+ *   as it is re-encrypted at the start (nothing sent); or the destination
+ *   rejected a closure or the COMMIT as tampered
+ * * ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE,
+ *   EXDEV - the destination rejected a closure or the COMMIT for that
+ *   reason (MMT_IOC_MIGRATE_RECV), or refused the offer (EMEDIUMTYPE:
+ *   another geometry or size; EPROTO: it is not migrating; ESTALE: the
+ *   generation; EBUSY, EPERM: its PMO)
+ * * ECANCELED - MMT_IOC_MIGRATE_ABORT
+ * * EINTR - a signal arrived
+ * * ECONNRESET, ETIMEDOUT - the peer went away or did not answer within
+ *   @timeout_ms
+ * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection, or an
+ *   MMT's root counter is exhausted
+ * * E2BIG - 2^24 closures or more
+ * * ENOMEM - out of memory for the snapshots, registrations or
+ *   bookkeeping
+ * * EOPNOTSUPP - the module was built without RDMA
+ */
+#define MMT_IOC_MIGRATE_SEND	_IOWR(MMT_IOC_MAGIC, 0x26, struct mmt_migrate)
+
+/**
+ * MMT_IOC_MIGRATE_RECV - receive a live migration into a PMO (destination)
+ *
+ * On a connection fd.  Waits for the peer's migration offer (another
+ * offer is refused, NACK EPROTO; poll() reports POLLIN when one waits),
+ * draws a fresh receive nonce, and lets closures land in place, in the
+ * PMO's own memory, as the peer asks for them (at most the sender's
+ * window in flight, each registered with a fresh rkey only while
+ * awaited).  Every closure is checked as MMT_IOC_RECV checks one, with
+ * per-index freshness instead of the transfer-wide replay and order rules:
+ * a closure's root counter must be above the one that landed for its
+ * index, and its GUA the same.  A landed MMT is LANDING: neither readable
+ * nor writable.  The COMMIT must authenticate and name exactly what
+ * landed; then every MMT becomes VALID and writable at once.  A closure
+ * of another migration, receive, connection or destination is refused,
+ * and a migration stream is good for one receive only.
+ * Context: process; sleeps; takes the connection's receive mutex, the
+ * PMO's lock around each step.
+ *
+ * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set
+ * to:
+ * * EFAULT, E2BIG, EINVAL - bad argument (@downtime_limit_ms and
+ *   @max_rounds must be 0; @window 0 or 1..MMT_MIGRATE_WINDOW_MAX: the
+ *   largest window taken, else the offer is refused with E2BIG)
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - the PMO has no key or an MMT is not WAITING
+ * * EBUSY - another receive fills the PMO, or it is being migrated
+ * * EMEDIUMTYPE - the offer's geometry or size differs; EPROTO - the peer
+ *   offered a transfer, not a migration; ESTALE - the offer's generation
+ *   does not rise; E2BIG - its window is above ours (the offer is refused
+ *   with that errno, which ends the sender's migration and the
+ *   connection)
+ * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
+ *   EMEDIUMTYPE, EXDEV, ENOSPC - a closure was rejected, as MMT_IOC_RECV
+ *   says, plus ESTALE for a root counter not above the landed one of its
+ *   index and EILSEQ for another GUA; or the COMMIT was (EBADMSG: it does
+ *   not authenticate; ESTALE: it names another state than what landed).
+ *   Counted in debugfs mmt/stats.  The migration fails: nothing is
+ *   readable or writable (every MMT WAITING)
+ * * ECANCELED - the sender stopped before the COMMIT
+ * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer,
+ *   or a signal arrived; every MMT WAITING
+ * * ENOMEM - out of memory for registrations
+ * * EOPNOTSUPP - the module was built without RDMA
+ */
+#define MMT_IOC_MIGRATE_RECV	_IOWR(MMT_IOC_MAGIC, 0x27, struct mmt_migrate)
+
+/**
+ * MMT_IOC_MIGRATE_INFO - figures of the connection's migration
+ *
+ * On a connection fd, from any thread, while MMT_IOC_MIGRATE_SEND or
+ * MMT_IOC_MIGRATE_RECV runs (live figures) or after it (final ones): the
+ * migration started last on the connection, either side.  Marks them
+ * seen: poll() reports POLLPRI again only after they change (a closure,
+ * a round, a phase).  Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size, flags or
+ * reserved fields), ENOENT (no migration was started on this connection).
+ */
+#define MMT_IOC_MIGRATE_INFO \
+	_IOWR(MMT_IOC_MAGIC, 0x28, struct mmt_migrate_info)
+
+/**
+ * MMT_IOC_MIGRATE_FINISH - hand over now
+ *
+ * On a connection fd, from any thread while MMT_IOC_MIGRATE_SEND runs in
+ * pre-copy: the round stops after the closure in flight and the handover
+ * starts, whatever the expected downtime.  The argument must be 0.
+ * Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EINVAL (argument not 0), ENOENT (no migration
+ * is being sent on this connection).
+ */
+#define MMT_IOC_MIGRATE_FINISH	_IO(MMT_IOC_MAGIC, 0x29)
+
+/**
+ * MMT_IOC_MIGRATE_ABORT - stop the connection's running migration
+ *
+ * On a connection fd, from any thread: the running MMT_IOC_MIGRATE_SEND
+ * fails with ECANCELED (before the COMMIT left: the source intact and
+ * writable, the destination WAITING; after it: as a lost answer, see
+ * MMT_IOC_MIGRATE_SEND), a running MMT_IOC_MIGRATE_RECV with ECANCELED
+ * (a COMMIT not yet handled is then refused).  The argument must be 0.
+ * Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EINVAL (argument not 0), ENOENT (no migration
+ * runs on this connection).
+ */
+#define MMT_IOC_MIGRATE_ABORT	_IO(MMT_IOC_MAGIC, 0x2a)
 
 #endif /* _UAPI_LINUX_MMT_H */

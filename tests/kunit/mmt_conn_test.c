@@ -17,6 +17,7 @@
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
+#include "mmt_transport.h"
 #include "mmt.h"
 
 /* 2 levels, arities 8 and 4, 64-byte blocks: 2 KiB closures. */
@@ -1012,6 +1013,84 @@ static void mmt_conn_xfer_arg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
 }
 
+/* struct mmt_migrate checks; the migration's messages and offer. */
+static void mmt_conn_migrate_arg(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_migrate a = { .size = sizeof(a) };
+	struct mmt_wire_msg *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct mmt_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct mmt_mig mig;
+	bool plain;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = MMT_MIGRATE_EAGER;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = 2;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), -EINVAL);
+	a.flags = 0;
+	a.downtime_limit_ms = 600000;
+	a.max_rounds = 1000;
+	a.window = MMT_MIGRATE_WINDOW_MAX;
+	a.timeout_ms = 600000;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), 0);
+	/* the sender's knobs are not the receiver's */
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), -EINVAL);
+	a.downtime_limit_ms = 600001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.downtime_limit_ms = 1;
+	a.max_rounds = 1001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.max_rounds = 1;
+	a.window = MMT_MIGRATE_WINDOW_MAX + 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.window = 1;
+	a.timeout_ms = 600001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.timeout_ms = 0;
+	a.reserved0 = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.reserved0 = 0;
+	a.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+
+	/* WANT and COMMIT decode; nothing past COMMIT does */
+	w->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+	w->type = MMT_MSG_WANT;
+	w->index = cpu_to_le32(3);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_WANT);
+	KUNIT_EXPECT_EQ(test, m->index, 3u);
+	w->type = MMT_MSG_COMMIT;
+	w->nsegs = 2;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_COMMIT);
+	w->type = MMT_MSG_COMMIT + 1;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+	/* a transfer's receive refuses a migration's offer */
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, false, false);
+	w->flags = cpu_to_le32(MMT_WIRE_OFFER_MIGRATE);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT, false), -EPROTO);
+	/* a PMO being migrated takes no transfer either way */
+	mmt_mig_init(&mig, true);
+	mutex_lock(&ctx->src->lock);
+	ctx->src->mig = &mig;
+	mutex_unlock(&ctx->src->lock);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_MMT,
+						&plain), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_MMT, 1,
+						  &plain), -EBUSY);
+	mutex_lock(&ctx->src->lock);
+	ctx->src->mig = NULL;
+	mutex_unlock(&ctx->src->lock);
+}
+
 /*
  * The connection id: SHA-256 known answers computed independently
  * (Python hashlib over "mmt v1 conn id" || le64 || le64), and each side's
@@ -1034,6 +1113,7 @@ static void mmt_conn_id(struct kunit *test)
 
 static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_id),
+	KUNIT_CASE(mmt_conn_migrate_arg),
 	KUNIT_CASE(mmt_conn_transfer),
 	KUNIT_CASE(mmt_conn_copy_eager),
 	KUNIT_CASE(mmt_conn_tamper_region),

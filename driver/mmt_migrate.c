@@ -275,8 +275,9 @@ static void mmt_mig_src_info(struct mmt_mig *mig, bool synced)
 	if (synced) {
 		mig->info.dirty = mig->s.dirty;
 		mig->info.dirty_syncs = mig->s.dirty_syncs;
-		mig->info.expected_downtime_ns =
-			mmt_mig_expected_downtime(&mig->s);
+		/* 0 until a round measured the time per closure */
+		mig->info.expected_downtime_ns = mig->s.closure_ns ?
+			mmt_mig_expected_downtime(&mig->s) : 0;
 		mmt_mig_event(mig);
 	}
 	spin_unlock(&mig->lock);

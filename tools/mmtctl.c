@@ -923,10 +923,19 @@ static int mig_connect(int dev, const struct args *a)
 	if (ret)
 		usage_err("bad address or port");
 	if (!strcmp(a->role, "src")) {
-		fd = mmtu_connect(dev, &addr, a->timeout, 0, NULL);
-		if (fd < 0)
-			exit(fail("MMT_IOC_CONNECT", fd));
-		return fd;
+		/* the destination may not listen yet: retry for --timeout */
+		unsigned int waited = 0, limit = a->timeout ? a->timeout : 10000;
+
+		for (;;) {
+			fd = mmtu_connect(dev, &addr, a->timeout, 0, NULL);
+			if (fd >= 0)
+				return fd;
+			if ((fd != -ECONNREFUSED && fd != -EHOSTUNREACH) ||
+			    waited >= limit)
+				exit(fail("MMT_IOC_CONNECT", fd));
+			usleep(200000);
+			waited += 200;
+		}
 	}
 	lfd = mmtu_listen(dev, &addr, 1, 0);
 	if (lfd < 0)
@@ -1233,7 +1242,8 @@ static const struct subcmd subcmds[] = {
 	  "  --downtime MS     src: downtime limit (default 300)\n"
 	  "  --rounds N        src: pre-copy round limit (default 30)\n"
 	  "  --window W        closures in flight (default 4, at most 16)\n"
-	  "  --timeout MS      per answer of the peer (default 10000)\n"
+	  "  --timeout MS      per answer of the peer (default 10000); src:\n"
+	  "                    also how long to retry a refused connect\n"
 	  "  --eager           dst: verify whole closures on receipt\n"
 	  "  --node-id N       set this node's id first\n"
 	  GEOM_HELP KEY_HELP FD_HELP },

@@ -25,6 +25,21 @@ d "the source died: ECONNRESET, nothing readable or writable" 7604 \
 d "the source aborted: ECONNRESET, nothing readable or writable" 7605 \
 	-n 16 -X ECONNRESET
 d "MMT_IOC_RECV refuses a migration: EPROTO" 7606 -n 4 -T
+# mmtctl migrate, the destination: the source's file, byte for byte
+mmtctl_dst() {
+	seq 1 150000 >/tmp/in.txt
+	mmtg_run 240 mmtctl migrate --role dst --port 7620 --size \
+		"$(wc -c </tmp/in.txt)" --levels 2 --key-hex "$KEY" \
+		--node-id 2 --timeout 60000 --out /tmp/out.bin >/tmp/ctl.out 2>&1
+	_rc=$?
+	cat /tmp/ctl.out
+	[ $_rc -eq 0 ] && cmp -n "$(wc -c </tmp/in.txt)" /tmp/in.txt /tmp/out.bin
+}
+KEY=000102030405060708090a0b0c0d0e0f
+if command -v mmtctl >/dev/null; then
+	mmtg_t "dst: mmtctl migrate --role dst --out: the source's file, byte-exact" \
+		mmtctl_dst
+fi
 migrate_leak() {
 	mmtg_run 120 mmt-migrate dst -i 2 -p 7610 -n 2 -l 1 -L 4 \
 		>/tmp/mig.out 2>&1 || { cat /tmp/mig.out; return 1; }

@@ -33,6 +33,22 @@ s "MMT_IOC_MIGRATE_ABORT in round 2: ECANCELED, source intact" 7605 \
 	-n 16 -d 1 -r 30 -u 100 -A 2 -X ECANCELED
 s "a transfer's receive refuses the offer: EPROTO, source intact" 7606 \
 	-n 4 -X EPROTO
+# mmtctl migrate, the source: a file both guests can make (seq)
+mmtctl_src() {
+	seq 1 150000 >/tmp/in.txt
+	mmtg_run 240 mmtctl migrate --role src --peer "$PEER" --port 7620 \
+		--in /tmp/in.txt --levels 2 --key-hex "$KEY" --node-id 1 \
+		--timeout 60000 --json >/tmp/ctl.json 2>/tmp/ctl.err
+	_rc=$?
+	cat /tmp/ctl.err /tmp/ctl.json
+	[ $_rc -eq 0 ] && grep -q '"result": "committed"' /tmp/ctl.json &&
+		grep -q '^round ' /tmp/ctl.err
+}
+KEY=000102030405060708090a0b0c0d0e0f
+if command -v mmtctl >/dev/null; then
+	mmtg_t "src: mmtctl migrate --role src --json: committed, a progress line per round" \
+		mmtctl_src
+fi
 migrate_leak() {
 	mmtg_run 120 mmt-migrate src -i 1 -a "$PEER" -p 7610 -n 2 -l 1 \
 		-u 0 -L 4 >/tmp/mig.out 2>&1 || { cat /tmp/mig.out; return 1; }

@@ -57,7 +57,8 @@ LIBMMT := $(O)/libmmt.a
 LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
-.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo bench \
+.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
+	demo-migrate bench bench-migrate \
 	deb clean help
 
 all: module user tools
@@ -137,6 +138,11 @@ lint:
 demo:
 	@scripts/deps.sh
 	@scripts/demo.sh
+
+# Live migration of a key-value store between two guests (issue 11)
+demo-migrate:
+	@scripts/deps.sh
+	@scripts/demo-migrate.sh
 
 # Debian packages mmt-dkms and mmt-utils in $(O)/deb (scripts/deb.sh)
 deb:

@@ -275,9 +275,13 @@ static void mmt_mig_src_info(struct mmt_mig *mig, bool synced)
 	if (synced) {
 		mig->info.dirty = mig->s.dirty;
 		mig->info.dirty_syncs = mig->s.dirty_syncs;
-		/* 0 until a round measured the time per closure */
-		mig->info.expected_downtime_ns = mig->s.closure_ns ?
-			mmt_mig_expected_downtime(&mig->s) : 0;
+		/*
+		 * 0 until a round measured the time per closure; the
+		 * handover's own round leaves the estimate it was decided on
+		 */
+		if (mig->info.phase != MMT_MIG_PHASE_HANDOVER)
+			mig->info.expected_downtime_ns = mig->s.closure_ns ?
+				mmt_mig_expected_downtime(&mig->s) : 0;
 		mmt_mig_event(mig);
 	}
 	spin_unlock(&mig->lock);

@@ -524,7 +524,9 @@ struct mmt_migrate {
  * @bytes_sent: (out) closure bytes (data, MACs, nodes, header, sealed
  *	root) sent or accepted
  * @expected_downtime_ns: (out) dirty closures times the measured time per
- *	closure of the last round (source); 0 before the first measure
+ *	closure of the last pre-copy round (source); 0 before the first
+ *	measure; from the handover on, the estimate the handover was
+ *	decided on (compare it with @downtime_ns)
  * @total_ns: (out) from the start of the ioctl to now or to its end
  * @setup_ns: (out) from the start to the first closure sent or received
  * @downtime_ns: (out, source) from the freeze of the writers to the

@@ -151,6 +151,11 @@ deb:
 bench: $(O)/tools/mmt-engine-bench
 	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
 
+# Live migration against stop-and-copy and dump-then-transfer, natively
+# (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
+bench-migrate: $(O)/tools/mmt-migrate-bench
+	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	rm -rf $(O)

@@ -38,6 +38,13 @@
  *   -L N      N migrations in a row on one connection, each of a new PMO,
  *             there and back (no writer): the leak check's workload
  *   -t MS     timeout_ms (default 30000)
+ *   -F FAULT  dst, test build: arm FAULT in debugfs mmt/conn_fault before
+ *             the receive (driver/mmt_conn_fault.c; repeatable, 4 at most)
+ *   -G FAULT  dst, test build: arm FAULT once every fault armed before
+ *             fired (e.g. -F "record 2" -G "present 2 2": closure 2 of
+ *             round 1 replayed in place of a later closure 2)
+ *   -H        src: die (_exit) as soon as the handover began (writers
+ *             frozen): the destination must not commit
  *
  * Prints "ok - ..." / "not ok - ..." lines and a progress line per round;
  * exits 0 only if every check passed.
@@ -93,9 +100,74 @@ struct opts {
 	const char *addr;
 	unsigned int port, n, levels, window, downtime, rounds, writer_us;
 	unsigned int node, seed, die, abort_round, loops, timeout;
-	int transfer;
+	int transfer, die_handover;
 	const char *expect;
+	const char *fault[4], *later[4];
+	unsigned int nfault, nlater;
 };
+
+#define FAULT_FILE "/sys/kernel/debug/mmt/conn_fault"
+
+/* Arm one fault of the test build's hook (driver/mmt_conn_fault.c). */
+static int arm(const char *f)
+{
+	int fd = open(FAULT_FILE, O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, f, strlen(f));
+	close(fd);
+	return r == (ssize_t)strlen(f) ? 0 : -1;
+}
+
+/* -G: once every fault armed so far fired, arm the later ones. */
+static void *later_main(void *arg)
+{
+	const struct opts *o = arg;
+	char buf[4096];
+	unsigned int i;
+
+	for (;;) {
+		int fd = open(FAULT_FILE, O_RDONLY);
+		ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (r > 0) {
+			buf[r] = 0;
+			if (!strncmp(buf, "armed 0\n", 8) ||
+			    strstr(buf, "\narmed 0\n"))
+				break;
+		}
+		usleep(1000);
+	}
+	for (i = 0; i < o->nlater; i++)
+		check(!arm(o->later[i]), "armed '%s' once the earlier faults fired",
+		      o->later[i]);
+	return NULL;
+}
+
+/* -H: _exit as soon as the source's handover began. */
+static void *handover_killer_main(void *arg)
+{
+	int conn = *(int *)arg;
+
+	for (;;) {
+		struct mmt_migrate_info i = { .size = sizeof(i) };
+
+		if (!ioctl(conn, MMT_IOC_MIGRATE_INFO, &i) &&
+		    i.phase == MMT_MIG_PHASE_HANDOVER) {
+			printf("# %s: dying in the handover (round %u, %llu closures sent)\n",
+			       role, i.round,
+			       (unsigned long long)i.closures_sent);
+			fflush(stdout);
+			_exit(0);
+		}
+		usleep(500);
+	}
+	return NULL;
+}
 
 static int errno_of(const char *name)
 {
@@ -103,6 +175,7 @@ static int errno_of(const char *name)
 		{ "ECONNRESET", ECONNRESET }, { "ECANCELED", ECANCELED },
 		{ "EPROTO", EPROTO }, { "ETIMEDOUT", ETIMEDOUT },
 		{ "EPERM", EPERM }, { "EBADMSG", EBADMSG },
+		{ "ESTALE", ESTALE },
 	};
 	unsigned int i;
 
@@ -432,6 +505,8 @@ static int do_src(int dev, const struct opts *o)
 		karg[1] = &conn;
 		pthread_create(&kt, NULL, killer_main, karg);
 	}
+	if (o->die_handover)
+		pthread_create(&kt, NULL, handover_killer_main, &conn);
 	usleep(20000);
 	ret = migrate(conn, pmo, o, 1, &info);
 	err = errno;
@@ -522,6 +597,10 @@ static int do_dst(int dev, const struct opts *o)
 		karg[1] = &conn;
 		pthread_create(&kt, NULL, killer_main, karg);
 	}
+	for (ret = 0; ret < (int)o->nfault; ret++)
+		check(!arm(o->fault[ret]), "armed '%s'", o->fault[ret]);
+	if (o->nlater)
+		pthread_create(&kt, NULL, later_main, (void *)o);
 	ret = migrate(conn, pmo, o, 0, &info);
 	err = errno;
 	summary("received", &info);
@@ -584,7 +663,7 @@ int main(int argc, char **argv)
 		return 2;
 	role = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:H")) != -1) {
 		switch (c) {
 		case 'p': o.port = atoi(optarg); break;
 		case 'a': o.addr = optarg; break;
@@ -602,6 +681,15 @@ int main(int argc, char **argv)
 		case 'T': o.transfer = 1; break;
 		case 'L': o.loops = atoi(optarg); break;
 		case 't': o.timeout = atoi(optarg); break;
+		case 'F':
+			if (o.nfault < 4)
+				o.fault[o.nfault++] = optarg;
+			break;
+		case 'G':
+			if (o.nlater < 4)
+				o.later[o.nlater++] = optarg;
+			break;
+		case 'H': o.die_handover = 1; break;
 		default: return 2;
 		}
 	}

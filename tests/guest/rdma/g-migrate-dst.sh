@@ -25,6 +25,10 @@ d "the source died: ECONNRESET, nothing readable or writable" 7604 \
 d "the source aborted: ECONNRESET, nothing readable or writable" 7605 \
 	-n 16 -X ECONNRESET
 d "MMT_IOC_RECV refuses a migration: EPROTO" 7606 -n 4 -T
+d "dies in the handover (after 17 closures: one more than round 1)" 7607 \
+	-n 16 -K 17
+d "the source died in the handover: ECONNRESET, nothing readable or writable" \
+	7608 -n 16 -X ECONNRESET
 # mmtctl migrate, the destination: the source's file, byte for byte
 mmtctl_dst() {
 	seq 1 150000 >/tmp/in.txt

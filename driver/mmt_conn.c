@@ -378,6 +378,10 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 		mutex_unlock(&src->lock);
 		return -EBUSY;	/* a live migration owns it */
 	}
+	if (src->mig_unknown) {
+		mutex_unlock(&src->lock);
+		return -EUCLEAN;	/* it may live at a destination */
+	}
 	err = mmt_conn_take(src, channel, plain);
 	for (i = 0; !err && !*plain && i < src->closures; i++) {
 		const struct mmt_root *r = &src->mmts[i].root;

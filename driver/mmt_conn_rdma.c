@@ -3030,7 +3030,9 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 
 /*
  * Handle the next message for the source.  *@commit_ack, if not NULL,
- * takes the answer to the COMMIT.
+ * takes the answer to the COMMIT, only one that authenticates: anything
+ * else is counted (ack_forged) and dropped, and the source goes on
+ * waiting.
  */
 static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 {
@@ -3058,9 +3060,14 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		break;
 	case MMT_MSG_ACK:
 		if (it->msg.index == MMT_MIG_COMMIT_INDEX && commit_ack) {
+			err = 0;
+			if (!mmt_mtx_ack_genuine(mtx, &it->msg)) {
+				/* not final: a genuine one may follow */
+				atomic64_inc(&mmt_stats.ack_forged);
+				break;
+			}
 			*commit_ack = it->msg;
 			commit_ack->type = MMT_MSG_COMMIT;
-			err = 0;
 		} else {
 			err = mmt_mtx_ack(mtx, &it->msg);
 		}
@@ -3130,14 +3137,11 @@ static int mmt_mtx_commit(struct mmt_mig_xport *t, const u8 *digest,
 	if (err)
 		return err;	/* never left */
 	*known = false;
+	/* only a genuine answer ends the wait (mmt_mtx_pump()) */
 	while (ack.type != MMT_MSG_COMMIT) {
 		err = mmt_mtx_pump(mtx, &ack);
 		if (err)
 			return err;
-	}
-	if (!mmt_mtx_ack_genuine(mtx, &ack)) {
-		atomic64_inc(&mmt_stats.ack_forged);
-		return -ECONNRESET;
 	}
 	*known = true;
 	return ack.err;

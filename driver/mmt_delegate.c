@@ -118,6 +118,8 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 	memcpy(h.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
 	if (src->mig)
 		return -EBUSY;	/* a live migration owns it */
+	if (src->mig_unknown)
+		return -EUCLEAN;	/* it may live at a destination */
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
 	if (m->root.regua_due || m->root.gua <= src->tx_last_gua) {

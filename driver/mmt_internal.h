@@ -92,6 +92,14 @@ struct mm_struct;
  * @mig_frozen: handover of @mig: writers wait on @mig_wq (under @lock,
  *	read without it by the waiters' condition)
  * @mig_wq: writers waiting for the end of a handover
+ * @mig_unknown: the last migration from this PMO ended after its COMMIT
+ *	left without an answer that authenticates (under @lock): the
+ *	destination may have committed, so the PMO is read-only (writes,
+ *	sends, local delegation, a root counter change and another
+ *	migration fail with -EUCLEAN) until its owner resolves it:
+ *	MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT
+ *	re-encrypted under a fresh GUA before its next write or send) or
+ *	MMT_IOC_PMO_INVALIDATE (it did)
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -119,6 +127,7 @@ struct mmt_pmo {
 	bool mig_rx;
 	bool mig_frozen;
 	wait_queue_head_t mig_wq;
+	bool mig_unknown;
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -213,6 +222,7 @@ void mmt_conn_exit(void);
 /* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

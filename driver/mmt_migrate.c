@@ -229,6 +229,10 @@ static int mmt_mig_src_setup(struct mmt_pmo *src, struct mmt_mig *mig,
 		err = -EBUSY;
 		goto out;
 	}
+	if (src->mig_unknown) {
+		err = -EUCLEAN;
+		goto out;
+	}
 	if (!src->crypto || src->plain_xfers) {
 		err = -EPERM;
 		goto out;
@@ -366,9 +370,12 @@ static int mmt_mig_commit(struct mmt_pmo *src, struct mmt_mig_xport *t,
 /*
  * The end of the handover: committed, every MMT VALID -> INVALID (the
  * destination is the one writable copy); failed with the outcome unknown,
- * every MMT due for a fresh GUA (the lost-ack rule: the destination may
- * hold a writable copy under these GUAs); failed, otherwise untouched.
- * Then the writers are thawed and the PMO is no longer the migration's.
+ * the PMO read-only (mig_unknown: writers and senders get -EUCLEAN) until
+ * its owner resolves it, and every MMT due for a fresh GUA once it does
+ * (the destination may hold a writable copy under these GUAs: DESIGN.md
+ * section 5, "it stays read-only until it does"); failed, otherwise
+ * untouched.  Then the writers are thawed and the PMO is no longer the
+ * migration's.
  */
 static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
 			    bool unknown)
@@ -384,6 +391,8 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
 		else if (unknown && r->state == MMT_VALID)
 			r->regua_due = true;
 	}
+	if (!committed && unknown)
+		src->mig_unknown = true;
 	src->mig_frozen = false;
 	src->mig = NULL;
 	mutex_unlock(&src->lock);
@@ -402,15 +411,17 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
  * writes, until mmt_mig_converged() or a FINISH request; then the
  * handover: writers are frozen (they wait in pwrite(), interruptibly),
  * the dirty rest is sent, the COMMIT goes out, and on an authenticated
- * acceptance every MMT becomes INVALID.  On any failure the PMO is VALID
- * and writable with its data; if the COMMIT may have arrived, every MMT
- * is re-encrypted under a fresh GUA before its next write or send
- * (MMT_MIG_F_OUTCOME_UNKNOWN).  The figures are in @t->mig->info.
+ * acceptance every MMT becomes INVALID.  On any other failure the PMO is
+ * VALID with its data: writable, unless the COMMIT may have arrived
+ * (MMT_MIG_F_OUTCOME_UNKNOWN): then it is read-only (-EUCLEAN) until
+ * mmt_pmo_mig_resolve() or an invalidation, every MMT re-encrypted under
+ * a fresh GUA before its next write or send.  The figures are in
+ * @t->mig->info.
  *
  * Context: process; may sleep; takes @src->lock around each step, never
  * across a transport call.
  * Return: 0 (committed); -EBUSY if the PMO is being migrated or received
- * into; -EPERM if it has no key or an MMT is not VALID or read-only;
+ * into; -EUCLEAN if its previous migration's outcome is unknown; -EPERM if it has no key or an MMT is not VALID or read-only;
  * -EBADMSG if an MMT due for re-encryption fails verification; -ENOMEM;
  * -ECANCELED (MMT_MIG_REQ_ABORT); -EINTR; the transport's errors (a
  * rejection by the destination, -ECONNRESET, -ETIMEDOUT, ...).

@@ -87,6 +87,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	memset(&pmo->rx, 0, sizeof(pmo->rx));
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
+	pmo->mig_unknown = false;
 }
 
 /**
@@ -504,6 +505,8 @@ static int mmt_pmo_set_root_counter(struct mmt_pmo *pmo, void __user *uarg)
 	err = pmo->crypto ? 0 : -EPERM;
 	if (!err && (pmo->mig || pmo->mig_rx))
 		err = -EBUSY;
+	if (!err && pmo->mig_unknown)
+		err = -EUCLEAN;
 	for (i = 0; !err && i < pmo->closures; i++) {
 		const struct mmt_root *r = &pmo->mmts[i].root;
 
@@ -606,6 +609,38 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 	return err;
 }
 
+/**
+ * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
+ * migration's outcome was unknown
+ * @pmo: the source of a migration that ended with
+ *	MMT_MIG_F_OUTCOME_UNKNOWN
+ *
+ * Its owner learned that the destination did not commit: the PMO is
+ * writable again, every VALID MMT re-encrypted under a fresh GUA before
+ * its next write or send (it was flagged so at the end of the migration),
+ * so no pad is ever used twice even if the destination did commit.
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0; -ENOENT if the PMO has no unresolved migration.
+ */
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
+{
+	u32 i;
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (!pmo->mig_unknown) {
+		err = -ENOENT;
+	} else {
+		for (i = 0; i < pmo->closures; i++)
+			if (pmo->mmts[i].root.state == MMT_VALID)
+				pmo->mmts[i].root.regua_due = true;
+		pmo->mig_unknown = false;
+	}
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
 #ifdef MMT_DEBUG
 /* MMT_IOC_PMO_DEBUG (test builds only): see uapi/mmt.h. */
 static int mmt_pmo_debug(struct mmt_pmo *pmo, void __user *uarg)
@@ -676,6 +711,8 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_pmo_invalidate(pmo, arg);
 	case MMT_IOC_PMO_DELEGATE_LOCAL:
 		return mmt_delegate_local(pmo, uarg);
+	case MMT_IOC_PMO_MIG_RESOLVE:
+		return arg ? -EINVAL : mmt_pmo_mig_resolve(pmo);
 #ifdef MMT_DEBUG
 	case MMT_IOC_PMO_DEBUG:
 		return mmt_pmo_debug(pmo, uarg);
@@ -849,6 +886,10 @@ static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
 			return -EINTR;
 		mutex_lock(&pmo->lock);
 	}
+	if (write && pmo->mig_unknown) {
+		mutex_unlock(&pmo->lock);
+		return -EUCLEAN;	/* MMT_IOC_PMO_MIG_RESOLVE first */
+	}
 	return 0;
 }
 
@@ -954,7 +995,8 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: bytes written, or pwrite()'s errors (-EPERM for an INVALID
- * MMT, e.g. after a committed migration; -EINTR; -EAGAIN with @nowait).
+ * MMT, e.g. after a committed migration; -EUCLEAN after a migration of
+ * unknown outcome; -EINTR; -EAGAIN with @nowait).
  */
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait)

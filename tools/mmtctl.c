@@ -902,7 +902,7 @@ static void mig_summary(const struct args *a, const struct mmt_migrate_info *i,
 	printf("%s: %s%s\n", a->role, ret ? "FAILED: " : "committed",
 	       ret ? mmtu_strerror(ret) : "");
 	if (i->flags & MMT_MIG_F_OUTCOME_UNKNOWN)
-		printf("  outcome unknown: the destination may have committed; ask it before writing\n");
+		printf("  outcome unknown: the destination may have committed; the PMO is read-only (EUCLEAN) until MMT_IOC_PMO_MIG_RESOLVE (it did not) or MMT_IOC_PMO_INVALIDATE (it did)\n");
 	printf("  total %.3f ms, setup %.3f ms, downtime %.3f ms\n"
 	       "  %u rounds, %" PRIu64 " dirty syncs, %" PRIu64 " of %" PRIu64
 	       " closures sent (%" PRIu64 " bytes), peak extra memory %" PRIu64

@@ -613,7 +613,8 @@ struct mmt_migrate_info {
  * verification, see MMT_IOC_PMO_DELEGATE_LOCAL), EOVERFLOW
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
- * ENOMEM.
+ * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
+ * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE).
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -677,7 +678,8 @@ struct mmt_migrate_info {
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
- * EPERM (no key set, or an MMT is SENDING).
+ * EPERM (no key set, or an MMT is SENDING), EUCLEAN (a migration of unknown
+ * outcome: MMT_IOC_PMO_MIG_RESOLVE).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
@@ -702,12 +704,36 @@ struct mmt_migrate_info {
  * ciphertext); it can be keyed again.  On a plain PMO it zeroes the bytes.
  * Context: process; takes the PMO's lock.
  *
+ * It also resolves a migration whose outcome is unknown
+ * (MMT_IOC_PMO_MIG_RESOLVE): the owner says the destination committed.
+ *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
  * MMT is SENDING, an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
  * plain memory, or a live migration runs from or into it (nothing
  * changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
+
+/**
+ * MMT_IOC_PMO_MIG_RESOLVE - take back a PMO whose migration's outcome is
+ * unknown: the destination did not commit
+ *
+ * On a PMO fd; the argument must be 0.  After an MMT_IOC_MIGRATE_SEND that
+ * failed with MMT_MIG_F_OUTCOME_UNKNOWN (the COMMIT left, no answer that
+ * authenticates came back) the PMO is readable but not writable: pwrite(),
+ * MMT_IOC_SEND, MMT_IOC_PMO_DELEGATE_LOCAL, MMT_IOC_PMO_SET_ROOT_COUNTER
+ * and MMT_IOC_MIGRATE_SEND fail with EUCLEAN, because the destination may
+ * hold the one writable copy.  Its owner asks the destination's owner:
+ * if the destination did not commit, this call makes the PMO writable
+ * again, every MMT re-encrypted under a fresh GUA before its next write or
+ * send (so even a destination that did commit never shares a pad with
+ * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
+ * Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EINVAL if the argument is not 0, or ENOENT if
+ * the PMO has no migration of unknown outcome.
+ */
+#define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 
 /**
  * MMT_IOC_PMO_DELEGATE_LOCAL - delegate every closure of this PMO to
@@ -751,6 +777,8 @@ struct mmt_migrate_info {
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
  * * EOVERFLOW - the sender's root counter is exhausted
+ * * EUCLEAN - the sender's last live migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)
@@ -861,6 +889,8 @@ struct mmt_migrate_info {
  *   (the plain channel moves plain memory)
  * * ENOKEY - secure channel on a plain PMO: the connection has no key
  *   (MMT_IOC_CONN_SET_KEY)
+ * * EUCLEAN - the PMO's last live migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
  *   generations never repeat: connect again); also when an MMT's counters
  *   are exhausted as it is sealed (MMT channel)
@@ -1017,13 +1047,17 @@ struct mmt_migrate_info {
  * owner's writes never wait for the network before the handover, and the
  * extra memory is @window closures whatever the PMO's size.
  *
- * On any failure the PMO is VALID, writable and holds its data; the
+ * On any failure before the COMMIT left, or after an authenticated
+ * refusal of it, the PMO is VALID, writable and holds its data; the
  * destination keeps nothing readable or writable.  If the COMMIT left
- * and no answer that authenticates came back (MMT_MIG_F_OUTCOME_UNKNOWN
- * in the figures), the destination may have committed: every MMT is then
- * re-encrypted under a fresh GUA before its next write or send (as after
- * a failed transfer), and the owner must ask the destination's owner
- * before writing.  A migration that fails after its offer left ends the
+ * and no answer that authenticates came back (lost, forged, the deadline
+ * passed, a signal, MMT_IOC_MIGRATE_ABORT; MMT_MIG_F_OUTCOME_UNKNOWN in
+ * the figures), the destination may have committed: the PMO stays VALID
+ * and readable but is not writable (pwrite() and sends fail with
+ * EUCLEAN) until its owner, having asked the destination's owner, calls
+ * MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT is
+ * re-encrypted under a fresh GUA before its next write or send) or
+ * MMT_IOC_PMO_INVALIDATE (it did).  A migration that fails after its offer left ends the
  * connection (poll() reports POLLHUP; connect again); one refused by the
  * checks here (EBADF, EPERM, EBUSY, ...) does not.  The figures (struct
  * mmt_migrate_info) are copied to @info also after an error, and stay
@@ -1041,6 +1075,8 @@ struct mmt_migrate_info {
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - the PMO has no key, or an MMT is not VALID or is read-only
  * * EBUSY - the PMO is being sent, received into or migrated
+ * * EUCLEAN - the PMO's previous migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
  * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
  *   as it is re-encrypted at the start (nothing sent); or the destination
  *   rejected a closure or the COMMIT as tampered

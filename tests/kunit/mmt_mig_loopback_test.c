@@ -61,6 +61,8 @@ struct mmt_ml_ctx {
 	bool writer_stop, writer_in_write;
 	u64 writer_writes;
 	int writer_err;
+	bool start_writer;	/* at the COMMIT: a writer that blocks */
+	struct task_struct *writer;
 };
 
 static struct mmt_pmo *mmt_ml_pmo(struct kunit *test, u32 closures)
@@ -161,6 +163,16 @@ static int mmt_ml_write(struct mmt_ml_ctx *x, bool nowait)
 	return ret < 0 ? ret : -EIO;
 }
 
+/* A writer that blocks in the handover (mmt_mig_lo_ack_lost_writer). */
+static int mmt_ml_blocked_writer(void *arg)
+{
+	struct mmt_ml_ctx *x = arg;
+
+	x->writer_err = mmt_pmo_kwrite(x->src, 7, "b", 1, false);
+	complete(&x->writer_done);
+	return 0;
+}
+
 static int mmt_ml_hook(void *priv, struct mmt_mig *mig,
 		       enum mmt_mig_lo_event ev, u32 index, u8 *buf,
 		       size_t len)
@@ -218,6 +230,12 @@ static int mmt_ml_hook(void *priv, struct mmt_mig *mig,
 	}
 	if (ev == MMT_MIG_LO_COMMIT && x->tamper_digest)
 		buf[5] ^= 0x20;
+	if (ev == MMT_MIG_LO_COMMIT && x->start_writer) {
+		x->writer = kthread_run(mmt_ml_blocked_writer, x, "mmt-ml-bw");
+		if (IS_ERR(x->writer))
+			x->writer = NULL;
+		msleep(50);	/* it blocks in the handover */
+	}
 	if (ev == MMT_MIG_LO_ACK && x->forge_ack)
 		buf[0] ^= 1;
 	if ((int)ev != x->fail_ev ||
@@ -392,28 +410,75 @@ static void mmt_mig_lo_abort_handover(struct kunit *test)
 }
 
 /*
- * The COMMIT may have arrived but no answer did: the lost-ack rule.  The
- * source is VALID, intact and writable, each MMT re-encrypted under a
- * fresh GUA before its next write.
+ * The outcome is unknown (the COMMIT left, no answer authenticates): the
+ * source is VALID and readable but not writable, nor sendable, nor
+ * migratable (-EUCLEAN) until its owner resolves it; a resolve ("the
+ * destination did not commit") makes it writable under fresh GUAs.
+ * Returns with the source writable again.
  */
+static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x)
+{
+	struct mmt_mig m2, d2;
+	u64 gua[MMT_ML_CLOSURES];
+	u32 i;
+
+	KUNIT_EXPECT_TRUE(test, x->mig.info.flags & MMT_MIG_F_OUTCOME_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, x->mig.info.phase, (u32)MMT_MIG_PHASE_FAILED);
+	mmt_ml_states(test, x->src, MMT_VALID);
+	KUNIT_EXPECT_NULL(test, x->src->mig);
+	KUNIT_EXPECT_FALSE(test, x->src->mig_frozen);
+	KUNIT_EXPECT_TRUE(test, x->src->mig_unknown);
+	KUNIT_ASSERT_EQ(test, mmt_ml_read_all(x->src, x->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(x->out, x->log, x->src->bytes), 0);
+	/* no second writable copy: every write refused, as long as it takes */
+	for (i = 0; i < MMT_ML_CLOSURES; i++) {
+		u64 pos = i * x->src->params.data_bytes;
+
+		gua[i] = x->src->mmts[i].root.gua;
+		KUNIT_EXPECT_TRUE(test, x->src->mmts[i].root.regua_due);
+		KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->src, pos, "q", 1,
+						     false), -EUCLEAN);
+		KUNIT_EXPECT_EQ(test, x->src->mmts[i].root.gua, gua[i]);
+	}
+	KUNIT_EXPECT_EQ(test, mmt_migrate_loopback(x->src, x->dst2, &x->prm,
+						   &m2, &d2, NULL, NULL),
+			-EUCLEAN);
+	mmt_ml_states(test, x->dst2, MMT_WAITING);
+	/* the owner learned the destination did not commit: take it back */
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src), 0);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, x->src->mig_unknown);
+	for (i = 0; i < MMT_ML_CLOSURES; i++) {
+		u64 pos = i * x->src->params.data_bytes + 3;
+
+		KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->src, pos, "w", 1,
+						     false), 1);
+		x->log[pos] = 'w';
+		/* under a fresh GUA: never a pad of the destination's */
+		KUNIT_EXPECT_NE(test, x->src->mmts[i].root.gua, gua[i]);
+		KUNIT_EXPECT_FALSE(test, x->src->mmts[i].root.regua_due);
+	}
+	KUNIT_ASSERT_EQ(test, mmt_ml_read_all(x->src, x->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(x->out, x->log, x->src->bytes), 0);
+}
+
+/* The COMMIT may have arrived but no answer did: read-only until resolved. */
 static void mmt_mig_lo_commit_lost(struct kunit *test)
 {
 	struct mmt_ml_ctx *x = test->priv;
-	u64 gua = x->src->mmts[0].root.gua;
 
 	x->fail_ev = MMT_MIG_LO_COMMIT;
 	x->fail_err = -ECONNRESET;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECONNRESET);
-	KUNIT_EXPECT_TRUE(test, x->mig.info.flags & MMT_MIG_F_OUTCOME_UNKNOWN);
-	KUNIT_EXPECT_TRUE(test, x->src->mmts[0].root.regua_due);
-	mmt_ml_expect_intact(test, x);
-	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->src, 3, "w", 1, false), 1);
-	x->log[3] = 'w';
-	KUNIT_EXPECT_NE(test, x->src->mmts[0].root.gua, gua);
-	KUNIT_EXPECT_FALSE(test, x->src->mmts[0].root.regua_due);
+	mmt_ml_states(test, x->dst, MMT_WAITING);
+	mmt_ml_expect_unresolved(test, x);
 }
 
-/* The destination committed, its answer was lost: two copies, two GUAs. */
+/*
+ * The destination committed, its answer was lost: the destination is the
+ * one writable copy; the source stays read-only (it does not fork) until
+ * its owner invalidates it, or resolves it, then under other GUAs.
+ */
 static void mmt_mig_lo_ack_lost(struct kunit *test)
 {
 	struct mmt_ml_ctx *x = test->priv;
@@ -422,18 +487,9 @@ static void mmt_mig_lo_ack_lost(struct kunit *test)
 	x->fail_ev = MMT_MIG_LO_ACK;
 	x->fail_err = -ETIMEDOUT;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ETIMEDOUT);
-	KUNIT_EXPECT_TRUE(test, x->mig.info.flags & MMT_MIG_F_OUTCOME_UNKNOWN);
-	mmt_ml_states(test, x->src, MMT_VALID);
 	mmt_ml_states(test, x->dst, MMT_VALID);
-	for (i = 0; i < MMT_ML_CLOSURES; i++)
-		KUNIT_EXPECT_TRUE(test, x->src->mmts[i].root.regua_due);
-	/* the source's next write moves it under a fresh GUA */
-	for (i = 0; i < MMT_ML_CLOSURES; i++) {
-		u64 pos = i * x->src->params.data_bytes;
-
-		KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->src, pos, "q", 1,
-						     false), 1);
-	}
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->dst, 0, "d", 1, false), 1);
+	mmt_ml_expect_unresolved(test, x);
 	for (i = 0; i < MMT_ML_CLOSURES; i++)
 		KUNIT_EXPECT_NE(test, x->src->mmts[i].root.gua,
 				x->dst->mmts[i].root.gua);
@@ -448,9 +504,25 @@ static void mmt_mig_lo_ack_forged(struct kunit *test)
 	x->forge_ack = true;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.ack_forged), forged + 1);
-	KUNIT_EXPECT_TRUE(test, x->mig.info.flags & MMT_MIG_F_OUTCOME_UNKNOWN);
-	mmt_ml_states(test, x->src, MMT_VALID);
-	KUNIT_EXPECT_TRUE(test, x->src->mmts[1].root.regua_due);
+	mmt_ml_expect_unresolved(test, x);
+}
+
+static void mmt_mig_lo_ack_lost_writer(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+	struct task_struct *w;
+
+	init_completion(&x->writer_done);
+	x->fail_ev = MMT_MIG_LO_ACK;
+	x->fail_err = -ETIMEDOUT;
+	x->start_writer = true;
+	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ETIMEDOUT);
+	w = x->writer;
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&x->writer_done,
+							  10 * HZ), 0ul);
+	KUNIT_EXPECT_EQ(test, x->writer_err, -EUCLEAN);
+	mmt_ml_expect_unresolved(test, x);
 }
 
 /* A tampered migration closure: rejected, the migration aborted cleanly. */
@@ -658,6 +730,7 @@ static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_commit_lost),
 	KUNIT_CASE(mmt_mig_lo_ack_lost),
 	KUNIT_CASE(mmt_mig_lo_ack_forged),
+	KUNIT_CASE(mmt_mig_lo_ack_lost_writer),
 	KUNIT_CASE(mmt_mig_lo_tamper),
 	KUNIT_CASE(mmt_mig_lo_tamper_commit),
 	KUNIT_CASE(mmt_mig_lo_stale),

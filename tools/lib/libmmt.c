@@ -192,6 +192,13 @@ int mmtu_pmo_invalidate(int pmofd)
 	return 0;
 }
 
+int mmtu_pmo_mig_resolve(int pmofd)
+{
+	if (ioctl(pmofd, MMT_IOC_PMO_MIG_RESOLVE, 0) < 0)
+		return neg_errno();
+	return 0;
+}
+
 int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 			    uint64_t *closures)
 {

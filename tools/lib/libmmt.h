@@ -173,6 +173,15 @@ int mmtu_pmo_info(int pmofd, struct mmt_pmo_info *info,
 int mmtu_pmo_invalidate(int pmofd);
 
 /**
+ * mmtu_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: the destination of a
+ *	migration of unknown outcome did not commit; take the PMO back
+ * @pmofd: PMO fd
+ *
+ * Return: 0; -ENOENT (nothing to resolve), -EBADF, -ENOTTY.
+ */
+int mmtu_pmo_mig_resolve(int pmofd);
+
+/**
  * mmtu_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL
  * @srcfd: the sending PMO's fd (VALID, writable)
  * @dstfd: the receiving PMO's fd: same geometry and size, same key, every

@@ -3032,16 +3032,23 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
  * Handle the next message for the source.  *@commit_ack, if not NULL,
  * takes the answer to the COMMIT, only one that authenticates: anything
  * else is counted (ack_forged) and dropped, and the source goes on
- * waiting.
+ * waiting.  Once the handover started (@mtx->t.deadline set) every wait,
+ * whatever arrives meanwhile (stray messages of another generation, forged
+ * answers), counts against that one deadline.
  */
 static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 {
 	struct mmt_conn *conn = mtx->conn;
+	unsigned long timeout = mtx->timeout;
 	struct mmt_inbox_item *it;
 	int err;
 
-	it = mmt_mig_inbox_wait(conn, &conn->tx_inbox, mtx->timeout,
-				mtx->t.mig);
+	if (mtx->t.deadline) {
+		if (time_after_eq(jiffies, mtx->t.deadline))
+			return -ETIMEDOUT;
+		timeout = mtx->t.deadline - jiffies;
+	}
+	it = mmt_mig_inbox_wait(conn, &conn->tx_inbox, timeout, mtx->t.mig);
 	if (IS_ERR(it))
 		return PTR_ERR(it);
 	if (it->msg.gen != (u32)mtx->t.gen) {
@@ -3221,6 +3228,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	mtx->conn = conn;
 	mtx->pmo = pmo;
 	mtx->timeout = mmt_timeout(a->timeout_ms);
+	mtx->t.timeout = mtx->timeout;
 	err = mmt_mtx_alloc(mtx, mtx->t.window);
 	if (err)
 		mmt_mig_done(mig, err);

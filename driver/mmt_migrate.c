@@ -16,6 +16,7 @@
  * bookkeeping, never across a transport call; the migration's spinlock
  * around its figures.
  */
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -458,6 +459,8 @@ int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	src->mig_frozen = true;
 	mutex_unlock(&src->lock);
 	t_freeze = ktime_get_ns();
+	if (t->timeout)
+		t->deadline = (jiffies + t->timeout) ?: 1;
 	mmt_mig_phase(mig, MMT_MIG_PHASE_HANDOVER);
 	err = mmt_mig_round(src, t, true);
 	if (!err && mig->s.dirty)

@@ -109,6 +109,11 @@ struct mmt_mig_xport_ops {
  * @rx_nonce: the destination's receive nonce
  * @peer_node: the destination's node id
  * @window: closures in flight at most (1 on loopback)
+ * @timeout: jiffies the whole handover may take (0: the transport waits
+ *	for nothing, loopback)
+ * @deadline: set by mmt_migrate_run() when the handover starts (jiffies
+ *	+ @timeout): the transport fails every wait past it with -ETIMEDOUT,
+ *	whatever arrives meanwhile; 0 before
  */
 struct mmt_mig_xport {
 	const struct mmt_mig_xport_ops *ops;
@@ -118,6 +123,8 @@ struct mmt_mig_xport {
 	u8 rx_nonce[MMT_RX_NONCE_BYTES];
 	u16 peer_node;
 	u32 window;
+	unsigned long timeout;
+	unsigned long deadline;
 };
 
 /* struct mmt_mig.req bits: asked for by another thread */

@@ -461,7 +461,9 @@ struct mmt_conn_key {
  *	writable) or to migrate into (recv: keyed with the same key, same
  *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
  * @flags: (in) MMT_MIGRATE_EAGER (recv only) or 0
- * @timeout_ms: (in) how long to wait for each answer of the peer,
+ * @timeout_ms: (in) how long to wait for each answer of the peer in
+ *	pre-copy, and (send) for the whole handover, from the freeze to a
+ *	genuine answer to the COMMIT, whatever arrives meanwhile;
  *	1..600000; 0 = 10000
  * @downtime_limit_ms: (in, send) hand over once the expected downtime is
  *	at most this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS.  Must be 0 on

@@ -109,42 +109,43 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
  * mmt_conn_ack_tag() - the tag of an MMT-channel ACK
  * @pmo: a keyed PMO (the receive PMO on the receiver, the sending PMO on
  *	the sender: both hold the same MMT key, hence the same keying root)
- * @conn_id: the connection's id
- * @gen: the transfer's generation
+ * @b: the transfer: connection, generation, sender and receiver node,
+ *	direction, the receive's nonce and the sender's nonce (struct
+ *	mmt_bind)
  * @index: the closure
- * @nonce: MMT_RX_NONCE_BYTES: the receive's nonce
- * @verdict: 0 (accepted) or the negative errno of the rejection
+ * @verdict: 0 (accepted) or the negative errno of the rejection, as sent
  * @tag: (out) MMT_WIRE_TAG_BYTES
  *
  * The first 16 bytes of HKDF-SHA256 (RFC 5869) of the PMO's keying root,
- * salt "mmt-v2 ack", info "mmt v2 ack" || le64 conn_id || le32 gen ||
- * le32 index || nonce || le32 -verdict: a PRF of the verdict and of
- * everything that names the closure and its receive, keyed by the MMT key.
+ * salt "mmt-v3 ack", info "mmt v3 ack" || mmt_bind_encode(@b) || le32
+ * index || le32 -verdict: a PRF of the verdict and of everything that
+ * names the closure, its receive and its direction, keyed by the MMT key.
  * Only a holder of the key can say "accepted" for this closure of this
- * receive, so a forged or replayed acceptance cannot make the sender give
- * up its MMT (docs/CONNECTIONS.md "Acknowledgements").
+ * receive, so a forged, replayed or reflected acceptance (one made for
+ * the other direction of the connection, whose generations run
+ * independently) cannot make the sender give up its MMT
+ * (docs/CONNECTIONS.md "Acknowledgements").
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; -ENOKEY if the PMO has no key; or the crypto library's error
  * (@tag zeroed).
  */
-int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
-		     const u8 *nonce, int verdict, u8 *tag)
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		     u32 index, int verdict, u8 *tag)
 {
-	static const char label[] = "mmt v2 ack";
-	static const char salt[] = "mmt-v2 ack";
-	u8 info[sizeof(label) - 1 + 8 + 4 + 4 + MMT_RX_NONCE_BYTES + 4];
+	static const char label[] = "mmt v3 ack";
+	static const char salt[] = "mmt-v3 ack";
+	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + 4];
 	u8 *p = info;
 	u8 okm[32];
 	int err;
 
 	memcpy(p, label, sizeof(label) - 1);
 	p += sizeof(label) - 1;
-	put_unaligned_le64(conn_id, p);
-	put_unaligned_le32(gen, p + 8);
-	put_unaligned_le32(index, p + 12);
-	memcpy(p + 16, nonce, MMT_RX_NONCE_BYTES);
-	put_unaligned_le32(-verdict, p + 16 + MMT_RX_NONCE_BYTES);
+	mmt_bind_encode(b, p);
+	p += MMT_BIND_BYTES;
+	put_unaligned_le32(index, p);
+	put_unaligned_le32(-verdict, p + 4);
 	mutex_lock(&pmo->lock);
 	err = pmo->crypto ? 0 : -ENOKEY;
 	if (!err)

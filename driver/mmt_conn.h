@@ -47,7 +47,7 @@ struct mmt_pmo;
  * 5: live migration (docs/MIGRATION.md): an OFFER with
  *    MMT_WIRE_OFFER_MIGRATE, WANT and COMMIT messages.
  */
-#define MMT_WIRE_VERSION	5
+#define MMT_WIRE_VERSION	6
 #define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
@@ -139,7 +139,9 @@ struct mmt_wire_seg {
  * @log_arity: OFFER: geometry
  * @reserved1: zero
  * @nonce: GRANT, ACK: the receive's nonce (MMT channel), drawn at random
- *	by the receiver for each receive; zero otherwise
+ *	by the receiver for each receive; OFFER: the sender's nonce, drawn at
+ *	random by the sender for each transfer or migration (every ACK and
+ *	COMMIT tag covers both: struct mmt_bind); zero otherwise
  * @tag: ACK of the MMT channel: mmt_conn_ack_tag() of the verdict, under
  *	the MMT key; zero otherwise
  * @segs: GRANT: the region's segments in order, then the head slot
@@ -220,8 +222,8 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
 		      u8 *head);
-int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
-		     const u8 *nonce, int verdict, u8 *tag);
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		     u32 index, int verdict, u8 *tag);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);

@@ -1789,6 +1789,7 @@ struct mmt_tx {
 	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 rx_nonce[MMT_RX_NONCE_BYTES];	/* MMT: the receive's (GRANT) */
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];	/* this transfer's (OFFER) */
 	bool have_nonce;
 	u32 n;			/* closures */
 	u32 nslots;
@@ -2080,11 +2081,20 @@ static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 
 	if (tx->channel != MMT_CHANNEL_MMT || m->err)
 		return true;
+	struct mmt_bind b = {
+		.conn_id = tx->conn->conn_id,
+		.gen = tx->gen,
+		.sender_node = mmt_node_id(),
+		.receiver_node = tx->conn->peer_node,
+		.dir = tx->conn->listener ? 1 : 0,
+	};
+
 	if (!tx->have_nonce ||
 	    crypto_memneq(m->wire.nonce, tx->rx_nonce, sizeof(tx->rx_nonce)))
 		return false;
-	if (mmt_conn_ack_tag(tx->pmo, tx->conn->conn_id, tx->gen, m->index,
-			     tx->rx_nonce, 0, tag))
+	memcpy(b.rx_nonce, tx->rx_nonce, sizeof(b.rx_nonce));
+	memcpy(b.tx_nonce, tx->tx_nonce, sizeof(b.tx_nonce));
+	if (mmt_conn_ack_tag(tx->pmo, &b, m->index, 0, tag))
 		return false;
 	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
 	memzero_explicit(tag, sizeof(tag));
@@ -2211,6 +2221,8 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	t0 = ktime_get_ns();
 	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy, plain);
 	w.gen = cpu_to_le32(tx->gen);
+	get_random_bytes_wait(tx->tx_nonce, sizeof(tx->tx_nonce));
+	memcpy(w.nonce, tx->tx_nonce, sizeof(w.nonce));
 	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
 	if (err)
 		goto out_abort;
@@ -2328,6 +2340,7 @@ struct mmt_rx {
 	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 nonce[MMT_RX_NONCE_BYTES];	/* MMT: this receive's, in GRANTs */
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];	/* the sender's (OFFER) */
 	u32 n;
 	u32 nslots;
 	size_t region_bytes;
@@ -2620,9 +2633,18 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
 	w.gen = cpu_to_le32(rx->gen);
 	w.index = cpu_to_le32(index);
 	if (rx->channel == MMT_CHANNEL_MMT) {
+		struct mmt_bind b = {
+			.conn_id = rx->conn->conn_id,
+			.gen = rx->gen,
+			.sender_node = rx->conn->peer_node,
+			.receiver_node = mmt_node_id(),
+			.dir = rx->conn->listener ? 0 : 1,	/* the sender's */
+		};
+
+		memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
+		memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
-		err = mmt_conn_ack_tag(rx->pmo, rx->conn->conn_id, rx->gen,
-				       index, rx->nonce, *verdict, w.tag);
+		err = mmt_conn_ack_tag(rx->pmo, &b, index, *verdict, w.tag);
 		/*
 		 * Only an acceptance needs its tag (mmt_tx_ack_genuine()): a
 		 * rejection never costs the sender data, and goes untagged
@@ -2743,7 +2765,8 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	rx->plain = plain;
 	rx->eager = x->flags & MMT_XFER_EAGER;
 	rx->gen = it->msg.gen;
-	get_random_bytes(rx->nonce, sizeof(rx->nonce));
+	get_random_bytes_wait(rx->nonce, sizeof(rx->nonce));
+	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
 	rx->n = pmo->closures;
 	kfree(it);
 	err = mmt_rx_alloc(rx);
@@ -2998,11 +3021,13 @@ static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	u8 tag[MMT_WIRE_TAG_BYTES];
 	bool ok;
 
+	struct mmt_bind b;
+
 	if (!mtx->have_nonce ||
 	    crypto_memneq(m->wire.nonce, mtx->t.rx_nonce, MMT_RX_NONCE_BYTES))
 		return false;
-	if (mmt_conn_ack_tag(mtx->pmo, mtx->conn->conn_id, mtx->t.gen,
-			     m->index, mtx->t.rx_nonce, m->err, tag))
+	mmt_mig_xport_bind(&mtx->t, &b);
+	if (mmt_conn_ack_tag(mtx->pmo, &b, m->index, m->err, tag))
 		return false;
 	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
 	memzero_explicit(tag, sizeof(tag));
@@ -3164,6 +3189,7 @@ static int mmt_mtx_start(struct mmt_mig_xport *t)
 	w.flags = cpu_to_le32(MMT_WIRE_OFFER_MIGRATE);
 	w.gen = cpu_to_le32(t->gen);
 	w.index = cpu_to_le32(mtx->nslots);
+	memcpy(w.nonce, t->tx_nonce, sizeof(w.nonce));
 	mtx->offered = true;
 	return mmt_conn_send_msg(mtx->conn, &w, NULL, NULL);
 }
@@ -3224,6 +3250,8 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	mtx->t.conn_id = conn->conn_id;
 	mtx->t.gen = ++conn->tx_gen;
 	mtx->t.peer_node = conn->peer_node;
+	mtx->t.dir = conn->listener ? 1 : 0;
+	get_random_bytes_wait(mtx->t.tx_nonce, sizeof(mtx->t.tx_nonce));
 	mtx->t.window = a->window ?: MMT_MIGRATE_WINDOW;
 	mtx->conn = conn;
 	mtx->pmo = pmo;
@@ -3348,8 +3376,17 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 {
 	const struct mmt_wire_msg *w = &m->wire;
 	u8 digest[MMT_SHA256_BYTES];
+	struct mmt_bind b = {
+		.conn_id = rx->conn->conn_id,
+		.gen = rx->gen,
+		.sender_node = rx->conn->peer_node,
+		.receiver_node = mmt_node_id(),
+		.dir = rx->conn->listener ? 0 : 1,	/* the source's */
+	};
 	int verdict;
 
+	memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
+	memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 	memcpy(digest, w->segs, sizeof(digest));
 	if (rx->stop)
 		verdict = -ECANCELED;
@@ -3357,7 +3394,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 		 crypto_memneq(w->nonce, rx->nonce, MMT_RX_NONCE_BYTES))
 		verdict = -EBADMSG;
 	else
-		verdict = mmt_mig_rx_commit(rx->pmo, digest, w->tag);
+		verdict = mmt_mig_rx_commit(rx->pmo, &b, digest, w->tag);
 	if (verdict) {
 		mmt_stats_reject(verdict);
 		if (!rx->stop)
@@ -3390,7 +3427,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 		return err;
 	}
 	window = it->msg.index;
-	get_random_bytes(nonce, sizeof(nonce));
+	get_random_bytes_wait(nonce, sizeof(nonce));
 	err = mmt_mig_rx_start(pmo, mig, conn->conn_id, it->msg.gen, nonce);
 	rx = err ? NULL : kzalloc(sizeof(*rx), GFP_KERNEL);
 	if (!err && !rx) {
@@ -3411,6 +3448,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	rx->eager = a->flags & MMT_MIGRATE_EAGER;
 	rx->gen = it->msg.gen;
 	memcpy(rx->nonce, nonce, sizeof(nonce));
+	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
 	rx->n = pmo->closures;
 	rx->window = window;
 	kfree(it);

@@ -209,9 +209,12 @@ static int mmt_mig_lo_commit(struct mmt_mig_xport *t, const u8 *digest,
 	struct mmt_mig_lo *lo = container_of(t, struct mmt_mig_lo, t);
 	u8 d[MMT_SHA256_BYTES], ack[MMT_WIRE_TAG_BYTES];
 	u8 want[MMT_WIRE_TAG_BYTES];
+	struct mmt_bind b;
 	int verdict, err;
 
 	*known = false;
+	/* one node: the destination sees the same binding as the source */
+	mmt_mig_xport_bind(t, &b);
 	memcpy(d, digest, sizeof(d));
 	if (lo->hook) {
 		err = lo->hook(lo->priv, t->mig, MMT_MIG_LO_COMMIT, 0, d,
@@ -219,18 +222,17 @@ static int mmt_mig_lo_commit(struct mmt_mig_xport *t, const u8 *digest,
 		if (err)
 			return err;
 	}
-	verdict = mmt_mig_rx_commit(lo->dst, d, tag);
+	verdict = mmt_mig_rx_commit(lo->dst, &b, d, tag);
 	mmt_mig_done(lo->dmig, verdict);
-	err = mmt_conn_ack_tag(lo->dst, t->conn_id, t->gen,
-			       MMT_MIG_COMMIT_INDEX, t->rx_nonce, verdict, ack);
+	err = mmt_conn_ack_tag(lo->dst, &b, MMT_MIG_COMMIT_INDEX, verdict, ack);
 	if (!err && lo->hook)
 		err = lo->hook(lo->priv, t->mig, MMT_MIG_LO_ACK, 0, ack,
 			       sizeof(ack));
 	if (err)
 		return err;
 	/* the source believes only an answer that authenticates */
-	err = mmt_conn_ack_tag(lo->src, t->conn_id, t->gen,
-			       MMT_MIG_COMMIT_INDEX, t->rx_nonce, verdict, want);
+	err = mmt_conn_ack_tag(lo->src, &b, MMT_MIG_COMMIT_INDEX, verdict,
+			       want);
 	if (err)
 		return err;
 	if (crypto_memneq(ack, want, sizeof(ack))) {
@@ -304,6 +306,7 @@ int mmt_migrate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 	lo.t.peer_node = mmt_node_id();
 	lo.t.conn_id = atomic64_inc_return(&mmt_loopback_conn_id);
 	get_random_bytes(lo.t.rx_nonce, sizeof(lo.t.rx_nonce));
+	get_random_bytes(lo.t.tx_nonce, sizeof(lo.t.tx_nonce));
 	err = mmt_mig_rx_start(dst, dmig, lo.t.conn_id, lo.t.gen,
 			       lo.t.rx_nonce);
 	if (err) {

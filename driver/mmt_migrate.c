@@ -343,6 +343,26 @@ static int mmt_mig_round(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	return err;
 }
 
+/**
+ * mmt_mig_xport_bind() - what the source's tags are bound to
+ * @t: the migration's transport
+ * @b: (out) connection, generation, this node as the sender, the peer as
+ *	the receiver, the direction and both nonces
+ *
+ * Context: any.
+ */
+void mmt_mig_xport_bind(const struct mmt_mig_xport *t, struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = t->conn_id;
+	b->gen = t->gen;
+	b->sender_node = mmt_node_id();
+	b->receiver_node = t->peer_node;
+	b->dir = t->dir;
+	memcpy(b->rx_nonce, t->rx_nonce, MMT_RX_NONCE_BYTES);
+	memcpy(b->tx_nonce, t->tx_nonce, MMT_RX_NONCE_BYTES);
+}
+
 /* COMMIT: digest of what was sent, tag under the PMO's keying root. */
 static int mmt_mig_commit(struct mmt_pmo *src, struct mmt_mig_xport *t,
 			  bool *known)
@@ -350,16 +370,17 @@ static int mmt_mig_commit(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	struct mmt_mig *mig = t->mig;
 	size_t dbytes = 2 * sizeof(u64) * src->closures + 32;
 	u8 digest[MMT_SHA256_BYTES], tag[MMT_MIG_TAG_BYTES];
+	struct mmt_bind b;
 	int err;
 
 	*known = true;
+	mmt_mig_xport_bind(t, &b);
 	mmt_mig_extra(mig, dbytes);
 	mutex_lock(&src->lock);
 	err = mmt_mig_src_digest(&mig->s, digest);
 	if (!err)
-		err = mmt_mig_commit_tag(src->key_root, t->conn_id, t->gen,
-					 t->rx_nonce, src->closures, digest,
-					 tag);
+		err = mmt_mig_commit_tag(src->key_root, &b, src->closures,
+					 digest, tag);
 	mutex_unlock(&src->lock);
 	mmt_mig_extra(mig, -(ssize_t)dbytes);
 	if (!err)
@@ -554,28 +575,34 @@ int mmt_mig_rx_closure(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 /**
  * mmt_mig_rx_commit() - the COMMIT arrived: check it, make the PMO VALID
  * @pmo: the destination, in a migration receive
+ * @b: this receive as the destination sees it: its connection,
+ *	generation and nonce (those of mmt_mig_rx_start()), the peer as the
+ *	sender, this node as the receiver, the source's direction and the
+ *	source's nonce from its OFFER
  * @digest: MMT_SHA256_BYTES from the COMMIT (untrusted)
  * @tag: MMT_MIG_TAG_BYTES from the COMMIT (untrusted)
  *
- * mmt_mig_dst_commit() under the PMO's keying root and this receive's
- * connection, generation and nonce: every MMT LANDING -> VALID, writable.
+ * mmt_mig_dst_commit() under the PMO's keying root: every MMT LANDING ->
+ * VALID, writable.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; -EBADMSG (tag); -ESTALE (the state differs); -EPERM if the
  * PMO is not in a migration receive; -ENOMEM.
  */
-int mmt_mig_rx_commit(struct mmt_pmo *pmo, const u8 *digest, const u8 *tag)
+int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		      const u8 *digest, const u8 *tag)
 {
 	int err;
 
 	mutex_lock(&pmo->lock);
 	if (!pmo->mig_rx || !pmo->crypto)
 		err = -EPERM;
+	else if (b->conn_id != pmo->rx.conn_id || b->gen != pmo->rx.gen ||
+		 memcmp(b->rx_nonce, pmo->rx.rx_nonce, MMT_RX_NONCE_BYTES))
+		err = -EBADMSG;	/* not this receive */
 	else
 		err = mmt_mig_dst_commit(pmo->mmts, pmo->closures,
-					 pmo->key_root, pmo->rx.conn_id,
-					 pmo->rx.gen, pmo->rx.rx_nonce, digest,
-					 tag);
+					 pmo->key_root, b, digest, tag);
 	mutex_unlock(&pmo->lock);
 	return err;
 }

@@ -72,6 +72,7 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
  */
 struct mmt_mig;
 struct mmt_mig_xport;
+struct mmt_bind;
 
 /**
  * struct mmt_mig_xport_ops - operations of a migration transport
@@ -107,6 +108,9 @@ struct mmt_mig_xport_ops {
  * @conn_id: connection id (every closure header, the COMMIT tag)
  * @gen: the migration's generation on the connection
  * @rx_nonce: the destination's receive nonce
+ * @tx_nonce: the source's nonce for this migration (drawn at random by
+ *	the source, sent in its OFFER; every ACK and the COMMIT tag cover it)
+ * @dir: 0 if the source connected, 1 if it accepted (loopback: 0)
  * @peer_node: the destination's node id
  * @window: closures in flight at most (1 on loopback)
  * @timeout: jiffies the whole handover may take (0: the transport waits
@@ -121,11 +125,15 @@ struct mmt_mig_xport {
 	u64 conn_id;
 	u64 gen;
 	u8 rx_nonce[MMT_RX_NONCE_BYTES];
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];
+	u8 dir;
 	u16 peer_node;
 	u32 window;
 	unsigned long timeout;
 	unsigned long deadline;
 };
+
+void mmt_mig_xport_bind(const struct mmt_mig_xport *t, struct mmt_bind *b);
 
 /* struct mmt_mig.req bits: asked for by another thread */
 #define MMT_MIG_REQ_FINISH	0	/* hand over after the current closure */
@@ -188,7 +196,8 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
 		     u64 gen, const u8 *rx_nonce);
 int mmt_mig_rx_closure(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		       size_t len, bool eager);
-int mmt_mig_rx_commit(struct mmt_pmo *pmo, const u8 *digest, const u8 *tag);
+int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		      const u8 *digest, const u8 *tag);
 void mmt_mig_rx_end(struct mmt_pmo *pmo);
 void mmt_mig_rx_account(struct mmt_mig *mig, u64 closure_bytes);
 void mmt_mig_done(struct mmt_mig *mig, int err);

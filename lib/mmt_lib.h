@@ -969,12 +969,46 @@ u64 mmt_mig_expected_downtime(const struct mmt_mig_src *s);
 bool mmt_mig_converged(const struct mmt_mig_src *s);
 int mmt_mig_src_digest(const struct mmt_mig_src *s, u8 *digest);
 int mmt_mig_dst_digest(const struct mmt *mmts, u32 n, u8 *digest);
-int mmt_mig_commit_tag(const u8 *key_root, u64 conn_id, u64 gen,
-		       const u8 *rx_nonce, u32 closures, const u8 *digest,
-		       u8 *tag);
+
+/**
+ * struct mmt_bind - what an ACK tag or a COMMIT tag is bound to: one
+ *	transfer (or migration) in one direction of one connection, and the
+ *	fresh contribution of each end
+ * @conn_id: the connection's id
+ * @gen: the transfer's generation on the connection (per direction)
+ * @sender_node: node id of the sending side (the source)
+ * @receiver_node: node id of the receiving side (the destination)
+ * @dir: 0 if the sending side connected, 1 if it accepted (loopback: 0);
+ *	tells the two directions apart even between nodes of one id
+ * @rx_nonce: MMT_RX_NONCE_BYTES: the receive's nonce, drawn by the
+ *	receiver (GRANT)
+ * @tx_nonce: MMT_RX_NONCE_BYTES: the sender's nonce, drawn by the sender
+ *	for this transfer (OFFER)
+ *
+ * Each end checks a tag against values it chose itself (the sender its
+ * @tx_nonce and direction, the receiver its @rx_nonce), so a tag made for
+ * the other direction of the connection, or for another transfer with
+ * the same generation, never authenticates.
+ */
+struct mmt_bind {
+	u64 conn_id;
+	u64 gen;
+	u16 sender_node;
+	u16 receiver_node;
+	u8 dir;
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];
+};
+
+/* mmt_bind_encode(): le64 conn_id, le64 gen, le16 x2, u8 dir, 2 nonces */
+#define MMT_BIND_BYTES	(8 + 8 + 2 + 2 + 1 + 2 * MMT_RX_NONCE_BYTES)
+
+void mmt_bind_encode(const struct mmt_bind *b, u8 *out);
+int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
+		       u32 closures, const u8 *digest, u8 *tag);
 int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
-		       u64 conn_id, u64 gen, const u8 *rx_nonce,
-		       const u8 *digest, const u8 *tag);
+		       const struct mmt_bind *b, const u8 *digest,
+		       const u8 *tag);
 u32 mmt_mig_dst_abort(struct mmt *mmts, u32 n);
 
 #endif /* MMT_LIB_H */

@@ -272,42 +272,57 @@ int mmt_mig_dst_digest(const struct mmt *mmts, u32 n, u8 *digest)
 }
 
 /**
+ * mmt_bind_encode() - the bytes of a struct mmt_bind that tags cover
+ * @b: the binding
+ * @out: (out) MMT_BIND_BYTES: le64 conn_id || le64 gen || le16
+ *	sender_node || le16 receiver_node || u8 dir || rx_nonce || tx_nonce
+ *
+ * Context: any.
+ */
+void mmt_bind_encode(const struct mmt_bind *b, u8 *out)
+{
+	put_unaligned_le64(b->conn_id, out);
+	put_unaligned_le64(b->gen, out + 8);
+	put_unaligned_le16(b->sender_node, out + 16);
+	put_unaligned_le16(b->receiver_node, out + 18);
+	out[20] = b->dir;
+	memcpy(out + 21, b->rx_nonce, MMT_RX_NONCE_BYTES);
+	memcpy(out + 21 + MMT_RX_NONCE_BYTES, b->tx_nonce, MMT_RX_NONCE_BYTES);
+}
+
+/**
  * mmt_mig_commit_tag() - the tag of a migration's COMMIT
  * @key_root: MMT_KEY_ROOT_BYTES, the keying root of the MMT key
  *	(mmt_key_root()), which both ends hold
- * @conn_id: the connection's id
- * @gen: the migration's generation on the connection
- * @rx_nonce: MMT_RX_NONCE_BYTES, the destination's receive nonce
+ * @b: the migration: connection, generation, both nodes, the direction,
+ *	the destination's receive nonce and the source's nonce
  * @closures: closures of the PMO
  * @digest: MMT_SHA256_BYTES, mmt_mig_src_digest()
  * @tag: (out) MMT_MIG_TAG_BYTES: the first bytes of HKDF-SHA256 (RFC 5869)
- *	of @key_root, salt "mmt-v2 commit", info "mmt v2 commit" || le64
- *	@conn_id || le64 @gen || @rx_nonce || le32 @closures || @digest
+ *	of @key_root, salt "mmt-v3 commit", info "mmt v3 commit" ||
+ *	mmt_bind_encode(@b) || le32 @closures || @digest
  *
- * A PRF of exactly the state the source froze, for exactly this receive:
- * only a holder of the MMT key can make a destination commit.
+ * A PRF of exactly the state the source froze, for exactly this receive
+ * in this direction: only a holder of the MMT key can make a destination
+ * commit.
  *
  * Context: process; may sleep (the kernel HKDF allocates).
  * Return: 0 or the crypto library's error (@tag zeroed).
  */
-int mmt_mig_commit_tag(const u8 *key_root, u64 conn_id, u64 gen,
-		       const u8 *rx_nonce, u32 closures, const u8 *digest,
-		       u8 *tag)
+int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
+		       u32 closures, const u8 *digest, u8 *tag)
 {
-	static const char label[] = "mmt v2 commit";
-	static const char salt[] = "mmt-v2 commit";
-	u8 info[sizeof(label) - 1 + 8 + 8 + MMT_RX_NONCE_BYTES + 4 +
-		MMT_SHA256_BYTES];
+	static const char label[] = "mmt v3 commit";
+	static const char salt[] = "mmt-v3 commit";
+	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + MMT_SHA256_BYTES];
 	u8 *p = info;
 	u8 okm[32];
 	int err;
 
 	memcpy(p, label, sizeof(label) - 1);
 	p += sizeof(label) - 1;
-	put_unaligned_le64(conn_id, p);
-	put_unaligned_le64(gen, p + 8);
-	memcpy(p + 16, rx_nonce, MMT_RX_NONCE_BYTES);
-	p += 16 + MMT_RX_NONCE_BYTES;
+	mmt_bind_encode(b, p);
+	p += MMT_BIND_BYTES;
 	put_unaligned_le32(closures, p);
 	memcpy(p + 4, digest, MMT_SHA256_BYTES);
 	err = mmt_crypto_hkdf_sha256(key_root, MMT_KEY_ROOT_BYTES,
@@ -325,9 +340,8 @@ int mmt_mig_commit_tag(const u8 *key_root, u64 conn_id, u64 gen,
  * @mmts: the receive PMO's @n MMTs
  * @n: their number, which the COMMIT names
  * @key_root: MMT_KEY_ROOT_BYTES, the receive PMO's keying root
- * @conn_id: the connection's id
- * @gen: the migration's generation
- * @rx_nonce: MMT_RX_NONCE_BYTES, this receive's nonce
+ * @b: this receive: connection, generation, both nodes, the direction,
+ *	this receive's nonce and the source's nonce from its OFFER
  * @digest: MMT_SHA256_BYTES from the COMMIT (untrusted)
  * @tag: MMT_MIG_TAG_BYTES from the COMMIT (untrusted)
  *
@@ -338,13 +352,14 @@ int mmt_mig_commit_tag(const u8 *key_root, u64 conn_id, u64 gen,
  *
  * Context: process; may sleep; the caller holds the lock of the MMTs.
  * Return: 0; -EBADMSG if the tag does not authenticate (tamper, another
- * key, another receive); -ESTALE if the destination does not hold exactly
- * that state (a closure missing or older); -ENOMEM or the crypto
- * library's error.  On error nothing changed.
+ * key, another receive, another source nonce or direction); -ESTALE if
+ * the destination does not hold exactly that state (a closure missing or
+ * older); -ENOMEM or the crypto library's error.  On error nothing
+ * changed.
  */
 int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
-		       u64 conn_id, u64 gen, const u8 *rx_nonce,
-		       const u8 *digest, const u8 *tag)
+		       const struct mmt_bind *b, const u8 *digest,
+		       const u8 *tag)
 {
 	u8 want[MMT_MIG_TAG_BYTES], mine[MMT_SHA256_BYTES];
 	u8 d[MMT_SHA256_BYTES];
@@ -352,8 +367,7 @@ int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
 	int err;
 
 	memcpy(d, digest, sizeof(d));	/* read once */
-	err = mmt_mig_commit_tag(key_root, conn_id, gen, rx_nonce, n, d,
-				 want);
+	err = mmt_mig_commit_tag(key_root, b, n, d, want);
 	if (err)
 		return err;
 	if (crypto_memneq(want, tag, sizeof(want)))

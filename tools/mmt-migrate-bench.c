@@ -409,18 +409,24 @@ static void write_one(struct bench *b)
 static void commit(struct bench *b, struct mmt_mig_src *s)
 {
 	u8 digest[MMT_SHA256_BYTES], tag[MMT_MIG_TAG_BYTES];
+	struct mmt_bind bind = {
+		.conn_id = CONN_ID,
+		.gen = b->gen,
+		.sender_node = 1,
+		.receiver_node = 2,
+	};
 	u32 i;
 	int err;
 
+	memcpy(bind.rx_nonce, b->rules.rx_nonce, MMT_RX_NONCE_BYTES);
+	memset(bind.tx_nonce, (u8)b->gen, MMT_RX_NONCE_BYTES);
 	side = SIDE_SRC;
 	err = mmt_mig_src_digest(s, digest);
 	if (!err)
-		err = mmt_mig_commit_tag(b->key_root, CONN_ID, b->gen,
-					 b->rules.rx_nonce, b->n, digest, tag);
+		err = mmt_mig_commit_tag(b->key_root, &bind, b->n, digest, tag);
 	side = SIDE_DST;
 	if (!err)
-		err = mmt_mig_dst_commit(b->rx, b->n, b->key_root, CONN_ID,
-					 b->gen, b->rules.rx_nonce, digest,
+		err = mmt_mig_dst_commit(b->rx, b->n, b->key_root, &bind, digest,
 					 tag);
 	side = SIDE_NONE;
 	if (err)

@@ -516,45 +516,81 @@ static void mmt_conn_one_receive(struct kunit *test)
  * Review finding 3: an ACK's tag says "accepted" only for this closure of
  * this receive under this key: it changes with the verdict, the closure,
  * the generation, the connection and the nonce, and another key gives
- * another tag.
+ * another tag.  Review H2: also with the direction, the two nodes and the
+ * sender's nonce, so a tag made for the other direction of a connection
+ * (reflected) or for another transfer of the same generation is refused.
  */
+static void mmt_conn_ack_bind(struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = 1;
+	b->gen = 2;
+	b->sender_node = 10;
+	b->receiver_node = 20;
+	b->dir = 0;
+	memcpy(b->rx_nonce, mmt_conn_test_nonce, MMT_RX_NONCE_BYTES);
+	memset(b->tx_nonce, 0xa5, MMT_RX_NONCE_BYTES);
+}
+
 static void mmt_conn_ack_tags(struct kunit *test)
 {
 	struct mmt_conn_ctx *ctx = test->priv;
 	static const u8 other_key[16] = "another mmt key";
 	u8 t0[MMT_WIRE_TAG_BYTES], t[MMT_WIRE_TAG_BYTES];
-	u8 nonce[MMT_RX_NONCE_BYTES];
+	struct mmt_bind b;
 	struct mmt_pmo *k;
 
-	memcpy(nonce, mmt_conn_test_nonce, sizeof(nonce));
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0,
-					       t0), 0);
+	mmt_conn_ack_bind(&b);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t0), 0);
 	/* the same key on the other side gives the same tag */
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, 1, 2, 3, nonce, 0, t),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, &b, 3, 0, t), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce,
-					       -EBADMSG, t), 0);
-	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 4, nonce, 0, t),
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, -EBADMSG, t),
 			0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 3, 3, nonce, 0, t),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 4, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 9, 2, 3, nonce, 0, t),
-			0);
+	b.gen = 3;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	nonce[0] ^= 1;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0, t),
-			0);
+	mmt_conn_ack_bind(&b);
+	b.conn_id = 9;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	nonce[0] ^= 1;
+	mmt_conn_ack_bind(&b);
+	b.rx_nonce[0] ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* the other direction: the nodes swapped, the other side connected */
+	mmt_conn_ack_bind(&b);
+	b.sender_node = 20;
+	b.receiver_node = 10;
+	b.dir = 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* ... each alone (nodes of one id: the direction byte decides) */
+	mmt_conn_ack_bind(&b);
+	b.dir = 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.sender_node = 11;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.receiver_node = 21;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* another sender nonce: another transfer of the same generation */
+	mmt_conn_ack_bind(&b);
+	b.tx_nonce[15] ^= 0x40;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
 	k = mmt_conn_pmo(test, 1);
-	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t),
-			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, t), -ENOKEY);
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(k, other_key, 16, false), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_pmo_free(k);
 }

@@ -137,20 +137,35 @@ static void mmt_mt_write(struct kunit *test, u32 i, u32 off, u8 v)
 	KUNIT_ASSERT_EQ(test, mmt_write(&x->src[i], off, b, sizeof(b)), 0);
 }
 
+/* The binding of the golden migration, with @rx_nonce for the receive. */
+static void mmt_mt_bind(struct mmt_bind *b, const u8 *rx_nonce)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = MMT_GOLDEN_CONN_ID;
+	b->gen = MMT_GOLDEN_GEN;
+	b->sender_node = MMT_GOLDEN_SENDER;
+	b->receiver_node = MMT_GOLDEN_RECEIVER;
+	b->dir = 0;
+	memcpy(b->rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+	memset(b->tx_nonce, 0x5a, MMT_RX_NONCE_BYTES);
+}
+
+/* The source tags for @nonce; the destination checks for its receive. */
 static int mmt_mt_commit(struct mmt_mt_ctx *x, const u8 *nonce)
 {
 	u8 digest[MMT_SHA256_BYTES], tag[MMT_MIG_TAG_BYTES];
+	struct mmt_bind sb, db;
 	int err;
 
+	mmt_mt_bind(&sb, nonce);
+	mmt_mt_bind(&db, x->rx.rx_nonce);
 	err = mmt_mig_src_digest(&x->s, digest);
 	if (!err)
-		err = mmt_mig_commit_tag(x->key_root, MMT_GOLDEN_CONN_ID,
-					 MMT_GOLDEN_GEN, nonce, MMT_MT_N,
-					 digest, tag);
+		err = mmt_mig_commit_tag(x->key_root, &sb, MMT_MT_N, digest,
+					 tag);
 	if (!err)
-		err = mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
-					 MMT_GOLDEN_CONN_ID, MMT_GOLDEN_GEN,
-					 x->rx.rx_nonce, digest, tag);
+		err = mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root, &db,
+					 digest, tag);
 	return err;
 }
 
@@ -347,6 +362,7 @@ static void mmt_migrate_commit_checks(struct kunit *test)
 	struct mmt_mt_ctx *x = test->priv;
 	u8 digest[MMT_SHA256_BYTES], tag[MMT_MIG_TAG_BYTES];
 	u8 nonce[MMT_RX_NONCE_BYTES];
+	struct mmt_bind b;
 	u32 i;
 
 	for (i = 0; i < MMT_MT_N - 1; i++)
@@ -368,38 +384,45 @@ static void mmt_migrate_commit_checks(struct kunit *test)
 	nonce[15] ^= 0x80;
 	KUNIT_EXPECT_EQ(test, mmt_mt_commit(x, nonce), -EBADMSG);
 	/* tampered digest or tag */
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
 	KUNIT_ASSERT_EQ(test, mmt_mig_src_digest(&x->s, digest), 0);
-	KUNIT_ASSERT_EQ(test, mmt_mig_commit_tag(x->key_root,
-						 MMT_GOLDEN_CONN_ID,
-						 MMT_GOLDEN_GEN,
-						 mmt_golden_rx_nonce, MMT_MT_N,
+	KUNIT_ASSERT_EQ(test, mmt_mig_commit_tag(x->key_root, &b, MMT_MT_N,
 						 digest, tag), 0);
 	tag[3] ^= 1;
 	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
-						 MMT_GOLDEN_CONN_ID,
-						 MMT_GOLDEN_GEN,
-						 mmt_golden_rx_nonce, digest,
-						 tag), -EBADMSG);
+						 &b, digest, tag), -EBADMSG);
 	tag[3] ^= 1;
 	digest[31] ^= 1;
 	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
-						 MMT_GOLDEN_CONN_ID,
-						 MMT_GOLDEN_GEN,
-						 mmt_golden_rx_nonce, digest,
-						 tag), -EBADMSG);
+						 &b, digest, tag), -EBADMSG);
 	digest[31] ^= 1;
 	/* another generation on the connection */
+	b.gen++;
 	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
-						 MMT_GOLDEN_CONN_ID,
-						 MMT_GOLDEN_GEN + 1,
-						 mmt_golden_rx_nonce, digest,
-						 tag), -EBADMSG);
+						 &b, digest, tag), -EBADMSG);
+	/*
+	 * Review H2: the tag binds the direction and both ends' nonces.  A
+	 * tag made for the other direction of the connection (the nodes
+	 * swapped, the other side connected), or for another source nonce,
+	 * does not authenticate here.
+	 */
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
+	b.dir = 1;
+	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
+						 &b, digest, tag), -EBADMSG);
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
+	b.sender_node = MMT_GOLDEN_RECEIVER;
+	b.receiver_node = MMT_GOLDEN_SENDER;
+	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
+						 &b, digest, tag), -EBADMSG);
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
+	b.tx_nonce[7] ^= 0x10;
+	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
+						 &b, digest, tag), -EBADMSG);
 	mmt_mt_expect_state(test, x->dst, MMT_LANDING);
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
 	KUNIT_EXPECT_EQ(test, mmt_mig_dst_commit(x->dst, MMT_MT_N, x->key_root,
-						 MMT_GOLDEN_CONN_ID,
-						 MMT_GOLDEN_GEN,
-						 mmt_golden_rx_nonce, digest,
-						 tag), 0);
+						 &b, digest, tag), 0);
 	mmt_mt_expect_state(test, x->dst, MMT_VALID);
 }
 

@@ -3340,6 +3340,17 @@ static struct mmt_rx_slot *mmt_mrx_slot(struct mmt_rx *rx, u32 index,
 	return NULL;
 }
 
+/* Is any slot still registered for remote write? */
+static bool mmt_mrx_granted(const struct mmt_rx *rx)
+{
+	u32 i;
+
+	for (i = 0; i < rx->nslots; i++)
+		if (rx->slots[i].granted)
+			return true;
+	return false;
+}
+
 /* A closure landed in slot @s: invalidate, check, ack. */
 static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 			struct mmt_mig *mig)
@@ -3370,7 +3381,12 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 	return err;
 }
 
-/* The COMMIT: check it against what landed, answer with a tagged ACK. */
+/*
+ * The COMMIT: check it against what landed, answer with a tagged ACK.  It
+ * is refused (EPROTO) while a slot is still granted: that MMT's memory is
+ * registered for remote write, so it must not become VALID (the source
+ * flushes every closure before its COMMIT; WANT is not authenticated).
+ */
 static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			  bool *committed)
 {
@@ -3390,6 +3406,8 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 	memcpy(digest, w->segs, sizeof(digest));
 	if (rx->stop)
 		verdict = -ECANCELED;
+	else if (mmt_mrx_granted(rx))
+		verdict = -EPROTO;	/* a slot is still registered */
 	else if (m->index != rx->n || w->nsegs != 2 ||
 		 crypto_memneq(w->nonce, rx->nonce, MMT_RX_NONCE_BYTES))
 		verdict = -EBADMSG;
@@ -3472,6 +3490,9 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 		}
 		switch (it->msg.type) {
 		case MMT_MSG_WANT:
+			err = 0;
+			if (rx->stop)
+				break;	/* failing: nothing more is granted */
 			s = mmt_mrx_slot(rx, 0, false);
 			if (it->msg.index >= rx->n || !s ||
 			    mmt_mrx_slot(rx, it->msg.index, true))

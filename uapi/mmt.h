@@ -1119,6 +1119,9 @@ struct mmt_migrate_info {
  * Context: process; sleeps; takes the connection's receive mutex, the
  * PMO's lock around each step.
  *
+ * A COMMIT that arrives while a closure is
+ * still granted (registered for remote write) is refused with EPROTO.
+ *
  * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set
  * to:
  * * EFAULT, E2BIG, EINVAL - bad argument (@downtime_limit_ms and
@@ -1136,7 +1139,8 @@ struct mmt_migrate_info {
  *   EMEDIUMTYPE, EXDEV, ENOSPC - a closure was rejected, as MMT_IOC_RECV
  *   says, plus ESTALE for a root counter not above the landed one of its
  *   index and EILSEQ for another GUA; or the COMMIT was (EBADMSG: it does
- *   not authenticate; ESTALE: it names another state than what landed).
+ *   not authenticate; ESTALE: it names another state than what landed;
+ *   EPROTO: it came while a closure was still granted).
  *   Counted in debugfs mmt/stats.  The migration fails: nothing is
  *   readable or writable (every MMT WAITING)
  * * ECANCELED - the sender stopped before the COMMIT

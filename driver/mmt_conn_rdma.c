@@ -3538,6 +3538,14 @@ out_abort:
 		mmt_wait_idle(&rx->slots[i].inv);
 	if (rx->stop && err == -ECONNRESET)
 		err = rx->stop;	/* a rejection ended it */
+	/*
+	 * Committed, then the ACK could not be sent or a slot not be
+	 * invalidated: the PMO is VALID and writable here whatever happened
+	 * to the connection (the source, without an answer, stays read-only
+	 * until its owner resolves it), so the receive succeeded.
+	 */
+	if (committed)
+		err = 0;
 out:
 	mmt_mig_rx_end(pmo);
 	mmt_rx_free(rx);

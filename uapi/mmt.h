@@ -1119,7 +1119,11 @@ struct mmt_migrate_info {
  * Context: process; sleeps; takes the connection's receive mutex, the
  * PMO's lock around each step.
  *
- * A COMMIT that arrives while a closure is
+ * Once the COMMIT checked the receive has succeeded, whatever happens
+ * after (its answer cannot be sent, the connection fails: the connection
+ * is ended, the sender's outcome is then unknown and its PMO read-only
+ * until its owner resolves it): the call returns 0 and the figures say
+ * MMT_MIG_PHASE_COMMITTED.  A COMMIT that arrives while a closure is
  * still granted (registered for remote write) is refused with EPROTO.
  *
  * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set

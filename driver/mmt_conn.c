@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include <asm/unaligned.h>
+#include <crypto/algapi.h>
 #include <crypto/sha2.h>
 
 #include "mmt_conn.h"
@@ -72,7 +73,8 @@ static int mmt_wire_verdict(int err)
  * @len: bytes received
  * @msg: (out) decoded message; its err is 0 or one of the rejection
  *	reasons MMT_IOC_SEND documents (another errno from the peer, a
- *	failure on its side, becomes -EREMOTEIO)
+ *	failure on its side, becomes -EREMOTEIO); its wire_err the errno as
+ *	sent (what an ACK's tag covers)
  *
  * Context: any (called from the completion handler).
  * Return: 0; -EMSGSIZE for a short message or too many segments; -EPROTO
@@ -101,7 +103,8 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	msg->index = le32_to_cpu(w->index);
 	if (le32_to_cpu(w->err) > MAX_ERRNO)
 		return -EPROTO;
-	msg->err = mmt_wire_verdict(-(int)le32_to_cpu(w->err));
+	msg->wire_err = -(int)le32_to_cpu(w->err);
+	msg->err = mmt_wire_verdict(msg->wire_err);
 	return 0;
 }
 
@@ -160,6 +163,36 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		memset(tag, 0, MMT_WIRE_TAG_BYTES);
 	memzero_explicit(okm, sizeof(okm));
 	return err;
+}
+
+/**
+ * mmt_conn_ack_genuine() - does an MMT-channel ACK authenticate?
+ * @pmo: the sending PMO (keyed: the same MMT key as the receiver's)
+ * @b: the transfer as the sender sees it (its own nonce and direction,
+ *	the receive's nonce from the GRANTs)
+ * @m: the decoded ACK (untrusted)
+ *
+ * Its nonce must be the receive's and its tag mmt_conn_ack_tag() of the
+ * verdict as it was sent (@m->wire_err, not the errno the user sees, so
+ * a genuine refusal for a reason of the receiver's own, ECANCELED or
+ * EPERM, authenticates too).
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: true if it authenticates.
+ */
+bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			  const struct mmt_msg *m)
+{
+	u8 tag[MMT_WIRE_TAG_BYTES];
+	bool ok;
+
+	if (crypto_memneq(m->wire.nonce, b->rx_nonce, MMT_RX_NONCE_BYTES))
+		return false;
+	if (mmt_conn_ack_tag(pmo, b, m->index, m->wire_err, tag))
+		return false;
+	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
+	memzero_explicit(tag, sizeof(tag));
+	return ok;
 }
 
 /**

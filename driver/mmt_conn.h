@@ -175,7 +175,10 @@ struct mmt_wire_msg {
  * @type: enum mmt_wire_type
  * @gen: transfer generation (DONE: its low 8 bits)
  * @index: as in struct mmt_wire_msg
- * @err: negative errno or 0
+ * @err: negative errno or 0: the verdict as the user sees it (a failure
+ *	of the peer's own, not a rejection, becomes -EREMOTEIO)
+ * @wire_err: negative errno or 0: the verdict as sent, which an ACK's tag
+ *	covers (mmt_conn_ack_genuine())
  * @wire: the raw message (for GRANT's segments and OFFER's geometry);
  *	unused for DONE
  */
@@ -184,6 +187,7 @@ struct mmt_msg {
 	u32 gen;
 	u32 index;
 	int err;
+	int wire_err;
 	struct mmt_wire_msg wire;
 };
 
@@ -224,6 +228,8 @@ int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      u8 *head);
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		     u32 index, int verdict, u8 *tag);
+bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			  const struct mmt_msg *m);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);

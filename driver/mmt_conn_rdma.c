@@ -2076,11 +2076,6 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
  */
 static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 {
-	u8 tag[MMT_WIRE_TAG_BYTES];
-	bool ok;
-
-	if (tx->channel != MMT_CHANNEL_MMT || m->err)
-		return true;
 	struct mmt_bind b = {
 		.conn_id = tx->conn->conn_id,
 		.gen = tx->gen,
@@ -2089,16 +2084,13 @@ static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 		.dir = tx->conn->listener ? 1 : 0,
 	};
 
-	if (!tx->have_nonce ||
-	    crypto_memneq(m->wire.nonce, tx->rx_nonce, sizeof(tx->rx_nonce)))
+	if (tx->channel != MMT_CHANNEL_MMT || m->err)
+		return true;
+	if (!tx->have_nonce)
 		return false;
 	memcpy(b.rx_nonce, tx->rx_nonce, sizeof(b.rx_nonce));
 	memcpy(b.tx_nonce, tx->tx_nonce, sizeof(b.tx_nonce));
-	if (mmt_conn_ack_tag(tx->pmo, &b, m->index, 0, tag))
-		return false;
-	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
-	memzero_explicit(tag, sizeof(tag));
-	return ok;
+	return mmt_conn_ack_genuine(tx->pmo, &b, m);
 }
 
 /* An ACK for the oldest posted closure arrived. */
@@ -3018,20 +3010,12 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 /* Does an ACK authenticate: the receive's nonce, the tag of its verdict? */
 static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m)
 {
-	u8 tag[MMT_WIRE_TAG_BYTES];
-	bool ok;
-
 	struct mmt_bind b;
 
-	if (!mtx->have_nonce ||
-	    crypto_memneq(m->wire.nonce, mtx->t.rx_nonce, MMT_RX_NONCE_BYTES))
+	if (!mtx->have_nonce)
 		return false;
 	mmt_mig_xport_bind(&mtx->t, &b);
-	if (mmt_conn_ack_tag(mtx->pmo, &b, m->index, m->err, tag))
-		return false;
-	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
-	memzero_explicit(tag, sizeof(tag));
-	return ok;
+	return mmt_conn_ack_genuine(mtx->pmo, &b, m);
 }
 
 /* The verdict on a closure: its slot is free again. */

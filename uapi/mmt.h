@@ -1087,10 +1087,17 @@ struct mmt_migrate_info {
  *   reason (MMT_IOC_MIGRATE_RECV), or refused the offer (EMEDIUMTYPE:
  *   another geometry or size; EPROTO: it is not migrating; ESTALE: the
  *   generation; EBUSY, EPERM: its PMO)
+ * * EREMOTEIO - the destination refused a closure or the COMMIT for a
+ *   reason of its own that says nothing about the data (its receive was
+ *   aborted, MMT_IOC_MIGRATE_ABORT there: ECANCELED; its PMO was
+ *   invalidated: EPERM; a registration failed); a refusal of the COMMIT
+ *   counts only if its tag authenticates (the outcome is then known: the
+ *   PMO stays writable), else it is dropped as forged
  * * ECANCELED - MMT_IOC_MIGRATE_ABORT
  * * EINTR - a signal arrived
  * * ECONNRESET, ETIMEDOUT - the peer went away or did not answer within
- *   @timeout_ms
+ *   @timeout_ms (ETIMEDOUT also: the handover, from the freeze to a
+ *   genuine answer to the COMMIT, took longer)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection, or an
  *   MMT's root counter is exhausted
  * * E2BIG - 2^24 closures or more

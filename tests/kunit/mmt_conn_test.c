@@ -951,6 +951,7 @@ static void mmt_conn_wire(struct kunit *test)
 	struct mmt_wire_msg *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	struct mmt_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	size_t fixed = offsetof(struct mmt_wire_msg, segs);
+	struct mmt_bind b;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -1017,6 +1018,34 @@ static void mmt_conn_wire(struct kunit *test)
 	w->err = cpu_to_le32(ECANCELED);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->err, -EREMOTEIO);
+	/*
+	 * Review L2: the tag covers the verdict as sent, so a genuine
+	 * refusal for a reason of the receiver's own (ECANCELED, EPERM)
+	 * authenticates (and one with another verdict does not).
+	 */
+	KUNIT_EXPECT_EQ(test, m->wire_err, -ECANCELED);
+	mmt_conn_ack_bind(&b);
+	w->index = cpu_to_le32(MMT_MIG_COMMIT_INDEX);
+	memcpy(w->nonce, b.rx_nonce, MMT_RX_NONCE_BYTES);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
+					       MMT_MIG_COMMIT_INDEX,
+					       -ECANCELED, w->tag), 0);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	w->err = cpu_to_le32(EPERM);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
+					       MMT_MIG_COMMIT_INDEX, -EPERM,
+					       w->tag), 0);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	/* ... for this receive only */
+	b.rx_nonce[1] ^= 1;
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	memset(w->nonce, 0, sizeof(w->nonce));
+	memset(w->tag, 0, sizeof(w->tag));
+	w->index = 0;
 	w->err = cpu_to_le32(MAX_ERRNO + 1);
 	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
 	w->err = 0;

@@ -3209,7 +3209,7 @@ static void mmt_conn_mig_begin(struct mmt_conn *conn, struct mmt_mig *mig,
 /* MMT_IOC_MIGRATE_SEND, under tx_mutex: see uapi/mmt.h. */
 static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 				    struct mmt_pmo *pmo,
-				    const struct mmt_migrate *a)
+				    const struct mmt_migrate *a, bool *started)
 {
 	struct mmt_mig *mig = &conn->mig_tx;
 	struct mmt_mig_params prm = {
@@ -3229,6 +3229,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	if (!mtx)
 		return -ENOMEM;
 	mmt_conn_mig_begin(conn, mig, true);
+	*started = true;
 	mtx->t.ops = &mmt_mtx_ops;
 	mtx->t.mig = mig;
 	mtx->t.conn_id = conn->conn_id;
@@ -3409,7 +3410,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 /* MMT_IOC_MIGRATE_RECV, under rx_mutex: see uapi/mmt.h. */
 static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 				    struct mmt_pmo *pmo,
-				    const struct mmt_migrate *a)
+				    const struct mmt_migrate *a, bool *started)
 {
 	unsigned long timeout = mmt_timeout(a->timeout_ms);
 	struct mmt_mig *mig = &conn->mig_rx;
@@ -3421,6 +3422,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	int err;
 
 	mmt_conn_mig_begin(conn, mig, false);
+	*started = true;
 	it = mmt_mrx_offer(conn, pmo, a, timeout, mig);
 	if (IS_ERR(it)) {
 		err = PTR_ERR(it);
@@ -3550,6 +3552,7 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 	struct mmt_migrate a;
 	struct mmt_pmo *pmo;
 	u32 usize, isize = 0;
+	bool started = false;
 	struct fd f;
 	int err, cerr;
 
@@ -3582,12 +3585,17 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
 		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
 	else if (send)
-		err = mmt_conn_do_migrate_send(conn, pmo, &a);
+		err = mmt_conn_do_migrate_send(conn, pmo, &a, &started);
 	else
-		err = mmt_conn_do_migrate_recv(conn, pmo, &a);
+		err = mmt_conn_do_migrate_recv(conn, pmo, &a, &started);
 	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
 	if (a.info) {
-		mmt_mig_get_info(send ? &conn->mig_tx : &conn->mig_rx, &info);
+		/* never the figures of an earlier migration */
+		if (started)
+			mmt_mig_get_info(send ? &conn->mig_tx : &conn->mig_rx,
+					 &info);
+		else
+			mmt_mig_info_unstarted(&info, send, err);
 		if (mmt_copy_out(u64_to_user_ptr(a.info), &info, sizeof(info),
 				 isize) && !err)
 			err = -EFAULT;

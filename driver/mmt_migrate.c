@@ -91,6 +91,27 @@ void mmt_mig_get_info(struct mmt_mig *mig, struct mmt_migrate_info *out)
 	spin_unlock(&mig->lock);
 }
 
+/**
+ * mmt_mig_info_unstarted() - the figures of a migration refused before it
+ * started (bad PMO size, generations exhausted, no memory, the connection
+ * not live)
+ * @out: (out) zeroed; its size, phase FAILED, @err, MMT_MIG_F_SOURCE for
+ *	the source: never an earlier migration's figures
+ * @source: the source side (MMT_IOC_MIGRATE_SEND)
+ * @err: why it did not start
+ *
+ * Context: any.
+ */
+void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
+			    int err)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->phase = MMT_MIG_PHASE_FAILED;
+	out->flags = source ? MMT_MIG_F_SOURCE : 0;
+	out->error = err;
+}
+
 /* The figures changed: poll() and INFO see it. */
 static void mmt_mig_event(struct mmt_mig *mig)
 {

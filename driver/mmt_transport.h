@@ -201,6 +201,8 @@ int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
 void mmt_mig_rx_end(struct mmt_pmo *pmo);
 void mmt_mig_rx_account(struct mmt_mig *mig, u64 closure_bytes);
 void mmt_mig_done(struct mmt_mig *mig, int err);
+void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
+			    int err);
 
 /* mmt_loopback.c: a migration between two PMOs of this node */
 enum mmt_mig_lo_event {

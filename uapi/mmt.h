@@ -1063,7 +1063,12 @@ struct mmt_migrate_info {
  * connection (poll() reports POLLHUP; connect again); one refused by the
  * checks here (EBADF, EPERM, EBUSY, ...) does not.  The figures (struct
  * mmt_migrate_info) are copied to @info also after an error, and stay
- * readable with MMT_IOC_MIGRATE_INFO.
+ * readable with MMT_IOC_MIGRATE_INFO; a migration refused before it
+ * started (E2BIG, EOVERFLOW, ENOMEM for its record, the connection not
+ * live: ECONNRESET, ETIMEDOUT) gets figures of its own, zero but for
+ * @size, phase MMT_MIG_PHASE_FAILED, @error and MMT_MIG_F_SOURCE, never
+ * those of an earlier migration (MMT_IOC_MIGRATE_INFO still reports the
+ * earlier one).
  * Context: process; sleeps; takes the connection's send mutex (one send
  * or migration at a time in this direction), the PMO's lock around each
  * step.

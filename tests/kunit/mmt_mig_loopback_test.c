@@ -360,6 +360,31 @@ static void mmt_mig_lo_quiet(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->mig.info.flags, (u32)MMT_MIG_F_SOURCE);
 }
 
+/*
+ * Review L4: a migration refused before it started reports its own
+ * failure, never the figures of the one before it (here: committed).
+ */
+static void mmt_mig_lo_unstarted_info(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+	struct mmt_migrate_info info;
+
+	KUNIT_ASSERT_EQ(test, mmt_ml_run(x), 0);
+	KUNIT_ASSERT_EQ(test, x->mig.info.phase, (u32)MMT_MIG_PHASE_COMMITTED);
+	mmt_mig_get_info(&x->mig, &info);
+	mmt_mig_info_unstarted(&info, true, -E2BIG);
+	KUNIT_EXPECT_EQ(test, info.size, (u32)sizeof(info));
+	KUNIT_EXPECT_EQ(test, info.phase, (u32)MMT_MIG_PHASE_FAILED);
+	KUNIT_EXPECT_EQ(test, info.error, -E2BIG);
+	KUNIT_EXPECT_EQ(test, info.flags, (u32)MMT_MIG_F_SOURCE);
+	KUNIT_EXPECT_EQ(test, info.closures, 0ull);
+	KUNIT_EXPECT_EQ(test, info.closures_sent, 0ull);
+	KUNIT_EXPECT_EQ(test, info.round, 0u);
+	mmt_mig_info_unstarted(&info, false, -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, info.flags, 0u);
+	KUNIT_EXPECT_EQ(test, info.error, -ECONNRESET);
+}
+
 /* The memory bound: one closure snapshot + bookkeeping + digest. */
 static void mmt_mig_lo_memory(struct kunit *test)
 {
@@ -731,6 +756,7 @@ static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_ack_lost),
 	KUNIT_CASE(mmt_mig_lo_ack_forged),
 	KUNIT_CASE(mmt_mig_lo_ack_lost_writer),
+	KUNIT_CASE(mmt_mig_lo_unstarted_info),
 	KUNIT_CASE(mmt_mig_lo_tamper),
 	KUNIT_CASE(mmt_mig_lo_tamper_commit),
 	KUNIT_CASE(mmt_mig_lo_stale),

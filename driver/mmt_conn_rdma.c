@@ -3022,6 +3022,7 @@ static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m)
 static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 {
 	struct mmt_mtx_slot *s = mmt_mtx_slot(mtx, m->index);
+	int err;
 
 	if (!s || !s->posted)
 		return -EPROTO;
@@ -3030,7 +3031,9 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 		return -EPROTO;
 	}
 	/* the NIC is done with the snapshot before it is reused */
-	mmt_wait_wr(mtx->conn, &s->wcqe, mtx->timeout);
+	err = mmt_wait_wr(mtx->conn, &s->wcqe, mtx->timeout);
+	if (err)
+		return err;	/* the write failed: the connection is ended */
 	s->busy = false;
 	s->posted = false;
 	mtx->inflight--;

@@ -430,7 +430,7 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
 		struct mmt_root *r = &src->mmts[i].root;
 
 		if (committed)
-			mmt_root_transition(r, MMT_INVALID);
+			WARN_ON_ONCE(mmt_root_transition(r, MMT_INVALID));
 		else if (unknown && r->state == MMT_VALID)
 			r->regua_due = true;
 	}
@@ -507,6 +507,8 @@ int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	err = mmt_mig_round(src, t, true);
 	if (!err && mig->s.dirty)
 		err = -EAGAIN;	/* cannot happen: nothing writes */
+	if (!err && test_bit(MMT_MIG_REQ_ABORT, &mig->req))
+		err = -ECANCELED;	/* the COMMIT has not left: outcome known */
 	if (!err)
 		err = mmt_mig_commit(src, t, &known);
 	committed = !err;
@@ -563,9 +565,13 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
 		pmo->receiving = true;
 		pmo->mig_rx = true;
 		mig->pmo = pmo;
-		mig->info.closures = pmo->closures;
 	}
 	mutex_unlock(&pmo->lock);
+	if (!err) {
+		spin_lock(&mig->lock);
+		mig->info.closures = pmo->closures;
+		spin_unlock(&mig->lock);
+	}
 	if (err)
 		mmt_mig_failed(mig, err, false);
 	else

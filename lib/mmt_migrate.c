@@ -377,8 +377,14 @@ int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
 		return err;
 	if (crypto_memneq(mine, d, sizeof(mine)))
 		return -ESTALE;
+	/* every MMT is LANDING (the digest checked it): each may go VALID */
+	for (i = 0; i < n; i++)
+		if (mmts[i].root.state != MMT_LANDING)
+			return -ESTALE;
 	for (i = 0; i < n; i++) {
-		mmt_root_transition(&mmts[i].root, MMT_VALID);
+		err = mmt_root_transition(&mmts[i].root, MMT_VALID);
+		if (err)
+			return err;	/* cannot happen: LANDING -> VALID */
 		mmts[i].root.read_only = false;
 	}
 	return 0;
@@ -402,8 +408,8 @@ u32 mmt_mig_dst_abort(struct mmt *mmts, u32 n)
 	for (i = 0; i < n; i++) {
 		if (mmts[i].root.state != MMT_LANDING)
 			continue;
-		mmt_root_transition(&mmts[i].root, MMT_WAITING);
-		k++;
+		if (!mmt_root_transition(&mmts[i].root, MMT_WAITING))
+			k++;
 	}
 	return k;
 }

@@ -1169,8 +1169,10 @@ static int cmd_tamper(struct args *a)
 	"  --arity A,B,..    counters per node per level, leaf first\n" \
 	"                    (default 64,32,16,16)\n"
 #define KEY_HELP \
-	"  --key-hex H       MMT key, 32 or 64 hex digits (AES-128/256)\n" \
+	"  --key-hex H       MMT key, 32 or 64 hex digits (AES-128/256); visible\n" \
+	"                    to every user in ps: prefer --key-file\n" \
 	"  --key-file F      MMT key file: 16/32 raw bytes or 32/64 hex digits\n" \
+	"                    (F - : standard input)\n" \
 	"                    (default: a random AES-128 key)\n"
 #define FD_HELP \
 	"  --fd N            the PMO fd inherited from 'mmtctl with-pmo' (3)\n"

@@ -62,6 +62,7 @@ struct mmt_ml_ctx {
 	u64 writer_writes;
 	int writer_err;
 	bool start_writer;	/* at the COMMIT: a writer that blocks */
+	bool abort_last;	/* ABORT at the handover's last closure */
 	struct task_struct *writer;
 };
 
@@ -215,6 +216,18 @@ static int mmt_ml_hook(void *priv, struct mmt_mig *mig,
 				x->log[x->src->params.data_bytes + 9] = 'r';
 			}
 		}
+		if (x->abort_last && phase != MMT_MIG_PHASE_HANDOVER) {
+			/* the last closure is dirty at the handover */
+			u64 pos = (MMT_ML_CLOSURES - 1) *
+				  x->src->params.data_bytes + 5;
+
+			KUNIT_EXPECT_EQ(x->test, mmt_pmo_kwrite(x->src, pos, "l",
+								1, true), 1);
+			x->log[pos] = 'l';
+		}
+		if (x->abort_last && phase == MMT_MIG_PHASE_HANDOVER &&
+		    index == MMT_ML_CLOSURES - 1)
+			mmt_mig_request(mig, MMT_MIG_REQ_ABORT);
 		if (x->request_finish && round == 2)
 			mmt_mig_request(mig, MMT_MIG_REQ_FINISH);
 		if (x->request_abort && round == 2)
@@ -358,6 +371,25 @@ static void mmt_mig_lo_quiet(struct kunit *test)
 			(u64)MMT_ML_CLOSURES);
 	KUNIT_EXPECT_EQ(test, x->handover_deliveries, 0u);
 	KUNIT_EXPECT_EQ(test, x->mig.info.flags, (u32)MMT_MIG_F_SOURCE);
+}
+
+/*
+ * An ABORT that arrives while the handover's last closure is on its way
+ * stops the migration before the COMMIT leaves: outcome known, the source
+ * intact and writable (it used to be ignored: the COMMIT went out).
+ */
+static void mmt_mig_lo_abort_before_commit(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+
+	x->prm.max_rounds = 2;
+	x->prm.downtime_limit_ns = 1;
+	x->abort_last = true;
+	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECANCELED);
+	KUNIT_EXPECT_GT(test, x->handover_deliveries, 0u);
+	KUNIT_EXPECT_FALSE(test, x->mig.info.flags & MMT_MIG_F_OUTCOME_UNKNOWN);
+	KUNIT_EXPECT_FALSE(test, x->src->mig_unknown);
+	mmt_ml_expect_intact(test, x);
 }
 
 /*
@@ -757,6 +789,7 @@ static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_ack_forged),
 	KUNIT_CASE(mmt_mig_lo_ack_lost_writer),
 	KUNIT_CASE(mmt_mig_lo_unstarted_info),
+	KUNIT_CASE(mmt_mig_lo_abort_before_commit),
 	KUNIT_CASE(mmt_mig_lo_tamper),
 	KUNIT_CASE(mmt_mig_lo_tamper_commit),
 	KUNIT_CASE(mmt_mig_lo_stale),

@@ -116,12 +116,16 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
  *	direction, the receive's nonce and the sender's nonce (struct
  *	mmt_bind)
  * @index: the closure
+ * @root_counter: a migration's acceptance: the root counter of the
+ *	closure accepted (so an ACK of an earlier round's closure of the
+ *	same index does not acknowledge a later one); 0 otherwise (a
+ *	rejection, a COMMIT's answer, a transfer: one closure per index)
  * @verdict: 0 (accepted) or the negative errno of the rejection, as sent
  * @tag: (out) MMT_WIRE_TAG_BYTES
  *
  * The first 16 bytes of HKDF-SHA256 (RFC 5869) of the PMO's keying root,
  * salt "mmt-v3 ack", info "mmt v3 ack" || mmt_bind_encode(@b) || le32
- * index || le32 -verdict: a PRF of the verdict and of everything that
+ * index || le64 root_counter || le32 -verdict: a PRF of the verdict and of everything that
  * names the closure, its receive and its direction, keyed by the MMT key.
  * Only a holder of the key can say "accepted" for this closure of this
  * receive, so a forged, replayed or reflected acceptance (one made for
@@ -134,11 +138,11 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
  * (@tag zeroed).
  */
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
-		     u32 index, int verdict, u8 *tag)
+		     u32 index, u64 root_counter, int verdict, u8 *tag)
 {
 	static const char label[] = "mmt v3 ack";
 	static const char salt[] = "mmt-v3 ack";
-	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + 4];
+	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + 8 + 4];
 	u8 *p = info;
 	u8 okm[32];
 	int err;
@@ -148,7 +152,8 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 	mmt_bind_encode(b, p);
 	p += MMT_BIND_BYTES;
 	put_unaligned_le32(index, p);
-	put_unaligned_le32(-verdict, p + 4);
+	put_unaligned_le64(root_counter, p + 4);
+	put_unaligned_le32(-verdict, p + 12);
 	mutex_lock(&pmo->lock);
 	err = pmo->crypto ? 0 : -ENOKEY;
 	if (!err)
@@ -171,6 +176,8 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
  * @b: the transfer as the sender sees it (its own nonce and direction,
  *	the receive's nonce from the GRANTs)
  * @m: the decoded ACK (untrusted)
+ * @root_counter: what the sender sealed into the closure acknowledged
+ *	(a migration's acceptance; 0 otherwise: mmt_conn_ack_tag())
  *
  * Its nonce must be the receive's and its tag mmt_conn_ack_tag() of the
  * verdict as it was sent (@m->wire_err, not the errno the user sees, so
@@ -181,14 +188,15 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
  * Return: true if it authenticates.
  */
 bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
-			  const struct mmt_msg *m)
+			  const struct mmt_msg *m, u64 root_counter)
 {
 	u8 tag[MMT_WIRE_TAG_BYTES];
 	bool ok;
 
 	if (crypto_memneq(m->wire.nonce, b->rx_nonce, MMT_RX_NONCE_BYTES))
 		return false;
-	if (mmt_conn_ack_tag(pmo, b, m->index, m->wire_err, tag))
+	if (mmt_conn_ack_tag(pmo, b, m->index, root_counter, m->wire_err,
+			     tag))
 		return false;
 	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
 	memzero_explicit(tag, sizeof(tag));

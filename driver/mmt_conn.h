@@ -227,9 +227,9 @@ int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
 		      u8 *head);
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
-		     u32 index, int verdict, u8 *tag);
+		     u32 index, u64 root_counter, int verdict, u8 *tag);
 bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
-			  const struct mmt_msg *m);
+			  const struct mmt_msg *m, u64 root_counter);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);

@@ -2090,7 +2090,7 @@ static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 		return false;
 	memcpy(b.rx_nonce, tx->rx_nonce, sizeof(b.rx_nonce));
 	memcpy(b.tx_nonce, tx->tx_nonce, sizeof(b.tx_nonce));
-	return mmt_conn_ack_genuine(tx->pmo, &b, m);
+	return mmt_conn_ack_genuine(tx->pmo, &b, m, 0);
 }
 
 /* An ACK for the oldest posted closure arrived. */
@@ -2616,7 +2616,8 @@ static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
  * the key can tell the sender its closure was accepted.  *@verdict is what
  * was sent (an acceptance may become -EPERM, below).
  */
-static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
+static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
+			   int *verdict)
 {
 	struct mmt_wire_msg w = {};
 	int err;
@@ -2636,7 +2637,9 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
 		memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
 		memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
-		err = mmt_conn_ack_tag(rx->pmo, &b, index, *verdict, w.tag);
+		err = mmt_conn_ack_tag(rx->pmo, &b, index,
+				       *verdict ? 0 : root_counter, *verdict,
+				       w.tag);
 		/*
 		 * Only an acceptance needs its tag (mmt_tx_ack_genuine()): a
 		 * rejection never costs the sender data, and goes untagged
@@ -2683,7 +2686,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else {
 		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
-	err = mmt_rx_send_ack(rx, m->index, &verdict);
+	err = mmt_rx_send_ack(rx, m->index, 0, &verdict);
 	if (!verdict)
 		rx->accepted++;
 	else if (!rx->stop)
@@ -2883,6 +2886,7 @@ struct mmt_mtx_slot {
 	bool busy;		/* WANT sent, ACK not yet in */
 	bool posted;		/* its GRANT came: writes posted */
 	u32 index;
+	u64 rc;			/* root counter sealed into it */
 	u8 *snap;		/* data | MACs | nodes of the closure */
 	struct mmt_sgl snap_map;
 	u8 *head;		/* header + sealed root */
@@ -2990,6 +2994,7 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	err = mmt_mig_snap(&mtx->t, m->index, s->head, 0, s->snap);
 	if (err)
 		return err;
+	s->rc = mtx->t.mig->s.sent_rc[m->index];	/* the ACK's tag covers it */
 	ib_dma_sync_single_for_device(conn->dev, s->head_dma,
 				      MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
 	mmt_sync_for_device(conn, &s->snap_map);
@@ -3007,15 +3012,20 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	return err;
 }
 
-/* Does an ACK authenticate: the receive's nonce, the tag of its verdict? */
-static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m)
+/*
+ * Does an ACK authenticate: the receive's nonce, the tag of its verdict
+ * (and of @root_counter, the one sealed into the closure acknowledged: 0
+ * for the COMMIT's answer)?
+ */
+static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m,
+				u64 root_counter)
 {
 	struct mmt_bind b;
 
 	if (!mtx->have_nonce)
 		return false;
 	mmt_mig_xport_bind(&mtx->t, &b);
-	return mmt_conn_ack_genuine(mtx->pmo, &b, m);
+	return mmt_conn_ack_genuine(mtx->pmo, &b, m, root_counter);
 }
 
 /* The verdict on a closure: its slot is free again. */
@@ -3026,7 +3036,7 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 
 	if (!s || !s->posted)
 		return -EPROTO;
-	if (!m->err && !mmt_mtx_ack_genuine(mtx, m)) {
+	if (!m->err && !mmt_mtx_ack_genuine(mtx, m, s->rc)) {
 		atomic64_inc(&mmt_stats.ack_forged);
 		return -EPROTO;
 	}
@@ -3080,7 +3090,7 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 	case MMT_MSG_ACK:
 		if (it->msg.index == MMT_MIG_COMMIT_INDEX && commit_ack) {
 			err = 0;
-			if (!mmt_mtx_ack_genuine(mtx, &it->msg)) {
+			if (!mmt_mtx_ack_genuine(mtx, &it->msg, 0)) {
 				/* not final: a genuine one may follow */
 				atomic64_inc(&mmt_stats.ack_forged);
 				break;
@@ -3346,6 +3356,7 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 	struct mmt_rx_slot *s = mmt_mrx_slot(rx, m->index, true);
 	u8 head[MMT_CONN_HEAD_BYTES];
 	int verdict, err;
+	u64 rc = 0;
 
 	if (!s || m->gen != (rx->gen & 0xff))
 		return -EPROTO;
@@ -3361,7 +3372,13 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 					    rx->nonce, head,
 					    rx->conn->peer_node, rx->eager);
 	}
-	err = mmt_rx_send_ack(rx, m->index, &verdict);
+	if (!verdict) {
+		/* the acceptance names the closure's root counter (round) */
+		mutex_lock(&rx->pmo->lock);
+		rc = rx->pmo->mmts[m->index].root.root_counter;
+		mutex_unlock(&rx->pmo->lock);
+	}
+	err = mmt_rx_send_ack(rx, m->index, rc, &verdict);
 	if (!verdict)
 		mmt_mig_rx_account(mig, mmt_closure_bytes(&rx->pmo->params));
 	else if (!rx->stop)
@@ -3407,7 +3424,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			rx->stop = verdict;
 	}
 	*committed = !verdict;
-	return mmt_rx_send_ack(rx, MMT_MIG_COMMIT_INDEX, &verdict);
+	return mmt_rx_send_ack(rx, MMT_MIG_COMMIT_INDEX, 0, &verdict);
 }
 
 /* MMT_IOC_MIGRATE_RECV, under rx_mutex: see uapi/mmt.h. */

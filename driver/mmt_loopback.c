@@ -224,14 +224,15 @@ static int mmt_mig_lo_commit(struct mmt_mig_xport *t, const u8 *digest,
 	}
 	verdict = mmt_mig_rx_commit(lo->dst, &b, d, tag);
 	mmt_mig_done(lo->dmig, verdict);
-	err = mmt_conn_ack_tag(lo->dst, &b, MMT_MIG_COMMIT_INDEX, verdict, ack);
+	err = mmt_conn_ack_tag(lo->dst, &b, MMT_MIG_COMMIT_INDEX, 0, verdict,
+			       ack);
 	if (!err && lo->hook)
 		err = lo->hook(lo->priv, t->mig, MMT_MIG_LO_ACK, 0, ack,
 			       sizeof(ack));
 	if (err)
 		return err;
 	/* the source believes only an answer that authenticates */
-	err = mmt_conn_ack_tag(lo->src, &b, MMT_MIG_COMMIT_INDEX, verdict,
+	err = mmt_conn_ack_tag(lo->src, &b, MMT_MIG_COMMIT_INDEX, 0, verdict,
 			       want);
 	if (err)
 		return err;

@@ -541,56 +541,66 @@ static void mmt_conn_ack_tags(struct kunit *test)
 	struct mmt_pmo *k;
 
 	mmt_conn_ack_bind(&b);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t0), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t0), 0);
 	/* the same key on the other side gives the same tag */
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, -EBADMSG, t),
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, -EBADMSG, t),
 			0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 4, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 4, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/*
+	 * Review L3: a migration's acceptance names the root counter of the
+	 * closure accepted: the ACK of round 1's closure 3 (counter 5) does
+	 * not acknowledge round 2's (counter 9).
+	 */
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 5, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 9, 0, t0), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t0), 0);
 	b.gen = 3;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_conn_ack_bind(&b);
 	b.conn_id = 9;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_conn_ack_bind(&b);
 	b.rx_nonce[0] ^= 1;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	/* the other direction: the nodes swapped, the other side connected */
 	mmt_conn_ack_bind(&b);
 	b.sender_node = 20;
 	b.receiver_node = 10;
 	b.dir = 1;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	/* ... each alone (nodes of one id: the direction byte decides) */
 	mmt_conn_ack_bind(&b);
 	b.dir = 1;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_conn_ack_bind(&b);
 	b.sender_node = 11;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_conn_ack_bind(&b);
 	b.receiver_node = 21;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	/* another sender nonce: another transfer of the same generation */
 	mmt_conn_ack_bind(&b);
 	b.tx_nonce[15] ^= 0x40;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_conn_ack_bind(&b);
 	k = mmt_conn_pmo(test, 1);
-	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, t), -ENOKEY);
+	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, 0, t), -ENOKEY);
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(k, other_key, 16, false), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_pmo_free(k);
 }
@@ -1028,21 +1038,21 @@ static void mmt_conn_wire(struct kunit *test)
 	w->index = cpu_to_le32(MMT_MIG_COMMIT_INDEX);
 	memcpy(w->nonce, b.rx_nonce, MMT_RX_NONCE_BYTES);
 	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
-					       MMT_MIG_COMMIT_INDEX,
+					       MMT_MIG_COMMIT_INDEX, 0,
 					       -ECANCELED, w->tag), 0);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
-	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
 	w->err = cpu_to_le32(EPERM);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
-	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
 	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
-					       MMT_MIG_COMMIT_INDEX, -EPERM,
+					       MMT_MIG_COMMIT_INDEX, 0, -EPERM,
 					       w->tag), 0);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
-	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
 	/* ... for this receive only */
 	b.rx_nonce[1] ^= 1;
-	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m));
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
 	memset(w->nonce, 0, sizeof(w->nonce));
 	memset(w->tag, 0, sizeof(w->tag));
 	w->index = 0;

@@ -2920,7 +2920,10 @@ static void mmt_mtx_free(struct mmt_mtx *mtx)
 		if (s->head_dma)
 			ib_dma_unmap_single(conn->dev, s->head_dma,
 					    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
-		kfree(s->head);
+		if (s->head) {
+			kfree(s->head);
+			mmt_mig_extra(mtx->t.mig, -MMT_CONN_HEAD_BYTES);
+		}
 		if (s->snap) {
 			kvfree(s->snap);
 			mmt_mig_extra(mtx->t.mig, -(ssize_t)mtx->region_bytes);
@@ -2944,6 +2947,7 @@ static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
 		s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
 		if (!s->head)
 			return -ENOMEM;
+		mmt_mig_extra(mtx->t.mig, MMT_CONN_HEAD_BYTES);
 		s->head_dma = ib_dma_map_single(conn->dev, s->head,
 						MMT_CONN_HEAD_BYTES,
 						DMA_TO_DEVICE);
@@ -3243,6 +3247,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		return -ENOMEM;
 	mmt_conn_mig_begin(conn, mig, true);
 	*started = true;
+	mmt_mig_extra(mig, sizeof(*mtx));	/* the window's bookkeeping */
 	mtx->t.ops = &mmt_mtx_ops;
 	mtx->t.mig = mig;
 	mtx->t.conn_id = conn->conn_id;
@@ -3277,6 +3282,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	}
 	mmt_mtx_free(mtx);
 	kfree(mtx);
+	mmt_mig_extra(mig, -(ssize_t)sizeof(*mtx));
 	mmt_conn_mig_end(mig);
 	return err;
 }
@@ -3438,6 +3444,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	struct mmt_inbox_item *it;
 	struct mmt_rx *rx;
 	u8 nonce[MMT_RX_NONCE_BYTES];
+	size_t extra;
 	u32 i, window;
 	int err;
 
@@ -3477,6 +3484,9 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	rx->window = window;
 	kfree(it);
 	err = mmt_rx_alloc(rx);
+	/* what this receive holds besides the PMO: W head slots, its record */
+	extra = sizeof(*rx) + (size_t)rx->nslots * MMT_CONN_HEAD_BYTES;
+	mmt_mig_extra(mig, extra);
 	if (err) {
 		mmt_tx_send_simple(conn, MMT_MSG_NACK, rx->gen, 0, err);
 		mmt_conn_flush_msgs(conn, timeout);
@@ -3556,6 +3566,7 @@ out:
 	mmt_mig_rx_end(pmo);
 	mmt_rx_free(rx);
 	kfree(rx);
+	mmt_mig_extra(mig, -(ssize_t)extra);
 	if (!committed || err)
 		mmt_mig_done(mig, err ?: -ECANCELED);
 	else

@@ -384,26 +384,26 @@ void mmt_mig_xport_bind(const struct mmt_mig_xport *t, struct mmt_bind *b)
 	memcpy(b->tx_nonce, t->tx_nonce, MMT_RX_NONCE_BYTES);
 }
 
-/* COMMIT: digest of what was sent, tag under the PMO's keying root. */
+/*
+ * COMMIT: digest of what was sent (streamed: no buffer), tag under the
+ * PMO's keying root.
+ */
 static int mmt_mig_commit(struct mmt_pmo *src, struct mmt_mig_xport *t,
 			  bool *known)
 {
 	struct mmt_mig *mig = t->mig;
-	size_t dbytes = 2 * sizeof(u64) * src->closures + 32;
 	u8 digest[MMT_SHA256_BYTES], tag[MMT_MIG_TAG_BYTES];
 	struct mmt_bind b;
 	int err;
 
 	*known = true;
 	mmt_mig_xport_bind(t, &b);
-	mmt_mig_extra(mig, dbytes);
 	mutex_lock(&src->lock);
 	err = mmt_mig_src_digest(&mig->s, digest);
 	if (!err)
 		err = mmt_mig_commit_tag(src->key_root, &b, src->closures,
 					 digest, tag);
 	mutex_unlock(&src->lock);
-	mmt_mig_extra(mig, -(ssize_t)dbytes);
 	if (!err)
 		err = t->ops->commit(t, digest, tag, known);
 	memzero_explicit(tag, sizeof(tag));

@@ -333,6 +333,25 @@ int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
 int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out);
 
 /**
+ * struct mmt_sha256_ctx - a SHA-256 computed piece by piece
+ * @opaque: the backend's state (kernel: struct sha256_state; user space:
+ *	an EVP_MD_CTX pointer)
+ *
+ * mmt_crypto_sha256_init(), any number of mmt_crypto_sha256_update(),
+ * then mmt_crypto_sha256_final(), always (it frees what init allocated).
+ * No buffer of the whole input: the migration's COMMIT digest streams
+ * its N records through it.
+ */
+struct mmt_sha256_ctx {
+	u64 opaque[16];
+};
+
+int mmt_crypto_sha256_init(struct mmt_sha256_ctx *c);
+int mmt_crypto_sha256_update(struct mmt_sha256_ctx *c, const u8 *data,
+			     size_t len);
+int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out);
+
+/**
  * mmt_crypto_hash_key() - the Carter-Wegman hash key of a context
  * @c: context
  *

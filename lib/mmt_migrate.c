@@ -184,33 +184,45 @@ bool mmt_mig_converged(const struct mmt_mig_src *s)
 	       mmt_mig_expected_downtime(s) <= s->downtime_limit_ns;
 }
 
-/* Digest of @n records filled in by @rec (one pass, one buffer). */
+/* Records hashed at once: a small buffer on the stack. */
+#define MMT_MIG_DIGEST_BATCH	16
+
+/*
+ * Digest of @n records filled in by @rec, streamed: SHA-256 over the
+ * label, le32 @n and the records, MMT_MIG_DIGEST_BATCH at a time (no
+ * buffer of the whole preimage: constant memory whatever @n).
+ */
 static int mmt_mig_digest(u32 n, const void *arg,
 			  int (*rec)(const void *arg, u32 i, u64 *gua, u64 *rc),
 			  u8 *digest)
 {
-	size_t len = MMT_MIG_LABEL_LEN + 4 + (size_t)n * MMT_MIG_REC_BYTES;
+	u8 buf[MMT_MIG_DIGEST_BATCH * MMT_MIG_REC_BYTES];
+	struct mmt_sha256_ctx c;
 	u64 gua, rc;
-	u8 *buf, *p;
-	u32 i;
-	int err = 0;
+	u32 i, k = 0;
+	int err, ferr;
 
 	memset(digest, 0, MMT_SHA256_BYTES);
-	buf = kvmalloc(len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
+	err = mmt_crypto_sha256_init(&c);
+	if (err)
+		return err;
 	memcpy(buf, MMT_MIG_LABEL, MMT_MIG_LABEL_LEN);
 	put_unaligned_le32(n, buf + MMT_MIG_LABEL_LEN);
-	p = buf + MMT_MIG_LABEL_LEN + 4;
-	for (i = 0; i < n && !err; i++, p += MMT_MIG_REC_BYTES) {
+	err = mmt_crypto_sha256_update(&c, buf, MMT_MIG_LABEL_LEN + 4);
+	for (i = 0; i < n && !err; i++) {
 		err = rec(arg, i, &gua, &rc);
-		put_unaligned_le64(gua, p);
-		put_unaligned_le64(rc, p + 8);
+		put_unaligned_le64(gua, buf + k * MMT_MIG_REC_BYTES);
+		put_unaligned_le64(rc, buf + k * MMT_MIG_REC_BYTES + 8);
+		if (++k == MMT_MIG_DIGEST_BATCH || i + 1 == n) {
+			if (!err)
+				err = mmt_crypto_sha256_update(&c, buf,
+						k * MMT_MIG_REC_BYTES);
+			k = 0;
+		}
 	}
-	if (!err)
-		err = mmt_crypto_sha256(buf, len, digest);
-	kvfree(buf);
-	return err;
+	ferr = mmt_crypto_sha256_final(&c, digest);
+	memzero_explicit(buf, sizeof(buf));
+	return err ?: ferr;
 }
 
 static int mmt_mig_src_rec(const void *arg, u32 i, u64 *gua, u64 *rc)
@@ -238,9 +250,12 @@ static int mmt_mig_dst_rec(const void *arg, u32 i, u64 *gua, u64 *rc)
  *	then for each index le64 GUA and le64 root counter of the last
  *	closure of it sent
  *
- * Context: process; may sleep (allocates 16 bytes per closure).
- * Return: 0; -ESTALE if a closure was never sent; -ENOMEM.  @digest is
- * zeroed on error.
+ * Streamed (constant memory: no buffer of the 16-byte-per-closure
+ * preimage).
+ *
+ * Context: process (the user-space backend allocates its digest state).
+ * Return: 0; -ESTALE if a closure was never sent; the crypto library's
+ * error (user space).  @digest is zeroed on error.
  */
 int mmt_mig_src_digest(const struct mmt_mig_src *s, u8 *digest)
 {
@@ -258,9 +273,12 @@ int mmt_mig_src_digest(const struct mmt_mig_src *s, u8 *digest)
  * @digest: (out) MMT_SHA256_BYTES, as mmt_mig_src_digest() over each
  *	MMT's root (GUA, root counter)
  *
- * Context: process; may sleep; the caller holds the lock of the MMTs.
+ * Streamed, as mmt_mig_src_digest().
+ *
+ * Context: process; the caller holds the lock of the MMTs.
  * Return: 0; -ESTALE if an MMT is not LANDING (nothing landed there);
- * -ENOMEM.  @digest is zeroed on error.
+ * the crypto library's error (user space).  @digest is zeroed on
+ * error.
  */
 int mmt_mig_dst_digest(const struct mmt *mmts, u32 n, u8 *digest)
 {

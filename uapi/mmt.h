@@ -472,7 +472,8 @@ struct mmt_conn_key {
  *	counts), 1..1000; 0 = MMT_MIGRATE_ROUNDS.  Must be 0 on recv
  * @window: (in) closures in flight, 1..MMT_MIGRATE_WINDOW_MAX; 0 =
  *	MMT_MIGRATE_WINDOW.  The sender's extra memory is @window closure
- *	snapshots; the receiver writes in place
+ *	snapshots + 16 x N bytes + a constant (struct mmt_migrate_info,
+ *	@peak_extra_bytes); the receiver writes in place
  * @reserved0: (in) must be 0
  * @info: (in) user pointer to a struct mmt_migrate_info (its @size set)
  *	that receives the final figures, also after an error; or 0
@@ -534,7 +535,14 @@ struct mmt_migrate {
  * @downtime_ns: (out, source) from the freeze of the writers to the
  *	commit's answer (0 until the handover ends)
  * @peak_extra_bytes: (out) the most memory the migration held at once on
- *	this node besides the PMO: snapshots, bookkeeping, digest
+ *	this node besides the PMO, everything it allocates counted: on the
+ *	source W closures (W = @window, 1 on loopback; each the closure's
+ *	data, data MACs and tree nodes, plus a 192-byte head) + 16 x N bytes
+ *	(N closures: the sent GUA and root counter of each, for dirty
+ *	tracking) + a constant (the window's bookkeeping); on the
+ *	destination W head slots of 192 bytes + a constant (it lands in
+ *	place).  The COMMIT digest is streamed on both sides.  Not counted:
+ *	the RDMA driver's own objects (MRs, the queue pairs' buffers)
  * @error: (out) 0, or the negative errno the migration failed with
  * @reserved0: (out) zero
  * @reserved: (in) must be 0; (out) zero

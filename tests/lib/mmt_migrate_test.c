@@ -482,9 +482,21 @@ static void mmt_migrate_sha256_kat(struct kunit *test)
 		0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
 		0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad,
 	};
+	struct mmt_sha256_ctx c;
 	u8 out[MMT_SHA256_BYTES];
 
 	KUNIT_ASSERT_EQ(test, mmt_crypto_sha256((const u8 *)"abc", 3, out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, want, sizeof(out)), 0);
+	/* streamed (the COMMIT digest), in pieces: the same */
+	memset(out, 0, sizeof(out));
+	KUNIT_ASSERT_EQ(test, mmt_crypto_sha256_init(&c), 0);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_sha256_update(&c, (const u8 *)"a", 1),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_sha256_update(&c, (const u8 *)"", 0),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_sha256_update(&c, (const u8 *)"bc",
+						       2), 0);
+	KUNIT_ASSERT_EQ(test, mmt_crypto_sha256_final(&c, out), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(out, want, sizeof(out)), 0);
 }
 

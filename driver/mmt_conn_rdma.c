@@ -2920,10 +2920,9 @@ static void mmt_mtx_free(struct mmt_mtx *mtx)
 		if (s->head_dma)
 			ib_dma_unmap_single(conn->dev, s->head_dma,
 					    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
-		if (s->head) {
-			kfree(s->head);
+		if (s->head)
 			mmt_mig_extra(mtx->t.mig, -MMT_CONN_HEAD_BYTES);
-		}
+		kfree(s->head);
 		if (s->snap) {
 			kvfree(s->snap);
 			mmt_mig_extra(mtx->t.mig, -(ssize_t)mtx->region_bytes);

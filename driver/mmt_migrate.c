@@ -464,7 +464,8 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
  * Context: process; may sleep; takes @src->lock around each step, never
  * across a transport call.
  * Return: 0 (committed); -EBUSY if the PMO is being migrated or received
- * into; -EUCLEAN if its previous migration's outcome is unknown; -EPERM if it has no key or an MMT is not VALID or read-only;
+ * into; -EUCLEAN if its previous migration's outcome is unknown; -EPERM
+ * if it has no key or an MMT is not VALID or read-only;
  * -EBADMSG if an MMT due for re-encryption fails verification; -ENOMEM;
  * -ECANCELED (MMT_MIG_REQ_ABORT); -EINTR; the transport's errors (a
  * rejection by the destination, -ECONNRESET, -ETIMEDOUT, ...).

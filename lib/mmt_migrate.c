@@ -213,12 +213,12 @@ static int mmt_mig_digest(u32 n, const void *arg,
 		err = rec(arg, i, &gua, &rc);
 		put_unaligned_le64(gua, buf + k * MMT_MIG_REC_BYTES);
 		put_unaligned_le64(rc, buf + k * MMT_MIG_REC_BYTES + 8);
-		if (++k == MMT_MIG_DIGEST_BATCH || i + 1 == n) {
-			if (!err)
-				err = mmt_crypto_sha256_update(&c, buf,
-						k * MMT_MIG_REC_BYTES);
-			k = 0;
-		}
+		if (++k < MMT_MIG_DIGEST_BATCH && i + 1 < n)
+			continue;
+		if (!err)
+			err = mmt_crypto_sha256_update(&c, buf,
+						       k * MMT_MIG_REC_BYTES);
+		k = 0;
 	}
 	ferr = mmt_crypto_sha256_final(&c, digest);
 	memzero_explicit(buf, sizeof(buf));

@@ -182,7 +182,8 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
  * Its nonce must be the receive's and its tag mmt_conn_ack_tag() of the
  * verdict as it was sent (@m->wire_err, not the errno the user sees, so
  * a genuine refusal for a reason of the receiver's own, ECANCELED or
- * EPERM, authenticates too).
+ * EPERM, authenticates too), and @m->err, the verdict the caller acts
+ * on, must be what that verdict decodes to.
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: true if it authenticates.
@@ -193,7 +194,8 @@ bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
 	u8 tag[MMT_WIRE_TAG_BYTES];
 	bool ok;
 
-	if (crypto_memneq(m->wire.nonce, b->rx_nonce, MMT_RX_NONCE_BYTES))
+	if (m->err != mmt_wire_verdict(m->wire_err) ||
+	    crypto_memneq(m->wire.nonce, b->rx_nonce, MMT_RX_NONCE_BYTES))
 		return false;
 	if (mmt_conn_ack_tag(pmo, b, m->index, root_counter, m->wire_err,
 			     tag))

@@ -1042,6 +1042,9 @@ static void mmt_conn_wire(struct kunit *test)
 					       -ECANCELED, w->tag), 0);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	/* the verdict acted on must be the one the tag covers */
+	m->err = 0;
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
 	w->err = cpu_to_le32(EPERM);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));

@@ -57,7 +57,8 @@ LIBMMT := $(O)/libmmt.a
 LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
-.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo bench \
+.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
+	demo-migrate bench bench-migrate \
 	deb clean help
 
 all: module user tools
@@ -129,7 +130,7 @@ check:
 # xfer and pmo runs must pass with no report (docs/TESTING.md).
 check-debug:
 	@scripts/deps.sh
-	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug
+	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug migrate@debug
 
 lint:
 	@scripts/lint.sh
@@ -138,12 +139,22 @@ demo:
 	@scripts/deps.sh
 	@scripts/demo.sh
 
+# Live migration of a key-value store between two guests (issue 11)
+demo-migrate:
+	@scripts/deps.sh
+	@scripts/demo-migrate.sh
+
 # Debian packages mmt-dkms and mmt-utils in $(O)/deb (scripts/deb.sh)
 deb:
 	@O=$(O) scripts/deb.sh
 
 bench: $(O)/tools/mmt-engine-bench
 	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
+
+# Live migration against stop-and-copy and dump-then-transfer, natively
+# (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
+bench-migrate: $(O)/tools/mmt-migrate-bench
+	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 
 #include <asm/unaligned.h>
+#include <crypto/algapi.h>
 #include <crypto/sha2.h>
 
 #include "mmt_conn.h"
@@ -31,6 +32,9 @@ static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER0);
+static_assert(2 * sizeof(struct mmt_wire_seg) == MMT_SHA256_BYTES);
 
 /*
  * A peer's verdict (ACK, NACK) reaches the user as the errno of
@@ -69,7 +73,8 @@ static int mmt_wire_verdict(int err)
  * @len: bytes received
  * @msg: (out) decoded message; its err is 0 or one of the rejection
  *	reasons MMT_IOC_SEND documents (another errno from the peer, a
- *	failure on its side, becomes -EREMOTEIO)
+ *	failure on its side, becomes -EREMOTEIO); its wire_err the errno as
+ *	sent (what an ACK's tag covers)
  *
  * Context: any (called from the completion handler).
  * Return: 0; -EMSGSIZE for a short message or too many segments; -EPROTO
@@ -86,7 +91,8 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
 	    w->reserved1[0] || w->reserved1[1])
 		return -EPROTO;
-	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_END)
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_COMMIT ||
+	    w->type == MMT_MSG_DONE)
 		return -EPROTO;
 	if (w->nsegs > MMT_WIRE_MAX_SEGS ||
 	    len < offsetof(struct mmt_wire_msg, segs) +
@@ -97,7 +103,8 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	msg->index = le32_to_cpu(w->index);
 	if (le32_to_cpu(w->err) > MAX_ERRNO)
 		return -EPROTO;
-	msg->err = mmt_wire_verdict(-(int)le32_to_cpu(w->err));
+	msg->wire_err = -(int)le32_to_cpu(w->err);
+	msg->err = mmt_wire_verdict(msg->wire_err);
 	return 0;
 }
 
@@ -105,42 +112,48 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
  * mmt_conn_ack_tag() - the tag of an MMT-channel ACK
  * @pmo: a keyed PMO (the receive PMO on the receiver, the sending PMO on
  *	the sender: both hold the same MMT key, hence the same keying root)
- * @conn_id: the connection's id
- * @gen: the transfer's generation
+ * @b: the transfer: connection, generation, sender and receiver node,
+ *	direction, the receive's nonce and the sender's nonce (struct
+ *	mmt_bind)
  * @index: the closure
- * @nonce: MMT_RX_NONCE_BYTES: the receive's nonce
- * @verdict: 0 (accepted) or the negative errno of the rejection
+ * @root_counter: a migration's acceptance: the root counter of the
+ *	closure accepted (so an ACK of an earlier round's closure of the
+ *	same index does not acknowledge a later one); 0 otherwise (a
+ *	rejection, a COMMIT's answer, a transfer: one closure per index)
+ * @verdict: 0 (accepted) or the negative errno of the rejection, as sent
  * @tag: (out) MMT_WIRE_TAG_BYTES
  *
  * The first 16 bytes of HKDF-SHA256 (RFC 5869) of the PMO's keying root,
- * salt "mmt-v2 ack", info "mmt v2 ack" || le64 conn_id || le32 gen ||
- * le32 index || nonce || le32 -verdict: a PRF of the verdict and of
- * everything that names the closure and its receive, keyed by the MMT key.
+ * salt "mmt-v3 ack", info "mmt v3 ack" || mmt_bind_encode(@b) || le32
+ * index || le64 root_counter || le32 -verdict: a PRF of the verdict and of everything that
+ * names the closure, its receive and its direction, keyed by the MMT key.
  * Only a holder of the key can say "accepted" for this closure of this
- * receive, so a forged or replayed acceptance cannot make the sender give
- * up its MMT (docs/CONNECTIONS.md "Acknowledgements").
+ * receive, so a forged, replayed or reflected acceptance (one made for
+ * the other direction of the connection, whose generations run
+ * independently) cannot make the sender give up its MMT
+ * (docs/CONNECTIONS.md "Acknowledgements").
  *
  * Context: process; takes @pmo->lock; may sleep.
  * Return: 0; -ENOKEY if the PMO has no key; or the crypto library's error
  * (@tag zeroed).
  */
-int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
-		     const u8 *nonce, int verdict, u8 *tag)
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		     u32 index, u64 root_counter, int verdict, u8 *tag)
 {
-	static const char label[] = "mmt v2 ack";
-	static const char salt[] = "mmt-v2 ack";
-	u8 info[sizeof(label) - 1 + 8 + 4 + 4 + MMT_RX_NONCE_BYTES + 4];
+	static const char label[] = "mmt v3 ack";
+	static const char salt[] = "mmt-v3 ack";
+	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + 8 + 4];
 	u8 *p = info;
 	u8 okm[32];
 	int err;
 
 	memcpy(p, label, sizeof(label) - 1);
 	p += sizeof(label) - 1;
-	put_unaligned_le64(conn_id, p);
-	put_unaligned_le32(gen, p + 8);
-	put_unaligned_le32(index, p + 12);
-	memcpy(p + 16, nonce, MMT_RX_NONCE_BYTES);
-	put_unaligned_le32(-verdict, p + 16 + MMT_RX_NONCE_BYTES);
+	mmt_bind_encode(b, p);
+	p += MMT_BIND_BYTES;
+	put_unaligned_le32(index, p);
+	put_unaligned_le64(root_counter, p + 4);
+	put_unaligned_le32(-verdict, p + 12);
 	mutex_lock(&pmo->lock);
 	err = pmo->crypto ? 0 : -ENOKEY;
 	if (!err)
@@ -155,6 +168,41 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
 		memset(tag, 0, MMT_WIRE_TAG_BYTES);
 	memzero_explicit(okm, sizeof(okm));
 	return err;
+}
+
+/**
+ * mmt_conn_ack_genuine() - does an MMT-channel ACK authenticate?
+ * @pmo: the sending PMO (keyed: the same MMT key as the receiver's)
+ * @b: the transfer as the sender sees it (its own nonce and direction,
+ *	the receive's nonce from the GRANTs)
+ * @m: the decoded ACK (untrusted)
+ * @root_counter: what the sender sealed into the closure acknowledged
+ *	(a migration's acceptance; 0 otherwise: mmt_conn_ack_tag())
+ *
+ * Its nonce must be the receive's and its tag mmt_conn_ack_tag() of the
+ * verdict as it was sent (@m->wire_err, not the errno the user sees, so
+ * a genuine refusal for a reason of the receiver's own, ECANCELED or
+ * EPERM, authenticates too), and @m->err, the verdict the caller acts
+ * on, must be what that verdict decodes to.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: true if it authenticates.
+ */
+bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			  const struct mmt_msg *m, u64 root_counter)
+{
+	u8 tag[MMT_WIRE_TAG_BYTES];
+	bool ok;
+
+	if (m->err != mmt_wire_verdict(m->wire_err) ||
+	    crypto_memneq(m->wire.nonce, b->rx_nonce, MMT_RX_NONCE_BYTES))
+		return false;
+	if (mmt_conn_ack_tag(pmo, b, m->index, root_counter, m->wire_err,
+			     tag))
+		return false;
+	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
+	memzero_explicit(tag, sizeof(tag));
+	return ok;
 }
 
 /**
@@ -207,7 +255,7 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 
 	if (le32_to_cpu(w->channel) != channel ||
 	    (flags & ~(MMT_XFER_COPY | MMT_WIRE_OFFER_PLAIN)))
-		return -EPROTO;
+		return -EPROTO;	/* a migration's offer too: MIGRATE_RECV's */
 	if (!!(flags & MMT_WIRE_OFFER_PLAIN) != plain)
 		return -EMEDIUMTYPE;
 	if (le32_to_cpu(w->closures) != pmo->closures ||
@@ -217,6 +265,32 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
 	for (i = 0; i < MMT_MAX_LEVELS; i++)
 		if (w->log_arity[i] != (i < p->levels ? p->log_arity[i] : 0))
 			return -EMEDIUMTYPE;
+	return 0;
+}
+
+/**
+ * mmt_conn_migrate_args() - check a struct mmt_migrate from user space
+ * @mig: the struct mmt_migrate, copied in
+ * @send: MMT_IOC_MIGRATE_SEND (else MMT_IOC_MIGRATE_RECV)
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for unknown flags (MMT_MIGRATE_EAGER is the
+ * receiver's), non-zero reserved fields, a timeout above 600000 ms, a
+ * downtime limit above 600000 ms or rounds above 1000 (and either
+ * non-zero on the receiver), or a window above MMT_MIGRATE_WINDOW_MAX.
+ */
+int mmt_conn_migrate_args(const void *mig, bool send)
+{
+	const struct mmt_migrate *m = mig;
+
+	if ((m->flags & ~MMT_MIGRATE_EAGER) ||
+	    (send && (m->flags & MMT_MIGRATE_EAGER)) ||
+	    m->timeout_ms > 600000 || m->downtime_limit_ms > 600000 ||
+	    m->max_rounds > 1000 || m->window > MMT_MIGRATE_WINDOW_MAX ||
+	    m->reserved0 || m->reserved[0] || m->reserved[1])
+		return -EINVAL;
+	if (!send && (m->downtime_limit_ms || m->max_rounds))
+		return -EINVAL;
 	return 0;
 }
 
@@ -344,6 +418,14 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&src->lock);
+	if (src->mig || src->mig_rx) {
+		mutex_unlock(&src->lock);
+		return -EBUSY;	/* a live migration owns it */
+	}
+	if (src->mig_unknown) {
+		mutex_unlock(&src->lock);
+		return -EUCLEAN;	/* it may live at a destination */
+	}
 	err = mmt_conn_take(src, channel, plain);
 	for (i = 0; !err && !*plain && i < src->closures; i++) {
 		const struct mmt_root *r = &src->mmts[i].root;
@@ -462,6 +544,10 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
 	mutex_lock(&pmo->lock);
+	if (pmo->mig || pmo->mig_rx) {
+		mutex_unlock(&pmo->lock);
+		return -EBUSY;	/* a live migration owns it */
+	}
 	err = mmt_conn_take(pmo, channel, plain);
 	if (!err && pmo->receiving)
 		err = -EBUSY;

@@ -44,8 +44,10 @@ struct mmt_pmo;
  * 4: plain PMOs: the OFFER says whether the sender's PMO is plain memory
  *    (MMT_WIRE_OFFER_PLAIN), and the plain channel writes the receiver's
  *    PMO memory instead of a bounce buffer.
+ * 5: live migration (docs/MIGRATION.md): an OFFER with
+ *    MMT_WIRE_OFFER_MIGRATE, WANT and COMMIT messages.
  */
-#define MMT_WIRE_VERSION	4
+#define MMT_WIRE_VERSION	6
 #define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */
 #define MMT_WIRE_HELLO_MAGIC	0x4c4c4548u	/* "HELL" little-endian */
 #define MMT_WIRE_MSG_MAGIC	0x47534d4du	/* "MMSG" little-endian */
@@ -83,10 +85,21 @@ enum mmt_wire_type {
 	MMT_MSG_ACK = 4,	/* receiver -> sender: verdict on closure i */
 	MMT_MSG_END = 5,	/* sender -> receiver: no more writes */
 	MMT_MSG_DONE = 6,	/* not a SEND: the WRITE_WITH_IMM of closure i */
+	MMT_MSG_WANT = 7,	/* migration, sender -> receiver: grant i */
+	MMT_MSG_COMMIT = 8,	/* migration, sender -> receiver: commit */
 };
 
 /* OFFER flags besides MMT_XFER_COPY: the sender's PMO has no key */
 #define MMT_WIRE_OFFER_PLAIN	BIT(16)
+/*
+ * A live migration (docs/MIGRATION.md): the receiver grants only what
+ * WANT asks for, closures land (LANDING) until the COMMIT; the OFFER's
+ * index is the sender's window.  COMMIT: index = closures, nonce = the
+ * receive's, tag = mmt_mig_commit_tag(), the 32-byte digest in the bytes
+ * of segs[0..1] (nsegs 2); its answer is an ACK with index
+ * MMT_MIG_COMMIT_INDEX and the ack tag.
+ */
+#define MMT_WIRE_OFFER_MIGRATE	BIT(17)
 
 #define MMT_WIRE_MAX_SEGS	32	/* segments of one grant */
 #define MMT_CONN_WINDOW		4	/* closures in flight per transfer */
@@ -126,7 +139,9 @@ struct mmt_wire_seg {
  * @log_arity: OFFER: geometry
  * @reserved1: zero
  * @nonce: GRANT, ACK: the receive's nonce (MMT channel), drawn at random
- *	by the receiver for each receive; zero otherwise
+ *	by the receiver for each receive; OFFER: the sender's nonce, drawn at
+ *	random by the sender for each transfer or migration (every ACK and
+ *	COMMIT tag covers both: struct mmt_bind); zero otherwise
  * @tag: ACK of the MMT channel: mmt_conn_ack_tag() of the verdict, under
  *	the MMT key; zero otherwise
  * @segs: GRANT: the region's segments in order, then the head slot
@@ -160,7 +175,10 @@ struct mmt_wire_msg {
  * @type: enum mmt_wire_type
  * @gen: transfer generation (DONE: its low 8 bits)
  * @index: as in struct mmt_wire_msg
- * @err: negative errno or 0
+ * @err: negative errno or 0: the verdict as the user sees it (a failure
+ *	of the peer's own, not a rejection, becomes -EREMOTEIO)
+ * @wire_err: negative errno or 0: the verdict as sent, which an ACK's tag
+ *	covers (mmt_conn_ack_genuine())
  * @wire: the raw message (for GRANT's segments and OFFER's geometry);
  *	unused for DONE
  */
@@ -169,6 +187,7 @@ struct mmt_msg {
 	u32 gen;
 	u32 index;
 	int err;
+	int wire_err;
 	struct mmt_wire_msg wire;
 };
 
@@ -207,8 +226,10 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
 		      u8 *head);
-int mmt_conn_ack_tag(struct mmt_pmo *pmo, u64 conn_id, u32 gen, u32 index,
-		     const u8 *nonce, int verdict, u8 *tag);
+int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
+		     u32 index, u64 root_counter, int verdict, u8 *tag);
+bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			  const struct mmt_msg *m, u64 root_counter);
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);
@@ -219,6 +240,7 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager);
 void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
+int mmt_conn_migrate_args(const void *mig, bool send);
 int mmt_conn_key_args(const void *key);
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 					   const u8 *conn_root,

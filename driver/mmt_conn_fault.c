@@ -307,6 +307,7 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 	if (msg->type == MMT_MSG_ACK) {
 		if (msg->err && mmt_fault_take(msg->index, MMT_FAULT_AT_ACK, &f)) {
 			msg->err = 0;
+			msg->wire_err = 0;	/* as on the wire */
 			msg->wire.err = 0;
 		}
 		return;

@@ -77,6 +77,7 @@
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
+#include "mmt_transport.h"
 #include "mmt.h"
 
 #define MMT_SQ_DEPTH		512	/* send WRs (+1 for the drain) */
@@ -201,6 +202,10 @@ struct mmt_wait_cqe {
  *	release semantics; read with acquire by mmt_conn_root())
  * @chan_root: the channel root of the connection's key (the secure channel
  *	on plain PMOs), wiped when the connection is freed
+ * @mig_tx: the record of the last live migration sent (MMT_IOC_MIGRATE_*)
+ * @mig_rx: the record of the last live migration received
+ * @mig_last: @mig_tx or @mig_rx, whichever started last; NULL before any
+ *	(under @lock): what MMT_IOC_MIGRATE_INFO and poll() report
  */
 struct mmt_conn {
 	struct mmt_cm_ctx ctx;
@@ -241,6 +246,9 @@ struct mmt_conn {
 	struct mutex key_mutex;		/* MMT_IOC_CONN_SET_KEY */
 	bool has_key;
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
+	struct mmt_mig mig_tx;
+	struct mmt_mig mig_rx;
+	struct mmt_mig *mig_last;
 };
 
 /**
@@ -373,6 +381,10 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	mutex_init(&conn->key_mutex);
 	INIT_LIST_HEAD(&conn->tx_inbox);
 	INIT_LIST_HEAD(&conn->rx_inbox);
+	mmt_mig_init(&conn->mig_tx, true);
+	mmt_mig_init(&conn->mig_rx, false);
+	conn->mig_tx.running = false;
+	conn->mig_rx.running = false;
 	conn->state = MMT_CONN_NEW;
 	mutex_lock(&mmt_conn_mutex);
 	list_add_tail(&conn->node, &mmt_conns);
@@ -1786,6 +1798,7 @@ struct mmt_tx {
 	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 rx_nonce[MMT_RX_NONCE_BYTES];	/* MMT: the receive's (GRANT) */
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];	/* this transfer's (OFFER) */
 	bool have_nonce;
 	u32 n;			/* closures */
 	u32 nslots;
@@ -2072,20 +2085,21 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
  */
 static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 {
-	u8 tag[MMT_WIRE_TAG_BYTES];
-	bool ok;
+	struct mmt_bind b = {
+		.conn_id = tx->conn->conn_id,
+		.gen = tx->gen,
+		.sender_node = mmt_node_id(),
+		.receiver_node = tx->conn->peer_node,
+		.dir = tx->conn->listener ? 1 : 0,
+	};
 
 	if (tx->channel != MMT_CHANNEL_MMT || m->err)
 		return true;
-	if (!tx->have_nonce ||
-	    crypto_memneq(m->wire.nonce, tx->rx_nonce, sizeof(tx->rx_nonce)))
+	if (!tx->have_nonce)
 		return false;
-	if (mmt_conn_ack_tag(tx->pmo, tx->conn->conn_id, tx->gen, m->index,
-			     tx->rx_nonce, 0, tag))
-		return false;
-	ok = !crypto_memneq(tag, m->wire.tag, sizeof(tag));
-	memzero_explicit(tag, sizeof(tag));
-	return ok;
+	memcpy(b.rx_nonce, tx->rx_nonce, sizeof(b.rx_nonce));
+	memcpy(b.tx_nonce, tx->tx_nonce, sizeof(b.tx_nonce));
+	return mmt_conn_ack_genuine(tx->pmo, &b, m, 0);
 }
 
 /* An ACK for the oldest posted closure arrived. */
@@ -2208,6 +2222,8 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	t0 = ktime_get_ns();
 	mmt_wire_offer_fill(&w, pmo, x->channel, tx->copy, plain);
 	w.gen = cpu_to_le32(tx->gen);
+	get_random_bytes_wait(tx->tx_nonce, sizeof(tx->tx_nonce));
+	memcpy(w.nonce, tx->tx_nonce, sizeof(w.nonce));
 	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
 	if (err)
 		goto out_abort;
@@ -2325,13 +2341,15 @@ struct mmt_rx {
 	bool plain;		/* the PMO is plain memory (no key) */
 	u32 gen;
 	u8 nonce[MMT_RX_NONCE_BYTES];	/* MMT: this receive's, in GRANTs */
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];	/* the sender's (OFFER) */
 	u32 n;
 	u32 nslots;
 	size_t region_bytes;
 	u32 mrs_per_slot;
 	struct mmt_chan_crypto *chan;	/* secure: the sender's AES-GCM */
 	u8 *priv;		/* secure: private copy of one message */
-	struct mmt_rx_slot slots[MMT_CONN_WINDOW];
+	struct mmt_rx_slot slots[MMT_MIGRATE_WINDOW_MAX];
+	u32 window;		/* slots wanted: 0 = MMT_CONN_WINDOW */
 	u32 granted;		/* next closure to grant */
 	u32 done;		/* DONE notices handled */
 	u32 accepted;
@@ -2368,7 +2386,8 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 	size_t chunk = (size_t)conn->max_pages * PAGE_SIZE;
 	u32 i, j;
 
-	rx->nslots = min_t(u32, MMT_CONN_WINDOW, rx->n);
+	rx->nslots = min_t(u32, rx->window ? rx->window : MMT_CONN_WINDOW,
+			   rx->n);
 	rx->region_bytes = rx->channel == MMT_CHANNEL_MMT ?
 		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
 	if (rx->channel == MMT_CHANNEL_SECURE) {
@@ -2606,7 +2625,8 @@ static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
  * the key can tell the sender its closure was accepted.  *@verdict is what
  * was sent (an acceptance may become -EPERM, below).
  */
-static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
+static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
+			   int *verdict)
 {
 	struct mmt_wire_msg w = {};
 	int err;
@@ -2615,9 +2635,20 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, int *verdict)
 	w.gen = cpu_to_le32(rx->gen);
 	w.index = cpu_to_le32(index);
 	if (rx->channel == MMT_CHANNEL_MMT) {
+		struct mmt_bind b = {
+			.conn_id = rx->conn->conn_id,
+			.gen = rx->gen,
+			.sender_node = rx->conn->peer_node,
+			.receiver_node = mmt_node_id(),
+			.dir = rx->conn->listener ? 0 : 1,	/* the sender's */
+		};
+
+		memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
+		memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
-		err = mmt_conn_ack_tag(rx->pmo, rx->conn->conn_id, rx->gen,
-				       index, rx->nonce, *verdict, w.tag);
+		err = mmt_conn_ack_tag(rx->pmo, &b, index,
+				       *verdict ? 0 : root_counter, *verdict,
+				       w.tag);
 		/*
 		 * Only an acceptance needs its tag (mmt_tx_ack_genuine()): a
 		 * rejection never costs the sender data, and goes untagged
@@ -2664,7 +2695,7 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else {
 		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
-	err = mmt_rx_send_ack(rx, m->index, &verdict);
+	err = mmt_rx_send_ack(rx, m->index, 0, &verdict);
 	if (!verdict)
 		rx->accepted++;
 	else if (!rx->stop)
@@ -2738,7 +2769,8 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	rx->plain = plain;
 	rx->eager = x->flags & MMT_XFER_EAGER;
 	rx->gen = it->msg.gen;
-	get_random_bytes(rx->nonce, sizeof(rx->nonce));
+	get_random_bytes_wait(rx->nonce, sizeof(rx->nonce));
+	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
 	rx->n = pmo->closures;
 	kfree(it);
 	err = mmt_rx_alloc(rx);
@@ -2823,6 +2855,838 @@ out_abort:
 out:
 	mmt_rx_free(rx);
 	kfree(rx);
+	return err;
+}
+
+/* ------------------------------------------------------------ migration */
+
+/*
+ * Live migration over the connection (docs/MIGRATION.md): the source's
+ * window slots hold snapshots of the closures in flight (sealed by
+ * mmt_mig_snap() when their GRANT arrives), so the PMO's MMTs stay VALID
+ * and writable; the destination grants what WANT asks for, in place, as
+ * MMT_IOC_RECV does, and checks each closure under the migration rules.
+ */
+
+/*
+ * mmt_inbox_wait() that also returns -ECANCELED once MMT_MIG_REQ_ABORT
+ * is set on @mig (MMT_IOC_MIGRATE_ABORT wakes conn->wq).
+ */
+static struct mmt_inbox_item *mmt_mig_inbox_wait(struct mmt_conn *conn,
+						 struct list_head *box,
+						 unsigned long timeout,
+						 struct mmt_mig *mig)
+{
+	if (test_bit(MMT_MIG_REQ_ABORT, &mig->req))
+		return ERR_PTR(-ECANCELED);
+	if (!mmt_inbox_ready(conn, box) &&
+	    !wait_event_interruptible_timeout(conn->wq,
+					      mmt_inbox_ready(conn, box) ||
+					      test_bit(MMT_MIG_REQ_ABORT,
+						       &mig->req), timeout))
+		return ERR_PTR(-ETIMEDOUT);
+	if (test_bit(MMT_MIG_REQ_ABORT, &mig->req))
+		return ERR_PTR(-ECANCELED);
+	return mmt_inbox_wait(conn, box, timeout);
+}
+
+/* A source window slot: one closure in flight, as a snapshot. */
+struct mmt_mtx_slot {
+	bool busy;		/* WANT sent, ACK not yet in */
+	bool posted;		/* its GRANT came: writes posted */
+	u32 index;
+	u64 rc;			/* root counter sealed into it */
+	u8 *snap;		/* data | MACs | nodes of the closure */
+	struct mmt_sgl snap_map;
+	u8 *head;		/* header + sealed root */
+	u64 head_dma;
+	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
+};
+
+/* The source's migration transport over a connection. */
+struct mmt_mtx {
+	struct mmt_mig_xport t;
+	struct mmt_conn *conn;
+	struct mmt_pmo *pmo;
+	unsigned long timeout;
+	bool offered;		/* the OFFER left: failures end the connection */
+	bool have_nonce;
+	u32 nslots;
+	u32 inflight;
+	size_t region_bytes;
+	struct mmt_mtx_slot slots[MMT_MIGRATE_WINDOW_MAX];
+};
+
+static void mmt_mtx_free(struct mmt_mtx *mtx)
+{
+	struct mmt_conn *conn = mtx->conn;
+	u32 i;
+
+	for (i = 0; i < mtx->nslots; i++) {
+		struct mmt_mtx_slot *s = &mtx->slots[i];
+
+		mmt_unmap(conn, &s->snap_map);
+		if (s->head_dma)
+			ib_dma_unmap_single(conn->dev, s->head_dma,
+					    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
+		if (s->head)
+			mmt_mig_extra(mtx->t.mig, -MMT_CONN_HEAD_BYTES);
+		kfree(s->head);
+		if (s->snap) {
+			kvfree(s->snap);
+			mmt_mig_extra(mtx->t.mig, -(ssize_t)mtx->region_bytes);
+		}
+	}
+}
+
+static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
+{
+	const struct mmt_params *p = &mtx->pmo->params;
+	struct mmt_conn *conn = mtx->conn;
+	u32 i;
+	int err;
+
+	mtx->nslots = min_t(u32, window, mtx->pmo->closures);
+	mtx->region_bytes = p->data_bytes + p->macs_bytes + p->nodes_bytes;
+	for (i = 0; i < mtx->nslots; i++) {
+		struct mmt_mtx_slot *s = &mtx->slots[i];
+
+		mmt_wait_cqe_init(&s->wcqe, conn);
+		s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+		if (!s->head)
+			return -ENOMEM;
+		mmt_mig_extra(mtx->t.mig, MMT_CONN_HEAD_BYTES);
+		s->head_dma = ib_dma_map_single(conn->dev, s->head,
+						MMT_CONN_HEAD_BYTES,
+						DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(conn->dev, s->head_dma)) {
+			s->head_dma = 0;
+			return -ENOMEM;
+		}
+		s->snap = kvmalloc(mtx->region_bytes, GFP_KERNEL);
+		if (!s->snap)
+			return -ENOMEM;
+		mmt_mig_extra(mtx->t.mig, mtx->region_bytes);
+		err = mmt_map(conn, s->snap, mtx->region_bytes, &s->snap_map);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct mmt_mtx_slot *mmt_mtx_slot(struct mmt_mtx *mtx, u32 index)
+{
+	u32 i;
+
+	for (i = 0; i < mtx->nslots; i++)
+		if (mtx->slots[i].busy && mtx->slots[i].index == index)
+			return &mtx->slots[i];
+	return NULL;
+}
+
+/* GRANT of a closure we want: snapshot and seal it, post its writes. */
+static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
+{
+	struct mmt_mtx_slot *s = mmt_mtx_slot(mtx, m->index);
+	const struct mmt_wire_msg *w = &m->wire;
+	struct mmt_conn *conn = mtx->conn;
+	u32 nsegs = w->nsegs, imm;
+	struct ib_sge head_sge;
+	int err;
+
+	if (!s || s->posted || nsegs < 2 || w->head_seg != nsegs - 1 ||
+	    le32_to_cpu(w->segs[nsegs - 1].len) != MMT_CONN_HEAD_BYTES)
+		return -EPROTO;
+	if (!mtx->have_nonce) {
+		memcpy(mtx->t.rx_nonce, w->nonce, MMT_RX_NONCE_BYTES);
+		mtx->have_nonce = true;
+	} else if (memcmp(mtx->t.rx_nonce, w->nonce, MMT_RX_NONCE_BYTES)) {
+		return -EPROTO;
+	}
+	err = mmt_mig_snap(&mtx->t, m->index, s->head, 0, s->snap);
+	if (err)
+		return err;
+	s->rc = mtx->t.mig->s.sent_rc[m->index];	/* the ACK's tag covers it */
+	ib_dma_sync_single_for_device(conn->dev, s->head_dma,
+				      MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
+	mmt_sync_for_device(conn, &s->snap_map);
+	head_sge.addr = s->head_dma;
+	head_sge.length = MMT_CONN_HEAD_BYTES;
+	head_sge.lkey = conn->pd->local_dma_lkey;
+	imm = ((u32)mtx->t.gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
+	reinit_completion(&s->wcqe.done);
+	s->posted = true;
+	err = mmt_tx_post_writes(conn, &s->snap_map, mtx->region_bytes,
+				 w->segs, nsegs - 1, &head_sge,
+				 &w->segs[nsegs - 1], imm, &s->wcqe);
+	if (err)
+		complete(&s->wcqe.done);	/* nothing was posted */
+	return err;
+}
+
+/*
+ * Does an ACK authenticate: the receive's nonce, the tag of its verdict
+ * (and of @root_counter, the one sealed into the closure acknowledged: 0
+ * for the COMMIT's answer)?
+ */
+static bool mmt_mtx_ack_genuine(struct mmt_mtx *mtx, const struct mmt_msg *m,
+				u64 root_counter)
+{
+	struct mmt_bind b;
+
+	if (!mtx->have_nonce)
+		return false;
+	mmt_mig_xport_bind(&mtx->t, &b);
+	return mmt_conn_ack_genuine(mtx->pmo, &b, m, root_counter);
+}
+
+/* The verdict on a closure: its slot is free again. */
+static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
+{
+	struct mmt_mtx_slot *s = mmt_mtx_slot(mtx, m->index);
+	int err;
+
+	if (!s || !s->posted)
+		return -EPROTO;
+	if (!m->err && !mmt_mtx_ack_genuine(mtx, m, s->rc)) {
+		atomic64_inc(&mmt_stats.ack_forged);
+		return -EPROTO;
+	}
+	/* the NIC is done with the snapshot before it is reused */
+	err = mmt_wait_wr(mtx->conn, &s->wcqe, mtx->timeout);
+	if (err)
+		return err;	/* the write failed: the connection is ended */
+	s->busy = false;
+	s->posted = false;
+	mtx->inflight--;
+	return m->err;
+}
+
+/*
+ * Handle the next message for the source.  *@commit_ack, if not NULL,
+ * takes the answer to the COMMIT, only one that authenticates: anything
+ * else is counted (ack_forged) and dropped, and the source goes on
+ * waiting.  Once the handover started (@mtx->t.deadline set) every wait,
+ * whatever arrives meanwhile (stray messages of another generation, forged
+ * answers), counts against that one deadline.
+ */
+static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
+{
+	struct mmt_conn *conn = mtx->conn;
+	unsigned long timeout = mtx->timeout;
+	struct mmt_inbox_item *it;
+	int err;
+
+	if (mtx->t.deadline) {
+		if (time_after_eq(jiffies, mtx->t.deadline))
+			return -ETIMEDOUT;
+		timeout = mtx->t.deadline - jiffies;
+	}
+	it = mmt_mig_inbox_wait(conn, &conn->tx_inbox, timeout, mtx->t.mig);
+	if (IS_ERR(it))
+		return PTR_ERR(it);
+	if (it->msg.gen != (u32)mtx->t.gen) {
+		kfree(it);	/* left over from an earlier transfer */
+		return 0;
+	}
+	switch (it->msg.type) {
+	case MMT_MSG_NACK:
+		/* the offer refused (before any grant), or a protocol error */
+		err = it->msg.err ? it->msg.err : -EPROTO;
+		if (mtx->have_nonce)
+			err = -EPROTO;
+		break;
+	case MMT_MSG_GRANT:
+		err = mmt_mtx_grant(mtx, &it->msg);
+		break;
+	case MMT_MSG_ACK:
+		if (it->msg.index == MMT_MIG_COMMIT_INDEX && commit_ack) {
+			err = 0;
+			if (!mmt_mtx_ack_genuine(mtx, &it->msg, 0)) {
+				/* not final: a genuine one may follow */
+				atomic64_inc(&mmt_stats.ack_forged);
+				break;
+			}
+			*commit_ack = it->msg;
+			commit_ack->type = MMT_MSG_COMMIT;
+		} else {
+			err = mmt_mtx_ack(mtx, &it->msg);
+		}
+		break;
+	default:
+		err = -EPROTO;
+		break;
+	}
+	kfree(it);
+	return err;
+}
+
+static int mmt_mtx_send(struct mmt_mig_xport *t, u32 index)
+{
+	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	struct mmt_mtx_slot *s = NULL;
+	u32 i;
+	int err;
+
+	while (mtx->inflight == mtx->nslots) {
+		err = mmt_mtx_pump(mtx, NULL);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < mtx->nslots && !s; i++)
+		if (!mtx->slots[i].busy)
+			s = &mtx->slots[i];
+	if (!s)
+		return -EPROTO;
+	s->busy = true;
+	s->posted = false;
+	s->index = index;
+	mtx->inflight++;
+	return mmt_tx_send_simple(mtx->conn, MMT_MSG_WANT, t->gen, index, 0);
+}
+
+static int mmt_mtx_flush(struct mmt_mig_xport *t)
+{
+	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	int err;
+
+	while (mtx->inflight) {
+		err = mmt_mtx_pump(mtx, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int mmt_mtx_commit(struct mmt_mig_xport *t, const u8 *digest,
+			  const u8 *tag, bool *known)
+{
+	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	struct mmt_msg ack = {};
+	struct mmt_wire_msg w = {};
+	int err;
+
+	*known = true;
+	w.type = MMT_MSG_COMMIT;
+	w.gen = cpu_to_le32(t->gen);
+	w.index = cpu_to_le32(mtx->pmo->closures);
+	w.nsegs = 2;
+	memcpy(w.nonce, t->rx_nonce, MMT_RX_NONCE_BYTES);
+	memcpy(w.tag, tag, MMT_WIRE_TAG_BYTES);
+	memcpy(w.segs, digest, MMT_SHA256_BYTES);
+	err = mmt_conn_send_msg(mtx->conn, &w, NULL, NULL);
+	if (err)
+		return err;	/* never left */
+	*known = false;
+	/* only a genuine answer ends the wait (mmt_mtx_pump()) */
+	while (ack.type != MMT_MSG_COMMIT) {
+		err = mmt_mtx_pump(mtx, &ack);
+		if (err)
+			return err;
+	}
+	*known = true;
+	return ack.err;
+}
+
+/* The source's checks passed: the OFFER, with the window. */
+static int mmt_mtx_start(struct mmt_mig_xport *t)
+{
+	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	struct mmt_wire_msg w;
+
+	mmt_wire_offer_fill(&w, mtx->pmo, MMT_CHANNEL_MMT, false, false);
+	w.flags = cpu_to_le32(MMT_WIRE_OFFER_MIGRATE);
+	w.gen = cpu_to_le32(t->gen);
+	w.index = cpu_to_le32(mtx->nslots);
+	memcpy(w.nonce, t->tx_nonce, sizeof(w.nonce));
+	mtx->offered = true;
+	return mmt_conn_send_msg(mtx->conn, &w, NULL, NULL);
+}
+
+static const struct mmt_mig_xport_ops mmt_mtx_ops = {
+	.start = mmt_mtx_start,
+	.send = mmt_mtx_send,
+	.flush = mmt_mtx_flush,
+	.commit = mmt_mtx_commit,
+};
+
+/* A migration ends, its record stays for MMT_IOC_MIGRATE_INFO. */
+static void mmt_conn_mig_end(struct mmt_mig *mig)
+{
+	spin_lock(&mig->lock);
+	mig->running = false;
+	spin_unlock(&mig->lock);
+	wake_up_all(&mig->wq);
+}
+
+static void mmt_conn_mig_begin(struct mmt_conn *conn, struct mmt_mig *mig,
+			       bool source)
+{
+	unsigned long flags;
+
+	mmt_mig_reset(mig, source);
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->mig_last = mig;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	wake_up_all(&conn->wq);
+}
+
+/* MMT_IOC_MIGRATE_SEND, under tx_mutex: see uapi/mmt.h. */
+static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
+				    struct mmt_pmo *pmo,
+				    const struct mmt_migrate *a, bool *started)
+{
+	struct mmt_mig *mig = &conn->mig_tx;
+	struct mmt_mig_params prm = {
+		.downtime_limit_ns = (u64)(a->downtime_limit_ms ?:
+					   MMT_MIGRATE_DOWNTIME_MS) * 1000000,
+		.max_rounds = a->max_rounds ?: MMT_MIGRATE_ROUNDS,
+	};
+	struct mmt_mtx *mtx;
+	u32 i;
+	int err;
+
+	if (pmo->closures >= MMT_CONN_MAX_CLOSURES)
+		return -E2BIG;
+	if (conn->tx_gen == U32_MAX)
+		return -EOVERFLOW;
+	mtx = kzalloc(sizeof(*mtx), GFP_KERNEL);
+	if (!mtx)
+		return -ENOMEM;
+	mmt_conn_mig_begin(conn, mig, true);
+	*started = true;
+	mmt_mig_extra(mig, sizeof(*mtx));	/* the window's bookkeeping */
+	mtx->t.ops = &mmt_mtx_ops;
+	mtx->t.mig = mig;
+	mtx->t.conn_id = conn->conn_id;
+	mtx->t.gen = ++conn->tx_gen;
+	mtx->t.peer_node = conn->peer_node;
+	mtx->t.dir = conn->listener ? 1 : 0;
+	get_random_bytes_wait(mtx->t.tx_nonce, sizeof(mtx->t.tx_nonce));
+	mtx->t.window = a->window ?: MMT_MIGRATE_WINDOW;
+	mtx->conn = conn;
+	mtx->pmo = pmo;
+	mtx->timeout = mmt_timeout(a->timeout_ms);
+	mtx->t.timeout = mtx->timeout;
+	err = mmt_mtx_alloc(mtx, mtx->t.window);
+	if (err)
+		mmt_mig_done(mig, err);
+	else
+		err = mmt_migrate_run(pmo, &mtx->t, &prm);
+	if (err && mtx->offered)
+		pr_info_ratelimited("conn %llx: migration failed: %d\n",
+				    conn->conn_id, err);
+	if (!err) {
+		mmt_tx_send_simple(conn, MMT_MSG_END, mtx->t.gen, 0, 0);
+		for (i = 0; i < mtx->nslots; i++)
+			mmt_wait_idle(&mtx->slots[i].wcqe);
+		mmt_conn_flush_msgs(conn, mtx->timeout);
+	} else if (mtx->offered) {
+		/* no write in flight may outlive the snapshots: end it */
+		mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
+		mmt_conn_shutdown(conn);
+		for (i = 0; i < mtx->nslots; i++)
+			mmt_wait_idle(&mtx->slots[i].wcqe);
+	}
+	mmt_mtx_free(mtx);
+	kfree(mtx);
+	mmt_mig_extra(mig, -(ssize_t)sizeof(*mtx));
+	mmt_conn_mig_end(mig);
+	return err;
+}
+
+/* Wait for a migration's OFFER; check it.  Returns it or an ERR_PTR. */
+static struct mmt_inbox_item *mmt_mrx_offer(struct mmt_conn *conn,
+					    struct mmt_pmo *pmo,
+					    const struct mmt_migrate *a,
+					    unsigned long timeout,
+					    struct mmt_mig *mig)
+{
+	u32 window = a->window ?: MMT_MIGRATE_WINDOW_MAX;
+	struct mmt_inbox_item *it;
+	struct mmt_msg offer;
+	u32 flags;
+	int err;
+
+	for (;;) {
+		it = mmt_mig_inbox_wait(conn, &conn->rx_inbox, timeout, mig);
+		if (IS_ERR(it))
+			return it;
+		if (it->msg.type == MMT_MSG_OFFER)
+			break;
+		kfree(it);
+	}
+	offer = it->msg;
+	flags = le32_to_cpu(offer.wire.flags);
+	offer.wire.flags = cpu_to_le32(flags & ~MMT_WIRE_OFFER_MIGRATE);
+	if (!(flags & MMT_WIRE_OFFER_MIGRATE))
+		err = -EPROTO;
+	else
+		err = mmt_wire_offer_check(&offer, pmo, MMT_CHANNEL_MMT, false);
+	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
+		err = -E2BIG;
+	if (!err && (!offer.index || offer.index > window))
+		err = -E2BIG;
+	if (!err && offer.gen <= conn->rx_gen)
+		err = -ESTALE;
+	if (!err)
+		conn->rx_gen = offer.gen;
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, offer.gen, 0, err);
+		kfree(it);
+		mmt_conn_flush_msgs(conn, timeout);
+		return ERR_PTR(err);
+	}
+	return it;
+}
+
+static struct mmt_rx_slot *mmt_mrx_slot(struct mmt_rx *rx, u32 index,
+					bool granted)
+{
+	u32 i;
+
+	for (i = 0; i < rx->nslots; i++)
+		if (rx->slots[i].granted == granted &&
+		    (!granted || rx->slots[i].index == index))
+			return &rx->slots[i];
+	return NULL;
+}
+
+/* Is any slot still registered for remote write? */
+static bool mmt_mrx_granted(const struct mmt_rx *rx)
+{
+	u32 i;
+
+	for (i = 0; i < rx->nslots; i++)
+		if (rx->slots[i].granted)
+			return true;
+	return false;
+}
+
+/* A closure landed in slot @s: invalidate, check, ack. */
+static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
+			struct mmt_mig *mig)
+{
+	struct mmt_rx_slot *s = mmt_mrx_slot(rx, m->index, true);
+	u8 head[MMT_CONN_HEAD_BYTES];
+	int verdict, err;
+	u64 rc = 0;
+
+	if (!s || m->gen != (rx->gen & 0xff))
+		return -EPROTO;
+	err = mmt_rx_invalidate(rx, s);
+	if (err)
+		return err;
+	if (rx->stop) {
+		verdict = -ECANCELED;
+	} else {
+		memcpy(head, s->head, sizeof(head));
+		mmt_conn_fault_rx(rx->pmo, m->index, head);
+		verdict = mmt_conn_rx_check(rx->pmo, m->index, rx->gen,
+					    rx->nonce, head,
+					    rx->conn->peer_node, rx->eager);
+	}
+	if (!verdict) {
+		/* the acceptance names the closure's root counter (round) */
+		mutex_lock(&rx->pmo->lock);
+		rc = rx->pmo->mmts[m->index].root.root_counter;
+		mutex_unlock(&rx->pmo->lock);
+	}
+	err = mmt_rx_send_ack(rx, m->index, rc, &verdict);
+	if (!verdict)
+		mmt_mig_rx_account(mig, mmt_closure_bytes(&rx->pmo->params));
+	else if (!rx->stop)
+		rx->stop = verdict;
+	return err;
+}
+
+/*
+ * The COMMIT: check it against what landed, answer with a tagged ACK.  It
+ * is refused (EPROTO) while a slot is still granted: that MMT's memory is
+ * registered for remote write, so it must not become VALID (the source
+ * flushes every closure before its COMMIT; WANT is not authenticated).
+ */
+static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
+			  bool *committed)
+{
+	const struct mmt_wire_msg *w = &m->wire;
+	u8 digest[MMT_SHA256_BYTES];
+	struct mmt_bind b = {
+		.conn_id = rx->conn->conn_id,
+		.gen = rx->gen,
+		.sender_node = rx->conn->peer_node,
+		.receiver_node = mmt_node_id(),
+		.dir = rx->conn->listener ? 0 : 1,	/* the source's */
+	};
+	int verdict;
+
+	memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
+	memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
+	memcpy(digest, w->segs, sizeof(digest));
+	if (rx->stop)
+		verdict = -ECANCELED;
+	else if (mmt_mrx_granted(rx))
+		verdict = -EPROTO;	/* a slot is still registered */
+	else if (m->index != rx->n || w->nsegs != 2 ||
+		 crypto_memneq(w->nonce, rx->nonce, MMT_RX_NONCE_BYTES))
+		verdict = -EBADMSG;
+	else
+		verdict = mmt_mig_rx_commit(rx->pmo, &b, digest, w->tag);
+	if (verdict) {
+		mmt_stats_reject(verdict);
+		if (!rx->stop)
+			rx->stop = verdict;
+	}
+	*committed = !verdict;
+	return mmt_rx_send_ack(rx, MMT_MIG_COMMIT_INDEX, 0, &verdict);
+}
+
+/* MMT_IOC_MIGRATE_RECV, under rx_mutex: see uapi/mmt.h. */
+static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
+				    struct mmt_pmo *pmo,
+				    const struct mmt_migrate *a, bool *started)
+{
+	unsigned long timeout = mmt_timeout(a->timeout_ms);
+	struct mmt_mig *mig = &conn->mig_rx;
+	bool committed = false, end = false;
+	struct mmt_inbox_item *it;
+	struct mmt_rx *rx;
+	u8 nonce[MMT_RX_NONCE_BYTES];
+	size_t extra;
+	u32 i, window;
+	int err;
+
+	mmt_conn_mig_begin(conn, mig, false);
+	*started = true;
+	it = mmt_mrx_offer(conn, pmo, a, timeout, mig);
+	if (IS_ERR(it)) {
+		err = PTR_ERR(it);
+		mmt_mig_done(mig, err);
+		mmt_conn_mig_end(mig);
+		return err;
+	}
+	window = it->msg.index;
+	get_random_bytes_wait(nonce, sizeof(nonce));
+	err = mmt_mig_rx_start(pmo, mig, conn->conn_id, it->msg.gen, nonce);
+	rx = err ? NULL : kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!err && !rx) {
+		mmt_mig_rx_end(pmo);
+		err = -ENOMEM;
+	}
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0, err);
+		kfree(it);
+		mmt_conn_flush_msgs(conn, timeout);
+		mmt_mig_done(mig, err);
+		mmt_conn_mig_end(mig);
+		return err;
+	}
+	rx->conn = conn;
+	rx->pmo = pmo;
+	rx->channel = MMT_CHANNEL_MMT;
+	rx->eager = a->flags & MMT_MIGRATE_EAGER;
+	rx->gen = it->msg.gen;
+	memcpy(rx->nonce, nonce, sizeof(nonce));
+	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
+	rx->n = pmo->closures;
+	rx->window = window;
+	kfree(it);
+	err = mmt_rx_alloc(rx);
+	/* what this receive holds besides the PMO: W head slots, its record */
+	extra = sizeof(*rx) + (size_t)rx->nslots * MMT_CONN_HEAD_BYTES;
+	mmt_mig_extra(mig, extra);
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, rx->gen, 0, err);
+		mmt_conn_flush_msgs(conn, timeout);
+		goto out;
+	}
+	while (!end && !committed) {
+		struct mmt_rx_slot *s;
+
+		it = mmt_mig_inbox_wait(conn, &conn->rx_inbox, timeout, mig);
+		if (IS_ERR(it)) {
+			err = PTR_ERR(it);
+			goto out_abort;
+		}
+		if (it->msg.gen != rx->gen && it->msg.type != MMT_MSG_DONE) {
+			kfree(it);	/* an earlier transfer's */
+			continue;
+		}
+		switch (it->msg.type) {
+		case MMT_MSG_WANT:
+			err = 0;
+			if (rx->stop)
+				break;	/* failing: nothing more is granted */
+			s = mmt_mrx_slot(rx, 0, false);
+			if (it->msg.index >= rx->n || !s ||
+			    mmt_mrx_slot(rx, it->msg.index, true))
+				err = -EPROTO;
+			else
+				err = mmt_rx_grant(rx, s, it->msg.index);
+			break;
+		case MMT_MSG_DONE:
+			err = mmt_mrx_done(rx, &it->msg, mig);
+			break;
+		case MMT_MSG_COMMIT:
+			err = mmt_mrx_commit(rx, &it->msg, &committed);
+			break;
+		case MMT_MSG_END:
+			end = true;
+			err = 0;
+			break;
+		default:
+			err = -EPROTO;
+			break;
+		}
+		kfree(it);
+		if (err)
+			goto out_abort;
+	}
+	for (i = 0; i < rx->nslots; i++) {
+		err = mmt_rx_invalidate(rx, &rx->slots[i]);
+		if (err)
+			goto out_abort;
+	}
+	err = committed ? 0 : rx->stop ?: -ECANCELED;
+	mmt_conn_flush_msgs(conn, timeout);
+	goto out;
+
+out_abort:
+	pr_info_ratelimited("conn %llx: migration receive aborted: %d\n",
+			    conn->conn_id, err);
+	if (err != -ETIMEDOUT && err != -ECANCELED)
+		err = err == -EINTR ? -EINTR : -ECONNRESET;
+	mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
+	mmt_conn_shutdown(conn);
+	for (i = 0; i < rx->nslots; i++)
+		mmt_wait_idle(&rx->slots[i].inv);
+	if (rx->stop && err == -ECONNRESET)
+		err = rx->stop;	/* a rejection ended it */
+	/*
+	 * Committed, then the ACK could not be sent or a slot not be
+	 * invalidated: the PMO is VALID and writable here whatever happened
+	 * to the connection (the source, without an answer, stays read-only
+	 * until its owner resolves it), so the receive succeeded.
+	 */
+	if (committed)
+		err = 0;
+out:
+	mmt_mig_rx_end(pmo);
+	mmt_rx_free(rx);
+	kfree(rx);
+	mmt_mig_extra(mig, -(ssize_t)extra);
+	if (!committed || err)
+		mmt_mig_done(mig, err ?: -ECANCELED);
+	else
+		mmt_mig_done(mig, 0);
+	mmt_conn_mig_end(mig);
+	return err;
+}
+
+/* MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV: see uapi/mmt.h. */
+static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
+			    bool send)
+{
+	struct mmt_migrate_info info;
+	struct mmt_migrate a;
+	struct mmt_pmo *pmo;
+	u32 usize, isize = 0;
+	bool started = false;
+	struct fd f;
+	int err, cerr;
+
+	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_MIGRATE_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	err = mmt_conn_migrate_args(&a, send);
+	if (err)
+		return err;
+	if (a.info) {
+		/* the figures' struct: its size now, so a bad one costs nothing */
+		err = mmt_copy_in(&info, sizeof(info), u64_to_user_ptr(a.info),
+				  MMT_MIGRATE_INFO_SIZE_VER0, &isize);
+		if (err)
+			return err;
+	}
+	f = fdget(a.pmo_fd);
+	if (!f.file)
+		return -EBADF;
+	pmo = mmt_pmo_from_file(f.file);
+	if (!pmo) {
+		err = -ENOTTY;
+		goto out_put;
+	}
+	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
+					    &conn->rx_mutex)) {
+		err = -EINTR;
+		goto out_put;
+	}
+	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
+		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+	else if (send)
+		err = mmt_conn_do_migrate_send(conn, pmo, &a, &started);
+	else
+		err = mmt_conn_do_migrate_recv(conn, pmo, &a, &started);
+	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	if (a.info) {
+		/* never the figures of an earlier migration */
+		if (started)
+			mmt_mig_get_info(send ? &conn->mig_tx : &conn->mig_rx,
+					 &info);
+		else
+			mmt_mig_info_unstarted(&info, send, err);
+		if (mmt_copy_out(u64_to_user_ptr(a.info), &info, sizeof(info),
+				 isize) && !err)
+			err = -EFAULT;
+	}
+out_put:
+	fdput(f);
+	return err;
+}
+
+/* MMT_IOC_MIGRATE_INFO: see uapi/mmt.h. */
+static int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg)
+{
+	struct mmt_migrate_info info;
+	struct mmt_mig *mig;
+	unsigned long flags;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&info, sizeof(info), uarg,
+			  MMT_MIGRATE_INFO_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if (info.flags || info.phase || info.round || info.error ||
+	    info.reserved0 || info.reserved[0] || info.reserved[1])
+		return -EINVAL;
+	spin_lock_irqsave(&conn->lock, flags);
+	mig = conn->mig_last;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (!mig)
+		return -ENOENT;
+	mmt_mig_get_info(mig, &info);
+	return mmt_copy_out(uarg, &info, sizeof(info), usize);
+}
+
+/* MMT_IOC_MIGRATE_FINISH and MMT_IOC_MIGRATE_ABORT: see uapi/mmt.h. */
+static int mmt_conn_migrate_req(struct mmt_conn *conn, unsigned long arg,
+				unsigned int bit)
+{
+	struct mmt_mig *migs[2] = { &conn->mig_tx, &conn->mig_rx };
+	int i, n = bit == MMT_MIG_REQ_FINISH ? 1 : 2, err = -ENOENT;
+
+	if (arg)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		spin_lock(&migs[i]->lock);
+		if (migs[i]->running) {
+			set_bit(bit, &migs[i]->req);
+			err = 0;
+		}
+		spin_unlock(&migs[i]->lock);
+	}
+	wake_up_all(&conn->wq);
 	return err;
 }
 
@@ -2933,6 +3797,16 @@ static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
 		return mmt_conn_xfer(conn, (void __user *)arg, false);
 	case MMT_IOC_CONN_SET_KEY:
 		return mmt_conn_set_key(conn, (void __user *)arg);
+	case MMT_IOC_MIGRATE_SEND:
+		return mmt_conn_migrate(conn, (void __user *)arg, true);
+	case MMT_IOC_MIGRATE_RECV:
+		return mmt_conn_migrate(conn, (void __user *)arg, false);
+	case MMT_IOC_MIGRATE_INFO:
+		return mmt_conn_migrate_info(conn, (void __user *)arg);
+	case MMT_IOC_MIGRATE_FINISH:
+		return mmt_conn_migrate_req(conn, arg, MMT_MIG_REQ_FINISH);
+	case MMT_IOC_MIGRATE_ABORT:
+		return mmt_conn_migrate_req(conn, arg, MMT_MIG_REQ_ABORT);
 	default:
 		return -ENOTTY;
 	}
@@ -2946,6 +3820,8 @@ static __poll_t mmt_conn_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &conn->wq, wait);
+	poll_wait(file, &conn->mig_tx.wq, wait);
+	poll_wait(file, &conn->mig_rx.wq, wait);
 	spin_lock_irqsave(&conn->lock, flags);
 	list_for_each_entry(it, &conn->rx_inbox, node) {
 		if (it->msg.type == MMT_MSG_OFFER) {
@@ -2955,6 +3831,11 @@ static __poll_t mmt_conn_poll(struct file *file, poll_table *wait)
 	}
 	if (conn->state == MMT_CONN_DEAD)
 		mask |= EPOLLERR | EPOLLHUP;
+	/* a migration's figures changed since MMT_IOC_MIGRATE_INFO */
+	if (conn->mig_last &&
+	    READ_ONCE(conn->mig_last->events) !=
+	    READ_ONCE(conn->mig_last->events_seen))
+		mask |= EPOLLPRI;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return mask;
 }

@@ -92,8 +92,9 @@ int mmt_delegate_regua_due(struct mmt_pmo *pmo, struct mmt *m)
  * MMT's index, which binds the closure to its slot at the receiver.
  *
  * Context: process; caller holds @src->lock.
- * Return: 0; -EPERM if the MMT is not VALID or is read-only, or the PMO
- * has no key; -EOVERFLOW from the GUA allocator; -EBADMSG if a
+ * Return: 0; -EBUSY if the PMO is being migrated live; -EPERM if the MMT
+ * is not VALID or is read-only, or the PMO has no key; -EOVERFLOW from the
+ * GUA allocator; -EBADMSG if a
  * needed re-encryption finds the MMT corrupted (nothing changed);
  * mmt_closure_build()'s errors (the MMT is VALID again).
  */
@@ -115,6 +116,10 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
 
 	lockdep_assert_held(&src->lock);
 	memcpy(h.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+	if (src->mig)
+		return -EBUSY;	/* a live migration owns it */
+	if (src->mig_unknown)
+		return -EUCLEAN;	/* it may live at a destination */
 	if (!src->crypto || m->root.state != MMT_VALID || m->root.read_only)
 		return -EPERM;
 	if (m->root.regua_due || m->root.gua <= src->tx_last_gua) {

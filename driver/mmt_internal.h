@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "mmt_lib.h"
 #include "mmt_uapi.h"
@@ -24,7 +25,7 @@
 
 /* MMT_FEAT_RDMA when the kernel has the RDMA stack (see Kbuild). */
 #ifdef MMT_RDMA
-#define MMT_FEATURES_RDMA	MMT_FEAT_RDMA
+#define MMT_FEATURES_RDMA	(MMT_FEAT_RDMA | MMT_FEAT_MIGRATE)
 #else
 #define MMT_FEATURES_RDMA	0
 #endif
@@ -82,6 +83,23 @@ struct mm_struct;
  * @plain_xfers: connection transfers (plain or secure channel) using the
  *	PMO as plain memory, under @lock; while non-zero the PMO cannot be
  *	keyed or invalidated (-EBUSY): its kind does not change under them
+ * @mig: the live migration this PMO is the source of (under @lock;
+ *	MMT_IOC_MIGRATE_SEND): while set the PMO refuses invalidation, a
+ *	root counter change, sends, local delegation and another migration
+ *	(-EBUSY)
+ * @mig_rx: the PMO is the destination of a live migration (under @lock):
+ *	it cannot be invalidated (-EBUSY) until the migration ends
+ * @mig_frozen: handover of @mig: writers wait on @mig_wq (under @lock,
+ *	read without it by the waiters' condition)
+ * @mig_wq: writers waiting for the end of a handover
+ * @mig_unknown: the last migration from this PMO ended after its COMMIT
+ *	left without an answer that authenticates (under @lock): the
+ *	destination may have committed, so the PMO is read-only (writes,
+ *	sends, local delegation, a root counter change and another
+ *	migration fail with -EUCLEAN) until its owner resolves it:
+ *	MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT
+ *	re-encrypted under a fresh GUA before its next write or send) or
+ *	MMT_IOC_PMO_INVALIDATE (it did)
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -105,6 +123,11 @@ struct mmt_pmo {
 	u64 tx_root_counter;
 	u64 tx_last_gua;
 	u32 plain_xfers;
+	struct mmt_mig *mig;
+	bool mig_rx;
+	bool mig_frozen;
+	wait_queue_head_t mig_wq;
+	bool mig_unknown;
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -195,6 +218,11 @@ int mmt_conn_listen(void __user *uarg);
 int mmt_conn_connect(void __user *uarg);
 int mmt_conn_init(void);
 void mmt_conn_exit(void);
+
+/* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
+int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
+		   size_t len, bool nowait);
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

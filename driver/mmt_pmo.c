@@ -87,6 +87,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	memset(&pmo->rx, 0, sizeof(pmo->rx));
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
+	pmo->mig_unknown = false;
 }
 
 /**
@@ -228,6 +229,7 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 	pr_info("planted leak at %p\n", kmalloc(192, GFP_KERNEL));
 #endif
 	mutex_init(&pmo->lock);
+	init_waitqueue_head(&pmo->mig_wq);
 	pmo->params = *p;
 	pmo->closures = closures;
 	pmo->bytes = (u64)closures * p->data_bytes;
@@ -501,6 +503,10 @@ static int mmt_pmo_set_root_counter(struct mmt_pmo *pmo, void __user *uarg)
 
 	mutex_lock(&pmo->lock);
 	err = pmo->crypto ? 0 : -EPERM;
+	if (!err && (pmo->mig || pmo->mig_rx))
+		err = -EBUSY;
+	if (!err && pmo->mig_unknown)
+		err = -EUCLEAN;
 	for (i = 0; !err && i < pmo->closures; i++) {
 		const struct mmt_root *r = &pmo->mmts[i].root;
 
@@ -590,7 +596,7 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 	if (arg)
 		return -EINVAL;
 	mutex_lock(&pmo->lock);
-	if (pmo->plain_xfers)
+	if (pmo->plain_xfers || pmo->mig || pmo->mig_rx)
 		err = -EBUSY;
 	for (i = 0; i < pmo->closures; i++)
 		if (pmo->mmts[i].root.state == MMT_SENDING)
@@ -598,6 +604,38 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 	if (!err) {
 		mmt_pmo_drop_key(pmo);
 		memset(pmo->mem, 0, pmo->mem_bytes);
+	}
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+/**
+ * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
+ * migration's outcome was unknown
+ * @pmo: the source of a migration that ended with
+ *	MMT_MIG_F_OUTCOME_UNKNOWN
+ *
+ * Its owner learned that the destination did not commit: the PMO is
+ * writable again, every VALID MMT re-encrypted under a fresh GUA before
+ * its next write or send (it was flagged so at the end of the migration),
+ * so no pad is ever used twice even if the destination did commit.
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0; -ENOENT if the PMO has no unresolved migration.
+ */
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
+{
+	u32 i;
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (!pmo->mig_unknown) {
+		err = -ENOENT;
+	} else {
+		for (i = 0; i < pmo->closures; i++)
+			if (pmo->mmts[i].root.state == MMT_VALID)
+				pmo->mmts[i].root.regua_due = true;
+		pmo->mig_unknown = false;
 	}
 	mutex_unlock(&pmo->lock);
 	return err;
@@ -673,6 +711,8 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_pmo_invalidate(pmo, arg);
 	case MMT_IOC_PMO_DELEGATE_LOCAL:
 		return mmt_delegate_local(pmo, uarg);
+	case MMT_IOC_PMO_MIG_RESOLVE:
+		return arg ? -EINVAL : mmt_pmo_mig_resolve(pmo);
 #ifdef MMT_DEBUG
 	case MMT_IOC_PMO_DEBUG:
 		return mmt_pmo_debug(pmo, uarg);
@@ -829,15 +869,43 @@ static size_t mmt_pmo_plain_io(struct mmt_pmo *pmo, u64 pos,
 		       copy_to_iter(p, len, iter);
 }
 
-static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
-			  bool write)
+/*
+ * Take @pmo->lock for a write, or a read: a write waits, interruptibly,
+ * while a live migration of the PMO hands over (docs/MIGRATION.md,
+ * "Writers at the handover"); with @nowait it returns -EAGAIN instead.
+ */
+static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
 {
-	struct mmt_pmo *pmo = iocb->ki_filp->private_data;
-	loff_t pos = iocb->ki_pos;
+	mutex_lock(&pmo->lock);
+	while (write && pmo->mig_frozen) {
+		mutex_unlock(&pmo->lock);
+		if (nowait)
+			return -EAGAIN;
+		if (wait_event_interruptible(pmo->mig_wq,
+					     !READ_ONCE(pmo->mig_frozen)))
+			return -EINTR;
+		mutex_lock(&pmo->lock);
+	}
+	if (write && pmo->mig_unknown) {
+		mutex_unlock(&pmo->lock);
+		return -EUCLEAN;	/* MMT_IOC_PMO_MIG_RESOLVE first */
+	}
+	return 0;
+}
+
+/*
+ * pread/pwrite at data offset @pos; returns the bytes moved or an error,
+ * and sets *@end to the offset after them.
+ */
+static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
+			  struct iov_iter *iter, bool write, bool nowait,
+			  loff_t *end)
+{
 	size_t count, total = 0;
 	u8 *bounce;
 	int err = 0;
 
+	*end = pos;
 	if (pos < 0)
 		return -EINVAL;
 	if (pos >= pmo->bytes)
@@ -845,13 +913,15 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
-	if (iocb->ki_flags & IOCB_NOWAIT)
-		return -EAGAIN;
 	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;
 
-	mutex_lock(&pmo->lock);
+	err = mmt_pmo_lock_io(pmo, write, nowait);
+	if (err) {
+		kfree(bounce);
+		return err;
+	}
 	while (total < count) {
 		size_t want = min_t(size_t, count - total, MMT_IO_CHUNK);
 		size_t n;
@@ -892,8 +962,51 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
 		atomic64_add(total, &mmt_stats.bytes_written);
 	else
 		atomic64_add(total, &mmt_stats.bytes_read);
-	iocb->ki_pos = pos + total;
+	*end = pos + total;
 	return total ? total : err;
+}
+
+static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
+			  bool write)
+{
+	struct mmt_pmo *pmo = iocb->ki_filp->private_data;
+	loff_t end;
+	ssize_t ret;
+
+	if ((iocb->ki_flags & IOCB_NOWAIT) && iov_iter_count(iter) &&
+	    iocb->ki_pos >= 0 && iocb->ki_pos < pmo->bytes)
+		return -EAGAIN;
+	ret = mmt_pmo_rw(pmo, iocb->ki_pos, iter, write, false, &end);
+	iocb->ki_pos = end;
+	return ret;
+}
+
+/**
+ * mmt_pmo_kwrite() - pwrite() from kernel memory (tests)
+ * @pmo: the PMO
+ * @pos: data offset
+ * @buf: @len bytes
+ * @len: bytes to write
+ * @nowait: return -EAGAIN instead of waiting for a migration's handover
+ *
+ * The same path and policy as pwrite() on the PMO fd: a keyed PMO is
+ * written through the controller; during the handover of a live
+ * migration the call waits, interruptibly (docs/MIGRATION.md).
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: bytes written, or pwrite()'s errors (-EPERM for an INVALID
+ * MMT, e.g. after a committed migration; -EUCLEAN after a migration of
+ * unknown outcome; -EINTR; -EAGAIN with @nowait).
+ */
+int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
+		   size_t len, bool nowait)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter iter;
+	loff_t end;
+
+	iov_iter_kvec(&iter, WRITE, &kv, 1, len);
+	return mmt_pmo_rw(pmo, pos, &iter, true, nowait, &end);
 }
 
 static ssize_t mmt_pmo_read_iter(struct kiocb *iocb, struct iov_iter *to)

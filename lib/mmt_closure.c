@@ -336,8 +336,9 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	u8 *stage;
 	int ret;
 
-	/* 1. the receive MMT */
-	if (m->root.state != MMT_WAITING)
+	/* 1. the receive MMT (a migration lands again in a LANDING one) */
+	if (m->root.state != MMT_WAITING &&
+	    !(rx->migrate && m->root.state == MMT_LANDING))
 		return -EPERM;
 	if (!m->crypto)
 		return -ENOKEY;
@@ -382,13 +383,23 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	/* 5b. the sender, now authenticated */
 	if (sender != MMT_CLOSURE_ANY_SENDER && h.sender_node != sender)
 		return -EXDEV;
-	/* 6. replay */
-	if (root.root_counter <= rx->min_root_counter ||
-	    root.root_counter <= rx->last_root_counter)
-		return -ESTALE;
-	/* 7. reorder */
-	if (rx->last_gua && root.gua <= rx->last_gua)
-		return -EILSEQ;
+	if (rx->migrate) {
+		/* 6m, 7m: per index, against what landed (MIGRATION.md) */
+		if (root.root_counter <= rx->min_root_counter ||
+		    (m->root.state == MMT_LANDING &&
+		     root.root_counter <= m->root.root_counter))
+			return -ESTALE;
+		if (m->root.state == MMT_LANDING && root.gua != m->root.gua)
+			return -EILSEQ;
+	} else {
+		/* 6. replay */
+		if (root.root_counter <= rx->min_root_counter ||
+		    root.root_counter <= rx->last_root_counter)
+			return -ESTALE;
+		/* 7. reorder */
+		if (rx->last_gua && root.gua <= rx->last_gua)
+			return -EILSEQ;
+	}
 
 	/*
 	 * 8. on a private copy: the tree nodes, and from a buffer with @eager
@@ -423,7 +434,9 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 		goto out;
 
 	/* Commit: nothing below can fail. */
-	ret = mmt_root_transition(&m->root, MMT_VALID);
+	if (m->root.state != MMT_LANDING)
+		ret = mmt_root_transition(&m->root, rx->migrate ? MMT_LANDING :
+					  MMT_VALID);
 	if (ret)
 		goto out;
 	if (h.nodes_len)
@@ -440,9 +453,11 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	m->root.gua = root.gua;
 	m->root.root_counter = root.root_counter;
 	m->root.top = root.top;
-	m->root.read_only = !!(h.flags & MMT_CLOSURE_F_COPY);
-	rx->last_root_counter = root.root_counter;
-	rx->last_gua = root.gua;
+	m->root.read_only = !rx->migrate && (h.flags & MMT_CLOSURE_F_COPY);
+	if (!rx->migrate) {
+		rx->last_root_counter = root.root_counter;
+		rx->last_gua = root.gua;
+	}
 out:
 	kvfree(stage);
 	return ret;

@@ -28,6 +28,7 @@
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <crypto/algapi.h>
@@ -98,6 +99,11 @@ static inline bool IS_ERR(const void *ptr)
 static inline bool IS_ERR_OR_NULL(const void *ptr)
 {
 	return !ptr || IS_ERR(ptr);
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
 }
 
 static inline bool is_power_of_2(unsigned long n)

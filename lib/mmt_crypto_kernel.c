@@ -128,6 +128,59 @@ int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
 	return err;
 }
 
+int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out)
+{
+	sha256(data, len, out);
+	return 0;
+}
+
+static_assert(sizeof(struct sha256_state) <=
+	      sizeof(((struct mmt_sha256_ctx *)0)->opaque));
+
+/**
+ * mmt_crypto_sha256_init() - start a SHA-256 (struct mmt_sha256_ctx)
+ * @c: (out) the state, in the caller's memory (no allocation)
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int mmt_crypto_sha256_init(struct mmt_sha256_ctx *c)
+{
+	sha256_init((struct sha256_state *)c->opaque);
+	return 0;
+}
+
+/**
+ * mmt_crypto_sha256_update() - hash @len more bytes
+ * @c: from mmt_crypto_sha256_init()
+ * @data: @len bytes
+ * @len: bytes
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int mmt_crypto_sha256_update(struct mmt_sha256_ctx *c, const u8 *data,
+			     size_t len)
+{
+	sha256_update((struct sha256_state *)c->opaque, data, len);
+	return 0;
+}
+
+/**
+ * mmt_crypto_sha256_final() - the digest; the state is wiped
+ * @c: from mmt_crypto_sha256_init()
+ * @out: (out) MMT_SHA256_BYTES
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out)
+{
+	sha256_final((struct sha256_state *)c->opaque, out);
+	memzero_explicit(c, sizeof(*c));
+	return 0;
+}
+
 static int mmt_ecb_setup(struct mmt_crypto *c, int i, const u8 *key)
 {
 	struct crypto_skcipher *tfm;

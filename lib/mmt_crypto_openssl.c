@@ -67,6 +67,66 @@ out:
 	return err;
 }
 
+int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out)
+{
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 ||
+	    n != MMT_SHA256_BYTES) {
+		memzero_explicit(out, MMT_SHA256_BYTES);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* struct mmt_sha256_ctx: opaque[0] holds the EVP_MD_CTX pointer. */
+static EVP_MD_CTX *mmt_ossl_md(struct mmt_sha256_ctx *c)
+{
+	EVP_MD_CTX *md;
+
+	memcpy(&md, c->opaque, sizeof(md));
+	return md;
+}
+
+int mmt_crypto_sha256_init(struct mmt_sha256_ctx *c)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+	memset(c, 0, sizeof(*c));
+	if (!md)
+		return -ENOMEM;
+	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(md);
+		return -EIO;
+	}
+	memcpy(c->opaque, &md, sizeof(md));
+	return 0;
+}
+
+int mmt_crypto_sha256_update(struct mmt_sha256_ctx *c, const u8 *data,
+			     size_t len)
+{
+	EVP_MD_CTX *md = mmt_ossl_md(c);
+
+	return md && EVP_DigestUpdate(md, data, len) == 1 ? 0 : -EIO;
+}
+
+int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out)
+{
+	EVP_MD_CTX *md = mmt_ossl_md(c);
+	unsigned int n = 0;
+	int err = -EIO;
+
+	if (md && EVP_DigestFinal_ex(md, out, &n) == 1 &&
+	    n == MMT_SHA256_BYTES)
+		err = 0;
+	EVP_MD_CTX_free(md);
+	memset(c, 0, sizeof(*c));
+	if (err)
+		memzero_explicit(out, MMT_SHA256_BYTES);
+	return err;
+}
+
 static EVP_CIPHER_CTX *mmt_ossl_cipher(const EVP_CIPHER *cipher,
 				       const u8 *key, bool enc)
 {

@@ -317,6 +317,40 @@ int mmt_crypto_hkdf_sha256(const u8 *ikm, size_t ikm_len, const u8 *salt,
 			   size_t salt_len, const u8 *info, size_t info_len,
 			   u8 *okm, size_t okm_len);
 
+#define MMT_SHA256_BYTES	32
+
+/**
+ * mmt_crypto_sha256() - SHA-256 (FIPS 180-4) of a buffer
+ * @data: @len bytes, any memory
+ * @len: bytes of @data
+ * @out: (out) MMT_SHA256_BYTES
+ *
+ * Kernel: the library sha256() (<crypto/sha2.h>); user space: EVP_Digest.
+ *
+ * Context: any (kernel); no allocation in the kernel.
+ * Return: 0, or the crypto library's error (user space; @out zeroed).
+ */
+int mmt_crypto_sha256(const u8 *data, size_t len, u8 *out);
+
+/**
+ * struct mmt_sha256_ctx - a SHA-256 computed piece by piece
+ * @opaque: the backend's state (kernel: struct sha256_state; user space:
+ *	an EVP_MD_CTX pointer)
+ *
+ * mmt_crypto_sha256_init(), any number of mmt_crypto_sha256_update(),
+ * then mmt_crypto_sha256_final(), always (it frees what init allocated).
+ * No buffer of the whole input: the migration's COMMIT digest streams
+ * its N records through it.
+ */
+struct mmt_sha256_ctx {
+	u64 opaque[16];
+};
+
+int mmt_crypto_sha256_init(struct mmt_sha256_ctx *c);
+int mmt_crypto_sha256_update(struct mmt_sha256_ctx *c, const u8 *data,
+			     size_t len);
+int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out);
+
 /**
  * mmt_crypto_hash_key() - the Carter-Wegman hash key of a context
  * @c: context
@@ -518,6 +552,10 @@ int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
  * @MMT_VALID: active; every access is checked
  * @MMT_SENDING: read-only until the delegation completes
  * @MMT_WAITING: receive buffer waiting for a closure
+ * @MMT_LANDING: destination of a live migration: a closure of this index
+ *	was accepted, the migration is not committed yet; neither readable
+ *	nor writable, a newer closure of the index may replace it
+ *	(docs/MIGRATION.md)
  * @MMT_NR_STATES: number of states, not a state
  */
 enum mmt_state {
@@ -525,6 +563,7 @@ enum mmt_state {
 	MMT_VALID,
 	MMT_SENDING,
 	MMT_WAITING,
+	MMT_LANDING,
 	MMT_NR_STATES
 };
 
@@ -847,6 +886,11 @@ struct mmt_closure_hdr {
  * @min_root_counter: root counters must be greater than this (replay)
  * @last_root_counter: last accepted root counter of this transfer
  * @last_gua: last accepted GUA of this transfer (reorder); 0 = none yet
+ * @migrate: a migration receive (docs/MIGRATION.md): closures land in
+ *	WAITING or LANDING MMTs and leave them LANDING; rules 6 and 7 are
+ *	per index (6m: root counter above the floor and above the landed
+ *	one; 7m: the landed GUA kept) and @last_root_counter and @last_gua
+ *	are not used
  * @check_seq: enforce @expect_seq (the driver does; tests may not)
  * @expect_seq: the seq the next closure must carry: the index of the MMT
  *	it is received into, so a closure cannot be installed in another
@@ -868,6 +912,7 @@ struct mmt_rx_rules {
 	u64 min_root_counter;
 	u64 last_root_counter;
 	u64 last_gua;
+	bool migrate;
 	bool check_seq;
 	u64 expect_seq;
 	struct mmt_crypto *(*keying)(struct mmt_rx_rules *rx,
@@ -891,5 +936,98 @@ int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
 				const u8 *head, int sender, bool eager);
 int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 			   u8 *out);
+
+/* ---------------------------------------------------------------- migration */
+
+#define MMT_MIG_TAG_BYTES	16		/* COMMIT tag */
+#define MMT_MIG_COMMIT_INDEX	0xffffffffu	/* the ACK of a COMMIT */
+#define MMT_MIG_DOWNTIME_NS	(300ull * 1000 * 1000)	/* default limit */
+#define MMT_MIG_MAX_ROUNDS	30		/* default round limit */
+
+/**
+ * struct mmt_mig_src - the source's bookkeeping of one live migration
+ *	(lib/mmt_migrate.c, docs/MIGRATION.md)
+ * @closures: closures of the PMO
+ * @sent_gua: per index, the GUA of the last closure of it sent
+ * @sent_rc: per index, the root counter sealed into that closure; 0: never
+ *	sent.  The closure is dirty while the MMT's root counter differs.
+ * @round: rounds begun; 1 is the full copy, the handover's round counts
+ * @max_rounds: pre-copy rounds at most before the handover
+ * @downtime_limit_ns: hand over once the expected downtime is within it
+ * @closure_ns: measured send time per closure in the last round that sent
+ *	something (0: not measured yet)
+ * @dirty: dirty closures at the last mmt_mig_scan()
+ * @dirty_syncs: scans made
+ * @closures_sent: closures sealed for sending, every round
+ * @round_sent: closures sealed in the current round
+ */
+struct mmt_mig_src {
+	u32 closures;
+	u64 *sent_gua;
+	u64 *sent_rc;
+	u32 round;
+	u32 max_rounds;
+	u64 downtime_limit_ns;
+	u64 closure_ns;
+	u32 dirty;
+	u32 dirty_syncs;
+	u64 closures_sent;
+	u32 round_sent;
+};
+
+int mmt_mig_src_init(struct mmt_mig_src *s, u32 closures, u32 max_rounds,
+		     u64 downtime_limit_ns);
+void mmt_mig_src_free(struct mmt_mig_src *s);
+bool mmt_mig_dirty(const struct mmt_mig_src *s, u32 i,
+		   const struct mmt_root *r);
+void mmt_mig_sent(struct mmt_mig_src *s, u32 i, const struct mmt_root *r);
+u32 mmt_mig_scan(struct mmt_mig_src *s, const struct mmt *mmts);
+void mmt_mig_round_begin(struct mmt_mig_src *s);
+void mmt_mig_round_end(struct mmt_mig_src *s, u64 ns);
+u64 mmt_mig_expected_downtime(const struct mmt_mig_src *s);
+bool mmt_mig_converged(const struct mmt_mig_src *s);
+int mmt_mig_src_digest(const struct mmt_mig_src *s, u8 *digest);
+int mmt_mig_dst_digest(const struct mmt *mmts, u32 n, u8 *digest);
+
+/**
+ * struct mmt_bind - what an ACK tag or a COMMIT tag is bound to: one
+ *	transfer (or migration) in one direction of one connection, and the
+ *	fresh contribution of each end
+ * @conn_id: the connection's id
+ * @gen: the transfer's generation on the connection (per direction)
+ * @sender_node: node id of the sending side (the source)
+ * @receiver_node: node id of the receiving side (the destination)
+ * @dir: 0 if the sending side connected, 1 if it accepted (loopback: 0);
+ *	tells the two directions apart even between nodes of one id
+ * @rx_nonce: MMT_RX_NONCE_BYTES: the receive's nonce, drawn by the
+ *	receiver (GRANT)
+ * @tx_nonce: MMT_RX_NONCE_BYTES: the sender's nonce, drawn by the sender
+ *	for this transfer (OFFER)
+ *
+ * Each end checks a tag against values it chose itself (the sender its
+ * @tx_nonce and direction, the receiver its @rx_nonce), so a tag made for
+ * the other direction of the connection, or for another transfer with
+ * the same generation, never authenticates.
+ */
+struct mmt_bind {
+	u64 conn_id;
+	u64 gen;
+	u16 sender_node;
+	u16 receiver_node;
+	u8 dir;
+	u8 rx_nonce[MMT_RX_NONCE_BYTES];
+	u8 tx_nonce[MMT_RX_NONCE_BYTES];
+};
+
+/* mmt_bind_encode(): le64 conn_id, le64 gen, le16 x2, u8 dir, 2 nonces */
+#define MMT_BIND_BYTES	(8 + 8 + 2 + 2 + 1 + 2 * MMT_RX_NONCE_BYTES)
+
+void mmt_bind_encode(const struct mmt_bind *b, u8 *out);
+int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
+		       u32 closures, const u8 *digest, u8 *tag);
+int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
+		       const struct mmt_bind *b, const u8 *digest,
+		       const u8 *tag);
+u32 mmt_mig_dst_abort(struct mmt *mmts, u32 n);
 
 #endif /* MMT_LIB_H */

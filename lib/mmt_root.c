@@ -23,13 +23,20 @@
  *	WAITING -> VALID	closure accepted
  *	WAITING -> INVALID	receive cancelled
  *	VALID   -> INVALID	invalidate / reclaim
+ *	WAITING -> LANDING	first closure of a migration accepted
+ *	LANDING -> VALID	migration committed (docs/MIGRATION.md)
+ *	LANDING -> WAITING	migration aborted: what landed is dropped
+ *	LANDING -> INVALID	receive PMO invalidated / freed
  * Everything else, including a transition to the same state, is refused.
  */
 static const bool mmt_transitions[MMT_NR_STATES][MMT_NR_STATES] = {
 	[MMT_INVALID] = { [MMT_VALID] = true, [MMT_WAITING] = true },
 	[MMT_VALID] = { [MMT_SENDING] = true, [MMT_INVALID] = true },
 	[MMT_SENDING] = { [MMT_VALID] = true, [MMT_INVALID] = true },
-	[MMT_WAITING] = { [MMT_VALID] = true, [MMT_INVALID] = true },
+	[MMT_WAITING] = { [MMT_VALID] = true, [MMT_INVALID] = true,
+			  [MMT_LANDING] = true },
+	[MMT_LANDING] = { [MMT_VALID] = true, [MMT_WAITING] = true,
+			  [MMT_INVALID] = true },
 };
 
 static const char * const mmt_state_names[MMT_NR_STATES] = {
@@ -37,6 +44,7 @@ static const char * const mmt_state_names[MMT_NR_STATES] = {
 	[MMT_VALID] = "VALID",
 	[MMT_SENDING] = "SENDING",
 	[MMT_WAITING] = "WAITING",
+	[MMT_LANDING] = "LANDING",
 };
 
 /**
@@ -45,7 +53,7 @@ static const char * const mmt_state_names[MMT_NR_STATES] = {
  * @to: new state
  *
  * The single place where an MMT changes state (DESIGN.md section 1), checked
- * against the table above.  Entering INVALID or WAITING also clears
+ * against the table above.  Entering INVALID, WAITING or LANDING also clears
  * @r->read_only (the MMT no longer holds a received copy) and
  * @r->regua_due (nothing is left to re-encrypt); the caller sets
  * @r->read_only after WAITING -> VALID for a copy-mode closure.
@@ -63,7 +71,7 @@ int mmt_root_transition(struct mmt_root *r, enum mmt_state to)
 	if (!mmt_transitions[from][to])
 		return -EINVAL;
 	r->state = to;
-	if (to == MMT_INVALID || to == MMT_WAITING) {
+	if (to == MMT_INVALID || to == MMT_WAITING || to == MMT_LANDING) {
 		r->read_only = false;
 		r->regua_due = false;
 	}
@@ -75,8 +83,8 @@ int mmt_root_transition(struct mmt_root *r, enum mmt_state to)
  * @s: state
  *
  * Context: any.
- * Return: "INVALID", "VALID", "SENDING", "WAITING", or "UNKNOWN" for a value
- * that is not a state.
+ * Return: "INVALID", "VALID", "SENDING", "WAITING", "LANDING", or "UNKNOWN"
+ * for a value that is not a state.
  */
 const char *mmt_state_name(enum mmt_state s)
 {

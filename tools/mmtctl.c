@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -61,13 +63,15 @@ enum {
 	O_TAMPER = 1 << 15,	/* --region --closure --xor */
 	O_DEV = 1 << 16,
 	O_NODE = 1 << 17,
+	O_MIG = 1 << 18,	/* --role --peer --port --listen --downtime ... */
 };
 
 enum {
 	OPT_LEVELS = 256, OPT_BLOCK, OPT_ARITY, OPT_KEYHEX, OPT_KEYFILE,
 	OPT_OFFSET, OPT_LENGTH, OPT_MODE, OPT_EAGER, OPT_RECEIVE, OPT_NOKEY,
 	OPT_COUNTER, OPT_TOFD, OPT_RXKEY, OPT_REGION, OPT_CLOSURE, OPT_XOR,
-	OPT_DEV, OPT_NODE,
+	OPT_DEV, OPT_NODE, OPT_ROLE, OPT_PEER, OPT_PORT, OPT_LISTEN,
+	OPT_DOWNTIME, OPT_ROUNDS, OPT_WINDOW, OPT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -96,6 +100,14 @@ static const struct option long_opts[] = {
 	{ "xor", required_argument, NULL, OPT_XOR },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "node-id", required_argument, NULL, OPT_NODE },
+	{ "role", required_argument, NULL, OPT_ROLE },
+	{ "peer", required_argument, NULL, OPT_PEER },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "downtime", required_argument, NULL, OPT_DOWNTIME },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -116,6 +128,8 @@ struct args {
 	uint32_t region, closure, node_id;
 	uint8_t xor_mask;
 	char **rest;		/* with-pmo: the command */
+	const char *role, *peer, *listen_addr;	/* migrate */
+	uint32_t port, downtime, rounds, window, timeout;
 };
 
 struct subcmd {
@@ -820,6 +834,204 @@ static int cmd_delegate(struct args *a)
 	return ret;
 }
 
+/* ------------------------------------------------------------ migrate */
+
+/* The progress thread of cmd_migrate(): a line per round (POLLPRI). */
+struct mig_progress {
+	pthread_t t;
+	int conn;
+	volatile int stop;
+	FILE *out;
+};
+
+static void mig_line(FILE *f, const struct mmt_migrate_info *i)
+{
+	fprintf(f, "round %u %s: dirty %" PRIu64 ", sent %" PRIu64
+		" closures (%" PRIu64 " bytes), expected downtime %.3f ms\n",
+		i->round, mmtu_mig_phase_str(i->phase), (uint64_t)i->dirty,
+		(uint64_t)i->closures_sent, (uint64_t)i->bytes_sent,
+		i->expected_downtime_ns / 1e6);
+	fflush(f);
+}
+
+static void *mig_progress_main(void *arg)
+{
+	struct mig_progress *p = arg;
+	uint32_t round = 0, phase = 0;
+
+	while (!p->stop) {
+		struct pollfd pfd = { .fd = p->conn, .events = POLLPRI };
+		struct mmt_migrate_info i;
+
+		if (poll(&pfd, 1, 100) <= 0 || !(pfd.revents & POLLPRI))
+			continue;
+		if (mmtu_migrate_info(p->conn, &i))
+			continue;
+		if (i.round == round && i.phase == phase)
+			continue;
+		round = i.round;
+		phase = i.phase;
+		mig_line(p->out, &i);
+	}
+	return NULL;
+}
+
+static void mig_summary(const struct args *a, const struct mmt_migrate_info *i,
+			int ret)
+{
+	if (a->json) {
+		printf("{\"role\": \"%s\", \"result\": \"%s\", \"error\": %d, "
+		       "\"error_name\": \"%s\", \"outcome_unknown\": %s, "
+		       "\"rounds\": %u, \"dirty_syncs\": %" PRIu64
+		       ", \"closures\": %" PRIu64 ", \"closures_sent\": %" PRIu64
+		       ", \"bytes_sent\": %" PRIu64 ", \"total_ns\": %" PRIu64
+		       ", \"setup_ns\": %" PRIu64 ", \"downtime_ns\": %" PRIu64
+		       ", \"expected_downtime_ns\": %" PRIu64
+		       ", \"peak_extra_bytes\": %" PRIu64 "}\n",
+		       a->role, ret ? "failed" : "committed", ret,
+		       ret ? strerrorname_np(-ret) : "",
+		       i->flags & MMT_MIG_F_OUTCOME_UNKNOWN ? "true" : "false",
+		       i->round, (uint64_t)i->dirty_syncs,
+		       (uint64_t)i->closures, (uint64_t)i->closures_sent,
+		       (uint64_t)i->bytes_sent, (uint64_t)i->total_ns,
+		       (uint64_t)i->setup_ns, (uint64_t)i->downtime_ns,
+		       (uint64_t)i->expected_downtime_ns,
+		       (uint64_t)i->peak_extra_bytes);
+		return;
+	}
+	printf("%s: %s%s\n", a->role, ret ? "FAILED: " : "committed",
+	       ret ? mmtu_strerror(ret) : "");
+	if (i->flags & MMT_MIG_F_OUTCOME_UNKNOWN)
+		printf("  outcome unknown: the destination may have committed; the PMO is read-only (EUCLEAN) until MMT_IOC_PMO_MIG_RESOLVE (it did not) or MMT_IOC_PMO_INVALIDATE (it did)\n");
+	printf("  total %.3f ms, setup %.3f ms, downtime %.3f ms\n"
+	       "  %u rounds, %" PRIu64 " dirty syncs, %" PRIu64 " of %" PRIu64
+	       " closures sent (%" PRIu64 " bytes), peak extra memory %" PRIu64
+	       " bytes\n", i->total_ns / 1e6, i->setup_ns / 1e6,
+	       i->downtime_ns / 1e6, i->round, (uint64_t)i->dirty_syncs,
+	       (uint64_t)i->closures_sent, (uint64_t)i->closures,
+	       (uint64_t)i->bytes_sent, (uint64_t)i->peak_extra_bytes);
+}
+
+/* the connection: src connects to --peer, dst listens and accepts one */
+static int mig_connect(int dev, const struct args *a)
+{
+	struct mmt_conn_addr addr;
+	int fd, lfd, ret;
+
+	ret = mmtu_parse_addr(!strcmp(a->role, "src") ? a->peer :
+			      a->listen_addr, a->port, &addr);
+	if (ret)
+		usage_err("bad address or port");
+	if (!strcmp(a->role, "src")) {
+		/* the destination may not listen yet: retry for --timeout */
+		unsigned int waited = 0, limit = a->timeout ? a->timeout : 10000;
+
+		for (;;) {
+			fd = mmtu_connect(dev, &addr, a->timeout, 0, NULL);
+			if (fd >= 0)
+				return fd;
+			if ((fd != -ECONNREFUSED && fd != -EHOSTUNREACH) ||
+			    waited >= limit)
+				exit(fail("MMT_IOC_CONNECT", fd));
+			usleep(200000);
+			waited += 200;
+		}
+	}
+	lfd = mmtu_listen(dev, &addr, 1, 0);
+	if (lfd < 0)
+		exit(fail("MMT_IOC_LISTEN", lfd));
+	fd = mmtu_accept(lfd, a->timeout ? a->timeout : 600000, 0, NULL);
+	close(lfd);
+	if (fd < 0)
+		exit(fail("MMT_IOC_ACCEPT", fd));
+	return fd;
+}
+
+static int cmd_migrate(struct args *a)
+{
+	struct mig_progress p = { .out = a->json ? stderr : stdout };
+	struct mmt_migrate_info info;
+	struct mmt_pmo_create c;
+	bool src, own = false;
+	uint8_t *in = NULL, *out;
+	uint64_t bytes = 0;
+	size_t len = 0;
+	ssize_t n;
+	int dev, pmo, conn, ret;
+
+	if (!a->role || !a->port)
+		usage_err("--role src|dst and --port are required");
+	if (a->mode_given)
+		usage_err("--mode does not apply here (a migration moves the PMO)");
+	src = !strcmp(a->role, "src");
+	if (src && !a->peer)
+		usage_err("--role src needs --peer ADDR");
+	if (src && (a->out || a->eager))
+		usage_err("--out and --eager are the destination's");
+	if (!src && (a->in || (a->given & O_FD) || a->peer || a->downtime ||
+		     a->rounds))
+		usage_err("--in, --fd, --peer, --downtime, --rounds are the source's");
+	if (src && !a->in && !(a->given & O_FD))
+		usage_err("--role src needs --in FILE or --fd N");
+	if (!(a->given & O_FD) && !a->key_len)
+		usage_err("both roles need the one key (--key-hex or --key-file)");
+	dev = open_dev(a);
+	if (a->given & O_NODE) {
+		ret = mmtu_set_node_id(dev, a->node_id);
+		if (ret)
+			return fail("MMT_IOC_SET_NODE_ID", ret);
+	}
+	if (src && (a->given & O_FD)) {
+		pmo = a->fd;
+	} else if (src) {
+		if (read_file(a->in, &in, &len))
+			return EXIT_SYS;
+		bytes = pmo_size(a, len);
+		pmo = create_pmo(dev, a, bytes, 0, &c);
+		own = true;
+		n = mmtu_pmo_write_all(pmo, in, len, 0);
+		if (n < 0)
+			return fail("pwrite", (int)n);
+	} else {
+		bytes = pmo_size(a, 0);
+		pmo = create_pmo(dev, a, bytes, MMT_KEY_RECEIVE, &c);
+		own = true;
+	}
+	conn = mig_connect(dev, a);
+	p.conn = conn;
+	pthread_create(&p.t, NULL, mig_progress_main, &p);
+	if (src)
+		ret = mmtu_migrate_send(conn, pmo, a->downtime, a->rounds,
+					a->window, a->timeout, &info);
+	else
+		ret = mmtu_migrate_recv(conn, pmo, a->eager ?
+					MMT_MIGRATE_EAGER : 0, a->window,
+					a->timeout, &info);
+	p.stop = 1;
+	pthread_join(p.t, NULL);
+	mig_summary(a, &info, ret);
+	if (ret) {
+		close(conn);
+		return fail(src ? "MMT_IOC_MIGRATE_SEND" :
+			    "MMT_IOC_MIGRATE_RECV", ret);
+	}
+	if (!src && a->out) {
+		out = xmalloc(bytes);
+		n = mmtu_pmo_read_all(pmo, out, bytes, 0);
+		if (n < 0)
+			return fail("pread", (int)n);
+		if (write_file(a->out, out, n))
+			return EXIT_SYS;
+		free(out);
+	}
+	free(in);
+	close(conn);
+	if (own)
+		close(pmo);
+	close(dev);
+	return 0;
+}
+
 /* with-pmo: create (and key) a PMO and exec the command with it as fd 3 */
 static int cmd_with_pmo(struct args *a)
 {
@@ -957,8 +1169,10 @@ static int cmd_tamper(struct args *a)
 	"  --arity A,B,..    counters per node per level, leaf first\n" \
 	"                    (default 64,32,16,16)\n"
 #define KEY_HELP \
-	"  --key-hex H       MMT key, 32 or 64 hex digits (AES-128/256)\n" \
+	"  --key-hex H       MMT key, 32 or 64 hex digits (AES-128/256); visible\n" \
+	"                    to every user in ps: prefer --key-file\n" \
 	"  --key-file F      MMT key file: 16/32 raw bytes or 32/64 hex digits\n" \
+	"                    (F - : standard input)\n" \
 	"                    (default: a random AES-128 key)\n"
 #define FD_HELP \
 	"  --fd N            the PMO fd inherited from 'mmtctl with-pmo' (3)\n"
@@ -1011,6 +1225,30 @@ static const struct subcmd subcmds[] = {
 	  "  --eager           verify whole closures on receipt\n"
 	  "  --receiver-key-hex H  key the receiver differently (expect exit 3)\n"
 	  GEOM_HELP KEY_HELP },
+	{ "migrate", cmd_migrate,
+	  O_JSON | O_SIZE | O_GEOM | O_KEY | O_IN | O_OUT | O_FD | O_MODE |
+	  O_MIG | O_NODE | O_DEV,
+	  "--role src --peer ADDR --port P (--in FILE | --fd N) [options] | --role dst --port P --size N --key-hex H [--out FILE]",
+	  "Live migration of a PMO over an mmt connection (docs/MIGRATION.md).\n"
+	  "src: a PMO holding FILE (or the inherited --fd, whose owner may go\n"
+	  "on writing) is migrated to the peer: pre-copy rounds, then the\n"
+	  "handover; dst: listens on --port, receives it into a new PMO of\n"
+	  "--size bytes and the same geometry and key, and writes its\n"
+	  "plaintext to --out.  A progress line per round (stderr with\n"
+	  "--json), then a summary: total, setup and downtime, rounds, dirty\n"
+	  "syncs, closures and bytes sent, peak extra memory.\n"
+	  "  --role R          src or dst\n"
+	  "  --peer ADDR       src: the destination's address\n"
+	  "  --listen ADDR     dst: the local address (default any)\n"
+	  "  --port P          the port\n"
+	  "  --downtime MS     src: downtime limit (default 300)\n"
+	  "  --rounds N        src: pre-copy round limit (default 30)\n"
+	  "  --window W        closures in flight (default 4, at most 16)\n"
+	  "  --timeout MS      per answer of the peer (default 10000); src:\n"
+	  "                    also how long to retry a refused connect\n"
+	  "  --eager           dst: verify whole closures on receipt\n"
+	  "  --node-id N       set this node's id first\n"
+	  GEOM_HELP KEY_HELP FD_HELP },
 	{ "with-pmo", cmd_with_pmo,
 	  O_SIZE | O_GEOM | O_KEY | O_RECEIVE | O_NOKEY | O_DEV,
 	  "[create options] -- CMD [ARG...]",
@@ -1118,6 +1356,15 @@ static unsigned int opt_bit(int c)
 		return O_DEV;
 	case OPT_NODE:
 		return O_NODE;
+	case OPT_ROLE:
+	case OPT_PEER:
+	case OPT_PORT:
+	case OPT_LISTEN:
+	case OPT_DOWNTIME:
+	case OPT_ROUNDS:
+	case OPT_WINDOW:
+	case OPT_TIMEOUT:
+		return O_MIG;
 	}
 	return 0;
 }
@@ -1263,6 +1510,43 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_NODE:
 			a->node_id = parse_u64("node-id", optarg);
+			break;
+		case OPT_ROLE:
+			if (strcmp(optarg, "src") && strcmp(optarg, "dst"))
+				usage_err("--role: src or dst");
+			a->role = optarg;
+			break;
+		case OPT_PEER:
+			a->peer = optarg;
+			break;
+		case OPT_LISTEN:
+			a->listen_addr = optarg;
+			break;
+		case OPT_PORT:
+			a->port = parse_u64("port", optarg);
+			if (!a->port || a->port > 65535)
+				usage_err("--port: 1..65535");
+			break;
+		case OPT_DOWNTIME:
+			a->downtime = parse_u64("downtime", optarg);
+			if (!a->downtime || a->downtime > 600000)
+				usage_err("--downtime: 1..600000 ms");
+			break;
+		case OPT_ROUNDS:
+			a->rounds = parse_u64("rounds", optarg);
+			if (!a->rounds || a->rounds > 1000)
+				usage_err("--rounds: 1..1000");
+			break;
+		case OPT_WINDOW:
+			a->window = parse_u64("window", optarg);
+			if (!a->window || a->window > MMT_MIGRATE_WINDOW_MAX)
+				usage_err("--window: 1..%d",
+					  MMT_MIGRATE_WINDOW_MAX);
+			break;
+		case OPT_TIMEOUT:
+			a->timeout = parse_u64("timeout", optarg);
+			if (!a->timeout || a->timeout > 600000)
+				usage_err("--timeout: 1..600000 ms");
 			break;
 		}
 	}

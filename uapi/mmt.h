@@ -29,6 +29,7 @@
 #define MMT_FEAT_PMO		_BITULL(1)	/* PMOs, pread/pwrite */
 #define MMT_FEAT_LOCAL_DELEGATE	_BITULL(2)	/* MMT_IOC_PMO_DELEGATE_LOCAL */
 #define MMT_FEAT_RDMA		_BITULL(3)	/* connections over rdma_cm */
+#define MMT_FEAT_MIGRATE	_BITULL(4)	/* MMT_IOC_MIGRATE_* */
 #define MMT_FEAT_DEBUG		_BITULL(63)	/* test-only MMT_IOC_PMO_DEBUG */
 
 /**
@@ -83,6 +84,9 @@ struct mmt_geometry {
 
 /*
  * MMT states (DESIGN.md section 1), as reported by MMT_IOC_PMO_INFO.
+ * LANDING: the destination of a live migration (MMT_IOC_MIGRATE_RECV)
+ * holds a closure of this index but has not committed: neither readable
+ * nor writable (docs/MIGRATION.md).
  * INVALID: plain, non-secure memory when the PMO has no key
  * (MMT_INFO_PLAIN: pread/pwrite copy its bytes as they are, the plain
  * channel moves it); in a keyed PMO, an MMT delegated away (transfer mode),
@@ -92,6 +96,7 @@ struct mmt_geometry {
 #define MMT_STATE_VALID		1
 #define MMT_STATE_SENDING	2
 #define MMT_STATE_WAITING	3
+#define MMT_STATE_LANDING	4	/* migration destination, not committed */
 
 /* struct mmt_pmo_create.flags */
 #define MMT_PMO_CLOEXEC		_BITULL(0)	/* the PMO fd is O_CLOEXEC */
@@ -440,6 +445,130 @@ struct mmt_conn_key {
 
 #define MMT_CONN_KEY_SIZE_VER0	48
 
+/* struct mmt_migrate.flags */
+#define MMT_MIGRATE_EAGER	_BITULL(0)	/* recv: verify all on receipt */
+
+/* Defaults and bounds of struct mmt_migrate */
+#define MMT_MIGRATE_DOWNTIME_MS	300	/* as QEMU's downtime-limit */
+#define MMT_MIGRATE_ROUNDS	30
+#define MMT_MIGRATE_WINDOW	4
+#define MMT_MIGRATE_WINDOW_MAX	16
+
+/**
+ * struct mmt_migrate - MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV argument
+ * @size: (in) sizeof(struct mmt_migrate)
+ * @pmo_fd: (in) the PMO to migrate (send: keyed, every MMT VALID and
+ *	writable) or to migrate into (recv: keyed with the same key, same
+ *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
+ * @flags: (in) MMT_MIGRATE_EAGER (recv only) or 0
+ * @timeout_ms: (in) how long to wait for each answer of the peer in
+ *	pre-copy, and (send) for the whole handover, from the freeze to a
+ *	genuine answer to the COMMIT, whatever arrives meanwhile;
+ *	1..600000; 0 = 10000
+ * @downtime_limit_ms: (in, send) hand over once the expected downtime is
+ *	at most this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS.  Must be 0 on
+ *	recv
+ * @max_rounds: (in, send) pre-copy rounds at most (the first, full copy
+ *	counts), 1..1000; 0 = MMT_MIGRATE_ROUNDS.  Must be 0 on recv
+ * @window: (in) closures in flight, 1..MMT_MIGRATE_WINDOW_MAX; 0 =
+ *	MMT_MIGRATE_WINDOW.  The sender's extra memory is @window closure
+ *	snapshots + 16 x N bytes + a constant (struct mmt_migrate_info,
+ *	@peak_extra_bytes); the receiver writes in place
+ * @reserved0: (in) must be 0
+ * @info: (in) user pointer to a struct mmt_migrate_info (its @size set)
+ *	that receives the final figures, also after an error; or 0
+ * @reserved: (in) must be 0
+ */
+struct mmt_migrate {
+	__u32 size;
+	__s32 pmo_fd;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 downtime_limit_ms;
+	__u32 max_rounds;
+	__u32 window;
+	__u32 reserved0;
+	__u64 info;
+	__u64 reserved[2];
+};
+
+#define MMT_MIGRATE_SIZE_VER0	56
+
+/* struct mmt_migrate_info.phase */
+#define MMT_MIG_PHASE_NONE	0	/* no migration on the connection yet */
+#define MMT_MIG_PHASE_SETUP	1	/* checks, offer, bookkeeping */
+#define MMT_MIG_PHASE_PRECOPY	2	/* rounds; the owner writes */
+#define MMT_MIG_PHASE_HANDOVER	3	/* writers frozen; last round, commit */
+#define MMT_MIG_PHASE_COMMITTED	4	/* the destination is the one copy */
+#define MMT_MIG_PHASE_FAILED	5	/* @error says why */
+
+/*
+ * struct mmt_migrate_info.flags (out).  MMT_MIG_F_OUTCOME_UNKNOWN: the
+ * migration failed after the COMMIT left, without an answer that
+ * authenticates: the destination may have committed (docs/MIGRATION.md).
+ */
+#define MMT_MIG_F_SOURCE	_BITULL(0)	/* this side sends */
+#define MMT_MIG_F_OUTCOME_UNKNOWN _BITULL(1)
+
+/**
+ * struct mmt_migrate_info - MMT_IOC_MIGRATE_INFO argument: figures of the
+ *	connection's current (or last) migration, as QEMU's query-migrate
+ * @size: (in) sizeof(struct mmt_migrate_info)
+ * @flags: (in) must be 0; (out) MMT_MIG_F_* bits
+ * @phase: (out) MMT_MIG_PHASE_*
+ * @round: (out) rounds begun: 1 is the full copy; the handover's last
+ *	round counts
+ * @closures: (out) closures of the PMO
+ * @dirty: (out) closures dirty at the last dirty sync (source; the
+ *	destination reports 0)
+ * @dirty_syncs: (out) dirty syncs (scans of the root counters) made
+ * @closures_sent: (out) closures sent (source) or accepted (destination),
+ *	every round
+ * @bytes_sent: (out) closure bytes (data, MACs, nodes, header, sealed
+ *	root) sent or accepted
+ * @expected_downtime_ns: (out) dirty closures times the measured time per
+ *	closure of the last pre-copy round (source); 0 before the first
+ *	measure; from the handover on, the estimate the handover was
+ *	decided on (compare it with @downtime_ns)
+ * @total_ns: (out) from the start of the ioctl to now or to its end
+ * @setup_ns: (out) from the start to the first closure sent or received
+ * @downtime_ns: (out, source) from the freeze of the writers to the
+ *	commit's answer (0 until the handover ends)
+ * @peak_extra_bytes: (out) the most memory the migration held at once on
+ *	this node besides the PMO, everything it allocates counted: on the
+ *	source W closures (W = @window, 1 on loopback; each the closure's
+ *	data, data MACs and tree nodes, plus a 192-byte head) + 16 x N bytes
+ *	(N closures: the sent GUA and root counter of each, for dirty
+ *	tracking) + a constant (the window's bookkeeping); on the
+ *	destination W head slots of 192 bytes + a constant (it lands in
+ *	place).  The COMMIT digest is streamed on both sides.  Not counted:
+ *	the RDMA driver's own objects (MRs, the queue pairs' buffers)
+ * @error: (out) 0, or the negative errno the migration failed with
+ * @reserved0: (out) zero
+ * @reserved: (in) must be 0; (out) zero
+ */
+struct mmt_migrate_info {
+	__u32 size;
+	__u32 flags;
+	__u32 phase;
+	__u32 round;
+	__u64 closures;
+	__u64 dirty;
+	__u64 dirty_syncs;
+	__u64 closures_sent;
+	__u64 bytes_sent;
+	__u64 expected_downtime_ns;
+	__u64 total_ns;
+	__u64 setup_ns;
+	__u64 downtime_ns;
+	__u64 peak_extra_bytes;
+	__s32 error;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define MMT_MIGRATE_INFO_SIZE_VER0	120
+
 /*
  * ioctl type 0xB7 (not used by any in-tree driver in ioctl-number.rst).
  */
@@ -494,7 +623,8 @@ struct mmt_conn_key {
  * verification, see MMT_IOC_PMO_DELEGATE_LOCAL), EOVERFLOW
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
- * ENOMEM.
+ * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
+ * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE).
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -558,7 +688,8 @@ struct mmt_conn_key {
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
- * EPERM (no key set, or an MMT is SENDING).
+ * EPERM (no key set, or an MMT is SENDING), EUCLEAN (a migration of unknown
+ * outcome: MMT_IOC_PMO_MIG_RESOLVE).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
@@ -583,11 +714,36 @@ struct mmt_conn_key {
  * ciphertext); it can be keyed again.  On a plain PMO it zeroes the bytes.
  * Context: process; takes the PMO's lock.
  *
+ * It also resolves a migration whose outcome is unknown
+ * (MMT_IOC_PMO_MIG_RESOLVE): the owner says the destination committed.
+ *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
- * MMT is SENDING or an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
- * plain memory (nothing changed).
+ * MMT is SENDING, an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
+ * plain memory, or a live migration runs from or into it (nothing
+ * changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
+
+/**
+ * MMT_IOC_PMO_MIG_RESOLVE - take back a PMO whose migration's outcome is
+ * unknown: the destination did not commit
+ *
+ * On a PMO fd; the argument must be 0.  After an MMT_IOC_MIGRATE_SEND that
+ * failed with MMT_MIG_F_OUTCOME_UNKNOWN (the COMMIT left, no answer that
+ * authenticates came back) the PMO is readable but not writable: pwrite(),
+ * MMT_IOC_SEND, MMT_IOC_PMO_DELEGATE_LOCAL, MMT_IOC_PMO_SET_ROOT_COUNTER
+ * and MMT_IOC_MIGRATE_SEND fail with EUCLEAN, because the destination may
+ * hold the one writable copy.  Its owner asks the destination's owner:
+ * if the destination did not commit, this call makes the PMO writable
+ * again, every MMT re-encrypted under a fresh GUA before its next write or
+ * send (so even a destination that did commit never shares a pad with
+ * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
+ * Context: process; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno EINVAL if the argument is not 0, or ENOENT if
+ * the PMO has no migration of unknown outcome.
+ */
+#define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 
 /**
  * MMT_IOC_PMO_DELEGATE_LOCAL - delegate every closure of this PMO to
@@ -631,6 +787,8 @@ struct mmt_conn_key {
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
  * * EOVERFLOW - the sender's root counter is exhausted
+ * * EUCLEAN - the sender's last live migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)
@@ -741,6 +899,8 @@ struct mmt_conn_key {
  *   (the plain channel moves plain memory)
  * * ENOKEY - secure channel on a plain PMO: the connection has no key
  *   (MMT_IOC_CONN_SET_KEY)
+ * * EUCLEAN - the PMO's last live migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
  *   generations never repeat: connect again); also when an MMT's counters
  *   are exhausted as it is sealed (MMT channel)
@@ -781,6 +941,7 @@ struct mmt_conn_key {
  *   not acked are VALID again.  Also an answer of the receiver, which ran
  *   out of memory
  * * ENOENT - secure channel: the kernel has no "gcm(aes)" (crypto API)
+ * * EBUSY - a live migration runs from or into the PMO (MMT_IOC_MIGRATE_*)
  */
 #define MMT_IOC_SEND		_IOWR(MMT_IOC_MAGIC, 0x23, struct mmt_xfer)
 
@@ -873,5 +1034,188 @@ struct mmt_conn_key {
  * * ENOTTY - the fd is not a connection
  */
 #define MMT_IOC_CONN_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x25, struct mmt_conn_key)
+
+/**
+ * MMT_IOC_MIGRATE_SEND - migrate a PMO live to the peer (source side)
+ *
+ * On a connection fd; the peer runs MMT_IOC_MIGRATE_RECV.  Pre-copy
+ * migration (docs/MIGRATION.md): every closure is sealed and sent once
+ * while the PMO's owner goes on writing, then, round after round, the
+ * closures written since they were sent (an MMT is dirty when its root
+ * counter moved past the one sealed into the last closure of it sent),
+ * until the expected downtime (dirty closures times the measured time
+ * per closure) is at most @downtime_limit_ms, @max_rounds rounds were
+ * made, or MMT_IOC_MIGRATE_FINISH asks.  Then the handover: pwrite() on
+ * the PMO blocks, interruptibly (EINTR on a signal, nothing written),
+ * the dirty rest is sent, and an authenticated COMMIT names the GUA and
+ * root counter of the last closure sent of every index; the destination
+ * checks it against what it holds and becomes the one writable copy.
+ * Only on its authenticated answer does every MMT of the PMO become
+ * INVALID (blocked writers then fail with EPERM; reads fail with EPERM;
+ * MMT_IOC_PMO_INVALIDATE makes the PMO reusable).  At most @window
+ * closures are in flight, each a snapshot in a buffer of this call, so the
+ * owner's writes never wait for the network before the handover, and the
+ * extra memory is @window closures whatever the PMO's size.
+ *
+ * On any failure before the COMMIT left, or after an authenticated
+ * refusal of it, the PMO is VALID, writable and holds its data; the
+ * destination keeps nothing readable or writable.  If the COMMIT left
+ * and no answer that authenticates came back (lost, forged, the deadline
+ * passed, a signal, MMT_IOC_MIGRATE_ABORT; MMT_MIG_F_OUTCOME_UNKNOWN in
+ * the figures), the destination may have committed: the PMO stays VALID
+ * and readable but is not writable (pwrite() and sends fail with
+ * EUCLEAN) until its owner, having asked the destination's owner, calls
+ * MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT is
+ * re-encrypted under a fresh GUA before its next write or send) or
+ * MMT_IOC_PMO_INVALIDATE (it did).  A migration that fails after its offer left ends the
+ * connection (poll() reports POLLHUP; connect again); one refused by the
+ * checks here (EBADF, EPERM, EBUSY, ...) does not.  The figures (struct
+ * mmt_migrate_info) are copied to @info also after an error, and stay
+ * readable with MMT_IOC_MIGRATE_INFO; a migration refused before it
+ * started (E2BIG, EOVERFLOW, ENOMEM for its record, the connection not
+ * live: ECONNRESET, ETIMEDOUT) gets figures of its own, zero but for
+ * @size, phase MMT_MIG_PHASE_FAILED, @error and MMT_MIG_F_SOURCE, never
+ * those of an earlier migration (MMT_IOC_MIGRATE_INFO still reports the
+ * earlier one).
+ * Context: process; sleeps; takes the connection's send mutex (one send
+ * or migration at a time in this direction), the PMO's lock around each
+ * step.
+ *
+ * Return: 0 (the destination committed); -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command (also a bad @info pointer or
+ *   struct mmt_migrate_info size)
+ * * EINVAL - bad @size, unknown @flags (MMT_MIGRATE_EAGER is the
+ *   receiver's), non-zero reserved fields, @timeout_ms,
+ *   @downtime_limit_ms, @max_rounds or @window out of range
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - the PMO has no key, or an MMT is not VALID or is read-only
+ * * EBUSY - the PMO is being sent, received into or migrated
+ * * EUCLEAN - the PMO's previous migration has an unknown outcome
+ *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
+ *   as it is re-encrypted at the start (nothing sent); or the destination
+ *   rejected a closure or the COMMIT as tampered
+ * * ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE,
+ *   EXDEV - the destination rejected a closure or the COMMIT for that
+ *   reason (MMT_IOC_MIGRATE_RECV), or refused the offer (EMEDIUMTYPE:
+ *   another geometry or size; EPROTO: it is not migrating; ESTALE: the
+ *   generation; EBUSY, EPERM: its PMO)
+ * * EREMOTEIO - the destination refused a closure or the COMMIT for a
+ *   reason of its own that says nothing about the data (its receive was
+ *   aborted, MMT_IOC_MIGRATE_ABORT there: ECANCELED; its PMO was
+ *   invalidated: EPERM; a registration failed); a refusal of the COMMIT
+ *   counts only if its tag authenticates (the outcome is then known: the
+ *   PMO stays writable), else it is dropped as forged
+ * * ECANCELED - MMT_IOC_MIGRATE_ABORT
+ * * EINTR - a signal arrived
+ * * ECONNRESET, ETIMEDOUT - the peer went away or did not answer within
+ *   @timeout_ms (ETIMEDOUT also: the handover, from the freeze to a
+ *   genuine answer to the COMMIT, took longer)
+ * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection, or an
+ *   MMT's root counter is exhausted
+ * * E2BIG - 2^24 closures or more
+ * * ENOMEM - out of memory for the snapshots, registrations or
+ *   bookkeeping
+ * * EOPNOTSUPP - the module was built without RDMA
+ */
+#define MMT_IOC_MIGRATE_SEND	_IOWR(MMT_IOC_MAGIC, 0x26, struct mmt_migrate)
+
+/**
+ * MMT_IOC_MIGRATE_RECV - receive a live migration into a PMO (destination)
+ *
+ * On a connection fd.  Waits for the peer's migration offer (another
+ * offer is refused, NACK EPROTO; poll() reports POLLIN when one waits),
+ * draws a fresh receive nonce, and lets closures land in place, in the
+ * PMO's own memory, as the peer asks for them (at most the sender's
+ * window in flight, each registered with a fresh rkey only while
+ * awaited).  Every closure is checked as MMT_IOC_RECV checks one, with
+ * per-index freshness instead of the transfer-wide replay and order rules:
+ * a closure's root counter must be above the one that landed for its
+ * index, and its GUA the same.  A landed MMT is LANDING: neither readable
+ * nor writable.  The COMMIT must authenticate and name exactly what
+ * landed; then every MMT becomes VALID and writable at once.  A closure
+ * of another migration, receive, connection or destination is refused,
+ * and a migration stream is good for one receive only.
+ * Context: process; sleeps; takes the connection's receive mutex, the
+ * PMO's lock around each step.
+ *
+ * Once the COMMIT checked the receive has succeeded, whatever happens
+ * after (its answer cannot be sent, the connection fails: the connection
+ * is ended, the sender's outcome is then unknown and its PMO read-only
+ * until its owner resolves it): the call returns 0 and the figures say
+ * MMT_MIG_PHASE_COMMITTED.  A COMMIT that arrives while a closure is
+ * still granted (registered for remote write) is refused with EPROTO.
+ *
+ * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set
+ * to:
+ * * EFAULT, E2BIG, EINVAL - bad argument (@downtime_limit_ms and
+ *   @max_rounds must be 0; @window 0 or 1..MMT_MIGRATE_WINDOW_MAX: the
+ *   largest window taken, else the offer is refused with E2BIG)
+ * * EBADF / ENOTTY - @pmo_fd is not a PMO
+ * * EPERM - the PMO has no key or an MMT is not WAITING
+ * * EBUSY - another receive fills the PMO, or it is being migrated
+ * * EMEDIUMTYPE - the offer's geometry or size differs; EPROTO - the peer
+ *   offered a transfer, not a migration; ESTALE - the offer's generation
+ *   does not rise; E2BIG - its window is above ours (the offer is refused
+ *   with that errno, which ends the sender's migration and the
+ *   connection)
+ * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
+ *   EMEDIUMTYPE, EXDEV, ENOSPC - a closure was rejected, as MMT_IOC_RECV
+ *   says, plus ESTALE for a root counter not above the landed one of its
+ *   index and EILSEQ for another GUA; or the COMMIT was (EBADMSG: it does
+ *   not authenticate; ESTALE: it names another state than what landed;
+ *   EPROTO: it came while a closure was still granted).
+ *   Counted in debugfs mmt/stats.  The migration fails: nothing is
+ *   readable or writable (every MMT WAITING)
+ * * ECANCELED - the sender stopped before the COMMIT
+ * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer,
+ *   or a signal arrived; every MMT WAITING
+ * * ENOMEM - out of memory for registrations
+ * * EOPNOTSUPP - the module was built without RDMA
+ */
+#define MMT_IOC_MIGRATE_RECV	_IOWR(MMT_IOC_MAGIC, 0x27, struct mmt_migrate)
+
+/**
+ * MMT_IOC_MIGRATE_INFO - figures of the connection's migration
+ *
+ * On a connection fd, from any thread, while MMT_IOC_MIGRATE_SEND or
+ * MMT_IOC_MIGRATE_RECV runs (live figures) or after it (final ones): the
+ * migration started last on the connection, either side.  Marks them
+ * seen: poll() reports POLLPRI again only after they change (a closure,
+ * a round, a phase).  Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size, flags or
+ * reserved fields), ENOENT (no migration was started on this connection).
+ */
+#define MMT_IOC_MIGRATE_INFO \
+	_IOWR(MMT_IOC_MAGIC, 0x28, struct mmt_migrate_info)
+
+/**
+ * MMT_IOC_MIGRATE_FINISH - hand over now
+ *
+ * On a connection fd, from any thread while MMT_IOC_MIGRATE_SEND runs in
+ * pre-copy: the round stops after the closure in flight and the handover
+ * starts, whatever the expected downtime.  The argument must be 0.
+ * Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EINVAL (argument not 0), ENOENT (no migration
+ * is being sent on this connection).
+ */
+#define MMT_IOC_MIGRATE_FINISH	_IO(MMT_IOC_MAGIC, 0x29)
+
+/**
+ * MMT_IOC_MIGRATE_ABORT - stop the connection's running migration
+ *
+ * On a connection fd, from any thread: the running MMT_IOC_MIGRATE_SEND
+ * fails with ECANCELED (before the COMMIT left: the source intact and
+ * writable, the destination WAITING; after it: as a lost answer, see
+ * MMT_IOC_MIGRATE_SEND), a running MMT_IOC_MIGRATE_RECV with ECANCELED
+ * (a COMMIT not yet handled is then refused).  The argument must be 0.
+ * Context: process; takes spinlocks only.
+ *
+ * Return: 0; -1 with errno EINVAL (argument not 0), ENOENT (no migration
+ * runs on this connection).
+ */
+#define MMT_IOC_MIGRATE_ABORT	_IO(MMT_IOC_MAGIC, 0x2a)
 
 #endif /* _UAPI_LINUX_MMT_H */

@@ -17,6 +17,7 @@
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
+#include "mmt_transport.h"
 #include "mmt.h"
 
 /* 2 levels, arities 8 and 4, 64-byte blocks: 2 KiB closures. */
@@ -515,45 +516,91 @@ static void mmt_conn_one_receive(struct kunit *test)
  * Review finding 3: an ACK's tag says "accepted" only for this closure of
  * this receive under this key: it changes with the verdict, the closure,
  * the generation, the connection and the nonce, and another key gives
- * another tag.
+ * another tag.  Review H2: also with the direction, the two nodes and the
+ * sender's nonce, so a tag made for the other direction of a connection
+ * (reflected) or for another transfer of the same generation is refused.
  */
+static void mmt_conn_ack_bind(struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = 1;
+	b->gen = 2;
+	b->sender_node = 10;
+	b->receiver_node = 20;
+	b->dir = 0;
+	memcpy(b->rx_nonce, mmt_conn_test_nonce, MMT_RX_NONCE_BYTES);
+	memset(b->tx_nonce, 0xa5, MMT_RX_NONCE_BYTES);
+}
+
 static void mmt_conn_ack_tags(struct kunit *test)
 {
 	struct mmt_conn_ctx *ctx = test->priv;
 	static const u8 other_key[16] = "another mmt key";
 	u8 t0[MMT_WIRE_TAG_BYTES], t[MMT_WIRE_TAG_BYTES];
-	u8 nonce[MMT_RX_NONCE_BYTES];
+	struct mmt_bind b;
 	struct mmt_pmo *k;
 
-	memcpy(nonce, mmt_conn_test_nonce, sizeof(nonce));
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0,
-					       t0), 0);
+	mmt_conn_ack_bind(&b);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t0), 0);
 	/* the same key on the other side gives the same tag */
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, 1, 2, 3, nonce, 0, t),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->src, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce,
-					       -EBADMSG, t), 0);
-	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 4, nonce, 0, t),
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, -EBADMSG, t),
 			0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 3, 3, nonce, 0, t),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 4, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 9, 2, 3, nonce, 0, t),
-			0);
+	/*
+	 * Review L3: a migration's acceptance names the root counter of the
+	 * closure accepted: the ACK of round 1's closure 3 (counter 5) does
+	 * not acknowledge round 2's (counter 9).
+	 */
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 5, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	nonce[0] ^= 1;
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, 1, 2, 3, nonce, 0, t),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 9, 0, t0), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
-	nonce[0] ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t0), 0);
+	b.gen = 3;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.conn_id = 9;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.rx_nonce[0] ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* the other direction: the nodes swapped, the other side connected */
+	mmt_conn_ack_bind(&b);
+	b.sender_node = 20;
+	b.receiver_node = 10;
+	b.dir = 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* ... each alone (nodes of one id: the direction byte decides) */
+	mmt_conn_ack_bind(&b);
+	b.dir = 1;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.sender_node = 11;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
+	b.receiver_node = 21;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	/* another sender nonce: another transfer of the same generation */
+	mmt_conn_ack_bind(&b);
+	b.tx_nonce[15] ^= 0x40;
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b, 3, 0, 0, t), 0);
+	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
+	mmt_conn_ack_bind(&b);
 	k = mmt_conn_pmo(test, 1);
-	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t),
-			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, 0, t), -ENOKEY);
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(k, other_key, 16, false), 0);
-	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, 1, 2, 3, nonce, 0, t), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(k, &b, 3, 0, 0, t), 0);
 	KUNIT_EXPECT_NE(test, memcmp(t, t0, sizeof(t)), 0);
 	mmt_pmo_free(k);
 }
@@ -914,6 +961,7 @@ static void mmt_conn_wire(struct kunit *test)
 	struct mmt_wire_msg *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	struct mmt_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	size_t fixed = offsetof(struct mmt_wire_msg, segs);
+	struct mmt_bind b;
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -980,6 +1028,37 @@ static void mmt_conn_wire(struct kunit *test)
 	w->err = cpu_to_le32(ECANCELED);
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->err, -EREMOTEIO);
+	/*
+	 * Review L2: the tag covers the verdict as sent, so a genuine
+	 * refusal for a reason of the receiver's own (ECANCELED, EPERM)
+	 * authenticates (and one with another verdict does not).
+	 */
+	KUNIT_EXPECT_EQ(test, m->wire_err, -ECANCELED);
+	mmt_conn_ack_bind(&b);
+	w->index = cpu_to_le32(MMT_MIG_COMMIT_INDEX);
+	memcpy(w->nonce, b.rx_nonce, MMT_RX_NONCE_BYTES);
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
+					       MMT_MIG_COMMIT_INDEX, 0,
+					       -ECANCELED, w->tag), 0);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	/* the verdict acted on must be the one the tag covers */
+	m->err = 0;
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	w->err = cpu_to_le32(EPERM);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	KUNIT_ASSERT_EQ(test, mmt_conn_ack_tag(ctx->dst, &b,
+					       MMT_MIG_COMMIT_INDEX, 0, -EPERM,
+					       w->tag), 0);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_TRUE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	/* ... for this receive only */
+	b.rx_nonce[1] ^= 1;
+	KUNIT_EXPECT_FALSE(test, mmt_conn_ack_genuine(ctx->src, &b, m, 0));
+	memset(w->nonce, 0, sizeof(w->nonce));
+	memset(w->tag, 0, sizeof(w->tag));
+	w->index = 0;
 	w->err = cpu_to_le32(MAX_ERRNO + 1);
 	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
 	w->err = 0;
@@ -1012,6 +1091,84 @@ static void mmt_conn_xfer_arg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_conn_xfer_args(&x), -EINVAL);
 }
 
+/* struct mmt_migrate checks; the migration's messages and offer. */
+static void mmt_conn_migrate_arg(struct kunit *test)
+{
+	struct mmt_conn_ctx *ctx = test->priv;
+	struct mmt_migrate a = { .size = sizeof(a) };
+	struct mmt_wire_msg *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct mmt_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct mmt_mig mig;
+	bool plain;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = MMT_MIGRATE_EAGER;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = 2;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), -EINVAL);
+	a.flags = 0;
+	a.downtime_limit_ms = 600000;
+	a.max_rounds = 1000;
+	a.window = MMT_MIGRATE_WINDOW_MAX;
+	a.timeout_ms = 600000;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), 0);
+	/* the sender's knobs are not the receiver's */
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), -EINVAL);
+	a.downtime_limit_ms = 600001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.downtime_limit_ms = 1;
+	a.max_rounds = 1001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.max_rounds = 1;
+	a.window = MMT_MIGRATE_WINDOW_MAX + 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.window = 1;
+	a.timeout_ms = 600001;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.timeout_ms = 0;
+	a.reserved0 = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	a.reserved0 = 0;
+	a.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+
+	/* WANT and COMMIT decode; nothing past COMMIT does */
+	w->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+	w->type = MMT_MSG_WANT;
+	w->index = cpu_to_le32(3);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_WANT);
+	KUNIT_EXPECT_EQ(test, m->index, 3u);
+	w->type = MMT_MSG_COMMIT;
+	w->nsegs = 2;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_COMMIT);
+	w->type = MMT_MSG_COMMIT + 1;
+	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
+	/* a transfer's receive refuses a migration's offer */
+	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, false, false);
+	w->flags = cpu_to_le32(MMT_WIRE_OFFER_MIGRATE);
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, mmt_wire_offer_check(m, ctx->dst,
+						   MMT_CHANNEL_MMT, false), -EPROTO);
+	/* a PMO being migrated takes no transfer either way */
+	mmt_mig_init(&mig, true);
+	mutex_lock(&ctx->src->lock);
+	ctx->src->mig = &mig;
+	mutex_unlock(&ctx->src->lock);
+	KUNIT_EXPECT_EQ(test, mmt_conn_tx_check(ctx->src, MMT_CHANNEL_MMT,
+						&plain), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_prepare(ctx->src, MMT_CHANNEL_MMT, 1,
+						  &plain), -EBUSY);
+	mutex_lock(&ctx->src->lock);
+	ctx->src->mig = NULL;
+	mutex_unlock(&ctx->src->lock);
+}
+
 /*
  * The connection id: SHA-256 known answers computed independently
  * (Python hashlib over "mmt v1 conn id" || le64 || le64), and each side's
@@ -1034,6 +1191,7 @@ static void mmt_conn_id(struct kunit *test)
 
 static struct kunit_case mmt_conn_cases[] = {
 	KUNIT_CASE(mmt_conn_id),
+	KUNIT_CASE(mmt_conn_migrate_arg),
 	KUNIT_CASE(mmt_conn_transfer),
 	KUNIT_CASE(mmt_conn_copy_eager),
 	KUNIT_CASE(mmt_conn_tamper_region),

@@ -22,24 +22,33 @@ struct mmt_transition_case {
 	int ret;
 };
 
-/* All 16 pairs: the documented table (mmt_root.c, docs/ENGINE.md). */
+/* All 25 pairs: the documented table (mmt_root.c, docs/ENGINE.md). */
 static const struct mmt_transition_case mmt_transition_cases[] = {
 	{ MMT_INVALID, MMT_INVALID, -EINVAL },
 	{ MMT_INVALID, MMT_VALID, 0 },		/* create / format */
 	{ MMT_INVALID, MMT_SENDING, -EINVAL },
 	{ MMT_INVALID, MMT_WAITING, 0 },	/* post receive */
+	{ MMT_INVALID, MMT_LANDING, -EINVAL },
 	{ MMT_VALID, MMT_INVALID, 0 },		/* invalidate */
 	{ MMT_VALID, MMT_VALID, -EINVAL },
 	{ MMT_VALID, MMT_SENDING, 0 },		/* delegate */
 	{ MMT_VALID, MMT_WAITING, -EINVAL },
+	{ MMT_VALID, MMT_LANDING, -EINVAL },
 	{ MMT_SENDING, MMT_INVALID, 0 },	/* transfer done */
 	{ MMT_SENDING, MMT_VALID, 0 },		/* copy done / rollback */
 	{ MMT_SENDING, MMT_SENDING, -EINVAL },
 	{ MMT_SENDING, MMT_WAITING, -EINVAL },
+	{ MMT_SENDING, MMT_LANDING, -EINVAL },
 	{ MMT_WAITING, MMT_INVALID, 0 },	/* receive cancelled */
 	{ MMT_WAITING, MMT_VALID, 0 },		/* closure accepted */
 	{ MMT_WAITING, MMT_SENDING, -EINVAL },
 	{ MMT_WAITING, MMT_WAITING, -EINVAL },
+	{ MMT_WAITING, MMT_LANDING, 0 },	/* migration: first landing */
+	{ MMT_LANDING, MMT_INVALID, 0 },	/* receive PMO invalidated */
+	{ MMT_LANDING, MMT_VALID, 0 },		/* migration committed */
+	{ MMT_LANDING, MMT_SENDING, -EINVAL },
+	{ MMT_LANDING, MMT_WAITING, 0 },	/* migration aborted */
+	{ MMT_LANDING, MMT_LANDING, -EINVAL },
 };
 
 static void mmt_transition_desc(const struct mmt_transition_case *c,
@@ -91,8 +100,8 @@ static void mmt_root_transition_table_complete(struct kunit *test)
 	}
 	for (from = 0; from < ARRAY_SIZE(mmt_transition_cases); from++)
 		allowed += !mmt_transition_cases[from].ret;
-	KUNIT_EXPECT_EQ(test, n, 16u);
-	KUNIT_EXPECT_EQ(test, allowed, 8u);
+	KUNIT_EXPECT_EQ(test, n, 25u);
+	KUNIT_EXPECT_EQ(test, allowed, 12u);
 }
 
 static void mmt_root_transition_bad_state(struct kunit *test)
@@ -136,6 +145,7 @@ static void mmt_root_state_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, mmt_state_name(MMT_VALID), "VALID");
 	KUNIT_EXPECT_STREQ(test, mmt_state_name(MMT_SENDING), "SENDING");
 	KUNIT_EXPECT_STREQ(test, mmt_state_name(MMT_WAITING), "WAITING");
+	KUNIT_EXPECT_STREQ(test, mmt_state_name(MMT_LANDING), "LANDING");
 	KUNIT_EXPECT_STREQ(test, mmt_state_name(MMT_NR_STATES), "UNKNOWN");
 }
 

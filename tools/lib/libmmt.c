@@ -192,6 +192,13 @@ int mmtu_pmo_invalidate(int pmofd)
 	return 0;
 }
 
+int mmtu_pmo_mig_resolve(int pmofd)
+{
+	if (ioctl(pmofd, MMT_IOC_PMO_MIG_RESOLVE, 0) < 0)
+		return neg_errno();
+	return 0;
+}
+
 int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 			    uint64_t *closures)
 {
@@ -517,6 +524,87 @@ int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
 			  timeout_ms, out);
 }
 
+/* migrate_ioctl() - MMT_IOC_MIGRATE_SEND / _RECV; @info gets the figures */
+static int migrate_ioctl(int connfd, unsigned long cmd, int pmofd,
+			 uint64_t flags, unsigned int downtime_limit_ms,
+			 unsigned int max_rounds, unsigned int window,
+			 unsigned int timeout_ms, struct mmt_migrate_info *info)
+{
+	struct mmt_migrate_info i;
+	struct mmt_migrate a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	memset(&i, 0, sizeof(i));
+	a.size = MMT_MIGRATE_SIZE_VER0;
+	a.pmo_fd = pmofd;
+	a.flags = flags;
+	a.timeout_ms = timeout_ms;
+	a.downtime_limit_ms = downtime_limit_ms;
+	a.max_rounds = max_rounds;
+	a.window = window;
+	i.size = MMT_MIGRATE_INFO_SIZE_VER0;
+	a.info = (uintptr_t)&i;
+	ret = mmtu_ioctl(connfd, cmd, &a);
+	if (info)
+		*info = i;
+	return set_errno(ret);
+}
+
+int mmtu_migrate_send(int connfd, int pmofd, unsigned int downtime_limit_ms,
+		      unsigned int max_rounds, unsigned int window,
+		      unsigned int timeout_ms, struct mmt_migrate_info *info)
+{
+	return migrate_ioctl(connfd, MMT_IOC_MIGRATE_SEND, pmofd, 0,
+			     downtime_limit_ms, max_rounds, window,
+			     timeout_ms, info);
+}
+
+int mmtu_migrate_recv(int connfd, int pmofd, uint64_t flags,
+		      unsigned int window, unsigned int timeout_ms,
+		      struct mmt_migrate_info *info)
+{
+	return migrate_ioctl(connfd, MMT_IOC_MIGRATE_RECV, pmofd, flags, 0, 0,
+			     window, timeout_ms, info);
+}
+
+int mmtu_migrate_info(int connfd, struct mmt_migrate_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = MMT_MIGRATE_INFO_SIZE_VER0;
+	return set_errno(mmtu_ioctl(connfd, MMT_IOC_MIGRATE_INFO, info));
+}
+
+int mmtu_migrate_finish(int connfd)
+{
+	return set_errno(ioctl(connfd, MMT_IOC_MIGRATE_FINISH, 0) ? neg_errno() : 0);
+}
+
+int mmtu_migrate_abort(int connfd)
+{
+	return set_errno(ioctl(connfd, MMT_IOC_MIGRATE_ABORT, 0) ? neg_errno() : 0);
+}
+
+const char *mmtu_mig_phase_str(uint32_t phase)
+{
+	switch (phase) {
+	case MMT_MIG_PHASE_NONE:
+		return "none";
+	case MMT_MIG_PHASE_SETUP:
+		return "setup";
+	case MMT_MIG_PHASE_PRECOPY:
+		return "precopy";
+	case MMT_MIG_PHASE_HANDOVER:
+		return "handover";
+	case MMT_MIG_PHASE_COMMITTED:
+		return "committed";
+	case MMT_MIG_PHASE_FAILED:
+		return "failed";
+	default:
+		return "unknown";
+	}
+}
+
 const char *mmtu_channel_str(uint32_t channel)
 {
 	switch (channel) {
@@ -609,6 +697,8 @@ const char *mmtu_state_str(uint32_t state)
 		return "SENDING";
 	case MMT_STATE_WAITING:
 		return "WAITING";
+	case MMT_STATE_LANDING:
+		return "LANDING";
 	default:
 		return "UNKNOWN";
 	}

@@ -173,6 +173,15 @@ int mmtu_pmo_info(int pmofd, struct mmt_pmo_info *info,
 int mmtu_pmo_invalidate(int pmofd);
 
 /**
+ * mmtu_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: the destination of a
+ *	migration of unknown outcome did not commit; take the PMO back
+ * @pmofd: PMO fd
+ *
+ * Return: 0; -ENOENT (nothing to resolve), -EBADF, -ENOTTY.
+ */
+int mmtu_pmo_mig_resolve(int pmofd);
+
+/**
  * mmtu_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL
  * @srcfd: the sending PMO's fd (VALID, writable)
  * @dstfd: the receiving PMO's fd: same geometry and size, same key, every
@@ -445,6 +454,102 @@ int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
 	      unsigned int timeout_ms, struct mmt_xfer *out);
 
 /**
+ * mmtu_migrate_send() - MMT_IOC_MIGRATE_SEND: migrate a PMO live to the
+ * peer (docs/MIGRATION.md)
+ * @connfd: connection fd; the peer runs mmtu_migrate_recv()
+ * @pmofd: the PMO: keyed, every MMT VALID and writable; its owner may go
+ *	on writing (pwrite() blocks during the handover and fails with
+ *	EPERM once the PMO moved)
+ * @downtime_limit_ms: hand over once the expected downtime is at most
+ *	this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS (300)
+ * @max_rounds: pre-copy rounds at most, 1..1000; 0 = MMT_MIGRATE_ROUNDS
+ * @window: closures in flight, 1..MMT_MIGRATE_WINDOW_MAX; 0 =
+ *	MMT_MIGRATE_WINDOW
+ * @timeout_ms: how long to wait for each answer of the peer, 1..600000;
+ *	0 = 10000
+ * @info: (out, optional) the final figures, also on failure
+ *
+ * Runs the whole migration: returns once the destination committed (every
+ * MMT of @pmofd INVALID) or the migration failed (the PMO VALID with its
+ * data; MMT_MIG_F_OUTCOME_UNKNOWN in @info if the destination may have
+ * committed).  Another thread can follow it with mmtu_migrate_info() and
+ * poll(POLLPRI), and end it with mmtu_migrate_finish() or
+ * mmtu_migrate_abort().
+ *
+ * Return: 0; the negative errno of MMT_IOC_MIGRATE_SEND (uapi/mmt.h):
+ * -EPERM, -EBUSY, -EBADMSG, -ESTALE, -EILSEQ, -EMEDIUMTYPE, -EPROTO,
+ * -ECANCELED, -EINTR, -ECONNRESET, -ETIMEDOUT, -EOVERFLOW, -E2BIG,
+ * -ENOMEM, -EOPNOTSUPP, -EINVAL, -EBADF, -ENOTTY.
+ */
+int mmtu_migrate_send(int connfd, int pmofd, unsigned int downtime_limit_ms,
+		      unsigned int max_rounds, unsigned int window,
+		      unsigned int timeout_ms, struct mmt_migrate_info *info);
+
+/**
+ * mmtu_migrate_recv() - MMT_IOC_MIGRATE_RECV: receive a live migration
+ * @connfd: connection fd
+ * @pmofd: the PMO to migrate into: the sender's geometry and size, keyed
+ *	with its key and MMT_KEY_RECEIVE (every MMT WAITING)
+ * @flags: MMT_MIGRATE_EAGER or 0
+ * @window: the largest window taken, 1..MMT_MIGRATE_WINDOW_MAX; 0: any
+ * @timeout_ms: how long to wait for the offer and each message, 1..600000;
+ *	0 = 10000
+ * @info: (out, optional) the final figures, also on failure
+ *
+ * Return: 0 (committed: every MMT VALID and writable); the negative errno
+ * of MMT_IOC_MIGRATE_RECV (uapi/mmt.h): -EPERM, -EBUSY, -EMEDIUMTYPE,
+ * -EPROTO, -EBADMSG, -ESTALE, -EILSEQ, -EXDEV, -ECANCELED, -ECONNRESET,
+ * -ETIMEDOUT, -EINTR, -ENOMEM, -E2BIG, -EOPNOTSUPP, -EINVAL, -EBADF,
+ * -ENOTTY.  On failure every MMT is WAITING.
+ */
+int mmtu_migrate_recv(int connfd, int pmofd, uint64_t flags,
+		      unsigned int window, unsigned int timeout_ms,
+		      struct mmt_migrate_info *info);
+
+/**
+ * mmtu_migrate_info() - MMT_IOC_MIGRATE_INFO: the figures of the
+ * connection's last migration, live or final
+ * @connfd: connection fd
+ * @info: (out) the figures (round, dirty closures, bytes sent, expected
+ *	downtime, total, setup and downtime in ns, peak extra memory)
+ *
+ * Marks them seen: poll() on @connfd reports POLLPRI again once they
+ * change.
+ *
+ * Return: 0; -ENOENT (no migration on this connection yet), -EINVAL,
+ * -EBADF, -ENOTTY.
+ */
+int mmtu_migrate_info(int connfd, struct mmt_migrate_info *info);
+
+/**
+ * mmtu_migrate_finish() - MMT_IOC_MIGRATE_FINISH: hand over now
+ * @connfd: connection fd of a running mmtu_migrate_send()
+ *
+ * Return: 0; -ENOENT (no migration is being sent on it), -EBADF, -ENOTTY.
+ */
+int mmtu_migrate_finish(int connfd);
+
+/**
+ * mmtu_migrate_abort() - MMT_IOC_MIGRATE_ABORT: stop the running migration
+ * @connfd: connection fd
+ *
+ * The running mmtu_migrate_send() or mmtu_migrate_recv() fails with
+ * -ECANCELED; the source keeps its PMO, VALID and writable.
+ *
+ * Return: 0; -ENOENT (no migration runs on it), -EBADF, -ENOTTY.
+ */
+int mmtu_migrate_abort(int connfd);
+
+/**
+ * mmtu_mig_phase_str() - name of an MMT_MIG_PHASE_* value
+ * @phase: MMT_MIG_PHASE_NONE..MMT_MIG_PHASE_FAILED
+ *
+ * Return: "none", "setup", "precopy", "handover", "committed", "failed",
+ * or "unknown".
+ */
+const char *mmtu_mig_phase_str(uint32_t phase);
+
+/**
  * mmtu_channel_str() - name of an MMT_CHANNEL_* value
  * @channel: MMT_CHANNEL_MMT, MMT_CHANNEL_SECURE or MMT_CHANNEL_PLAIN
  *
@@ -464,9 +569,10 @@ const char *mmtu_strerror(int err);
 /**
  * mmtu_state_str() - name of an MMT_STATE_* value (not mmt_state_name(),
  * which is the engine's, lib/mmt_lib.h: tools link both libraries)
- * @state: MMT_STATE_INVALID..MMT_STATE_WAITING
+ * @state: MMT_STATE_INVALID..MMT_STATE_LANDING
  *
- * Return: "INVALID", "VALID", "SENDING", "WAITING", or "UNKNOWN".
+ * Return: "INVALID", "VALID", "SENDING", "WAITING", "LANDING", or
+ * "UNKNOWN".
  */
 const char *mmtu_state_str(uint32_t state);
 

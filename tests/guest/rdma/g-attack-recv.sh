@@ -10,6 +10,8 @@
 # Every case: 4 closures of 128 KiB, the attack on closure 2 (5 of 8 for
 # the rkey cases; each slot for the earlier-transfer replays), the exact errno, the earlier closures VALID and
 # byte-exact, the rest WAITING, and its debugfs counter up by exactly 1.
+# Then two live migrations (mmt-migrate dst -F/-G): a tampered closure and
+# a closure of round 1 replayed in a later round.
 
 FAULT=/sys/kernel/debug/mmt/conn_fault
 
@@ -76,6 +78,14 @@ r "sender writes with a stale rkey: ECONNRESET" 7516 -n 8 \
 	-X ECONNRESET -A 5
 T=300 r "2 x 1100 closures of 4 KiB on one connection" 7519 -l 1 -n 1100 -P
 r "after the attacks: a clean transfer" 7517
+# Live migration: the same hook on a migration's closures (mmt_mrx_done());
+# the receive fails, every MMT WAITING, nothing readable or writable
+echo clear >"$FAULT"
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, sealed root byte of closure 2: EBADMSG, destination WAITING" \
+	mmt-migrate dst -i 2 -p 7560 -n 16 -F "xor head 2 100 1" -X EBADMSG
+MMTG_CMD_TIMEOUT=180 mmtg_t "recv: migration, closure 2 of round 1 replayed in a later round: ESTALE, destination WAITING" \
+	mmt-migrate dst -i 2 -p 7561 -n 16 -F "record 2" -G "present 2 2" \
+	-X ESTALE
 mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat "$FAULT"
 cat /sys/kernel/debug/mmt/stats

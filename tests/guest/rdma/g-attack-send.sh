@@ -8,7 +8,8 @@
 # (acked).  The rkey attacks are the sender's own: it writes closure 5
 # with a wrong rkey, the receiver's NIC refuses it and the QP breaks.  The
 # rkeys of 2200 grants on one connection (debugfs mmt/conn_rkeys) are all
-# different.
+# different.  Then two live migrations (mmt-migrate) whose closures the
+# receiver's hook tampers with and replays.
 
 PEER=$(mmtg_ip_of 2)
 FAULT=/sys/kernel/debug/mmt/conn_fault
@@ -81,6 +82,14 @@ echo clear >"$RKEYS"
 T=300 s "2 x 1100 closures of 4 KiB on one connection" 7519 -l 1 -n 1100 -P
 mmtg_t "send: 2200 grants on one connection, no rkey twice" rkeys_distinct 2200
 s "after the attacks: a clean transfer" 7517
+# Live migration (docs/MIGRATION.md): the destination's hook tampers with
+# or replays a migration closure; the source's migration fails with the
+# destination's verdict and its PMO stays VALID, writable, byte-exact
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, a closure tampered: EBADMSG, source intact" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7560 -n 16 -X EBADMSG
+MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, round 1's closure 2 replayed in a later round: ESTALE, source intact" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7561 -n 16 -d 1 -r 30 -u 200 \
+	-X ESTALE
 mmtg_t "send: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat /sys/kernel/debug/mmt/stats
 mmtg_t "send: rmmod mmt" mmtg_unload_mmt

@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt-migrate.c - guest test of live migration over Soft-RoCE:
+ * MMT_IOC_MIGRATE_SEND/RECV/INFO/ABORT and POLLPRI (docs/MIGRATION.md)
+ *
+ * Built static by tests/guest/run.sh (gcc -static -I uapi).
+ *
+ *   mmt-migrate dst [options]          listen on -p PORT, accept, receive
+ *   mmt-migrate src -a ADDR [options]  connect, migrate a PMO while a
+ *                                      writer thread keeps writing
+ *
+ * The default case is a round trip: the source migrates its PMO to the
+ * destination while its writer writes (the writer keeps a log of every
+ * write that returned), then the destination migrates it back, and the
+ * source compares what came back with the log, byte for byte.  The writer
+ * must end with EPERM (the PMO moved), never write after the commit, and
+ * its longest pwrite() is the pause it suffered.  Options (both sides
+ * agree on -n, -l, -L):
+ *   -p PORT   port (default 7601)
+ *   -a ADDR   the destination's IPv4 address (src)
+ *   -n N      closures (default 16)
+ *   -l L      levels (default 2: 128 KiB closures)
+ *   -w W      window (default 0: the module's)
+ *   -d MS     downtime limit (src; default 0: the module's)
+ *   -r N      round limit (src; default 0: the module's)
+ *   -u US     the writer sleeps US microseconds between writes (default
+ *             500); -u 0: no writer
+ *   -i ID     node id to set
+ *   -s SEED   pattern seed (default 1)
+ *   -K N      die (_exit) once N closures were sent (src) or accepted
+ *             (dst): the peer sees its migration fail
+ *   -X ERRNO  expect the migration to fail with this errno name, and check
+ *             the aftermath: src: every MMT VALID, the data the log, a
+ *             write works; dst: every MMT WAITING, nothing readable
+ *   -A N      src: MMT_IOC_MIGRATE_ABORT once round N began
+ *   -T        dst: answer with MMT_IOC_RECV (a transfer), which refuses
+ *             the migration's offer (EPROTO on both sides)
+ *   -L N      N migrations in a row on one connection, each of a new PMO,
+ *             there and back (no writer): the leak check's workload
+ *   -t MS     timeout_ms (default 30000)
+ *   -F FAULT  dst, test build: arm FAULT in debugfs mmt/conn_fault before
+ *             the receive (driver/mmt_conn_fault.c; repeatable, 4 at most)
+ *   -G FAULT  dst, test build: arm FAULT once every fault armed before
+ *             fired (e.g. -F "record 2" -G "present 2 2": closure 2 of
+ *             round 1 replayed in place of a later closure 2)
+ *   -H        src: die (_exit) as soon as the handover began (writers
+ *             frozen): the destination must not commit
+ *
+ * Prints "ok - ..." / "not ok - ..." lines and a progress line per round;
+ * exits 0 only if every check passed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "mmt.h"
+
+static int failures;
+static const char *role = "?";
+
+static void check(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - migrate %s: ", cond ? "ok" : "not ok", role);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		failures++;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const unsigned char key[16] = "mmt-migrate-key";
+
+struct opts {
+	const char *addr;
+	unsigned int port, n, levels, window, downtime, rounds, writer_us;
+	unsigned int node, seed, die, abort_round, loops, timeout;
+	int transfer, die_handover;
+	const char *expect;
+	const char *fault[4], *later[4];
+	unsigned int nfault, nlater;
+};
+
+#define FAULT_FILE "/sys/kernel/debug/mmt/conn_fault"
+
+/* Arm one fault of the test build's hook (driver/mmt_conn_fault.c). */
+static int arm(const char *f)
+{
+	int fd = open(FAULT_FILE, O_WRONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, f, strlen(f));
+	close(fd);
+	return r == (ssize_t)strlen(f) ? 0 : -1;
+}
+
+/* -G: once every fault armed so far fired, arm the later ones. */
+static void *later_main(void *arg)
+{
+	const struct opts *o = arg;
+	char buf[4096];
+	unsigned int i;
+
+	for (;;) {
+		int fd = open(FAULT_FILE, O_RDONLY);
+		ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (r > 0) {
+			buf[r] = 0;
+			if (!strncmp(buf, "armed 0\n", 8) ||
+			    strstr(buf, "\narmed 0\n"))
+				break;
+		}
+		usleep(1000);
+	}
+	for (i = 0; i < o->nlater; i++)
+		check(!arm(o->later[i]), "armed '%s' once the earlier faults fired",
+		      o->later[i]);
+	return NULL;
+}
+
+/* -H: _exit as soon as the source's handover began. */
+static void *handover_killer_main(void *arg)
+{
+	int conn = *(int *)arg;
+
+	for (;;) {
+		struct mmt_migrate_info i = { .size = sizeof(i) };
+
+		if (!ioctl(conn, MMT_IOC_MIGRATE_INFO, &i) &&
+		    i.phase == MMT_MIG_PHASE_HANDOVER) {
+			printf("# %s: dying in the handover (round %u, %llu closures sent)\n",
+			       role, i.round,
+			       (unsigned long long)i.closures_sent);
+			fflush(stdout);
+			_exit(0);
+		}
+		usleep(500);
+	}
+	return NULL;
+}
+
+static int errno_of(const char *name)
+{
+	static const struct { const char *n; int e; } t[] = {
+		{ "ECONNRESET", ECONNRESET }, { "ECANCELED", ECANCELED },
+		{ "EPROTO", EPROTO }, { "ETIMEDOUT", ETIMEDOUT },
+		{ "EPERM", EPERM }, { "EBADMSG", EBADMSG },
+		{ "ESTALE", ESTALE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(t[i].n, name))
+			return t[i].e;
+	return -1;
+}
+
+static int pmo_new(int dev, const struct opts *o, int receive,
+		   uint64_t *bytes)
+{
+	struct mmt_pmo_create c = { .size = sizeof(c) };
+	struct mmt_pmo_key k = { .size = sizeof(k), .key_len = 16 };
+
+	c.geometry.levels = o->levels;
+	c.bytes = (uint64_t)o->n << (o->levels == 1 ? 12 :
+				     o->levels == 2 ? 17 : 21);
+	if (ioctl(dev, MMT_IOC_PMO_CREATE, &c)) {
+		perror("MMT_IOC_PMO_CREATE");
+		return -1;
+	}
+	memcpy(k.key, key, 16);
+	k.flags = receive ? MMT_KEY_RECEIVE : 0;
+	if (ioctl(c.fd, MMT_IOC_PMO_SET_KEY, &k)) {
+		perror("MMT_IOC_PMO_SET_KEY");
+		return -1;
+	}
+	*bytes = c.bytes;
+	return c.fd;
+}
+
+/* Every MMT in @state?  Returns how many are. */
+static unsigned int pmo_count(int pmo, unsigned int n, unsigned int state)
+{
+	struct mmt_mmt_info m[256];
+	struct mmt_pmo_info q = { .size = sizeof(q) };
+	unsigned int i, k = 0;
+
+	q.mmt_count = n < 256 ? n : 256;
+	q.mmts = (uintptr_t)m;
+	if (ioctl(pmo, MMT_IOC_PMO_INFO, &q))
+		return 0;
+	for (i = 0; i < q.mmt_count; i++)
+		k += m[i].state == state;
+	return k;
+}
+
+static void pattern(unsigned char *b, uint64_t len, unsigned int seed)
+{
+	uint32_t x = 0x9e3779b9u * (seed + 1);
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b[i] = x;
+	}
+}
+
+/* The source's owner: writes, keeps the log, stops when the PMO moves. */
+struct writer {
+	pthread_t t;
+	int pmo;
+	unsigned char *log;
+	uint64_t bytes;
+	unsigned int us;
+	volatile int stop;
+	uint64_t writes;
+	double max_pause;
+	int err;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	uint32_t x = 12345;
+	unsigned char buf[256];
+
+	while (!w->stop) {
+		uint64_t len, off;
+		double t0;
+		ssize_t r;
+		unsigned int i;
+
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		len = 1 + x % sizeof(buf);
+		off = (x >> 8) % (w->bytes - len);
+		for (i = 0; i < len; i++)
+			buf[i] = x + i;
+		t0 = now();
+		r = pwrite(w->pmo, buf, len, off);
+		if (now() - t0 > w->max_pause)
+			w->max_pause = now() - t0;
+		if (r != (ssize_t)len) {
+			w->err = r < 0 ? errno : EIO;
+			break;
+		}
+		memcpy(w->log + off, buf, len);
+		w->writes++;
+		if (w->us)
+			usleep(w->us);
+	}
+	return NULL;
+}
+
+/* Progress: a line per round, from MMT_IOC_MIGRATE_INFO on POLLPRI. */
+struct progress {
+	pthread_t t;
+	int conn;
+	volatile int stop;
+	unsigned int abort_round, lines, pri;
+	int aborted;
+};
+
+static void *progress_main(void *arg)
+{
+	struct progress *p = arg;
+	unsigned int round = 0, phase = 0;
+
+	while (!p->stop) {
+		struct pollfd pfd = { .fd = p->conn, .events = POLLPRI };
+		struct mmt_migrate_info i = { .size = sizeof(i) };
+
+		if (poll(&pfd, 1, 100) <= 0 || !(pfd.revents & POLLPRI))
+			continue;
+		p->pri++;
+		if (ioctl(p->conn, MMT_IOC_MIGRATE_INFO, &i))
+			continue;
+		if (i.round != round || i.phase != phase) {
+			round = i.round;
+			phase = i.phase;
+			p->lines++;
+			printf("# %s: round %u phase %u dirty %llu sent %llu closures, %llu bytes, expected downtime %.3f ms\n",
+			       role, i.round, i.phase,
+			       (unsigned long long)i.dirty,
+			       (unsigned long long)i.closures_sent,
+			       (unsigned long long)i.bytes_sent,
+			       i.expected_downtime_ns / 1e6);
+			fflush(stdout);
+		}
+		if (p->abort_round && i.round >= p->abort_round &&
+		    !p->aborted && !ioctl(p->conn, MMT_IOC_MIGRATE_ABORT, 0))
+			p->aborted = 1;
+	}
+	return NULL;
+}
+
+/* -K: _exit once N closures moved on this side. */
+static void *killer_main(void *arg)
+{
+	const struct opts *o = ((void **)arg)[0];
+	int conn = *(int *)((void **)arg)[1];
+
+	for (;;) {
+		struct mmt_migrate_info i = { .size = sizeof(i) };
+
+		if (!ioctl(conn, MMT_IOC_MIGRATE_INFO, &i) &&
+		    i.closures_sent >= o->die) {
+			printf("# %s: dying after %llu closures\n", role,
+			       (unsigned long long)i.closures_sent);
+			fflush(stdout);
+			_exit(0);
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static int migrate(int conn, int pmo, const struct opts *o, int send,
+		   struct mmt_migrate_info *info)
+{
+	struct mmt_migrate a = { .size = sizeof(a) };
+
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	a.pmo_fd = pmo;
+	a.timeout_ms = o->timeout;
+	a.window = o->window;
+	if (send) {
+		a.downtime_limit_ms = o->downtime;
+		a.max_rounds = o->rounds;
+	}
+	a.info = (uintptr_t)info;
+	return ioctl(conn, send ? MMT_IOC_MIGRATE_SEND : MMT_IOC_MIGRATE_RECV,
+		     &a);
+}
+
+static void summary(const char *what, const struct mmt_migrate_info *i)
+{
+	printf("# %s: %s: phase %u error %d rounds %u dirty syncs %llu closures %llu bytes %llu total %.3f ms setup %.3f ms downtime %.3f ms peak extra %llu bytes%s\n",
+	       role, what, i->phase, i->error, i->round,
+	       (unsigned long long)i->dirty_syncs,
+	       (unsigned long long)i->closures_sent,
+	       (unsigned long long)i->bytes_sent, i->total_ns / 1e6,
+	       i->setup_ns / 1e6, i->downtime_ns / 1e6,
+	       (unsigned long long)i->peak_extra_bytes,
+	       i->flags & MMT_MIG_F_OUTCOME_UNKNOWN ? " OUTCOME_UNKNOWN" : "");
+	fflush(stdout);
+}
+
+static int connect_to(int dev, const struct opts *o)
+{
+	struct mmt_connect c;
+	double deadline = now() + 60;
+	int ret, err;
+
+	for (;;) {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.timeout_ms = 5000;
+		c.addr.family = AF_INET;
+		c.addr.port = o->port;
+		if (inet_pton(AF_INET, o->addr, c.addr.addr) != 1)
+			return -1;
+		ret = ioctl(dev, MMT_IOC_CONNECT, &c);
+		err = errno;
+		if (!ret)
+			return c.fd;
+		if (now() > deadline || (err != ECONNREFUSED &&
+					 err != ETIMEDOUT &&
+					 err != EHOSTUNREACH))
+			break;
+		usleep(200000);
+	}
+	check(0, "connect to %s port %u: %s", o->addr, o->port, strerror(err));
+	return -1;
+}
+
+static int accept_one(int dev, const struct opts *o)
+{
+	struct mmt_listen l = { .size = sizeof(l) };
+	struct mmt_connect c = { .size = sizeof(c) };
+
+	l.addr.family = AF_INET;
+	l.addr.port = o->port;
+	if (ioctl(dev, MMT_IOC_LISTEN, &l)) {
+		perror("MMT_IOC_LISTEN");
+		return -1;
+	}
+	c.timeout_ms = 60000;
+	if (ioctl(l.fd, MMT_IOC_ACCEPT, &c)) {
+		check(0, "accept: %s", strerror(errno));
+		return -1;
+	}
+	close(l.fd);
+	return c.fd;
+}
+
+/* The expected failure and its aftermath; returns 1 if -X was given. */
+static int expect_failure(const struct opts *o, int ret, int err, int pmo,
+			  uint64_t bytes, const unsigned char *log)
+{
+	unsigned char *buf;
+
+	if (!o->expect)
+		return 0;
+	check(ret == -1 && err == errno_of(o->expect),
+	      "the migration fails with %s (%s)", o->expect,
+	      ret ? strerror(err) : "succeeded");
+	buf = malloc(bytes);
+	if (!buf)
+		return 1;
+	if (log) {
+		check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n,
+		      "source: every MMT VALID");
+		check(pread(pmo, buf, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(buf, log, bytes),
+		      "source: its data is the writer's log, byte for byte");
+		check(pwrite(pmo, "after", 5, 7) == 5,
+		      "source: writable after the failed migration");
+	} else {
+		ssize_t r;
+
+		check(pmo_count(pmo, o->n, MMT_STATE_WAITING) == o->n,
+		      "destination: every MMT WAITING");
+		r = pread(pmo, buf, 64, 0);
+		err = errno;
+		check(r < 0 && err == EPERM, "destination: nothing readable (%s)",
+		      r < 0 ? strerror(err) : "read");
+		r = pwrite(pmo, buf, 64, 0);
+		err = errno;
+		check(r < 0 && err == EPERM, "destination: nothing writable (%s)",
+		      r < 0 ? strerror(err) : "written");
+	}
+	free(buf);
+	return 1;
+}
+
+static int do_src(int dev, const struct opts *o)
+{
+	struct mmt_migrate_info info, back;
+	struct writer w = { 0 };
+	struct progress p = { 0 };
+	unsigned char *buf;
+	uint64_t bytes;
+	int pmo, pmo2, conn, ret, err;
+	pthread_t kt;
+	void *karg[2];
+
+	pmo = pmo_new(dev, o, 0, &bytes);
+	if (pmo < 0)
+		return 2;
+	w.log = malloc(bytes);
+	buf = malloc(bytes);
+	if (!w.log || !buf)
+		return 2;
+	pattern(w.log, bytes, o->seed);
+	if (pwrite(pmo, w.log, bytes, 0) != (ssize_t)bytes)
+		return 2;
+	conn = connect_to(dev, o);
+	if (conn < 0)
+		return failures;
+	w.pmo = pmo;
+	w.bytes = bytes;
+	w.us = o->writer_us;
+	if (o->writer_us)
+		pthread_create(&w.t, NULL, writer_main, &w);
+	p.conn = conn;
+	p.abort_round = o->abort_round;
+	pthread_create(&p.t, NULL, progress_main, &p);
+	if (o->die) {
+		karg[0] = (void *)o;
+		karg[1] = &conn;
+		pthread_create(&kt, NULL, killer_main, karg);
+	}
+	if (o->die_handover)
+		pthread_create(&kt, NULL, handover_killer_main, &conn);
+	usleep(20000);
+	ret = migrate(conn, pmo, o, 1, &info);
+	err = errno;
+	if (o->writer_us) {
+		if (ret)
+			usleep(20000);	/* the writer goes on: source intact */
+		w.stop = 1;
+		pthread_join(w.t, NULL);
+	}
+	usleep(200000);
+	p.stop = 1;
+	pthread_join(p.t, NULL);
+	summary("there", &info);
+	if (expect_failure(o, ret, err, pmo, bytes, w.log)) {
+		check(info.phase == MMT_MIG_PHASE_FAILED && info.error,
+		      "the figures say FAILED (%d)", info.error);
+		return failures;
+	}
+	check(ret == 0, "migrated to the destination (%s)",
+	      ret ? strerror(err) : "committed");
+	if (ret)
+		return failures;
+	check(info.phase == MMT_MIG_PHASE_COMMITTED && info.round >= 2 &&
+	      info.closures_sent >= o->n && info.downtime_ns &&
+	      info.downtime_ns <= info.total_ns,
+	      "figures: %u rounds, %llu closures sent, downtime %.3f ms of %.3f ms",
+	      info.round, (unsigned long long)info.closures_sent,
+	      info.downtime_ns / 1e6, info.total_ns / 1e6);
+	check(p.lines >= 2 && p.pri >= 2,
+	      "progress: %u lines from %u POLLPRI", p.lines, p.pri);
+	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
+	      "source: every MMT INVALID after the commit");
+	if (o->writer_us)
+		check(w.err == EPERM && w.writes > 0,
+		      "writer: %llu writes, then %s (the PMO moved); longest pause %.3f ms",
+		      (unsigned long long)w.writes, strerror(w.err),
+		      w.max_pause * 1e3);
+	check(pwrite(pmo, "x", 1, 0) < 0 && errno == EPERM,
+	      "source: a write after the commit fails with EPERM");
+	ret = migrate(conn, pmo, o, 1, &info);
+	check(ret == -1 && errno == EPERM,
+	      "source: it cannot be migrated again (%s)",
+	      ret ? strerror(errno) : "migrated");
+	/* the way back: what came back is the log */
+	pmo2 = pmo_new(dev, o, 1, &bytes);
+	if (pmo2 < 0)
+		return 2;
+	ret = migrate(conn, pmo2, o, 0, &back);
+	check(ret == 0, "migrated back (%s)", ret ? strerror(errno) : "ok");
+	summary("back", &back);
+	check(pread(pmo2, buf, bytes, 0) == (ssize_t)bytes &&
+	      !memcmp(buf, w.log, bytes),
+	      "what came back is the writer's log, byte for byte (%llu bytes)",
+	      (unsigned long long)bytes);
+	check(pwrite(pmo2, "y", 1, 0) == 1, "the PMO is writable here again");
+	return failures;
+}
+
+static int do_dst(int dev, const struct opts *o)
+{
+	struct mmt_migrate_info info;
+	struct mmt_xfer x = { .size = sizeof(x) };
+	unsigned char *buf;
+	uint64_t bytes;
+	int pmo, conn, ret, err;
+	pthread_t kt;
+	void *karg[2];
+
+	pmo = pmo_new(dev, o, 1, &bytes);
+	if (pmo < 0)
+		return 2;
+	buf = malloc(bytes);
+	conn = accept_one(dev, o);
+	if (conn < 0 || !buf)
+		return failures + 1;
+	if (o->transfer) {
+		x.pmo_fd = pmo;
+		x.timeout_ms = o->timeout;
+		ret = ioctl(conn, MMT_IOC_RECV, &x);
+		check(ret == -1 && errno == EPROTO,
+		      "a transfer's receive refuses a migration (%s)",
+		      ret ? strerror(errno) : "accepted");
+		usleep(500000);
+		return failures;
+	}
+	if (o->die) {
+		karg[0] = (void *)o;
+		karg[1] = &conn;
+		pthread_create(&kt, NULL, killer_main, karg);
+	}
+	for (ret = 0; ret < (int)o->nfault; ret++)
+		check(!arm(o->fault[ret]), "armed '%s'", o->fault[ret]);
+	if (o->nlater)
+		pthread_create(&kt, NULL, later_main, (void *)o);
+	ret = migrate(conn, pmo, o, 0, &info);
+	err = errno;
+	summary("received", &info);
+	if (expect_failure(o, ret, err, pmo, bytes, NULL))
+		return failures;
+	check(ret == 0, "received the migration (%s)",
+	      ret ? strerror(err) : "committed");
+	check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n,
+	      "destination: every MMT VALID and writable");
+	check(pread(pmo, buf, bytes, 0) == (ssize_t)bytes,
+	      "destination: readable");
+	/* send it back, no writer here */
+	ret = migrate(conn, pmo, o, 1, &info);
+	check(ret == 0, "migrated back to the source (%s)",
+	      ret ? strerror(errno) : "ok");
+	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
+	      "destination: every MMT INVALID once it went back");
+	usleep(500000);
+	return failures;
+}
+
+/* -L: N round trips on one connection, no writer. */
+static int do_loops(int dev, const struct opts *o, int src)
+{
+	struct mmt_migrate_info info;
+	unsigned int i, ok = 0;
+	uint64_t bytes;
+	int conn, a, b;
+
+	conn = src ? connect_to(dev, o) : accept_one(dev, o);
+	if (conn < 0)
+		return failures + 1;
+	for (i = 0; i < o->loops; i++) {
+		a = pmo_new(dev, o, !src, &bytes);
+		b = pmo_new(dev, o, src, &bytes);
+		if (a < 0 || b < 0)
+			break;
+		if (!migrate(conn, a, o, src, &info) &&
+		    !migrate(conn, b, o, !src, &info))
+			ok++;
+		close(a);
+		close(b);
+	}
+	check(ok == o->loops, "%u of %u round trips on one connection", ok,
+	      o->loops);
+	usleep(300000);
+	close(conn);
+	return failures;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.port = 7601, .n = 16, .levels = 2, .writer_us = 500,
+		.seed = 1, .timeout = 30000,
+	};
+	int dev, c;
+
+	if (argc < 2)
+		return 2;
+	role = argv[1];
+	optind = 2;
+	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:H")) != -1) {
+		switch (c) {
+		case 'p': o.port = atoi(optarg); break;
+		case 'a': o.addr = optarg; break;
+		case 'n': o.n = atoi(optarg); break;
+		case 'l': o.levels = atoi(optarg); break;
+		case 'w': o.window = atoi(optarg); break;
+		case 'd': o.downtime = atoi(optarg); break;
+		case 'r': o.rounds = atoi(optarg); break;
+		case 'u': o.writer_us = atoi(optarg); break;
+		case 'i': o.node = atoi(optarg); break;
+		case 's': o.seed = atoi(optarg); break;
+		case 'K': o.die = atoi(optarg); break;
+		case 'X': o.expect = optarg; break;
+		case 'A': o.abort_round = atoi(optarg); break;
+		case 'T': o.transfer = 1; break;
+		case 'L': o.loops = atoi(optarg); break;
+		case 't': o.timeout = atoi(optarg); break;
+		case 'F':
+			if (o.nfault < 4)
+				o.fault[o.nfault++] = optarg;
+			break;
+		case 'G':
+			if (o.nlater < 4)
+				o.later[o.nlater++] = optarg;
+			break;
+		case 'H': o.die_handover = 1; break;
+		default: return 2;
+		}
+	}
+	if (o.n > 256)
+		return 2;
+	dev = open("/dev/mmt", O_RDWR);
+	if (dev < 0) {
+		perror("/dev/mmt");
+		return 2;
+	}
+	if (o.node) {
+		struct mmt_node_id id = { .size = sizeof(id),
+					  .node_id = o.node };
+
+		if (ioctl(dev, MMT_IOC_SET_NODE_ID, &id))
+			perror("MMT_IOC_SET_NODE_ID");
+	}
+	if (o.loops)
+		return do_loops(dev, &o, !strcmp(role, "src")) ? 1 : 0;
+	if (!strcmp(role, "src"))
+		return do_src(dev, &o) ? 1 : 0;
+	if (!strcmp(role, "dst"))
+		return do_dst(dev, &o) ? 1 : 0;
+	return 2;
+}

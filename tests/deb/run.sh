@@ -154,7 +154,8 @@ EOF
 	# shellcheck disable=SC2046 # pkg-config prints a list of flags
 	if cc -o "$prog" "$tmp/uses-libmmt.c" \
 		$(pkg-config --cflags --libs libmmt) >"$LOG" 2>&1 &&
-	   ldd "$prog" | grep -q "libmmt.so => .*/$triplet/libmmt.so" &&
+	   { ldd "$prog" >>"$LOG" 2>&1 || true; } &&
+	   grep -q "libmmt.so => .*/$triplet/libmmt.so" "$LOG" &&
 	   "$prog" >>"$LOG" 2>&1; then
 		ok "a program built with pkg-config libmmt links /usr/lib/$triplet/libmmt.so and runs"
 	else

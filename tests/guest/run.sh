@@ -24,6 +24,12 @@
 #                   e1000 (slower, but its TX path does not stall under
 #                   sustained rxe traffic as virtio-net has with QEMU 7.2)
 #   --append ARGS   extra kernel command line
+#   --boot-timeout S  stop every guest of the run if one of them has not
+#                   reached /init ("init: guest" on its console) S seconds
+#                   after the start, or had a kernel error before it did
+#                   (the debug kernel's early-boot failures under load,
+#                   docs/TESTING.md), and write RUNDIR/boot-failed;
+#                   default 0: no watch
 #   --share DIR     export host DIR to every guest over 9p, mounted at /host
 #                   (read-write; results can also go there)
 #   --interactive   one guest with its console on this terminal and a shell
@@ -65,6 +71,7 @@ NO_KO=0
 LINK=
 NIC=${MMTG_NIC:-virtio}
 APPEND=
+BOOT_TIMEOUT=0
 SHARE=
 INTERACTIVE=0
 FILES=()
@@ -73,7 +80,7 @@ PIDS=()
 
 # usage - print the header of this file
 usage() {
-	sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -96,6 +103,7 @@ parse_args() {
 		--link) LINK=$2; shift ;;
 		--nic) NIC=$2; shift ;;
 		--append) APPEND=$2; shift ;;
+		--boot-timeout) BOOT_TIMEOUT=$2; shift ;;
 		--share) SHARE=$(cd "$2" && pwd); shift ;;
 		--interactive) INTERACTIVE=1 ;;
 		-h|--help) usage ;;
@@ -268,6 +276,45 @@ start_first_guest() {
 	exit 1
 }
 
+# boot_watch - watch the guests' boots: if one has not reached /init
+# BOOT_TIMEOUT seconds after the start, or had a kernel error before it
+# did (an early-boot failure of the kernel under load, before any test),
+# write the reason to RUNDIR/boot-failed and stop every guest (collect()
+# then reports no exit marker)
+boot_watch() {
+	local i t=0 hung bad why
+
+	while :; do
+		sleep 5
+		t=$((t + 5))
+		hung=
+		bad=
+		for i in $(seq "$N"); do
+			if ! grep -aq '^init: guest' "$RUNDIR/g$i.log" 2>/dev/null; then
+				hung+=" g$i"
+			elif sed -n '1,/^init: guest/p' "$RUNDIR/g$i.log" |
+			     grep -aqE "$KERNEL_BAD"; then
+				bad+=" g$i"
+			fi
+		done
+		if [ -n "$bad" ]; then
+			why="guest(s)$bad had a kernel error before /init"
+			break
+		fi
+		[ -n "$hung" ] || return 0
+		if [ "$t" -ge "$BOOT_TIMEOUT" ]; then
+			why="guest(s)$hung did not reach /init in ${BOOT_TIMEOUT}s"
+			break
+		fi
+	done
+	log "$RUN: $why (early-boot failure): stopping the run"
+	echo "$why" >"$RUNDIR/boot-failed"
+	for i in $(seq "$N"); do
+		echo "run.sh: stopped: $why" >>"$RUNDIR/g$i.qemu.err"
+	done
+	stop_guests
+}
+
 # stop_guests - kill the QEMUs of this run still alive (on exit/interrupt)
 stop_guests() {
 	local p
@@ -353,9 +400,15 @@ main() {
 	for i in $(seq 2 "$N"); do
 		start_guest "$i" "$PORT"
 	done
+	WATCH=
+	if [ "$BOOT_TIMEOUT" -gt 0 ]; then
+		boot_watch &
+		WATCH=$!
+	fi
 	for i in $(seq "$N"); do
 		wait "${PIDS[i]}" || true
 	done
+	[ -z "$WATCH" ] || kill "$WATCH" 2>/dev/null || true
 	trap - EXIT INT TERM
 
 	for i in $(seq "$N"); do

@@ -283,7 +283,12 @@ int mmt_pmo_create(void __user *uarg)
 		err = PTR_ERR(file);
 		goto err_put_fd;
 	}
-	file->f_mode |= FMODE_PREAD | FMODE_PWRITE;
+	/*
+	 * FMODE_NOWAIT: non-blocking I/O (RWF_NOWAIT, io_uring's first try)
+	 * reaches mmt_pmo_io(), which answers -EAGAIN (uapi/mmt.h); without
+	 * it the VFS refused RWF_NOWAIT with -EOPNOTSUPP
+	 */
+	file->f_mode |= FMODE_PREAD | FMODE_PWRITE | FMODE_NOWAIT;
 
 	c.size = sizeof(c);
 	c.fd = fd;
@@ -845,6 +850,7 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
+	/* every step takes the PMO's mutex and may sleep in the crypto */
 	if (iocb->ki_flags & IOCB_NOWAIT)
 		return -EAGAIN;
 	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);

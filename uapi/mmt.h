@@ -621,6 +621,8 @@ struct mmt_conn_key {
  * * EBADF - @dst_fd is not an open file; ENOTTY - it is not a PMO
  * * EINVAL - @dst_fd is this PMO
  * * EMEDIUMTYPE - the PMOs differ in geometry or size
+ * * EBUSY - another receive is filling the receiver (a connection's
+ *   MMT_IOC_RECV, or another local delegation into it); nothing changed
  * * EPERM - the sender is not VALID or read-only, or the receiver not
  *   WAITING
  * * EBADMSG - the closure failed authentication (different key, tamper);

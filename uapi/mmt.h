@@ -680,12 +680,16 @@ struct mmt_conn_key {
  *   @peer_node on input)
  * * ECONNREFUSED - nobody listens there, the peer's backlog is full, or
  *   the peer rejected us
+ * * ECONNRESET - the connection was reset while it was being set up: the
+ *   peer dropped it (it closed its listener before accepting), a QP
+ *   error, or the RDMA device went away
  * * EHOSTUNREACH / ENETUNREACH - no address, no route or no RDMA device
  * * ETIMEDOUT - @timeout_ms passed
  * * EPROTO - the peer speaks another protocol version
  * * EINTR - a signal arrived
  * * EOPNOTSUPP - no RDMA in this module, or the device lacks fast memory
  *   registration
+ * * EMFILE, ENOMEM
  */
 #define MMT_IOC_CONNECT		_IOWR(MMT_IOC_MAGIC, 0x21, struct mmt_connect)
 

@@ -348,11 +348,12 @@ int mmtu_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
  * The RDMA device is the one the route to @addr goes through (rdma_cm).
  *
  * Return: the connection fd (>= 0); -ECONNREFUSED (nobody listens there,
- * the peer's backlog is full, or it rejected us), -EHOSTUNREACH /
- * -ENETUNREACH (no address, route or RDMA device), -ETIMEDOUT, -EPROTO
- * (the peer speaks another protocol version), -EINTR, -EOPNOTSUPP (no RDMA
- * in the module, or the device lacks fast memory registration), -EINVAL,
- * -EBADF, -ENOTTY.
+ * the peer's backlog is full, or it rejected us), -ECONNRESET (reset
+ * during the handshake: the peer dropped it, or the device went away),
+ * -EHOSTUNREACH / -ENETUNREACH (no address, route or RDMA device),
+ * -ETIMEDOUT, -EPROTO (the peer speaks another protocol version), -EINTR,
+ * -EOPNOTSUPP (no RDMA in the module, or the device lacks fast memory
+ * registration), -EINVAL, -EBADF, -ENOTTY.
  */
 int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
 		 unsigned int timeout_ms, uint32_t flags,

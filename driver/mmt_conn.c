@@ -473,7 +473,7 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 			err = -EPERM;
 	}
 	if (!err && channel == MMT_CHANNEL_MMT)
-		mmt_pmo_rx_start(pmo, conn_id);
+		mmt_pmo_rx_start(pmo, conn_id, mmt_node_id());
 	if (!err) {
 		pmo->receiving = true;
 	} else if (*plain) {

@@ -175,7 +175,7 @@ struct mmt_pmo *mmt_pmo_from_file(struct file *file);
 long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
-void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id);
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node);
 
 /* mmt_delegate.c */
 int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,

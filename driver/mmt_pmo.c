@@ -354,6 +354,8 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
  * mmt_pmo_rx_start() - start the receive rules of a new receive
  * @pmo: the receive PMO, keyed; its receive is being claimed
  * @conn_id: the connection closures must name
+ * @self_node: the receiver node id closures must name: the one the
+ *	sender was told (the loopback transport reads it once for both)
  *
  * The floors (last root counter, last GUA) start over; the generation and
  * the nonce are set per closure by the transport.  Every WAITING MMT goes
@@ -362,13 +364,13 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
  *
  * Context: process; the caller holds @pmo->lock.
  */
-void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id)
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node)
 {
 	u32 i;
 
 	lockdep_assert_held(&pmo->lock);
 	pmo->rx.conn_id = conn_id;
-	pmo->rx.self_node = mmt_node_id();
+	pmo->rx.self_node = self_node;
 	pmo->rx.last_root_counter = 0;
 	pmo->rx.last_gua = 0;
 	for (i = 0; i < pmo->closures; i++)

@@ -58,7 +58,7 @@ static int mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 		err = -EBUSY;
 	} else {
 		dst->receiving = true;
-		mmt_pmo_rx_start(dst, t->conn_id, node);
+		mmt_pmo_rx_start(dst, t->conn_id, node);	/* rx_lost too */
 		dst->rx.gen = t->gen;
 		memcpy(dst->rx.rx_nonce, t->rx_nonce, sizeof(t->rx_nonce));
 	}

@@ -369,6 +369,7 @@ void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node)
 	u32 i;
 
 	lockdep_assert_held(&pmo->lock);
+	pmo->rx_lost = false;
 	pmo->rx.conn_id = conn_id;
 	pmo->rx.self_node = self_node;
 	pmo->rx.last_root_counter = 0;
@@ -588,14 +589,26 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 	return err;
 }
 
-/* MMT_IOC_PMO_INVALIDATE: see uapi/mmt.h. */
-static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
+/**
+ * mmt_pmo_wipe() - invalidate a PMO: every MMT INVALID, key and memory
+ * wiped (MMT_IOC_PMO_INVALIDATE)
+ * @pmo: the PMO
+ *
+ * A receive filling the PMO loses it: the receive rules go with the key,
+ * and @pmo->rx_lost makes that receive refuse the rest of its closures
+ * with -EPERM, even once the PMO is keyed again (before, they failed the
+ * wiped rules' connection check, -EXDEV, which a local delegation does
+ * not document; mmt-fuzz --cases found it).
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0, or -EBUSY if an MMT is SENDING or a transfer uses the PMO as
+ * plain memory (nothing changed).
+ */
+int mmt_pmo_wipe(struct mmt_pmo *pmo)
 {
 	u32 i;
 	int err = 0;
 
-	if (arg)
-		return -EINVAL;
 	mutex_lock(&pmo->lock);
 	if (pmo->plain_xfers)
 		err = -EBUSY;
@@ -603,11 +616,21 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 		if (pmo->mmts[i].root.state == MMT_SENDING)
 			err = -EBUSY;
 	if (!err) {
+		if (pmo->receiving)
+			pmo->rx_lost = true;
 		mmt_pmo_drop_key(pmo);
 		memset(pmo->mem, 0, pmo->mem_bytes);
 	}
 	mutex_unlock(&pmo->lock);
 	return err;
+}
+
+/* MMT_IOC_PMO_INVALIDATE: see uapi/mmt.h. */
+static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	return mmt_pmo_wipe(pmo);
 }
 
 #ifdef MMT_DEBUG
@@ -699,8 +722,9 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * @eager: verify the whole closure now instead of on each read
  *
  * Context: process; takes @pmo->lock.
- * Return: 0; -EINVAL for a bad @index; -EPERM if the PMO has no key or the
- * MMT is not WAITING; or mmt_closure_receive()'s rejection.
+ * Return: 0; -EINVAL for a bad @index; -EPERM if the PMO has no key, the
+ * MMT is not WAITING or the PMO was invalidated during this receive
+ * (@pmo->rx_lost); or mmt_closure_receive()'s rejection.
  */
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager)
@@ -713,7 +737,7 @@ int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 	mutex_lock(&pmo->lock);
 	pmo->rx.check_seq = true;
 	pmo->rx.expect_seq = index;
-	if (!pmo->crypto)
+	if (!pmo->crypto || pmo->rx_lost)
 		err = -EPERM;
 	else
 		err = mmt_closure_receive(&pmo->mmts[index], &pmo->rx, buf,

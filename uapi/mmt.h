@@ -624,7 +624,9 @@ struct mmt_conn_key {
  * * EBUSY - another receive is filling the receiver (a connection's
  *   MMT_IOC_RECV, or another local delegation into it); nothing changed
  * * EPERM - the sender is not VALID or read-only, or the receiver not
- *   WAITING
+ *   WAITING; also when the receiver is invalidated during the delegation
+ *   (the closures from there on are refused, also if it is keyed again
+ *   meanwhile; earlier ones stay delivered, then wiped with it)
  * * EBADMSG - the closure failed authentication (different key, tamper);
  *   or the sender's MMT failed verification as it was re-encrypted before
  *   sealing (flagged MMT_INFO_REGUA_DUE, or sent before from this PMO):

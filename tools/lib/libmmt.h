@@ -191,9 +191,10 @@ int mmtu_pmo_invalidate(int pmofd);
  * the sender's MMT failed verification as it was re-encrypted),
  * -ESTALE (replay: root counter not above the receiver's minimum), -EILSEQ
  * (reorder), -EMEDIUMTYPE (geometry or size differ), -EPERM (sender not
- * VALID or read-only, receiver not WAITING), -EBUSY (another receive is
- * filling @dstfd; nothing changed), -EINVAL (@dstfd is @srcfd, bad
- * @flags), -EBADF (@srcfd or @dstfd not open), -ENOTTY (not a PMO).
+ * VALID or read-only, receiver not WAITING, or invalidated during the
+ * delegation), -EBUSY (another receive is filling @dstfd; nothing
+ * changed), -EINVAL (@dstfd is @srcfd, bad @flags), -EBADF (@srcfd or
+ * @dstfd not open), -ENOTTY (not a PMO).
  */
 int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 			    uint64_t *closures);

@@ -127,10 +127,11 @@ check:
 # The guest runs on the debug kernel (KASAN, lockdep, kmemleak, UBSAN,
 # KFENCE): builds it once into MMT_CACHE (scripts/debug-kernel.sh, tens of
 # minutes cold), then the planted bugs must be reported and the attack,
-# xfer and pmo runs must pass with no report (docs/TESTING.md).
+# xfer, pmo, fuzz and migrate runs must pass with no report
+# (docs/TESTING.md).
 check-debug:
 	@scripts/deps.sh
-	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug migrate@debug
+	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug fuzz@debug migrate@debug
 
 lint:
 	@scripts/lint.sh

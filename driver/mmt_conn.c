@@ -559,9 +559,10 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 			err = -EPERM;
 	}
 	if (!err && channel == MMT_CHANNEL_MMT)
-		mmt_pmo_rx_start(pmo, conn_id);
+		mmt_pmo_rx_start(pmo, conn_id, mmt_node_id());
 	if (!err) {
 		pmo->receiving = true;
+		pmo->rx_lost = false;
 	} else if (*plain) {
 		pmo->plain_xfers--;	/* taken, then refused */
 		*plain = false;
@@ -615,7 +616,8 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
  * wrote, as before any receive).
  *
  * Context: process; takes @pmo->lock; may sleep.
- * Return: 0; -EINVAL for a bad @index; or the -errno of the rule that
+ * Return: 0; -EINVAL for a bad @index; -EPERM if @pmo was invalidated
+ * during this receive (@pmo->rx_lost); or the -errno of the rule that
  * failed, or -ENOMEM.
  */
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
@@ -631,8 +633,12 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 	pmo->rx.expect_seq = index;
 	pmo->rx.gen = gen;		/* and only in its own receive */
 	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
-	err = mmt_closure_receive_inplace(&pmo->mmts[index], &pmo->rx, head,
-					  peer, eager);
+	/* invalidated during this receive: refused, also if keyed again */
+	if (pmo->rx_lost)
+		err = -EPERM;
+	else
+		err = mmt_closure_receive_inplace(&pmo->mmts[index], &pmo->rx,
+						  head, peer, eager);
 	gua = pmo->mmts[index].root.gua;
 	mutex_unlock(&pmo->lock);
 	mmt_stats_receive(err, gua, index);
@@ -659,14 +665,17 @@ static int mmt_conn_ctl_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
 /*
  * Secure channel on a keyed PMO, receiver: write the opened plaintext of
  * closure @index (@buf, data_bytes, private memory) through the controller.
- * Returns 0 or mmt_write()'s errors.  Takes @pmo->lock.
+ * Returns 0, -EPERM if the PMO was invalidated during this receive (also
+ * if keyed again since: the transfer's data does not go into another
+ * keying), or mmt_write()'s errors.  Takes @pmo->lock.
  */
 static int mmt_conn_ctl_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
 {
 	int err;
 
 	mutex_lock(&pmo->lock);
-	err = mmt_write(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
+	err = pmo->rx_lost ? -EPERM :
+	      mmt_write(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
 	mutex_unlock(&pmo->lock);
 	if (!err)
 		atomic64_add(pmo->params.data_bytes, &mmt_stats.bytes_written);

@@ -78,6 +78,10 @@ struct mm_struct;
  *	holds @receiving
  * @receiving: a receive (RDMA or local delegation) is filling the PMO;
  *	another one gets -EBUSY
+ * @rx_lost: the PMO was invalidated (MMT_IOC_PMO_INVALIDATE) during the
+ *	receive that holds @receiving: that receive refuses the rest of its
+ *	closures with -EPERM, also if the PMO was keyed again meanwhile
+ *	(its receive rules went with the key); cleared when a receive starts
  * @tx_root_counter: last root counter sealed by this PMO as a sender
  * @tx_last_gua: GUA of the last closure this PMO sent
  * @plain_xfers: connection transfers (plain or secure channel) using the
@@ -120,6 +124,7 @@ struct mmt_pmo {
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 	struct mmt_rx_rules rx;
 	bool receiving;
+	bool rx_lost;
 	u64 tx_root_counter;
 	u64 tx_last_gua;
 	u32 plain_xfers;
@@ -198,7 +203,8 @@ struct mmt_pmo *mmt_pmo_from_file(struct file *file);
 long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
-void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id);
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node);
+int mmt_pmo_wipe(struct mmt_pmo *pmo);
 
 /* mmt_delegate.c */
 int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,

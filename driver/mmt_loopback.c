@@ -37,14 +37,21 @@ static const struct mmt_transport_ops mmt_loopback_ops = {
  * connection carries no other transfer), a fresh receive nonce; the
  * reorder rule starts over.  @dst is this receive's until
  * mmt_loopback_disconnect() (-EBUSY if another receive holds it).
+ *
+ * The node id is read once: the sender addresses its closures to it and
+ * the receiver expects it.  Read twice, an MMT_IOC_SET_NODE_ID between
+ * the reads made every closure of the delegation -EXDEV ("another
+ * receiver"), an errno MMT_IOC_PMO_DELEGATE_LOCAL does not have
+ * (mmt-fuzz --cases found it).
  */
 static int mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 {
+	u16 node = mmt_node_id();
 	int err = 0;
 
 	t->ops = &mmt_loopback_ops;
 	t->priv = dst;
-	t->peer_node = mmt_node_id();
+	t->peer_node = node;
 	t->conn_id = atomic64_inc_return(&mmt_loopback_conn_id);
 	t->gen = 1;
 	get_random_bytes(t->rx_nonce, sizeof(t->rx_nonce));
@@ -54,7 +61,7 @@ static int mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 		err = -EBUSY;
 	} else {
 		dst->receiving = true;
-		mmt_pmo_rx_start(dst, t->conn_id);
+		mmt_pmo_rx_start(dst, t->conn_id, node);	/* rx_lost too */
 		dst->rx.gen = t->gen;
 		memcpy(dst->rx.rx_nonce, t->rx_nonce, sizeof(t->rx_nonce));
 	}

@@ -285,7 +285,12 @@ int mmt_pmo_create(void __user *uarg)
 		err = PTR_ERR(file);
 		goto err_put_fd;
 	}
-	file->f_mode |= FMODE_PREAD | FMODE_PWRITE;
+	/*
+	 * FMODE_NOWAIT: non-blocking I/O (RWF_NOWAIT, io_uring's first try)
+	 * reaches mmt_pmo_io(), which answers -EAGAIN (uapi/mmt.h); without
+	 * it the VFS refused RWF_NOWAIT with -EOPNOTSUPP
+	 */
+	file->f_mode |= FMODE_PREAD | FMODE_PWRITE | FMODE_NOWAIT;
 
 	c.size = sizeof(c);
 	c.fd = fd;
@@ -351,6 +356,8 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
  * mmt_pmo_rx_start() - start the receive rules of a new receive
  * @pmo: the receive PMO, keyed; its receive is being claimed
  * @conn_id: the connection closures must name
+ * @self_node: the receiver node id closures must name: the one the
+ *	sender was told (the loopback transport reads it once for both)
  *
  * The floors (last root counter, last GUA) start over; the generation and
  * the nonce are set per closure by the transport.  Every WAITING MMT goes
@@ -359,13 +366,14 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
  *
  * Context: process; the caller holds @pmo->lock.
  */
-void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id)
+void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node)
 {
 	u32 i;
 
 	lockdep_assert_held(&pmo->lock);
+	pmo->rx_lost = false;
 	pmo->rx.conn_id = conn_id;
-	pmo->rx.self_node = mmt_node_id();
+	pmo->rx.self_node = self_node;
 	pmo->rx.last_root_counter = 0;
 	pmo->rx.last_gua = 0;
 	for (i = 0; i < pmo->closures; i++)
@@ -587,14 +595,26 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 	return err;
 }
 
-/* MMT_IOC_PMO_INVALIDATE: see uapi/mmt.h. */
-static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
+/**
+ * mmt_pmo_wipe() - invalidate a PMO: every MMT INVALID, key and memory
+ * wiped (MMT_IOC_PMO_INVALIDATE)
+ * @pmo: the PMO
+ *
+ * A receive filling the PMO loses it: the receive rules go with the key,
+ * and @pmo->rx_lost makes that receive refuse the rest of its closures
+ * with -EPERM, even once the PMO is keyed again (before, they failed the
+ * wiped rules' connection check, -EXDEV, which a local delegation does
+ * not document; mmt-fuzz --cases found it).
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0, or -EBUSY if an MMT is SENDING, a transfer uses the PMO as
+ * plain memory or a migration uses it (nothing changed).
+ */
+int mmt_pmo_wipe(struct mmt_pmo *pmo)
 {
 	u32 i;
 	int err = 0;
 
-	if (arg)
-		return -EINVAL;
 	mutex_lock(&pmo->lock);
 	if (pmo->plain_xfers || pmo->mig || pmo->mig_rx)
 		err = -EBUSY;
@@ -602,6 +622,8 @@ static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
 		if (pmo->mmts[i].root.state == MMT_SENDING)
 			err = -EBUSY;
 	if (!err) {
+		if (pmo->receiving)
+			pmo->rx_lost = true;
 		mmt_pmo_drop_key(pmo);
 		memset(pmo->mem, 0, pmo->mem_bytes);
 	}
@@ -639,6 +661,14 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
 	}
 	mutex_unlock(&pmo->lock);
 	return err;
+}
+
+/* MMT_IOC_PMO_INVALIDATE: see uapi/mmt.h. */
+static int mmt_pmo_invalidate(struct mmt_pmo *pmo, unsigned long arg)
+{
+	if (arg)
+		return -EINVAL;
+	return mmt_pmo_wipe(pmo);
 }
 
 #ifdef MMT_DEBUG
@@ -732,8 +762,9 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * @eager: verify the whole closure now instead of on each read
  *
  * Context: process; takes @pmo->lock.
- * Return: 0; -EINVAL for a bad @index; -EPERM if the PMO has no key or the
- * MMT is not WAITING; or mmt_closure_receive()'s rejection.
+ * Return: 0; -EINVAL for a bad @index; -EPERM if the PMO has no key, the
+ * MMT is not WAITING or the PMO was invalidated during this receive
+ * (@pmo->rx_lost); or mmt_closure_receive()'s rejection.
  */
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager)
@@ -746,7 +777,7 @@ int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 	mutex_lock(&pmo->lock);
 	pmo->rx.check_seq = true;
 	pmo->rx.expect_seq = index;
-	if (!pmo->crypto)
+	if (!pmo->crypto || pmo->rx_lost)
 		err = -EPERM;
 	else
 		err = mmt_closure_receive(&pmo->mmts[index], &pmo->rx, buf,
@@ -913,6 +944,9 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
+	/* every step takes the PMO's mutex and may sleep in the crypto */
+	if (iocb->ki_flags & IOCB_NOWAIT)
+		return -EAGAIN;
 	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;

@@ -624,7 +624,9 @@ struct mmt_migrate_info {
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
  * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
- * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE).
+ * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE), EINTR (pwrite:
+ * a signal came while it waited for a live migration's handover to end,
+ * nothing written; see MMT_IOC_MIGRATE_SEND).
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -777,8 +779,12 @@ struct mmt_migrate_info {
  * * EBADF - @dst_fd is not an open file; ENOTTY - it is not a PMO
  * * EINVAL - @dst_fd is this PMO
  * * EMEDIUMTYPE - the PMOs differ in geometry or size
+ * * EBUSY - another receive is filling the receiver (a connection's
+ *   MMT_IOC_RECV, or another local delegation into it); nothing changed
  * * EPERM - the sender is not VALID or read-only, or the receiver not
- *   WAITING
+ *   WAITING; also when the receiver is invalidated during the delegation
+ *   (the closures from there on are refused, also if it is keyed again
+ *   meanwhile; earlier ones stay delivered, then wiped with it)
  * * EBADMSG - the closure failed authentication (different key, tamper);
  *   or the sender's MMT failed verification as it was re-encrypted before
  *   sealing (flagged MMT_INFO_REGUA_DUE, or sent before from this PMO):
@@ -836,12 +842,16 @@ struct mmt_migrate_info {
  *   @peer_node on input)
  * * ECONNREFUSED - nobody listens there, the peer's backlog is full, or
  *   the peer rejected us
+ * * ECONNRESET - the connection was reset while it was being set up: the
+ *   peer dropped it (it closed its listener before accepting), a QP
+ *   error, or the RDMA device went away
  * * EHOSTUNREACH / ENETUNREACH - no address, no route or no RDMA device
  * * ETIMEDOUT - @timeout_ms passed
  * * EPROTO - the peer speaks another protocol version
  * * EINTR - a signal arrived
  * * EOPNOTSUPP - no RDMA in this module, or the device lacks fast memory
  *   registration
+ * * EMFILE, ENOMEM
  */
 #define MMT_IOC_CONNECT		_IOWR(MMT_IOC_MAGIC, 0x21, struct mmt_connect)
 

@@ -344,6 +344,62 @@ static void mmt_delegate_own_memory_bad(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, 3 * cb), 0);
 }
 
+/*
+ * A transport whose receiver is invalidated, and keyed again (WAITING),
+ * before closure 1 arrives: the receive has lost its PMO and refuses the
+ * rest with -EPERM.  Its rules went with the key, and before rx_lost the
+ * wiped connection id refused them with -EXDEV, which a local delegation
+ * does not document (mmt-fuzz --cases found it).
+ */
+static int mmt_rekey_deliver(struct mmt_transport *t, u32 index,
+			     const u8 *buf, size_t len)
+{
+	struct mmt_pmo *dst = t->priv;
+
+	if (index == 1 && (mmt_pmo_wipe(dst) ||
+			   mmt_pmo_set_key(dst, mmt_test_key, 16, true)))
+		return -EIO;	/* the test's own steps failed */
+	return mmt_pmo_receive(dst, index, buf, len, false);
+}
+
+static const struct mmt_transport_ops mmt_rekey_ops = {
+	.name = "rekey",
+	.deliver = mmt_rekey_deliver,
+};
+
+static void mmt_delegate_invalidated_receive(struct kunit *test)
+{
+	struct mmt_delegate_ctx *ctx = test->priv;
+	struct mmt_transport t = {
+		.ops = &mmt_rekey_ops, .priv = ctx->dst, .conn_id = 7,
+	};
+	u64 sent = 99;
+
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_test_key, 16,
+					      true), 0);
+	/* the receive holds the PMO, as mmt_loopback_connect() does it */
+	mutex_lock(&ctx->dst->lock);
+	ctx->dst->receiving = true;
+	mmt_pmo_rx_start(ctx->dst, 7, ctx->dst->rx.self_node);
+	mutex_unlock(&ctx->dst->lock);
+	t.peer_node = ctx->dst->rx.self_node;
+	KUNIT_EXPECT_EQ(test, mmt_delegate(ctx->src, &t, true, &sent), -EPERM);
+	KUNIT_EXPECT_EQ(test, sent, 1ull);
+	/* the receiver is WAITING under its new keying, the sender VALID */
+	mmt_expect_states(test, ctx->dst, MMT_WAITING, false);
+	mmt_expect_states(test, ctx->src, MMT_VALID, false);
+	/* that receive over, a new one takes every closure */
+	mutex_lock(&ctx->dst->lock);
+	ctx->dst->receiving = false;
+	mutex_unlock(&ctx->dst->lock);
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(ctx->src, ctx->dst, false,
+						    false, &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_TEST_CLOSURES);
+	KUNIT_ASSERT_EQ(test, mmt_test_read_all(ctx->dst, ctx->out), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctx->out, ctx->plain, ctx->src->bytes),
+			0);
+}
+
 static void mmt_delegate_refuses(struct kunit *test)
 {
 	struct mmt_delegate_ctx *ctx = test->priv;
@@ -371,6 +427,7 @@ static struct kunit_case mmt_delegate_cases[] = {
 	KUNIT_CASE(mmt_delegate_lost_ack),
 	KUNIT_CASE(mmt_delegate_own_memory_bad),
 	KUNIT_CASE(mmt_delegate_refuses),
+	KUNIT_CASE(mmt_delegate_invalidated_receive),
 	{}
 };
 

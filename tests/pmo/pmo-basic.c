@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "pmo_test.h"
@@ -649,6 +650,26 @@ static void test_io(void)
 	       n < 0 ? pt_errname(errno) : "");
 	pt_expect_ret(pt_sys(pwrite(fd, buf, 0, 0)), 0,
 		      "io: zero-length pwrite -> 0");
+	/*
+	 * Non-blocking I/O (RWF_NOWAIT): EAGAIN, as uapi/mmt.h says, not the
+	 * VFS's EOPNOTSUPP for a file that cannot do it (mmt-fuzz found
+	 * that); nothing is read or written.  Zero bytes and the end of
+	 * the PMO are answered without waiting.
+	 */
+	{
+		struct iovec iov = { .iov_base = got, .iov_len = 100 };
+
+		pt_expect_ret(pt_sys(preadv2(fd, &iov, 1, 0, RWF_NOWAIT)),
+			      -EAGAIN, "io: preadv2 RWF_NOWAIT -> EAGAIN");
+		iov.iov_base = buf;
+		pt_expect_ret(pt_sys(pwritev2(fd, &iov, 1, 0, RWF_NOWAIT)),
+			      -EAGAIN, "io: pwritev2 RWF_NOWAIT -> EAGAIN");
+		pt_expect_ret(pt_sys(preadv2(fd, &iov, 1, size, RWF_NOWAIT)),
+			      0, "io: preadv2 RWF_NOWAIT at the end -> 0");
+		iov.iov_len = 0;
+		pt_expect_ret(pt_sys(pwritev2(fd, &iov, 1, 0, RWF_NOWAIT)),
+			      0, "io: pwritev2 RWF_NOWAIT of 0 bytes -> 0");
+	}
 	pt_expect_ret(pt_sys(pread(fd, pt_bad_ptr(), 64, 0)), -EFAULT,
 		      "io: pread into a PROT_NONE page -> EFAULT");
 	pt_expect_ret(pt_sys(pwrite(fd, pt_bad_ptr(), 64, 0)), -EFAULT,

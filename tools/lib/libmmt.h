@@ -200,8 +200,10 @@ int mmtu_pmo_mig_resolve(int pmofd);
  * the sender's MMT failed verification as it was re-encrypted),
  * -ESTALE (replay: root counter not above the receiver's minimum), -EILSEQ
  * (reorder), -EMEDIUMTYPE (geometry or size differ), -EPERM (sender not
- * VALID or read-only, receiver not WAITING), -EINVAL (@dstfd is @srcfd, bad
- * @flags), -EBADF (@srcfd or @dstfd not open), -ENOTTY (not a PMO).
+ * VALID or read-only, receiver not WAITING, or invalidated during the
+ * delegation), -EBUSY (another receive is filling @dstfd; nothing
+ * changed), -EINVAL (@dstfd is @srcfd, bad @flags), -EBADF (@srcfd or
+ * @dstfd not open), -ENOTTY (not a PMO).
  */
 int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 			    uint64_t *closures);
@@ -356,11 +358,12 @@ int mmtu_accept(int lfd, unsigned int timeout_ms, uint32_t flags,
  * The RDMA device is the one the route to @addr goes through (rdma_cm).
  *
  * Return: the connection fd (>= 0); -ECONNREFUSED (nobody listens there,
- * the peer's backlog is full, or it rejected us), -EHOSTUNREACH /
- * -ENETUNREACH (no address, route or RDMA device), -ETIMEDOUT, -EPROTO
- * (the peer speaks another protocol version), -EINTR, -EOPNOTSUPP (no RDMA
- * in the module, or the device lacks fast memory registration), -EINVAL,
- * -EBADF, -ENOTTY.
+ * the peer's backlog is full, or it rejected us), -ECONNRESET (reset
+ * during the handshake: the peer dropped it, or the device went away),
+ * -EHOSTUNREACH / -ENETUNREACH (no address, route or RDMA device),
+ * -ETIMEDOUT, -EPROTO (the peer speaks another protocol version), -EINTR,
+ * -EOPNOTSUPP (no RDMA in the module, or the device lacks fast memory
+ * registration), -EINVAL, -EBADF, -ENOTTY.
  */
 int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
 		 unsigned int timeout_ms, uint32_t flags,

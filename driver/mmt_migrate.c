@@ -559,7 +559,7 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
 		if (pmo->mmts[i].root.state != MMT_WAITING)
 			err = -EPERM;
 	if (!err) {
-		mmt_pmo_rx_start(pmo, conn_id);
+		mmt_pmo_rx_start(pmo, conn_id, mmt_node_id());
 		pmo->rx.gen = gen;
 		memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
 		pmo->rx.migrate = true;

@@ -944,9 +944,6 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
-	/* every step takes the PMO's mutex and may sleep in the crypto */
-	if (iocb->ki_flags & IOCB_NOWAIT)
-		return -EAGAIN;
 	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
 	if (!bounce)
 		return -ENOMEM;

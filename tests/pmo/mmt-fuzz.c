@@ -1821,6 +1821,63 @@ static unsigned int rnd_channel(struct th *th)
 }
 
 /*
+ * A valid MMT_IOC_MIGRATE_SEND (@send) or MMT_IOC_MIGRATE_RECV of the PMO
+ * @t2 on the connection @t, whose other end may be migrating too (the
+ * peer guest's threads do the same).  A source left with an unknown
+ * outcome is taken back with MMT_IOC_PMO_MIG_RESOLVE (or dropped), so
+ * the thread's own PMO serves again.
+ */
+static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
+		     bool send, unsigned int max_ms)
+{
+	struct detail dt = { .fd2 = t2->fd };
+	struct mmt_migrate_info mi;
+	struct mmt_migrate m;
+	long ret;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	memset(&mi, 0, sizeof(mi));
+	m.size = MMT_MIGRATE_SIZE_VER0;
+	m.pmo_fd = t2->fd;
+	m.timeout_ms = 20 + below(th, max_ms - 20);
+	m.window = below(th, 5);
+	if (send) {
+		m.downtime_limit_ms = below(th, 3) ? 0 : 1 + below(th, 50);
+		m.max_rounds = below(th, 4);
+	} else if (chance(th, 50)) {
+		m.flags = MMT_MIGRATE_EAGER;
+	}
+	mi.size = MMT_MIGRATE_INFO_SIZE_VER0;
+	m.info = (uintptr_t)&mi;
+	dt.cmd = send ? MMT_IOC_MIGRATE_SEND : MMT_IOC_MIGRATE_RECV;
+	dt.arg = &m;
+	th->op = send ? "valid MIGRATE_SEND" : "valid MIGRATE_RECV";
+	ret = ioctl(t->fd, dt.cmd, &m);
+	err = errno;
+	check(send ? C_MIG_SEND : C_MIG_RECV, t, t2, ret, err, false, false,
+	      &dt);
+	if (!ret)
+		atomic_fetch_add(&mig_ok, 1);
+	if (ret && send && (mi.flags & MMT_MIG_F_OUTCOME_UNKNOWN)) {
+		long r2;
+
+		if (chance(th, 70)) {
+			r2 = ioctl(t2->fd, MMT_IOC_PMO_MIG_RESOLVE, 0);
+			check(C_MIG_RESOLVE, t2, NULL, r2, errno, false, false,
+			      NULL);
+		} else {
+			r2 = mmtu_pmo_invalidate(t2->fd);
+			check(C_INVALIDATE, t2, NULL, r2, -r2, false, false,
+			      NULL);
+		}
+	}
+	if (ret && (err == ECONNRESET || err == ETIMEDOUT) &&
+	    (opt.peer_role || chance(th, 70)))
+		tab_drop(th, t);
+}
+
+/*
  * A valid SEND or RECV of a fresh PMO of the right kind on a connection
  * of the table; the PMO is in the table first (@share), where the other
  * threads race on it, or private
@@ -1861,6 +1918,12 @@ static void xfer_step(struct th *th, bool share, unsigned int max_ms)
 	else if (share && chance(th, 30))
 		tab_insert(th, fcntl(pfd, F_DUPFD_CLOEXEC, 3), K_PMO, false);
 	t2.gen = atomic_load(&fdgen[pfd]);
+	if (channel == MMT_CHANNEL_MMT && chance(th, 30)) {
+		mig_step(th, &t, &t2, send, max_ms);
+		if (fresh && !share)
+			close(pfd);
+		return;
+	}
 	memset(&x, 0, sizeof(x));
 	x.size = MMT_XFER_SIZE_VER0;
 	x.pmo_fd = pfd;

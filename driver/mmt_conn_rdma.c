@@ -120,6 +120,7 @@ enum {
 	MMT_CONN_CONNECT_SENT,	/* rdma_connect/rdma_accept called */
 	MMT_CONN_WAS_LIVE,	/* reached LIVE: drain before destroying */
 	MMT_CONN_DRAINED,	/* disconnected and drained */
+	MMT_CONN_NO_POST,	/* shut down: no message is posted any more */
 };
 
 /* What an rdma_cm_id's context points at. */
@@ -620,8 +621,11 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	if (chain_last)
 		chain_last->next = &wr;
 	mutex_lock(&conn->post_mutex);
-	if (chain && !wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn),
-					 mmt_timeout(0))) {
+	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
+		err = -ECONNRESET;	/* see mmt_conn_shutdown() */
+	} else if (chain && !wait_event_timeout(conn->wq,
+						mmt_conn_sq_idle(conn),
+						mmt_timeout(0))) {
 		err = -ETIMEDOUT;
 	} else if (chain && mmt_conn_state(conn, NULL) == MMT_CONN_DEAD) {
 		err = -ECONNRESET;
@@ -804,9 +808,20 @@ err_pd:
  * Stop the connection: disconnect and drain once (every posted WR has
  * completed or been flushed afterwards, so no more remote writes can land
  * and no local buffer is in use by the NIC).  Context: process.
+ *
+ * From here on mmt_conn_send_msg() posts nothing (-ECONNRESET): a message
+ * the other direction posted after the drain (a NACK of an offer already
+ * in its inbox, say) would be flushed by the NIC at some later time, and
+ * if teardown freed the CQ first its completion, which frees the buffer,
+ * would never run (kmemleak found such a NACK under mmt-fuzz).  The bit
+ * is set under post_mutex, so a message is either posted before the drain
+ * (and flushed by it) or refused.
  */
 static void mmt_conn_shutdown(struct mmt_conn *conn)
 {
+	mutex_lock(&conn->post_mutex);
+	set_bit(MMT_CONN_NO_POST, &conn->stages);
+	mutex_unlock(&conn->post_mutex);
 	mutex_lock(&conn->setup_mutex);
 	if (conn->cm_id && test_bit(MMT_CONN_CONNECT_SENT, &conn->stages) &&
 	    !test_and_set_bit(MMT_CONN_DRAINED, &conn->stages)) {

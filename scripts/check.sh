@@ -13,10 +13,11 @@
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
-#   guest  the module in QEMU guests with Soft-RoCE: basic, pair, reload,
-#          dkms on Debian's kernel; the planted bugs, xfer, attack, pmo and
-#          fuzz on the debug kernel (tests/guest/tests; GUEST_RUNS="xfer
-#          pmo" picks runs)
+#   guest  the harness's own tests (tests/guest/selftest.sh), then the
+#          module in QEMU guests with Soft-RoCE: basic, pair, reload,
+#          dkms, kv, migrate on Debian's kernel; the planted bugs, attack,
+#          xfer, pmo and fuzz on the debug kernel (tests/guest/tests;
+#          GUEST_RUNS="xfer pmo" picks runs)
 #   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
 #
 # STAGES="unit kunit" selects stages.  Each stage prints its own

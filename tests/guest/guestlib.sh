@@ -90,6 +90,18 @@ mmtg_result() {
 	sed "s|^|@R@$1@ |" "$2"
 }
 
+# mmtg_arg NAME [DEFAULT] - the value of NAME=VALUE on the kernel command
+# line (the host's run.sh --append), else DEFAULT
+mmtg_arg() {
+	# shellcheck disable=SC2013 # the words of one line
+	for _w in $(cat /proc/cmdline); do
+		case $_w in
+		"$1"=*) echo "${_w#*=}"; return ;;
+		esac
+	done
+	echo "${2:-}"
+}
+
 # mmtg_ip_of ID - IPv4 address of guest ID
 mmtg_ip_of() {
 	echo "10.0.0.$1"

@@ -34,23 +34,12 @@
 PATH=$MMTG_DIR/bin:$MMTG_DIR:$PATH
 export PATH
 
-# pmo_arg NAME DEFAULT - a pmo_* value from the kernel command line
-pmo_arg() {
-	# shellcheck disable=SC2013 # words of one line
-	for _w in $(cat /proc/cmdline); do
-		case $_w in
-		"$1"=*) echo "${_w#*=}"; return ;;
-		esac
-	done
-	echo "$2"
-}
-
-PMO_FUZZ_ITERS=${PMO_FUZZ_ITERS:-$(pmo_arg pmo_fuzz_iters 20000)}
-PMO_FUZZ_SEED=${PMO_FUZZ_SEED:-$(pmo_arg pmo_fuzz_seed 1)}
-PMO_CYCLES=${PMO_CYCLES:-$(pmo_arg pmo_cycles 1000)}
-PMO_CYCLES_WARMUP=${PMO_CYCLES_WARMUP:-$(pmo_arg pmo_cycles_warmup 20)}
-PMO_NO_64M=${PMO_NO_64M:-$(pmo_arg pmo_no_64m 0)}
-PMO_SEED=${PMO_SEED:-$(pmo_arg pmo_seed 1)}
+PMO_FUZZ_ITERS=${PMO_FUZZ_ITERS:-$(mmtg_arg pmo_fuzz_iters 20000)}
+PMO_FUZZ_SEED=${PMO_FUZZ_SEED:-$(mmtg_arg pmo_fuzz_seed 1)}
+PMO_CYCLES=${PMO_CYCLES:-$(mmtg_arg pmo_cycles 1000)}
+PMO_CYCLES_WARMUP=${PMO_CYCLES_WARMUP:-$(mmtg_arg pmo_cycles_warmup 20)}
+PMO_NO_64M=${PMO_NO_64M:-$(mmtg_arg pmo_no_64m 0)}
+PMO_SEED=${PMO_SEED:-$(mmtg_arg pmo_seed 1)}
 # kernel log lines that fail the run (as run.sh's KERNEL_BAD)
 PMO_KERNEL_BAD='\[ *[0-9]+\.[0-9]+\].*(Oops|WARNING:|BUG:|KASAN|UBSAN|general protection|Kernel panic|blocked for more than|soft lockup|RCU stall)'
 

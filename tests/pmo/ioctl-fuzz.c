@@ -756,29 +756,9 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 	}
-	{
-		static const uint8_t key[16] = "after-fuzz-key!!";
-		struct mmt_geometry g = { .levels = 1 };
-		uint8_t w[4096], r[4096];
-		struct mmt_query q;
-		int fd;
-
-		memset(w, 0x3c, sizeof(w));
-		ret = mmtu_query(dev, &q);
-		fd = mmtu_pmo_create(dev, 4096, &g, 0, NULL);
-		ret = ret ? ret : fd < 0 ? fd : 0;
-		if (!ret)
-			ret = mmtu_pmo_set_key(fd, key, 16, 0);
-		if (!ret && mmtu_pmo_write_all(fd, w, 4096, 0) != 4096)
-			ret = -EIO;
-		if (!ret && (mmtu_pmo_read_all(fd, r, 4096, 0) != 4096 ||
-			     memcmp(w, r, 4096)))
-			ret = -EIO;
-		pt_result(!ret, "ioctl-fuzz: device works afterwards (query, create, key, write, read)",
-			  "%s", pt_errname(ret));
-		if (fd >= 0)
-			close(fd);
-	}
+	ret = pt_device_works(dev);
+	pt_result(!ret, "ioctl-fuzz: device works afterwards (query, create, key, write, read)",
+		  "%s", pt_errname(ret));
 	close(dev);
 	close(nul);
 	pt_summary("ioctl-fuzz");

@@ -109,6 +109,8 @@
 #define T_MAX_MS	400	/* longest valid timeout the fuzzer passes */
 #define NERR		135	/* errno histogram: 0 = success, 134 = other */
 #define UR_ENTRIES	8
+/* every entry of a batch is submitted, also after one that fails */
+#define UR_FLAGS	IORING_SETUP_SUBMIT_ALL
 #define UR_BATCH	4
 #define UR_CANCEL	0xca9ce1ULL	/* user_data of a cancel */
 
@@ -173,13 +175,7 @@ struct th {
 	uint8_t *arg;		/* ARG_BYTES, then a PROT_NONE page */
 	uint8_t *io;		/* IO_BYTES, then a PROT_NONE page */
 	struct iovec iov[UR_BATCH][2];
-	struct ur {
-		int fd;
-		unsigned int *sq_tail, *sq_mask, *sq_array;
-		unsigned int *cq_head, *cq_tail, *cq_mask;
-		struct io_uring_sqe *sqes;
-		struct io_uring_cqe *cqes;
-	} ur;
+	struct pt_ring ur;
 	bool conn_lean;		/* leans to connection calls */
 	int xpmo;		/* its own transfer PMO, or -1 */
 	pid_t ktid;		/* for /proc/self/task/<ktid>/stack */
@@ -1367,42 +1363,6 @@ static void fuzz_io(struct th *th)
 
 /* ------------------------------------------------------------ io_uring */
 
-static int ur_init(struct ur *r)
-{
-	struct io_uring_params p;
-	uint8_t *sq, *cq;
-	size_t sq_len, cq_len;
-
-	memset(&p, 0, sizeof(p));
-	/* every entry of a batch is submitted, also after one that fails */
-	p.flags = IORING_SETUP_SUBMIT_ALL;
-	r->fd = syscall(__NR_io_uring_setup, UR_ENTRIES, &p);
-	if (r->fd < 0)
-		return -errno;
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  r->fd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
-		       IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || r->sqes == MAP_FAILED) {
-		close(r->fd);
-		r->fd = -1;
-		return -ENOMEM;
-	}
-	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
-	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
-	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
-	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
-	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
-	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
-	return 0;
-}
-
 static void ur_reap(struct th *th, unsigned int n, const struct tgt *t,
 		    const struct detail *dt, const bool *write,
 		    const bool *vfs);
@@ -1410,7 +1370,7 @@ static void ur_reap(struct th *th, unsigned int n, const struct tgt *t,
 /* a batch of 1..UR_BATCH reads and writes, waited for */
 static void fuzz_uring(struct th *th)
 {
-	struct ur *r = &th->ur;
+	struct pt_ring *r = &th->ur;
 	unsigned int n = 1 + below(th, UR_BATCH), i, tail, submitted = 0;
 	struct tgt t[UR_BATCH];
 	struct detail dt[UR_BATCH];
@@ -1495,7 +1455,7 @@ static void fuzz_uring(struct th *th)
 		printf("# %s: io_uring_enter took %u of %u entries (%s): a new ring\n",
 		       prog, submitted, n, pt_errname(errno));
 		close(r->fd);
-		ur_init(r);
+		pt_ring_init(r, UR_ENTRIES, UR_FLAGS);
 		return;
 	}
 	ur_reap(th, n, t, dt, write, vfs);
@@ -1512,7 +1472,7 @@ static void ur_reap(struct th *th, unsigned int n, const struct tgt *t,
 		    const struct detail *dt, const bool *write,
 		    const bool *vfs)
 {
-	struct ur *r = &th->ur;
+	struct pt_ring *r = &th->ur;
 	struct __kernel_timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
 	struct io_uring_getevents_arg ga = {
 		.sigmask_sz = _NSIG / 8,
@@ -1583,7 +1543,7 @@ static void ur_reap(struct th *th, unsigned int n, const struct tgt *t,
 		}
 	}
 	close(r->fd);
-	ur_init(r);
+	pt_ring_init(r, UR_ENTRIES, UR_FLAGS);
 }
 
 /* ------------------------------------------------------------ fd ops */
@@ -2333,31 +2293,6 @@ static int leftover_fds(int keep, bool close_them)
 	return n;
 }
 
-/* the device still works: create, key, write, read back */
-static int device_works(void)
-{
-	static const uint8_t key[16] = "after-fuzz-key!!";
-	struct mmt_geometry g = { .levels = 1 };
-	uint8_t w[4096], r[4096];
-	struct mmt_query q;
-	int fd, ret;
-
-	memset(w, 0x3c, sizeof(w));
-	ret = mmtu_query(dev0, &q);
-	fd = mmtu_pmo_create(dev0, 4096, &g, 0, NULL);
-	ret = ret ? ret : fd < 0 ? fd : 0;
-	if (!ret)
-		ret = mmtu_pmo_set_key(fd, key, 16, 0);
-	if (!ret && mmtu_pmo_write_all(fd, w, 4096, 0) != 4096)
-		ret = -EIO;
-	if (!ret && (mmtu_pmo_read_all(fd, r, 4096, 0) != 4096 ||
-		     memcmp(w, r, 4096)))
-		ret = -EIO;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
-
 static int run_cases(void);
 
 /* CPU time of this process, all its threads, seconds */
@@ -2408,7 +2343,7 @@ static void stuck_threads(void)
 	DIR *d;
 
 	for (i = 0; i < opt.threads; i++) {
-		struct ur *r = &ths[i].ur;
+		struct pt_ring *r = &ths[i].ur;
 
 		printf("# thread %u (tid %d): %s; ring fd %d: sq tail %u, cq head %u tail %u\n",
 		       i, ths[i].ktid, ths[i].op, r->fd,
@@ -2480,7 +2415,8 @@ int main(int argc, char **argv)
 			printf("not ok - %s: setup: buffers\n", prog);
 			return 2;
 		}
-		ret = ur_init(&th->ur);
+		ret = pt_ring_init(&th->ur, UR_ENTRIES,
+				   UR_FLAGS);
 		if (ret && !i)
 			printf("# %s: no io_uring (%s): its calls are left out\n",
 			       prog, pt_errname(ret));
@@ -2642,7 +2578,7 @@ int main(int argc, char **argv)
 		 "%s: no fd left open that the program did not know of", prog);
 	ret = leftover_fds(dev0, true);
 	pt_result(!ret, name, "%d fds", ret);
-	ret = device_works();
+	ret = pt_device_works(dev0);
 	snprintf(name, sizeof(name),
 		 "%s: device works afterwards (query, create, key, write, read)",
 		 prog);

@@ -18,48 +18,8 @@ static const uint8_t uring_key[16] = {
 	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
 };
 
-/* The parts of the ring this program uses. */
-struct ring {
-	int fd;
-	unsigned int *sq_tail, *sq_mask, *sq_array;
-	unsigned int *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-};
-
-static int ring_init(struct ring *r)
-{
-	struct io_uring_params p;
-	uint8_t *sq, *cq;
-	size_t sq_len, cq_len;
-
-	memset(&p, 0, sizeof(p));
-	r->fd = syscall(__NR_io_uring_setup, 4, &p);
-	if (r->fd < 0)
-		return -errno;
-	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  r->fd, IORING_OFF_SQ_RING);
-	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
-		       IORING_OFF_SQES);
-	if (sq == MAP_FAILED || cq == MAP_FAILED || r->sqes == MAP_FAILED)
-		return -errno;
-	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
-	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
-	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
-	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
-	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
-	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
-	return 0;
-}
-
 /* One read or write of @len bytes at @off; returns the CQE's res. */
-static int ring_rw(struct ring *r, int op, int fd, void *buf, unsigned int len,
+static int ring_rw(struct pt_ring *r, int op, int fd, void *buf, unsigned int len,
 		   uint64_t off)
 {
 	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask, head;
@@ -97,7 +57,7 @@ int main(void)
 	struct mmt_geometry g = { .levels = 2 };
 	uint8_t *data = pt_malloc(size), *got = pt_malloc(size);
 	struct mmt_query q;
-	struct ring r;
+	struct pt_ring r;
 	int dev, fd, ret;
 	uint64_t i;
 
@@ -106,7 +66,7 @@ int main(void)
 	pt_result(dev >= 0, "uring: open /dev/mmt", "%s", pt_errname(dev));
 	if (dev < 0)
 		return finish();
-	ret = ring_init(&r);
+	ret = pt_ring_init(&r, 4, 0);
 	pt_result(!ret, "uring: io_uring_setup", "%s", pt_errname(ret));
 	if (ret)
 		return finish();

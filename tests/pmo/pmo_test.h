@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/io_uring.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -296,6 +297,86 @@ static inline int pt_count_fds(void)
 		if (fcntl(fd, F_GETFD) >= 0)
 			n++;
 	return n;
+}
+
+/*
+ * pt_device_works() - the device still works after a fuzz run: query, a
+ * fresh one-closure PMO keyed, 4 KiB written and read back byte-exact.
+ * Returns 0 or a -errno (-EIO: short or different data).
+ */
+static inline int pt_device_works(int dev)
+{
+	static const uint8_t key[16] = "after-fuzz-key!!";
+	struct mmt_geometry g = { .levels = 1 };
+	uint8_t w[4096], r[4096];
+	struct mmt_query q;
+	int fd, ret;
+
+	memset(w, 0x3c, sizeof(w));
+	ret = mmtu_query(dev, &q);
+	fd = mmtu_pmo_create(dev, 4096, &g, 0, NULL);
+	ret = ret ? ret : fd < 0 ? fd : 0;
+	if (!ret)
+		ret = mmtu_pmo_set_key(fd, key, 16, 0);
+	if (!ret && mmtu_pmo_write_all(fd, w, 4096, 0) != 4096)
+		ret = -EIO;
+	if (!ret && (mmtu_pmo_read_all(fd, r, 4096, 0) != 4096 ||
+		     memcmp(w, r, 4096)))
+		ret = -EIO;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The parts of an io_uring the PMO tests use (raw syscalls, no liburing). */
+struct pt_ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+/*
+ * pt_ring_init() - io_uring_setup(@entries, @flags) and map its rings
+ * into @r.  Returns 0, or a -errno (@r->fd is then -1).
+ */
+static inline int pt_ring_init(struct pt_ring *r, unsigned int entries,
+			       unsigned int flags)
+{
+	struct io_uring_params p;
+	uint8_t *sq, *cq;
+	size_t sq_len, cq_len;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	r->fd = syscall(__NR_io_uring_setup, entries, &p);
+	if (r->fd < 0) {
+		r->fd = -1;
+		return -errno;
+	}
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  r->fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  r->fd, IORING_OFF_CQ_RING);
+	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+		       IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || r->sqes == MAP_FAILED) {
+		close(r->fd);
+		r->fd = -1;
+		return -ENOMEM;
+	}
+	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	return 0;
 }
 
 #endif /* PMO_TEST_H */

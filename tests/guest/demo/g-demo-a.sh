@@ -11,11 +11,8 @@
 # kernel command line: demo_slice=SIZE, demo_levels=L.  Lines for the
 # host's summary start with "DEMO-".
 
-arg() {
-	sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline
-}
-SLICE=$(arg demo_slice)
-LEVELS=$(arg demo_levels)
+SLICE=$(mmtg_arg demo_slice)
+LEVELS=$(mmtg_arg demo_levels)
 BIN=/opt/mmt
 PEER=$(mmtg_ip_of 2)
 

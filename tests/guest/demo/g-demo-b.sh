@@ -10,11 +10,8 @@
 # from the kernel command line: demo_slice=SIZE, demo_levels=L.
 # Lines for the host's summary start with "DEMO-".
 
-arg() {
-	sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline
-}
-SLICE=$(arg demo_slice)
-LEVELS=$(arg demo_levels)
+SLICE=$(mmtg_arg demo_slice)
+LEVELS=$(mmtg_arg demo_levels)
 BIN=/opt/mmt
 
 mmtg_t "B: Soft-RoCE device rxe0 on eth0" mmtg_add_rxe rxe0 eth0

@@ -11,18 +11,15 @@
 # kernel command line (kv_*=, scripts/demo-migrate.sh).  Lines for the
 # host's summary start with "KV-".
 
-arg() {
-	sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline
-}
 BIN=/opt/mmt
 PEER=$(mmtg_ip_of 2)
-MIB=$(arg kv_mib)
-TABLE=$(arg kv_table_kib)
-START=$(arg kv_start)
-ROUNDS=$(arg kv_rounds)
-PACE=$(arg kv_pace_us)
-AFTER=$(arg kv_after)
-MIB_M=$(arg kv_mib_m)
+MIB=$(mmtg_arg kv_mib)
+TABLE=$(mmtg_arg kv_table_kib)
+START=$(mmtg_arg kv_start)
+ROUNDS=$(mmtg_arg kv_rounds)
+PACE=$(mmtg_arg kv_pace_us)
+AFTER=$(mmtg_arg kv_after)
+MIB_M=$(mmtg_arg kv_mib_m)
 
 mmtg_t "A: Soft-RoCE device rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "A: insmod mmt.ko" mmtg_load_mmt

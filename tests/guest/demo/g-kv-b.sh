@@ -7,13 +7,10 @@
 # measurement's 64 MiB PMO (mmt-kv dst -Q).  Lines for the host's summary
 # start with "KV-".
 
-arg() {
-	sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline
-}
 BIN=/opt/mmt
-MIB=$(arg kv_mib)
-TABLE=$(arg kv_table_kib)
-MIB_M=$(arg kv_mib_m)
+MIB=$(mmtg_arg kv_mib)
+TABLE=$(mmtg_arg kv_table_kib)
+MIB_M=$(mmtg_arg kv_mib_m)
 
 mmtg_t "B: Soft-RoCE device rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "B: insmod mmt.ko" mmtg_load_mmt

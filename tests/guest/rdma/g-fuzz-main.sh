@@ -20,23 +20,12 @@ PATH=$MMTG_DIR:$PATH
 export PATH
 PEER=$(mmtg_ip_of 2)
 
-# fuzz_arg NAME DEFAULT - a value from the kernel command line
-fuzz_arg() {
-	# shellcheck disable=SC2013 # words of one line
-	for _w in $(cat /proc/cmdline); do
-		case $_w in
-		"$1"=*) echo "${_w#*=}"; return ;;
-		esac
-	done
-	echo "$2"
-}
-
-FUZZ_CALLS=$(fuzz_arg fuzz_calls 100000)
-FUZZ_TIME=$(fuzz_arg fuzz_time 240)
-FUZZ_SEED=$(fuzz_arg fuzz_seed '')
+FUZZ_CALLS=$(mmtg_arg fuzz_calls 100000)
+FUZZ_TIME=$(mmtg_arg fuzz_time 240)
+FUZZ_SEED=$(mmtg_arg fuzz_seed '')
 # the check "calls issued": the time limit may end a run on a busy host
 # first (the output says which limit did); a quarter of the calls at least
-FUZZ_MIN_CALLS=$(fuzz_arg fuzz_min_calls $((FUZZ_CALLS / 4)))
+FUZZ_MIN_CALLS=$(mmtg_arg fuzz_min_calls $((FUZZ_CALLS / 4)))
 
 # unload - rmmod, retrying a few seconds: io_uring and unix sockets drop
 # their last file references from work queues after the program exits

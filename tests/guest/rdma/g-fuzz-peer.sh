@@ -12,13 +12,7 @@
 PATH=$MMTG_DIR:$PATH
 export PATH
 MAIN=$(mmtg_ip_of 1)
-FUZZ_TIME=240
-# shellcheck disable=SC2013 # words of one line
-for _w in $(cat /proc/cmdline); do
-	case $_w in
-	fuzz_time=*) FUZZ_TIME=${_w#*=} ;;
-	esac
-done
+FUZZ_TIME=$(mmtg_arg fuzz_time 240)
 
 mmtg_t "peer: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "peer: insmod mmt.ko" mmtg_load_mmt

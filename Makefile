@@ -58,7 +58,7 @@ LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
 .PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
-	demo-migrate bench bench-migrate \
+	demo-migrate bench bench-migrate paper \
 	deb clean help
 
 all: module user tools
@@ -156,6 +156,13 @@ bench: $(O)/tools/mmt-engine-bench
 # (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
 bench-migrate: $(O)/tools/mmt-migrate-bench
 	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
+
+# The paper's evaluation (docs/PAPER.md): every item, or ITEM=table4,
+# table5 or fig10a; each writes $(O)/paper/<item>.json and .png
+# (tools/paper/run.sh; SMOKE=1 for the short versions make check runs)
+paper: $(O)/tools/mmt-engine-bench
+	@scripts/deps.sh
+	@O=$(O) tools/paper/run.sh $(ITEM)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

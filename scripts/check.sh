@@ -9,7 +9,8 @@
 #          built, installed, and the module built by DKMS for Debian's
 #          kernel (tests/deb/run.sh); the debug guest kernel
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
-#   unit   the tests/lib suites in user space (OpenSSL backend)
+#   unit   the tests/lib suites in user space (OpenSSL backend); the
+#          smoke versions of the paper's items (tools/paper/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
@@ -151,7 +152,7 @@ guest_runs_debug() {
 stage_unit() {
 	local counts p f log=$out/unit.log
 
-	make -s user "$out/tools/mmt-golden" ||
+	make -s user "$out/tools/mmt-golden" "$out/tools/mmt-engine-bench" ||
 		{ echo "unit: 0 passed, 1 failed"; return 1; }
 	"$out/mmt-unit" | tee "$log"
 	counts=$(count_line "$log")
@@ -166,6 +167,11 @@ stage_unit() {
 		echo "not ok - golden closure vector"
 		f=$((f + 1))
 	fi
+	# The paper's items, short versions: each JSON's shape and sanity
+	# (tools/paper/run.sh, docs/PAPER.md)
+	counts=$(SMOKE=1 O=$out sub_checks paper tools/paper/run.sh "$out/paper-smoke.log")
+	p=$((p + ${counts% *}))
+	f=$((f + ${counts#* }))
 	echo "unit: $p passed, $f failed"
 	[ "$f" -eq 0 ]
 }

@@ -108,9 +108,9 @@ static void feed(const unsigned char *b, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = b[i];
 
-		if (c >= 'A' && c <= 'Z')
+		if (c >= 'A' && c <= 'Z') {
 			c += 'a' - 'A';
-		else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
 			end_word();
 			continue;
 		}
@@ -149,9 +149,9 @@ static int count_file(const char *path)
 static int walk(const char *path, const struct stat *st, int type,
 		struct FTW *ftw)
 {
-	if (type == FTW_F && S_ISREG(st->st_mode) && count_file(path))
+	if (type == FTW_F && S_ISREG(st->st_mode) && count_file(path)) {
 		failed = 1;
-	else if (type == FTW_DNR || type == FTW_NS) {
+	} else if (type == FTW_DNR || type == FTW_NS) {
 		fprintf(stderr, "mmt-wordcount-ref: %s: cannot read\n", path);
 		failed = 1;
 	}

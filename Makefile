@@ -57,8 +57,14 @@ LIBMMT := $(O)/libmmt.a
 LIBMMT_SO := $(O)/libmmt.so
 LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 
+# The paper's applications (docs/PAPER.md): tools/apps/mmt-*.c each a
+# program, the other tools/apps/*.c their shared code
+APP_MAINS := $(wildcard tools/apps/mmt-*.c)
+APP_BINS := $(patsubst tools/apps/%.c,$(O)/tools/apps/%,$(APP_MAINS))
+APP_COMMON := $(filter-out $(APP_MAINS),$(wildcard tools/apps/*.c))
+
 .PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
-	demo-migrate bench bench-migrate \
+	demo-migrate bench bench-migrate paper \
 	deb clean help
 
 all: module user tools
@@ -74,7 +80,7 @@ module:
 
 user: $(ENGINE_LIB) $(UNIT_BIN)
 
-tools: $(TOOL_BINS) $(LIBMMT_SO)
+tools: $(TOOL_BINS) $(LIBMMT_SO) $(APP_BINS)
 
 $(O)/%.o: %.c $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
@@ -104,6 +110,10 @@ $(UNIT_BIN): $(UNIT_SRCS) $(ENGINE_LIB) $(ENGINE_HDRS) $(wildcard tests/user/kun
 $(O)/tools/%: tools/%.c $(ENGINE_LIB) $(LIBMMT) $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBMMT) $(ENGINE_LIB) $(CRYPTO_LIBS) -lm
+
+$(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(wildcard tools/apps/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) -lm
 
 # mmt-golden compiles in the golden recipe and vector (tests/vectors/README.md)
 $(O)/tools/mmt-golden: tests/lib/mmt_golden.h tests/lib/mmt_golden_vector.h
@@ -156,6 +166,13 @@ bench: $(O)/tools/mmt-engine-bench
 # (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
 bench-migrate: $(O)/tools/mmt-migrate-bench
 	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
+
+# The paper's evaluation (docs/PAPER.md): every item, or ITEM=table4,
+# table5 or fig10a; each writes $(O)/paper/<item>.json and .png
+# (tools/paper/run.sh; SMOKE=1 for the short versions make check runs)
+paper: $(O)/tools/mmt-engine-bench
+	@scripts/deps.sh
+	@O=$(O) tools/paper/run.sh $(ITEM)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

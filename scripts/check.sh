@@ -9,7 +9,9 @@
 #          built, installed, and the module built by DKMS for Debian's
 #          kernel (tests/deb/run.sh); the debug guest kernel
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
-#   unit   the tests/lib suites in user space (OpenSSL backend)
+#   unit   the tests/lib suites in user space (OpenSSL backend); the
+#          smoke versions of the paper's items (tools/paper/run.sh); the
+#          applications' references and R-MAT generator (tests/apps/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
@@ -152,7 +154,7 @@ guest_runs_debug() {
 stage_unit() {
 	local counts p f log=$out/unit.log
 
-	make -s user "$out/tools/mmt-golden" ||
+	make -s user tools ||
 		{ echo "unit: 0 passed, 1 failed"; return 1; }
 	"$out/mmt-unit" | tee "$log"
 	counts=$(count_line "$log")
@@ -167,6 +169,16 @@ stage_unit() {
 		echo "not ok - golden closure vector"
 		f=$((f + 1))
 	fi
+	# The paper's items, short versions: each JSON's shape and sanity
+	# (tools/paper/run.sh, docs/PAPER.md)
+	counts=$(SMOKE=1 O=$out sub_checks paper tools/paper/run.sh "$out/paper-smoke.log")
+	p=$((p + ${counts% *}))
+	f=$((f + ${counts#* }))
+	# The applications' single-process references: deterministic and
+	# right against closed forms, Graph500's initiator and coreutils
+	counts=$(O=$out sub_checks apps tests/apps/run.sh "$out/apps.log")
+	p=$((p + ${counts% *}))
+	f=$((f + ${counts#* }))
 	echo "unit: $p passed, $f failed"
 	[ "$f" -eq 0 ]
 }

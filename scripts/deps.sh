@@ -21,6 +21,8 @@ pkgs=(
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev
 	librdmacm-dev
+	# the paper's plots (make paper, tools/paper/)
+	python3-matplotlib
 )
 
 missing=()

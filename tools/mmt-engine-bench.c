@@ -16,8 +16,17 @@
  * Sections are a table (bench_sections[]): add one by writing a function
  * that calls row() for each figure.  Pin it to one core: taskset -c 1.
  *
+ * Two sections run only when named with --section, for the paper's
+ * figures (tools/paper/, docs/PAPER.md): "channel", the secure channel's
+ * parts (AES-128-GCM encrypt, the copies, the remote write as a memory
+ * copy, decrypt) beside delegation for each of --sizes (Table IV, Fig.
+ * 10a), and "levels", the geometry and access cost of 1..4 tree levels
+ * over a working set of --working-set bytes (Table V).  Their rows carry
+ * "size" or "levels" in the JSON.
+ *
  * Usage: mmt-engine-bench [--json] [--json-file PATH] [--runs N]
- *			   [--section NAME]
+ *			   [--section NAME] [--sizes LIST]
+ *			   [--working-set BYTES]
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -37,9 +46,11 @@ struct row {
 	double ratio;		/* < 0: none */
 	char ratio_of[24];
 	bool times;		/* ratio printed as "1.15x of", not "%" */
+	u64 size;		/* message bytes (section channel), 0: none */
+	unsigned int levels;	/* tree levels (section levels), 0: none */
 };
 
-static struct row rows[192];
+static struct row rows[512];
 static unsigned int nrows;
 static int runs = 25;
 
@@ -60,6 +71,8 @@ static struct row *row(const char *section, const char *name,
 	snprintf(r->ratio_of, sizeof(r->ratio_of), "%s",
 		 ratio_of ? ratio_of : "");
 	r->times = false;
+	r->size = 0;
+	r->levels = 0;
 	return r;
 }
 
@@ -642,29 +655,23 @@ static void do_deleg_plain(void *arg)
 	__asm__ volatile("" : : "r"(g->dst) : "memory");
 }
 
-/* Secure channel: encrypt, copy out, copy across, copy in, decrypt. */
+/*
+ * Secure channel: encrypt, copy out, copy across, copy in, decrypt; the
+ * parts are do_sec_*() (section channel), so the path is their sum.
+ */
+static void do_sec_enc(void *arg);
+static void do_sec_copy_out(void *arg);
+static void do_sec_wire(void *arg);
+static void do_sec_copy_in(void *arg);
+static void do_sec_dec(void *arg);
+
 static void do_deleg_secure(void *arg)
 {
-	struct deleg *g = arg;
-	u8 iv[12] = { 0 }, tag[16];
-	int outl;
-
-	put_unaligned_le64(++g->seq, iv);
-	if (EVP_EncryptInit_ex(g->genc, NULL, NULL, NULL, iv) != 1 ||
-	    EVP_EncryptUpdate(g->genc, g->a, &outl, g->src, (int)g->len) != 1 ||
-	    EVP_EncryptFinal_ex(g->genc, tag, &outl) != 1 ||
-	    EVP_CIPHER_CTX_ctrl(g->genc, EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
-		die("gcm encrypt", -EIO);
-	memcpy(g->a + g->len, tag, 16);
-	memcpy(g->b, g->a, g->len + 16);	/* out of the enclave */
-	memcpy(g->cc, g->b, g->len + 16);	/* across (RDMA write) */
-	memcpy(g->d, g->cc, g->len + 16);	/* into the enclave */
-	if (EVP_DecryptInit_ex(g->gdec, NULL, NULL, NULL, iv) != 1 ||
-	    EVP_DecryptUpdate(g->gdec, g->dst, &outl, g->d, (int)g->len) != 1 ||
-	    EVP_CIPHER_CTX_ctrl(g->gdec, EVP_CTRL_GCM_SET_TAG, 16,
-				g->d + g->len) != 1 ||
-	    EVP_DecryptFinal_ex(g->gdec, tag, &outl) != 1)
-		die("gcm decrypt: bad tag", -EBADMSG);
+	do_sec_enc(arg);
+	do_sec_copy_out(arg);	/* out of the enclave */
+	do_sec_wire(arg);	/* across (RDMA write) */
+	do_sec_copy_in(arg);	/* into the enclave */
+	do_sec_dec(arg);
 }
 
 static void deleg_setup(struct deleg *g, size_t len)
@@ -922,16 +929,394 @@ static void section_delegation(void)
 		deleg_size(sizes[i].len, sizes[i].label);
 }
 
+/* ------------------------------------------------------------ channel */
+
+/*
+ * The secure channel in its parts, beside delegation, for the paper's
+ * Table IV and Fig. 10a (docs/PAPER.md).  do_deleg_secure() runs these
+ * five in sequence; here each is also timed alone: the parts
+ * run as a pipeline (encrypt -> copy out -> remote write -> copy in ->
+ * decrypt), so every decrypt checks the tag of the message the last
+ * encrypt produced, and a wrong part fails the run.  Natively the remote
+ * write is a memory copy (no RDMA NIC here); the guests' RDMA figures are
+ * mmt-bench's.
+ */
+static void do_sec_enc(void *arg)
+{
+	struct deleg *g = arg;
+	u8 iv[12] = { 0 }, tag[16];
+	int outl;
+
+	put_unaligned_le64(++g->seq, iv);
+	if (EVP_EncryptInit_ex(g->genc, NULL, NULL, NULL, iv) != 1 ||
+	    EVP_EncryptUpdate(g->genc, g->a, &outl, g->src, (int)g->len) != 1 ||
+	    EVP_EncryptFinal_ex(g->genc, tag, &outl) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(g->genc, EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
+		die("gcm encrypt", -EIO);
+	memcpy(g->a + g->len, tag, 16);
+}
+
+static void do_sec_copy_out(void *arg)
+{
+	struct deleg *g = arg;
+
+	memcpy(g->b, g->a, g->len + 16);
+	__asm__ volatile("" : : "r"(g->b) : "memory");
+}
+
+static void do_sec_wire(void *arg)
+{
+	struct deleg *g = arg;
+
+	memcpy(g->cc, g->b, g->len + 16);
+	__asm__ volatile("" : : "r"(g->cc) : "memory");
+}
+
+static void do_sec_copy_in(void *arg)
+{
+	struct deleg *g = arg;
+
+	memcpy(g->d, g->cc, g->len + 16);
+	__asm__ volatile("" : : "r"(g->d) : "memory");
+}
+
+static void do_sec_dec(void *arg)
+{
+	struct deleg *g = arg;
+	u8 iv[12] = { 0 }, tag[16];
+	int outl;
+
+	put_unaligned_le64(g->seq, iv);	/* the last message encrypted */
+	if (EVP_DecryptInit_ex(g->gdec, NULL, NULL, NULL, iv) != 1 ||
+	    EVP_DecryptUpdate(g->gdec, g->dst, &outl, g->d, (int)g->len) != 1 ||
+	    EVP_CIPHER_CTX_ctrl(g->gdec, EVP_CTRL_GCM_SET_TAG, 16,
+				g->d + g->len) != 1 ||
+	    EVP_DecryptFinal_ex(g->gdec, tag, &outl) != 1)
+		die("gcm decrypt (part): bad tag", -EBADMSG);
+}
+
+/* --sizes: message sizes of section channel, bytes */
+static u64 chan_sizes[64] = {
+	4u << 10, 64u << 10, 2u << 20, 8u << 20, 64u << 20,
+};
+
+static unsigned int nchan_sizes = 5;
+
+static void channel_size(u64 len)
+{
+	enum { PLAIN, SECURE, ENC, COPY_OUT, WIRE, COPY_IN, DEC, LAZY, NR };
+	static const char *const what[NR] = {
+		"plain memcpy", "secure channel", "secure encrypt",
+		"secure copy out", "secure remote write", "secure copy in",
+		"secure decrypt", "mmt lazy (in place)",
+	};
+	static const bench_fn fns[NR] = {
+		do_deleg_plain, do_deleg_secure, do_sec_enc, do_sec_copy_out,
+		do_sec_wire, do_sec_copy_in, do_sec_dec, do_deleg_inplace,
+	};
+	double t[NR];
+	int iters[NR], r, k;
+	struct deleg *g;
+	char name[64];
+	struct row *row_p;
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		die("alloc", -ENOMEM);
+	deleg_setup(g, len);
+	g->eager = false;
+	for (k = 0; k < NR; k++) {
+		iters[k] = deleg_iters(fns[k], g);
+		t[k] = 1e30;
+	}
+	for (r = 0; r < runs; r++)
+		for (k = 0; k < NR; k++)
+			t[k] = min(t[k], time_of(fns[k], g, iters[k]));
+	/* the plaintext arrived on both paths */
+	if (memcmp(g->dst, g->src, len))
+		die("secure channel plaintext differs", -EBADMSG);
+	do_deleg_inplace(g);
+	deleg_check_rx(g);
+
+	for (k = 0; k < NR; k++) {
+		snprintf(name, sizeof(name), "%llu %s",
+			 (unsigned long long)len, what[k]);
+		row_p = row("channel", name, t[k] * 1e6, "us", t[k] / t[PLAIN],
+			    "plain");
+		if (row_p) {
+			row_p->times = true;
+			row_p->size = len;
+		}
+	}
+	snprintf(name, sizeof(name), "%llu mmt bytes moved",
+		 (unsigned long long)len);
+	row_p = row("channel", name, (double)g->n * g->cbytes, "B", -1, NULL);
+	if (row_p)
+		row_p->size = len;
+	deleg_free(g);
+	free(g);
+}
+
+static void section_channel(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nchan_sizes; i++)
+		channel_size(chan_sizes[i]);
+}
+
+/* ------------------------------------------------------------ levels */
+
+/*
+ * The paper's Table V: 1..4 counter levels with the default arities
+ * (64, 32, 16, 16) over 64-byte blocks.  Geometry from mmt_params_init();
+ * the trusted storage of one MMT root in the paper's model: its 24 bytes
+ * (128-bit key, state, 58-bit GUA) plus the top node's counters
+ * (MMT_MAJOR_BITS major and one MMT_MINOR_BITS minor per child), rounded
+ * up to bytes.  Access cost over a working set of --working-set bytes
+ * (at least one closure) cut into MMTs of that level, sharing one key:
+ * whole-MMT writes and reads, and 64-byte and 4 KiB reads and writes at
+ * pseudo-random offsets (a fixed sequence), beside memcpy of the same
+ * accesses on plain memory.
+ */
+#define LV_ACCESSES	4096
+#define LV_ROOT_META	24	/* paper: key, state, GUA, reserved */
+
+static u64 lv_working_set = 32u << 20;
+
+struct lv {
+	struct mmt_params p;
+	struct mmt_crypto *c;
+	struct mmt *m;
+	unsigned int n;
+	u8 *data, *macs, *nodes, *scratch, *plain, *buf;
+	u64 off[LV_ACCESSES];	/* byte offset in the working set */
+	size_t alen;		/* bytes per random access */
+};
+
+static void do_lv_write_all(void *arg)
+{
+	struct lv *v = arg;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < v->n; i++) {
+		err = mmt_write(&v->m[i], 0, v->plain + i * v->p.data_bytes,
+				v->p.data_bytes);
+		if (err)
+			die("levels mmt_write", err);
+	}
+}
+
+static void do_lv_read_all(void *arg)
+{
+	struct lv *v = arg;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < v->n; i++) {
+		err = mmt_read(&v->m[i], 0, v->buf + i * v->p.data_bytes,
+			       v->p.data_bytes);
+		if (err)
+			die("levels mmt_read", err);
+	}
+}
+
+static void do_lv_read_rand(void *arg)
+{
+	struct lv *v = arg;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < LV_ACCESSES; i++) {
+		u64 o = v->off[i];
+
+		err = mmt_read(&v->m[o / v->p.data_bytes], o % v->p.data_bytes,
+			       v->buf + o, v->alen);
+		if (err)
+			die("levels mmt_read random", err);
+	}
+}
+
+static void do_lv_write_rand(void *arg)
+{
+	struct lv *v = arg;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < LV_ACCESSES; i++) {
+		u64 o = v->off[i];
+
+		err = mmt_write(&v->m[o / v->p.data_bytes], o % v->p.data_bytes,
+				v->plain + o, v->alen);
+		if (err)
+			die("levels mmt_write random", err);
+	}
+}
+
+static void do_lv_memcpy_rand(void *arg)
+{
+	struct lv *v = arg;
+	unsigned int i;
+
+	for (i = 0; i < LV_ACCESSES; i++)
+		memcpy(v->buf + v->off[i], v->plain + v->off[i], v->alen);
+	__asm__ volatile("" : : "r"(v->buf) : "memory");
+}
+
+/* Offsets of LV_ACCESSES accesses of @alen bytes, a fixed LCG sequence. */
+static void lv_offsets(struct lv *v, size_t alen)
+{
+	u64 slots = (u64)v->n * v->p.data_bytes / alen, x = 88172645463325252ull;
+	unsigned int i;
+
+	v->alen = alen;
+	for (i = 0; i < LV_ACCESSES; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		v->off[i] = ((x >> 17) % slots) * alen;
+	}
+}
+
+static void levels_one(unsigned int levels)
+{
+	static const u8 key[16] = "levels key 01234";
+	enum { WALL, RALL, R64, W64, C64, R4K, W4K, C4K, NR };
+	static const char *const what[NR] = {
+		"write whole MMTs", "read whole MMTs",
+		"read 64 B random", "write 64 B random", "memcpy 64 B random",
+		"read 4 KiB random", "write 4 KiB random",
+		"memcpy 4 KiB random",
+	};
+	static const bench_fn fns[NR] = {
+		do_lv_write_all, do_lv_read_all, do_lv_read_rand,
+		do_lv_write_rand, do_lv_memcpy_rand, do_lv_read_rand,
+		do_lv_write_rand, do_lv_memcpy_rand,
+	};
+	static const size_t alen[NR] = { 0, 0, 64, 64, 64, 4096, 4096, 4096 };
+	u64 ws, top_bits, root_bytes, per_gib, b;
+	double t[NR], unit_t;
+	int iters[NR], r, k;
+	struct lv *v;
+	unsigned int i;
+	char name[64];
+	struct row *rp;
+	size_t sb;
+	int err;
+
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		die("alloc", -ENOMEM);
+	err = mmt_params_init(&v->p, levels, NULL, 6);
+	if (err)
+		die("levels mmt_params_init", err);
+	ws = max(lv_working_set, v->p.data_bytes);
+	v->n = ws / v->p.data_bytes;
+	ws = (u64)v->n * v->p.data_bytes;
+	v->c = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
+	if (IS_ERR(v->c))
+		die("mmt_crypto_alloc", (int)PTR_ERR(v->c));
+	v->m = calloc(v->n, sizeof(*v->m));
+	sb = mmt_scratch_bytes(&v->p);
+	v->data = deleg_alloc(ws);
+	v->macs = deleg_alloc((u64)v->n * v->p.macs_bytes);
+	v->nodes = deleg_alloc((u64)v->n * MMT_ALIGN8(v->p.nodes_bytes) + 64);
+	v->scratch = deleg_alloc(sb);	/* one caller: one scratch for all */
+	v->plain = deleg_alloc(ws);
+	v->buf = deleg_alloc(ws);
+	if (!v->m)
+		die("alloc", -ENOMEM);
+	for (b = 0; b < ws; b++)
+		v->plain[b] = (u8)(b * 151 + 3);
+	for (i = 0; i < v->n; i++) {
+		struct mmt *m = &v->m[i];
+
+		m->p = &v->p;
+		m->crypto = v->c;
+		m->data = v->data + (u64)i * v->p.data_bytes;
+		m->macs = v->macs + (u64)i * v->p.macs_bytes;
+		m->nodes = v->nodes + (u64)i * MMT_ALIGN8(v->p.nodes_bytes);
+		m->scratch = v->scratch;
+		m->root.state = MMT_VALID;
+		err = mmt_format(m, 0x100 + i);
+		if (err)
+			die("levels mmt_format", err);
+	}
+	do_lv_write_all(v);
+	for (k = 0; k < NR; k++) {
+		if (alen[k])
+			lv_offsets(v, alen[k]);
+		iters[k] = deleg_iters(fns[k], v);
+		t[k] = 1e30;
+	}
+	for (r = 0; r < runs; r++)
+		for (k = 0; k < NR; k++) {
+			if (alen[k])
+				lv_offsets(v, alen[k]);
+			t[k] = min(t[k], time_of(fns[k], v, iters[k]));
+		}
+	/* everything written reads back */
+	memset(v->buf, 0, ws);
+	do_lv_read_all(v);
+	if (memcmp(v->buf, v->plain, ws))
+		die("levels read back differs", -EBADMSG);
+
+	top_bits = MMT_MAJOR_BITS +
+		   ((u64)MMT_MINOR_BITS << v->p.log_arity[levels - 1]);
+	root_bytes = LV_ROOT_META + (top_bits + 7) / 8;
+	per_gib = (1ull << 30) / v->p.data_bytes;
+#define LV_ROW(nm, val, unit) do {					\
+		snprintf(name, sizeof(name), "L%u %s", levels, nm);	\
+		rp = row("levels", name, val, unit, -1, NULL);		\
+		if (rp)							\
+			rp->levels = levels;				\
+	} while (0)
+	LV_ROW("closure bytes", (double)v->p.data_bytes, "B");
+	LV_ROW("data MAC bytes", (double)v->p.macs_bytes, "B");
+	LV_ROW("tree node bytes", (double)v->p.nodes_bytes, "B");
+	LV_ROW("closure wire bytes", (double)mmt_closure_bytes(&v->p), "B");
+	LV_ROW("metadata", 100.0 * v->p.meta_bytes / v->p.data_bytes, "%");
+	LV_ROW("trusted root bytes", (double)root_bytes, "B");
+	LV_ROW("roots per GiB", (double)per_gib, "count");
+	LV_ROW("trusted bytes per GiB", (double)(per_gib * root_bytes), "B");
+	LV_ROW("working set", (double)ws, "B");
+	for (k = 0; k < NR; k++) {
+		unit_t = alen[k] ? t[k] / LV_ACCESSES * 1e9 : mbps(ws, t[k]);
+		LV_ROW(what[k], unit_t, alen[k] ? "ns" : "MB/s");
+	}
+#undef LV_ROW
+	free(v->data);
+	free(v->macs);
+	free(v->nodes);
+	free(v->scratch);
+	free(v->plain);
+	free(v->buf);
+	free(v->m);
+	mmt_crypto_free(v->c);
+	free(v);
+}
+
+static void section_levels(void)
+{
+	unsigned int l;
+
+	for (l = 1; l <= MMT_MAX_LEVELS; l++)
+		levels_one(l);
+}
+
 /* ------------------------------------------------------------ main */
 
+/* @on_demand: run only when named with --section (the paper's figures) */
 static const struct {
 	const char *name;
 	void (*run)(void);
+	bool on_demand;
 } bench_sections[] = {
 	{ "engine-64B", section_engine64 },
 	{ "engine-4KiB", section_engine4k },
 	{ "seal", section_seal },
 	{ "delegation", section_delegation },
+	{ "channel", section_channel, true },
+	{ "levels", section_levels, true },
 };
 
 /* ------------------------------------------------------------ targets */
@@ -994,7 +1379,7 @@ static double target_value(unsigned int i, bool *met)
 
 static void print_table(void)
 {
-	unsigned int i;
+	unsigned int i, shown = 0;
 	bool met;
 
 	printf("%-12s %-30s %12s %-5s %8s\n", "section", "measure", "value",
@@ -1010,10 +1395,11 @@ static void print_table(void)
 			printf(" %7.1f%% of %s", 100 * r->ratio, r->ratio_of);
 		printf("\n");
 	}
-	printf("\ntargets (issue):\n");
 	for (i = 0; i < ARRAY_SIZE(targets); i++) {
 		double v = target_value(i, &met);
 
+		if (v >= 0 && !shown++)
+			printf("\ntargets (issue):\n");
 		if (v >= 0)
 			printf("  %-46s %8.3f  %s\n", targets[i].what, v,
 			       met ? "met" : "MISSED");
@@ -1040,6 +1426,11 @@ static void print_json(FILE *f)
 		if (r->ratio >= 0)
 			fprintf(f, "\"ratio_kind\": \"%s\"",
 				r->times ? "time_over" : "throughput_of");
+		if (r->size)
+			fprintf(f, ", \"size\": %llu",
+				(unsigned long long)r->size);
+		if (r->levels)
+			fprintf(f, ", \"levels\": %u", r->levels);
 		fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
 	}
 	fprintf(f, "], \"targets\": [\n");
@@ -1055,6 +1446,57 @@ static void print_json(FILE *f)
 	fprintf(f, "\n]}\n");
 }
 
+/* "4K", "64M", "1G" or bytes; 0 if not a positive size */
+static u64 parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-' || v >> 32)
+		return 0;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30;
+	else
+		return *end ? 0 : v;
+	return end[1] ? 0 : v;
+}
+
+/* --sizes: comma-separated sizes, each 1 .. DELEG_MAX_CLOSURES closures */
+static int parse_sizes(const char *list)
+{
+	char *dup = strdup(list), *tok, *save = NULL;
+	u64 limit = (u64)DELEG_MAX_CLOSURES * CLOSURE_BYTES;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	nchan_sizes = 0;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		u64 v = parse_size(tok);
+
+		if (!v || v > limit || nchan_sizes >= ARRAY_SIZE(chan_sizes)) {
+			fprintf(stderr,
+				"mmt-engine-bench: --sizes: '%s': each size 1 .. %llu bytes, at most %zu sizes\n",
+				tok, (unsigned long long)limit,
+				ARRAY_SIZE(chan_sizes));
+			err = -EINVAL;
+			break;
+		}
+		chan_sizes[nchan_sizes++] = v;
+	}
+	free(dup);
+	if (!err && !nchan_sizes)
+		err = -EINVAL;
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1062,15 +1504,17 @@ int main(int argc, char **argv)
 		{ "json-file", required_argument, NULL, 'o' },
 		{ "runs", required_argument, NULL, 'r' },
 		{ "section", required_argument, NULL, 's' },
+		{ "sizes", required_argument, NULL, 'z' },
+		{ "working-set", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *only = NULL, *json_file = NULL;
-	bool json = false;
+	bool json = false, found = false;
 	unsigned int i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jo:r:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jo:r:s:z:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -1086,15 +1530,34 @@ int main(int argc, char **argv)
 		case 's':
 			only = optarg;
 			break;
+		case 'z':
+			if (parse_sizes(optarg))
+				return 2;
+			break;
+		case 'w':
+			lv_working_set = parse_size(optarg);
+			if (!lv_working_set || lv_working_set > (1ull << 30)) {
+				fprintf(stderr, "mmt-engine-bench: --working-set: 1 .. 1G bytes\n");
+				return 2;
+			}
+			break;
 		default:
 			printf("usage: %s %s\n", argv[0],
-			       "[--json] [--json-file PATH] [--runs N] [--section NAME]");
+			       "[--json] [--json-file PATH] [--runs N] [--section NAME] [--sizes LIST] [--working-set BYTES]");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(bench_sections); i++)
-		if (!only || !strcmp(only, bench_sections[i].name))
-			bench_sections[i].run();
+	for (i = 0; i < ARRAY_SIZE(bench_sections); i++) {
+		if (only ? strcmp(only, bench_sections[i].name) :
+			   bench_sections[i].on_demand)
+			continue;
+		found = true;
+		bench_sections[i].run();
+	}
+	if (!found) {
+		fprintf(stderr, "mmt-engine-bench: no section '%s'\n", only);
+		return 2;
+	}
 	if (json)
 		print_json(stdout);
 	else

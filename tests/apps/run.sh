@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The single-process references of the paper's applications and the R-MAT
+# generator (tools/apps/, docs/PAPER.md): deterministic, and right against
+# answers that do not come from them (closed forms, the Graph500
+# initiator, coreutils).  One "ok - " / "not ok - " line per check, then
+# "apps: N passed, N failed"; the unit stage of make check runs it.
+#
+#   tests/apps/run.sh        (O= the build directory, default build)
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${O:-build}/tools/apps
+cd "$top" || exit 1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+check() {	# check NAME CMD...: ok if CMD succeeds
+	local name=$1
+	shift
+	if "$@" >"$work/out" 2>&1; then
+		echo "ok - apps: $name"
+		pass=$((pass + 1))
+	else
+		sed 's/^/  /' "$work/out" | tail -n 20
+		echo "not ok - apps: $name"
+		fail=$((fail + 1))
+	fi
+}
+
+for b in mmt-rmat mmt-pagerank-ref mmt-wordcount-ref; do
+	if [ ! -x "$bin/$b" ]; then
+		echo "not ok - apps: no $bin/$b (make tools)"
+		echo "apps: 0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+# ---- R-MAT
+
+rmat_same() {
+	"$bin/mmt-rmat" --scale 12 --seed 7 --out "$work/a.txt" &&
+	"$bin/mmt-rmat" --scale 12 --seed 7 --out "$work/b.txt" &&
+	cmp "$work/a.txt" "$work/b.txt"
+}
+check "R-MAT: the same arguments write the same bytes" rmat_same
+
+rmat_seed() {
+	"$bin/mmt-rmat" --scale 12 --seed 8 --out "$work/c.txt" &&
+	! cmp -s "$work/a.txt" "$work/c.txt"
+}
+check "R-MAT: another seed, another graph" rmat_seed
+
+# 2^12 vertices, 16 * 2^12 edges, every id below 2^12
+rmat_shape() {
+	awk '!/^#/ { m++; if ($1 >= 4096 || $2 >= 4096 || NF != 2) bad++ }
+	     END { if (m != 65536 || bad) { print m, "edges,", bad + 0, "bad"; exit 1 } }' \
+		"$work/a.txt"
+}
+check "R-MAT: scale 12 has 4096 vertices and 65536 edges" rmat_shape
+
+# Unpermuted, every bit of (src, dst) falls in the initiator's quadrants:
+# (0,0) A = 0.57, (0,1) B = 0.19, (1,0) C = 0.19, (1,1) D = 0.05.  262144
+# edges: a share's standard deviation is below 0.001; allow 0.005.
+rmat_quadrants() {
+	"$bin/mmt-rmat" --scale 14 --no-permute --seed 3 --out "$work/q.txt" &&
+	awk '!/^#/ { for (b = 0; b < 14; b += 13) {
+			i = int($1 / 2 ^ b) % 2; j = int($2 / 2 ^ b) % 2
+			q[b, i * 2 + j]++ }
+		     m++ }
+	     END { split("0.57 0.19 0.19 0.05", want, " ")
+		   for (b = 0; b < 14; b += 13) for (k = 0; k < 4; k++) {
+			s = q[b, k] / m; d = s - want[k + 1]
+			printf "bit %d quadrant %d: %.4f (want %s)\n", b, k, s, want[k + 1]
+			if (d > 0.005 || d < -0.005) bad++ }
+		   exit bad > 0 }' "$work/q.txt"
+}
+check "R-MAT: quadrant shares are Graph500's A, B, C, D (bits 0 and 13)" rmat_quadrants
+
+# ---- PageRank
+
+# within DIFF of the exact ranks "id rank" in $2 (awk: absolute error)
+ranks_near() {	# ranks_near GOT WANT TOL
+	awk -v tol="$3" 'NR == FNR { w[$1] = $2; n++; next }
+		{ g++; d = $2 - w[$1]; if (d < 0) d = -d
+		  if (!($1 in w) || d > tol) { print "vertex", $1, $2, "want", w[$1]; bad++ } }
+		END { if (g != n || bad) { print g, "of", n, "vertices,", bad + 0, "off"; exit 1 } }' "$2" "$1"
+}
+
+# 0 -> 1, 1 -> 0, 2 -> 0, d = 0.85: r2 = 1/20, r0 = 18/37, r1 = 343/740
+pr_closed_cycle() {
+	printf '0 1\n1 0\n2 0\n' >"$work/p1.txt"
+	printf '0 %.17g\n1 %.17g\n2 %.17g\n' "$(echo '18/37' | bc -l)" \
+		"$(echo '343/740' | bc -l)" "$(echo '1/20' | bc -l)" >"$work/p1.want"
+	"$bin/mmt-pagerank-ref" --snap "$work/p1.txt" --iters 300 \
+		--out "$work/p1.got" && ranks_near "$work/p1.got" "$work/p1.want" 1e-12
+}
+check "PageRank: closed form of a 3-vertex graph (1e-12)" pr_closed_cycle
+
+# 0 -> 1, vertex 1 dangling: r0 = 20/57, r1 = 37/57
+pr_closed_dangling() {
+	printf '# a comment\n0\t1\n' >"$work/p2.txt"
+	printf '0 %.17g\n1 %.17g\n' "$(echo '20/57' | bc -l)" \
+		"$(echo '37/57' | bc -l)" >"$work/p2.want"
+	"$bin/mmt-pagerank-ref" --snap "$work/p2.txt" --iters 300 \
+		--out "$work/p2.got" && ranks_near "$work/p2.got" "$work/p2.want" 1e-12
+}
+check "PageRank: closed form with a dangling vertex (1e-12)" pr_closed_dangling
+
+pr_same() {
+	"$bin/mmt-pagerank-ref" --rmat 12 --iters 10 --out "$work/r1.txt" &&
+	"$bin/mmt-pagerank-ref" --rmat 12 --iters 10 --out "$work/r2.txt" &&
+	cmp "$work/r1.txt" "$work/r2.txt" &&
+	awk '{ s += $2 } END { d = s - 1; if (d < 0) d = -d; if (d > 1e-9) { print "sum", s; exit 1 } }' "$work/r1.txt"
+}
+check "PageRank: R-MAT scale 12 twice, the same ranks to the bit, summing to 1" pr_same
+
+# SNAP ids remapped: the same graph under other ids has the same ranks
+pr_remap() {
+	"$bin/mmt-pagerank-ref" --snap "$work/a.txt" --iters 10 --out "$work/s1.txt" &&
+	awk '/^#/ { print; next } { print $1 * 7919 + 1000000007 "\t" $2 * 7919 + 1000000007 }' \
+		"$work/a.txt" >"$work/a7.txt" &&
+	"$bin/mmt-pagerank-ref" --snap "$work/a7.txt" --iters 10 --out "$work/s7.txt" &&
+	awk '{ print ($1 - 1000000007) / 7919, $2 }' "$work/s7.txt" >"$work/s7back.txt" &&
+	ranks_near "$work/s7back.txt" "$work/s1.txt" 0
+}
+check "PageRank: SNAP ids remapped (the same graph under other ids)" pr_remap
+
+pr_bad() {
+	printf '1 2\n3 x\n' >"$work/bad.txt"
+	"$bin/mmt-pagerank-ref" --snap "$work/bad.txt" 2>"$work/err"
+	[ $? -eq 1 ] && grep -q 'line 2' "$work/err" &&
+	{ "$bin/mmt-pagerank-ref" --snap /dev/null; [ $? -eq 1 ]; } &&
+	{ "$bin/mmt-pagerank-ref" --rmat 12 --snap "$work/a.txt"; [ $? -eq 2 ]; }
+}
+check "PageRank: a malformed line, no edges, two inputs refused" pr_bad
+
+# ---- WordCount
+
+wc_known() {
+	printf 'The the THE cat, cat'"'"'s\n' >"$work/w1.txt"
+	printf 'dog2\tx-ray' >"$work/w2.txt"	# no newline at the end
+	printf 'cat 2\ndog2 1\nray 1\ns 1\nthe 3\nx 1\n' >"$work/w.want"
+	"$bin/mmt-wordcount-ref" --out "$work/w.got" "$work/w1.txt" "$work/w2.txt" &&
+	diff "$work/w.want" "$work/w.got"
+}
+check "WordCount: a known text, word for word" wc_known
+
+# coreutils as an independent count over real text: this tree's docs
+wc_coreutils() {
+	local f
+	"$bin/mmt-wordcount-ref" --out "$work/wc1.txt" docs README.md &&
+	"$bin/mmt-wordcount-ref" --out "$work/wc2.txt" docs README.md &&
+	cmp "$work/wc1.txt" "$work/wc2.txt" &&
+	for f in $(find docs README.md -type f | LC_ALL=C sort); do
+		cat "$f"
+		echo
+	done | tr -cs 'A-Za-z0-9' '\n' | tr 'A-Z' 'a-z' | grep -v '^$' |
+		LC_ALL=C sort | uniq -c | awk '{ print $2, $1 }' >"$work/wc.want" &&
+	diff "$work/wc.want" "$work/wc1.txt"
+}
+check "WordCount: docs/ and README.md twice the same, and equal to coreutils" wc_coreutils
+
+echo "apps: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * apps.h - shared code of the paper's applications (issue 15, docs/PAPER.md
+ * "The applications"): a deterministic PRNG, the Graph500 R-MAT generator,
+ * a SNAP edge-list loader with id remapping, the graph in CSR form and
+ * PageRank in the GAS model.  Plain C, no module: the single-process
+ * references and, later, the MPI ranks use the same code, so their results
+ * can be compared.
+ */
+#ifndef MMT_APPS_H
+#define MMT_APPS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* splitmix64 (Steele, Lea, Flood 2014): the same stream on every machine */
+struct mmta_rng {
+	uint64_t s;
+};
+
+uint64_t mmta_rng_next(struct mmta_rng *r);
+/* uniform in [0, 1) with 53 bits */
+double mmta_rng_double(struct mmta_rng *r);
+
+/* Graph500 R-MAT initiator (the reference generator's A, B, C; D = rest) */
+#define MMTA_RMAT_A	0.57
+#define MMTA_RMAT_B	0.19
+#define MMTA_RMAT_C	0.19
+
+/**
+ * struct mmta_graph - a directed multigraph, edges in input order
+ * @n: vertices, ids 0..@n-1
+ * @m: edges
+ * @src, @dst: edge i goes from @src[i] to @dst[i]
+ * @orig: when loaded from SNAP, @orig[v] is the id vertex v had in the
+ *	file (ids are remapped to 0..n-1 by first appearance); else NULL
+ */
+struct mmta_graph {
+	uint32_t n;
+	uint64_t m;
+	uint32_t *src, *dst;
+	uint64_t *orig;
+};
+
+/**
+ * mmta_rmat() - the Graph500 Kronecker (R-MAT) generator
+ * @g: (out) graph of 2^@scale vertices and @edgefactor * 2^@scale edges
+ * @scale: 1..30
+ * @edgefactor: 1..1024 (Graph500: 16)
+ * @seed: PRNG seed; the same arguments give the same graph, byte for byte
+ * @permute: relabel the vertices and shuffle the edges at random, as the
+ *	Graph500 reference does (false: the raw quadrant structure, for tests)
+ *
+ * Source: the Graph500 reference kronecker_generator.m: for each of @scale
+ * bits, ii = rand > A + B, jj = rand > (ii ? C / (C + D) : A / (A + B)).
+ * Return: 0, -EINVAL for a bad argument, -ENOMEM.
+ */
+int mmta_rmat(struct mmta_graph *g, unsigned int scale,
+	      unsigned int edgefactor, uint64_t seed, int permute);
+
+/**
+ * mmta_snap_load() - read a SNAP edge list ("# comment" lines, then one
+ * "FROM TO" pair of unsigned decimal ids per line, blanks or tabs between)
+ * @g: (out) graph; ids remapped to 0..n-1 by first appearance, @g->orig
+ *	keeps the file's ids
+ * @f: the file
+ * @err: (out) a message for a failure, with the line number
+ * @errlen: bytes of @err
+ *
+ * Return: 0, -EINVAL for a malformed line or more than 2^32-1 vertices,
+ * -ENOMEM, -EIO for a read error.
+ */
+int mmta_snap_load(struct mmta_graph *g, FILE *f, char *err, size_t errlen);
+
+/* Write @g as a SNAP edge list with a header comment (@what). */
+int mmta_snap_write(const struct mmta_graph *g, FILE *f, const char *what);
+
+void mmta_graph_free(struct mmta_graph *g);
+
+/**
+ * struct mmta_pr - PageRank in the GAS model over one graph
+ * @n: vertices
+ * @in_off: CSR by destination: the in-edges of v are
+ *	@in_src[@in_off[v] .. @in_off[v + 1]), in the graph's edge order
+ * @in_src: source of each in-edge
+ * @outdeg: out-degree of each vertex (multi-edges counted)
+ * @rank: current ranks, summing to 1
+ * @contrib: scatter output: rank / outdeg (0 for a dangling vertex)
+ * @acc: gather output: sum of the in-neighbours' contributions
+ * @dangling: rank held by vertices without out-edges (scatter output)
+ * @damping: d, 0.85 by default
+ */
+struct mmta_pr {
+	uint32_t n;
+	uint64_t *in_off;
+	uint32_t *in_src;
+	uint32_t *outdeg;
+	double *rank, *contrib, *acc;
+	double dangling, damping;
+};
+
+int mmta_pr_init(struct mmta_pr *pr, const struct mmta_graph *g,
+		 double damping);
+/* Scatter: contrib[u] = rank[u] / outdeg[u]; dangling = sum of the rest. */
+void mmta_pr_scatter(struct mmta_pr *pr);
+/* Gather: acc[v] = sum of contrib[u] over the in-edges u -> v, in order. */
+void mmta_pr_gather(struct mmta_pr *pr);
+/* Apply: rank[v] = (1 - d) / n + d * (acc[v] + dangling / n). */
+void mmta_pr_apply(struct mmta_pr *pr);
+void mmta_pr_free(struct mmta_pr *pr);
+
+double mmta_now(void);
+
+#endif /* MMT_APPS_H */

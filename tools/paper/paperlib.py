@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared code of the paper's items (tools/paper/<item>.py, docs/PAPER.md).
+
+Each item script defines ITEM, TITLE, measure(args) -> document,
+check(doc) -> list of problems, plot(doc, png) and calls main().  main()
+runs the item (or, with --check-only FILE, only checks a JSON written
+before), writes build/paper/<item>.json and .png, checks the document's
+shape and sanity and exits non-zero on any problem.  SMOKE=1 in the
+environment (or --smoke) runs the item's short version.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import ssl
+import subprocess
+import sys
+
+SCHEMA = 1
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class Problem(Exception):
+    """A run that cannot produce its document (bad tool output)."""
+
+
+def machine():
+    """Where and when the figures were measured: what a reader needs."""
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "-C", TOP, "describe", "--always",
+                                 "--dirty"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+    except OSError:
+        commit = ""
+    return {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc)
+        .strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "loadavg_1min": os.getloadavg()[0],
+        "kernel": platform.release(),
+        "openssl": ssl.OPENSSL_VERSION,
+        "commit": commit,
+    }
+
+
+def run_bench(args, section, extra):
+    """Run mmt-engine-bench --section @section --json; its parsed rows.
+
+    Pinned to one core with taskset (as `make bench`) unless smoke."""
+    cmd = [args.bench, "--json", "--section", section,
+           "--runs", str(args.runs)] + extra
+    if not args.smoke and shutil.which("taskset") and (os.cpu_count() or 1) > 1:
+        cmd = ["taskset", "-c", "1"] + cmd
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise Problem("%s exited %d: %s" % (" ".join(cmd), res.returncode,
+                                             res.stderr.strip()))
+    try:
+        doc = json.loads(res.stdout)
+    except ValueError as e:
+        raise Problem("%s: output is not JSON: %s" % (cmd[-1], e))
+    return " ".join(cmd), doc["rows"]
+
+
+def finite_pos(x):
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def need(doc, keys, where, problems):
+    """Append a problem for each key of @keys missing from dict @doc."""
+    if not isinstance(doc, dict):
+        problems.append("%s: not an object" % where)
+        return False
+    missing = [k for k in keys if k not in doc]
+    for k in missing:
+        problems.append("%s: no '%s'" % (where, k))
+    return not missing
+
+
+def check_common(doc, item, problems):
+    need(doc, ["schema", "item", "title", "smoke", "machine", "commands",
+               "paper", "notes"], "document", problems)
+    if doc.get("schema") != SCHEMA:
+        problems.append("schema is %r, not %d" % (doc.get("schema"), SCHEMA))
+    if doc.get("item") != item:
+        problems.append("item is %r, not %r" % (doc.get("item"), item))
+    need(doc.get("machine", {}), ["date_utc", "cpu", "commit"], "machine",
+         problems)
+
+
+def size_label(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return "%d %s" % (n >> shift, unit)
+    return "%d B" % n
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def main(mod):
+    """Command line of every item script (see the module docstring)."""
+    ap = argparse.ArgumentParser(description=mod.TITLE)
+    ap.add_argument("--out", default=os.path.join(os.environ.get("O", "build"),
+                                                  "paper"))
+    ap.add_argument("--bench", default=os.path.join(
+        os.environ.get("O", "build"), "tools", "mmt-engine-bench"))
+    ap.add_argument("--smoke", action="store_true",
+                    default=os.environ.get("SMOKE", "") not in ("", "0"))
+    ap.add_argument("--runs", type=int, default=None,
+                    help="best of N runs (default 25, smoke 3)")
+    ap.add_argument("--check-only", metavar="JSON",
+                    help="only check a document written before")
+    args = ap.parse_args()
+    if args.runs is None:
+        args.runs = 3 if args.smoke else 25
+    if args.check_only:
+        with open(args.check_only) as f:
+            doc = json.load(f)
+        problems = check(mod, doc)
+    else:
+        try:
+            doc = mod.measure(args)
+        except Problem as e:
+            print("%s: %s" % (mod.ITEM, e), file=sys.stderr)
+            return 1
+        doc = dict({"schema": SCHEMA, "item": mod.ITEM, "title": mod.TITLE,
+                    "smoke": args.smoke, "machine": machine()}, **doc)
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, mod.ITEM + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=False)
+            f.write("\n")
+        problems = check(mod, doc)
+        png = os.path.join(args.out, mod.ITEM + ".png")
+        if not problems:
+            mod.plot(doc, png)
+            if not os.path.getsize(png):
+                problems.append("%s is empty" % png)
+        print("%s: wrote %s and %s" % (mod.ITEM, path, png))
+        mod.summary(doc)
+    for p in problems:
+        print("%s: %s" % (mod.ITEM, p), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def check(mod, doc):
+    problems = []
+    check_common(doc, mod.ITEM, problems)
+    if not problems:
+        mod.check(doc, problems)
+    return problems
+
+
+# The rows of mmt-engine-bench --section channel, by message size
+CHANNEL_PARTS = ("plain memcpy", "secure channel", "secure encrypt",
+                 "secure copy out", "secure remote write", "secure copy in",
+                 "secure decrypt", "mmt lazy (in place)", "mmt bytes moved")
+
+
+def channel_by_size(rows, sizes):
+    """{size: {part: value}} for each of @sizes; Problem if one is missing."""
+    out = {}
+    for r in rows:
+        if r.get("section") != "channel" or "size" not in r:
+            continue
+        part = r["name"].split(" ", 1)[1]
+        out.setdefault(r["size"], {})[part] = r["value"]
+    for s in sizes:
+        got = out.get(s, {})
+        missing = [p for p in CHANNEL_PARTS if p not in got]
+        if missing:
+            raise Problem("channel: size %d: no %s" % (s, ", ".join(missing)))
+    return out
+
+
+def parse_sizes(text):
+    """"4K,2M" -> [4096, 2097152]"""
+    out = []
+    for tok in text.split(","):
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(tok[-1:].upper(), 1)
+        out.append(int(tok[:-1] if mult > 1 else tok) * mult)
+    return out

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The checker of the paper's items must reject bad documents: for each
+item's JSON in DIR (the smoke run just written by run.sh), first the
+document as written must pass, then each planted fault below must be
+reported.  One "ok - " / "not ok - " line per case.
+
+Usage: selftest.py DIR [ITEM...]"""
+import copy
+import importlib
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import paperlib  # noqa: E402
+
+
+def scale(key, f):
+    def plant(d):
+        d["rows"][-1][key] *= f
+    return plant
+
+
+def setkey(path, value):
+    def plant(d):
+        o = d
+        for k in path[:-1]:
+            o = o[k]
+        o[path[-1]] = value
+    return plant
+
+
+def delkey(path):
+    def plant(d):
+        o = d
+        for k in path[:-1]:
+            o = o[k]
+        del o[path[-1]]
+    return plant
+
+
+def series(name, fn):
+    def plant(d):
+        for s in d["series"]:
+            if s["name"] == name:
+                fn(s)
+    return plant
+
+
+COMMON = [
+    ("wrong schema", setkey(["schema"], 99)),
+    ("no machine", delkey(["machine"])),
+]
+FAULTS = {
+    "table4": COMMON + [
+        ("a size missing", lambda d: d["rows"].pop()),
+        ("encrypt zero", setkey(["rows", 0, "encrypt_us"], 0)),
+        ("encrypt NaN", setkey(["rows", 0, "encrypt_us"], float("nan"))),
+        ("parts in ns, total in us", scale("parts_sum_us", 1000)),
+        ("speedup not secure/delegation", scale("speedup", 2)),
+        ("delegation moved less than the message",
+         setkey(["rows", -1, "delegation_bytes_moved"], 1)),
+        ("shares not summing to 1", setkey(["rows", 0, "share", "memcpy"], 0.9)),
+    ],
+    "table5": COMMON + [
+        ("level 4 missing", lambda d: d["rows"].pop()),
+        ("3 levels not 2 MiB", setkey(["rows", 2, "closure_bytes"], 1 << 20)),
+        ("metadata not what the wire carries",
+         setkey(["rows", 1, "metadata_pct"], 20.0)),
+        ("trusted bytes per GiB wrong",
+         setkey(["rows", 0, "trusted_bytes_per_gib"], 5)),
+        ("read cost negative", setkey(["rows", 0, "read_64_ns"], -1)),
+    ],
+    "fig10a": COMMON + [
+        ("mmt series missing",
+         lambda d: d["series"].pop(
+             [s["name"] for s in d["series"]].index("mmt delegation"))),
+        ("MB/s not size/time",
+         series("memory copy (raw RDMA stand-in)",
+                lambda s: s["MBps"].__setitem__(0, s["MBps"][0] * 3))),
+        ("secure channel faster than its encrypt",
+         series("secure channel",
+                lambda s: (s["MBps"].__setitem__(0, s["MBps"][0] * 100),
+                           s["us"].__setitem__(0, s["us"][0] / 100)))),
+        ("unknown where", series("mmt delegation",
+                                 lambda s: s.__setitem__("where", "moon"))),
+        ("values and sizes differ in length",
+         series("mmt delegation", lambda s: s["MBps"].pop())),
+    ],
+}
+
+
+def main():
+    d = sys.argv[1]
+    items = sys.argv[2:] or sorted(FAULTS)
+    bad = 0
+    for item in items:
+        mod = importlib.import_module(item)
+        path = os.path.join(d, item + ".json")
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print("not ok - paper selftest %s: %s" % (item, e))
+            bad += 1
+            continue
+        problems = paperlib.check(mod, doc)
+        if problems:
+            print("not ok - paper selftest %s: the document as written "
+                  "fails: %s" % (item, problems[0]))
+            bad += 1
+            continue
+        for what, plant in FAULTS[item]:
+            d2 = copy.deepcopy(doc)
+            plant(d2)
+            if paperlib.check(mod, d2):
+                print("ok - paper selftest %s rejects: %s" % (item, what))
+            else:
+                print("not ok - paper selftest %s accepts: %s" % (item, what))
+                bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

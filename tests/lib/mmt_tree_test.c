@@ -720,7 +720,9 @@ static void nonce_unique(struct kunit *test)
  * pass 1, block 1 written (counter 1); pass 2, everything written again
  * (block 1 at 2, the others at 1: in one batch a run of one block, shorter
  * than MMT_CTR_MIN_RUN at small blocks and so made by ECB, between CTR
- * runs); pass 3, every other block written (runs of one block).
+ * runs); pass 3, every other block written (runs of one block); pass 4,
+ * block 0 written until its minor overflows, so that its leaf moves to
+ * major + 1 with all minors 0 and its blocks are one CTR run again.
  */
 static void pad_layout(struct kunit *test)
 {
@@ -733,7 +735,7 @@ static void pad_layout(struct kunit *test)
 	int pass;
 
 	KUNIT_ASSERT_TRUE(test, zero && n);
-	for (pass = 0; pass < 4; pass++) {
+	for (pass = 0; pass < 5; pass++) {
 		if (pass == 1)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, bs, zero, bs), 0);
 		if (pass == 2)
@@ -742,11 +744,19 @@ static void pad_layout(struct kunit *test)
 		for (b = 0; pass == 3 && b < p->blocks; b += 2)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, (u64)b * bs,
 							zero, bs), 0);
+		for (b = 0; pass == 4 && b <= MMT_MINOR_MAX; b++)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, 0, zero, bs), 0);
 		for (b = 0, bad = 0; b < p->blocks; b++) {
 			KUNIT_ASSERT_EQ(test, mmt_block_counter(&f->m, b, &ctr),
 					0);
 			want = pass == 0 ? 0 : pass == 1 ? b == 1 :
-			       1 + (b == 1) + (pass == 3 && !(b % 2));
+			       1 + (b == 1) + (pass >= 3 && !(b % 2));
+			/*
+			 * pass 4: leaf 0 at major 1 with minors 0, but block 0,
+			 * written twice more after the overflow
+			 */
+			if (pass == 4 && !(b >> p->log_arity[0]))
+				want = (1ull << MMT_MINOR_BITS) + 2 * !b;
 			KUNIT_EXPECT_EQ(test, ctr, want);
 			for (s = 0; s < nsub; s++) {
 				mmt_data_nonce(n, f->m.root.gua, ctr,

@@ -609,9 +609,10 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
  * after the root authenticates, the header's (authenticated) sender node
  * must be @peer (else -EXDEV).  The caller has invalidated the memory
  * registration first, so nothing can change the sections any more from
- * the network; the tree nodes are checked and installed from a private
- * copy, the data and MACs stay in place (docs/CONNECTIONS.md "Check, no
- * TOCTOU").  On success the MMT is VALID (read-only for a copy).  On
+ * the network; eager, the tree nodes are checked and installed from a
+ * private copy; lazy, the top-level nodes are checked in place (each read
+ * once into scratch); the data and MACs stay in place (docs/CONNECTIONS.md
+ * "Check, no TOCTOU").  On success the MMT is VALID (read-only for a copy).  On
  * error the MMT stays WAITING (its memory holds whatever the network
  * wrote, as before any receive).
  *

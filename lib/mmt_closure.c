@@ -404,11 +404,16 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	/*
 	 * 8. on a private copy: the tree nodes, and from a buffer with @eager
 	 * the MACs and ciphertext too.  In place, the MACs and ciphertext
-	 * are checked where they are (eager) or on access (lazy).
+	 * are checked where they are (eager) or on access (lazy).  In place
+	 * and lazy, nothing is staged: mmt_verify_top() copies each top-level
+	 * node into scratch before its MAC is checked, and every access
+	 * verifies the nodes on its path from the root again, so a private
+	 * copy of all the nodes (42 KiB for a 2 MiB closure, copied there and
+	 * back) would protect nothing more (docs/ENGINE.md "Receiving").
 	 */
 	if (!in_place)
 		sec = head + MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES;
-	stage_len = h.nodes_len;
+	stage_len = in_place && !eager ? 0 : h.nodes_len;
 	if (eager && !in_place)
 		stage_len += (size_t)h.macs_len + h.data_len;
 	stage = NULL;
@@ -424,7 +429,7 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	t.root = root;
 	t.root.state = MMT_VALID;
 	t.root.read_only = true;
-	t.nodes = stage;
+	t.nodes = in_place && !eager ? m->nodes : stage;
 	if (!in_place) {
 		t.macs = eager ? stage + h.nodes_len : NULL;
 		t.data = eager ? stage + h.nodes_len + h.macs_len : NULL;
@@ -439,7 +444,7 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 					  MMT_VALID);
 	if (ret)
 		goto out;
-	if (h.nodes_len)
+	if (stage && h.nodes_len)
 		memcpy(m->nodes, stage, h.nodes_len);
 	if (!in_place) {
 		/* lazy: checked on access by mmt_read(), as hardware would */
@@ -544,14 +549,19 @@ int mmt_closure_receive(struct mmt *m, struct mmt_rx_rules *rx,
  *
  * What is private and what stays in place (docs/CONNECTIONS.md "Check, no
  * TOCTOU"): the header and sealed root are checked from private copies;
- * the tree nodes are copied into a private stage, checked there (the top
- * level, or all of them with @eager) and installed from it, so a write to
- * @m->nodes after the copy cannot reach the installed tree.  The data MACs
- * and ciphertext are not copied: with @eager mmt_verify_all() checks them
+ * with @eager the tree nodes are copied into a private stage, checked
+ * there and installed from it.  Lazy, the top-level nodes are checked
+ * where they are, each one copied into scratch before its MAC is checked
+ * (mmt_verify_top()), and nothing is staged: every later access verifies
+ * the nodes on its path from the sealed root's top counters again, so a
+ * write to @m->nodes after the check (which the caller has excluded
+ * anyway) can only make reads fail, never pass.  The data MACs and
+ * ciphertext are not copied: with @eager mmt_verify_all() checks them
  * where they are, and in any case mmt_read() verifies every block it
  * reads.
  *
- * Context: may sleep (kernel crypto API; one kvmalloc() of the tree nodes).
+ * Context: may sleep (kernel crypto API; with @eager one kvmalloc() of the
+ * tree nodes).
  * Return: 0 or the -errno of the rule that failed, or -ENOMEM.  On error
  * @m (data, MACs, nodes, root) and @rx are unchanged: @m stays WAITING and
  * its memory holds what the transport wrote.

@@ -5,10 +5,13 @@
  * lib/mmt_crypto_openssl.c; see the kernel-doc in mmt_lib.h.
  *
  * Everything is allocated in mmt_crypto_alloc(): one "ecb(aes)" skcipher
- * and request per ENC/MAC subkey, one "gcm(aes)" aead (16-byte tag) and
- * request, scatterlists for the largest ECB call and a bounce buffer for
- * sealing.  The hot path (mmt_crypto_ecb) allocates nothing and issues one
- * request per call, whatever the length (up to MMT_CRYPTO_ECB_MAX).
+ * and request per ENC/MAC subkey, one "ctr(aes)" skcipher and request with
+ * the ENC subkey (data pads), one "gcm(aes)" aead (16-byte tag) and
+ * request, scatterlists for the largest ECB or CTR call and a bounce buffer
+ * for sealing.  The hot paths (mmt_crypto_ecb, mmt_crypto_ctr) allocate
+ * nothing and issue one request per call, whatever the length (up to
+ * MMT_CRYPTO_ECB_MAX).  CTR keystream is the encryption of the shared zero
+ * page (as fscrypt_zeroout_range() does), so nothing is cleared first.
  *
  * HKDF-SHA256 (RFC 5869) on the "hmac(sha256)" shash, after
  * fs/crypto/hkdf.c.
@@ -35,6 +38,10 @@
  * struct mmt_crypto - kernel crypto context
  * @ecb: "ecb(aes)" transforms keyed with the ENC and MAC subkeys
  * @ecb_req: one preallocated request per @ecb transform
+ * @ctr: "ctr(aes)" transform keyed with the ENC subkey (data pads)
+ * @ctr_req: preallocated request for @ctr
+ * @ctr_iv: the counter block of the current CTR request (the request
+ *	advances it)
  * @gcm: "gcm(aes)" transform keyed with the SEAL subkey, authsize 16
  * @gcm_req: preallocated request for @gcm
  * @wait: completion for asynchronous requests (one request in flight)
@@ -49,6 +56,9 @@
 struct mmt_crypto {
 	struct crypto_skcipher *ecb[2];
 	struct skcipher_request *ecb_req[2];
+	struct crypto_skcipher *ctr;
+	struct skcipher_request *ctr_req;
+	u8 ctr_iv[MMT_AES_BLOCK];
 	struct crypto_aead *gcm;
 	struct aead_request *gcm_req;
 	struct crypto_wait wait;
@@ -181,27 +191,53 @@ int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out)
 	return 0;
 }
 
-static int mmt_ecb_setup(struct mmt_crypto *c, int i, const u8 *key)
+/* One skcipher @alg and its request, keyed with @key. */
+static int mmt_skcipher_setup(const char *alg, const u8 *key,
+			      struct crypto_skcipher **tfmp,
+			      struct skcipher_request **reqp,
+			      struct crypto_wait *wait)
 {
 	struct crypto_skcipher *tfm;
 	int err;
 
-	tfm = crypto_alloc_skcipher("ecb(aes)", 0, 0);
+	tfm = crypto_alloc_skcipher(alg, 0, 0);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	c->ecb[i] = tfm;
-	pr_info_once("pads: %s\n", crypto_skcipher_driver_name(tfm));
+	*tfmp = tfm;
 	err = crypto_skcipher_setkey(tfm, key, MMT_SUBKEY_BYTES);
 	if (err)
 		return err;
-	c->ecb_req[i] = skcipher_request_alloc(tfm, GFP_KERNEL);
-	if (!c->ecb_req[i])
+	*reqp = skcipher_request_alloc(tfm, GFP_KERNEL);
+	if (!*reqp)
 		return -ENOMEM;
-	skcipher_request_set_callback(c->ecb_req[i],
-				      CRYPTO_TFM_REQ_MAY_SLEEP |
+	skcipher_request_set_callback(*reqp, CRYPTO_TFM_REQ_MAY_SLEEP |
 				      CRYPTO_TFM_REQ_MAY_BACKLOG,
-				      crypto_req_done, &c->wait);
+				      crypto_req_done, wait);
 	return 0;
+}
+
+static int mmt_ecb_setup(struct mmt_crypto *c, int i, const u8 *key)
+{
+	int err = mmt_skcipher_setup("ecb(aes)", key, &c->ecb[i],
+				     &c->ecb_req[i], &c->wait);
+
+	if (!err)
+		pr_info_once("MAC pads: %s\n",
+			     crypto_skcipher_driver_name(c->ecb[i]));
+	return err;
+}
+
+static int mmt_ctr_setup(struct mmt_crypto *c, const u8 *key)
+{
+	int err = mmt_skcipher_setup("ctr(aes)", key, &c->ctr, &c->ctr_req,
+				     &c->wait);
+
+	if (!err)
+		pr_info_once("data pads: %s\n",
+			     crypto_skcipher_driver_name(c->ctr));
+	if (!err && crypto_skcipher_ivsize(c->ctr) != MMT_AES_BLOCK)
+		err = -EINVAL;
+	return err;
 }
 
 static int mmt_gcm_setup(struct mmt_crypto *c, const u8 *key)
@@ -252,6 +288,9 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys, const u8 *ksalt)
 		err = mmt_ecb_setup(c, MMT_SUBKEY_MAC,
 				    subkeys + MMT_SUBKEY_MAC * MMT_SUBKEY_BYTES);
 	if (!err)
+		err = mmt_ctr_setup(c, subkeys +
+				    MMT_SUBKEY_ENC * MMT_SUBKEY_BYTES);
+	if (!err)
 		err = mmt_gcm_setup(c, subkeys +
 				    MMT_SUBKEY_SEAL * MMT_SUBKEY_BYTES);
 	if (!err)
@@ -274,6 +313,8 @@ void mmt_crypto_free(struct mmt_crypto *c)
 		skcipher_request_free(c->ecb_req[i]);
 		crypto_free_skcipher(c->ecb[i]);
 	}
+	skcipher_request_free(c->ctr_req);
+	crypto_free_skcipher(c->ctr);
 	aead_request_free(c->gcm_req);
 	crypto_free_aead(c->gcm);
 	kfree_sensitive(c->bounce);
@@ -350,6 +391,28 @@ int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
 					   NULL);
 	}
 	return crypto_wait_req(crypto_skcipher_encrypt(req), &c->wait);
+}
+
+int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
+{
+	struct scatterlist *sg = c->sg_in;
+	size_t done;
+
+	if (len % MMT_AES_BLOCK || len > MMT_CRYPTO_ECB_MAX)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	/* source: the zero page, as often as needed; keystream = AES(ctr) */
+	sg_init_table(sg, MMT_ECB_SG_MAX);
+	for (done = 0; done < len; done += PAGE_SIZE, sg++)
+		sg_set_page(sg, ZERO_PAGE(0),
+			    min_t(size_t, len - done, PAGE_SIZE), 0);
+	sg_mark_end(sg - 1);
+	mmt_map_sg(c->sg_out, out, len);
+	memcpy(c->ctr_iv, iv, MMT_AES_BLOCK);
+	skcipher_request_set_crypt(c->ctr_req, c->sg_in, c->sg_out, len,
+				   c->ctr_iv);
+	return crypto_wait_req(crypto_skcipher_encrypt(c->ctr_req), &c->wait);
 }
 
 int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,

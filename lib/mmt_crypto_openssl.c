@@ -4,7 +4,8 @@
  * (user-space build only: tests, benchmarks, fuzzing).  Same behaviour as
  * lib/mmt_crypto_kernel.c; see the kernel-doc in mmt_lib.h.
  *
- * AES-128-ECB (padding off) for pads, AES-128-GCM for sealing, HKDF-SHA256
+ * AES-128-CTR for data pads, AES-128-ECB (padding off) for MAC pads and
+ * hash keys, AES-128-GCM for sealing, HKDF-SHA256
  * (EVP_PKEY_HKDF) for the subkeys.  All EVP contexts are created and keyed
  * once in mmt_crypto_alloc() (secure channel: mmt_chan_crypto_alloc()).
  */
@@ -16,6 +17,7 @@
 /**
  * struct mmt_crypto - user-space crypto context
  * @ecb: AES-128-ECB encryption contexts, keyed with the ENC and MAC subkeys
+ * @ctr: AES-128-CTR encryption context, keyed with the ENC subkey
  * @gcm_enc: AES-128-GCM encryption context, keyed with the SEAL subkey
  * @gcm_dec: AES-128-GCM decryption context, same key
  * @bounce: decryption output, copied to the caller only if the tag is valid
@@ -24,6 +26,7 @@
  */
 struct mmt_crypto {
 	EVP_CIPHER_CTX *ecb[2];
+	EVP_CIPHER_CTX *ctr;
 	EVP_CIPHER_CTX *gcm_enc;
 	EVP_CIPHER_CTX *gcm_dec;
 	u8 bounce[MMT_CRYPTO_SEAL_MAX];
@@ -157,9 +160,11 @@ struct mmt_crypto *mmt_crypto_alloc_raw(const u8 *subkeys, const u8 *ksalt)
 		memcpy(c->ksalt, ksalt, MMT_KSALT_BYTES);
 	c->ecb[MMT_SUBKEY_ENC] = mmt_ossl_cipher(EVP_aes_128_ecb(), enc, true);
 	c->ecb[MMT_SUBKEY_MAC] = mmt_ossl_cipher(EVP_aes_128_ecb(), mac, true);
+	c->ctr = mmt_ossl_cipher(EVP_aes_128_ctr(), enc, true);
 	c->gcm_enc = mmt_ossl_cipher(EVP_aes_128_gcm(), seal, true);
 	c->gcm_dec = mmt_ossl_cipher(EVP_aes_128_gcm(), seal, false);
-	if (!c->ecb[0] || !c->ecb[1] || !c->gcm_enc || !c->gcm_dec) {
+	if (!c->ecb[0] || !c->ecb[1] || !c->ctr || !c->gcm_enc ||
+	    !c->gcm_dec) {
 		mmt_crypto_free(c);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -178,6 +183,7 @@ void mmt_crypto_free(struct mmt_crypto *c)
 	/* EVP_CIPHER_CTX_free() cleanses the expanded keys. */
 	EVP_CIPHER_CTX_free(c->ecb[0]);
 	EVP_CIPHER_CTX_free(c->ecb[1]);
+	EVP_CIPHER_CTX_free(c->ctr);
 	EVP_CIPHER_CTX_free(c->gcm_enc);
 	EVP_CIPHER_CTX_free(c->gcm_dec);
 	memzero_explicit(c, sizeof(*c));
@@ -206,6 +212,25 @@ int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
 		return 0;
 	if (EVP_EncryptUpdate(c->ecb[k], out, &outl, in, (int)len) != 1 ||
 	    outl != (int)len)
+		return -EIO;
+	return 0;
+}
+
+/* The CTR source: keystream is the encryption of zeros (read-only). */
+static const u8 mmt_ossl_zeros[MMT_CRYPTO_ECB_MAX];
+
+int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
+{
+	int outl;
+
+	if (len % MMT_AES_BLOCK || len > MMT_CRYPTO_ECB_MAX)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	/* A new IV resets the counter and the partial-block state. */
+	if (EVP_EncryptInit_ex(c->ctr, NULL, NULL, NULL, iv) != 1 ||
+	    EVP_EncryptUpdate(c->ctr, out, &outl, mmt_ossl_zeros,
+			      (int)len) != 1 || outl != (int)len)
 		return -EIO;
 	return 0;
 }

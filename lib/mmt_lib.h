@@ -111,7 +111,7 @@ struct mmt_crypto;	/* opaque: per-key transforms and requests */
  * enum mmt_subkey - independent subkeys derived from the MMT key by
  * HKDF-SHA256 (RFC 5869), salt "mmt-v1 salt", info = "mmt v1 " + name,
  * MMT_SUBKEY_BYTES each
- * @MMT_SUBKEY_ENC: data pads, AES-128-ECB over nonce blocks ("enc")
+ * @MMT_SUBKEY_ENC: data pads, AES-128-CTR from the nonce of a run ("enc")
  * @MMT_SUBKEY_MAC: Carter-Wegman pads and hash key ("mac")
  * @MMT_SUBKEY_SEAL: AES-128-GCM sealing of the MMT root ("seal")
  * @MMT_NR_SUBKEYS: number of subkeys
@@ -175,7 +175,8 @@ int mmt_key_root(const u8 *key, unsigned int key_len, u8 *root);
  *
  * Derives MMT_NR_SUBKEYS 16-byte subkeys with HKDF-SHA256 (RFC 5869, IKM
  * @root, salt @ksalt, info "mmt v2 enc" / "mmt v2 mac" / "mmt v2 seal"),
- * keys one AES-128-ECB transform per ENC/MAC subkey and one AES-128-GCM
+ * keys one AES-128-ECB transform per ENC/MAC subkey, one AES-128-CTR
+ * transform with the ENC subkey and one AES-128-GCM
  * transform (16-byte tag) with the SEAL subkey, and derives the
  * Carter-Wegman hash key (mmt_hash_key_init()).  The context remembers
  * @ksalt (mmt_crypto_ksalt()).  The subkeys are wiped from the stack
@@ -211,7 +212,7 @@ struct mmt_crypto *mmt_crypto_alloc(const u8 *key, unsigned int key_len,
  * mmt_crypto_alloc_raw() - TEST ONLY: set up a context with given subkeys
  * @subkeys: MMT_NR_SUBKEYS * MMT_SUBKEY_BYTES bytes, in enum mmt_subkey
  *	order, used as is (no HKDF), so that known-answer tests run the real
- *	ECB and GCM code paths with the standards' keys
+ *	ECB, CTR and GCM code paths with the standards' keys
  * @ksalt: MMT_KSALT_BYTES the context reports as its keying salt, or NULL
  *	for zeros
  *
@@ -257,6 +258,30 @@ void mmt_crypto_free(struct mmt_crypto *c);
  */
 int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
 		   u8 *out, size_t len);
+
+/**
+ * mmt_crypto_ctr() - AES-128-CTR keystream under the ENC subkey
+ * @c: context
+ * @iv: MMT_AES_BLOCK bytes, the first counter block (a big-endian 128-bit
+ *	integer; not changed)
+ * @out: (out) @len bytes: AES_ENC(iv), AES_ENC(iv + 1), ... (NIST SP
+ *	800-38A section 6.5, the standard incrementing function over all 128
+ *	bits, as the kernel's "ctr(aes)" and OpenSSL's AES-128-CTR do)
+ * @len: multiple of MMT_AES_BLOCK, at most MMT_CRYPTO_ECB_MAX; 0 is a no-op
+ *
+ * The data pads of a run of sub-blocks with consecutive nonces
+ * (docs/ENGINE.md "Data encryption: pads"): the same bytes as
+ * mmt_crypto_ecb() under MMT_SUBKEY_ENC over the nonces written out.
+ * Kernel: @out must be kmalloc'd or vmalloc'd memory (mapped page by page);
+ * the keystream is the encryption of the zero page.  User space: of a
+ * constant zero buffer.
+ *
+ * Context: may sleep (async transforms are waited for).  Callers serialize
+ * use of one context (one request per context).
+ * Return: 0; -EINVAL if @len is not a multiple of 16 or too large; or the
+ * crypto library's error (none expected).
+ */
+int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len);
 
 /**
  * mmt_crypto_seal() - AES-128-GCM encryption under the SEAL subkey

@@ -446,58 +446,77 @@ static void mmt_staged_ctrs(const struct mmt *m, u32 b, u32 n, u64 *ctr)
 }
 
 /*
+ * Data pads of a run shorter than this many bytes come from ECB over the
+ * nonces written out (one ECB call covers several such runs); longer runs
+ * are one CTR call each, which writes no nonces.  Both give the same bytes.
+ */
+#define MMT_CTR_MIN_RUN	512
+
+/*
  * Pads for @n blocks from @b under (@gua, @ctr[i]): data pads (if @data) at
- * @out, n * block_size bytes, then n MAC pads of 16 bytes.  Nonces are
- * written for the whole batch, then one ECB call per subkey.
+ * @out, n * block_size bytes, then n MAC pads of 16 bytes.  A run of blocks
+ * with one counter has consecutive data nonces (docs/ENGINE.md, "Data
+ * encryption: pads"), so its pads are one AES-CTR stream; the MAC nonces
+ * are written for the whole batch and encrypted with one ECB call.
  */
 static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 			const u64 *ctr, bool data, u8 *out)
 {
 	const struct mmt_params *p = m->p;
-	u32 nsub = p->block_size / MMT_AES_BLOCK, i, s;
-	u8 *mac = data ? out + (size_t)n * p->block_size : out, *d = out;
+	u32 bs = p->block_size, nsub = bs / MMT_AES_BLOCK, i, r, s;
+	u8 *mac = data ? out + (size_t)n * bs : out, *d, *ecb = NULL;
 	u64 ghi = (gua & MMT_GUA_MASK) << 6;
 	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
+	u8 iv[MMT_AES_BLOCK];
 	int err;
 
-	for (i = 0; i < n; i++, mac += 16) {
+	for (i = 0; i < n; i++) {
 		u32 x = b + i;
-		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2, hi, lo;
+		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2;
 
 		/* mmt_mac_nonce_fill(m, MMT_DOM_DATA, ...), inlined */
-		put_unaligned_be64(ghi | (x & 0xfffffff) >> 22, mac);
+		put_unaligned_be64(ghi | (x & 0xfffffff) >> 22, mac + 16 * i);
 		put_unaligned_be64((u64)(x & 0x3fffff) << 42 | c |
-				   MMT_DOM_DATA, mac + 8);
-		if (!data)
-			continue;
+				   MMT_DOM_DATA, mac + 16 * i + 8);
+	}
+	for (i = 0; data && i < n; i += r) {
 		/*
-		 * mmt_data_nonce() of each sub-block: one counter-mode run,
-		 * off16 = x * nsub + s in the low bits, so only lo varies
+		 * mmt_data_nonce() of sub-block 0 of block b + i: off16 =
+		 * x * nsub in the low bits; the run's later sub-blocks follow
+		 * as lo + 1, lo + 2, ... with no carry out of the low 28 bits
 		 */
-		hi = gdhi | ((ctr[i] & MMT_CTR40_MASK) >> MMT_CTR_LO_BITS);
-		lo = (ctr[i] & ((1ull << MMT_CTR_LO_BITS) - 1)) << MMT_OFF16_BITS |
-		     (u64)x * nsub;
-		if (nsub == 4) {	/* 64-byte blocks, unrolled */
-			put_unaligned_be64(hi, d);
-			put_unaligned_be64(lo, d + 8);
-			put_unaligned_be64(hi, d + 16);
-			put_unaligned_be64(lo + 1, d + 24);
-			put_unaligned_be64(hi, d + 32);
-			put_unaligned_be64(lo + 2, d + 40);
-			put_unaligned_be64(hi, d + 48);
-			put_unaligned_be64(lo + 3, d + 56);
-			d += 64;
+		u64 hi = gdhi | ((ctr[i] & MMT_CTR40_MASK) >> MMT_CTR_LO_BITS);
+		u64 lo = (ctr[i] & ((1ull << MMT_CTR_LO_BITS) - 1)) <<
+			 MMT_OFF16_BITS | (u64)(b + i) * nsub;
+
+		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
+			;
+		d = out + (size_t)i * bs;
+		if ((size_t)r * bs >= MMT_CTR_MIN_RUN) {
+			if (ecb) {
+				err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC,
+						     ecb, ecb, d - ecb);
+				if (err)
+					return err;
+				ecb = NULL;
+			}
+			put_unaligned_be64(hi, iv);
+			put_unaligned_be64(lo, iv + 8);
+			err = mmt_crypto_ctr(m->crypto, iv, d, (size_t)r * bs);
+			if (err)
+				return err;
 			continue;
 		}
-		for (s = 0; s < nsub; s++, d += 16) {
+		if (!ecb)
+			ecb = d;
+		for (s = 0; s < r * nsub; s++, d += 16) {
 			put_unaligned_be64(hi, d);
 			put_unaligned_be64(lo + s, d + 8);
 		}
 	}
-	mac = data ? out + (size_t)n * p->block_size : out;
-	if (data) {
-		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, out, out,
-				     (size_t)n * p->block_size);
+	if (ecb) {
+		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, ecb, ecb,
+				     out + (size_t)n * bs - ecb);
 		if (err)
 			return err;
 	}

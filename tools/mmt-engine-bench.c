@@ -143,6 +143,7 @@ struct eng {
 	u8 *pt, *out;
 	size_t len;
 	EVP_CIPHER_CTX *ctr, *gcm;
+	u32 order[512];	/* 4 KiB pages of the closure, in a random order */
 };
 
 static void do_write(void *a)
@@ -195,7 +196,23 @@ static void do_gcm(void *a)
 	EVP_CIPHER_CTX_ctrl(e->gcm, EVP_CTRL_GCM_GET_TAG, 16, tag);
 }
 
-/* The engine's pad generator alone: ECB over 32 KiB batches in place. */
+/* The engine's data-pad generator alone: CTR, 32 KiB per call. */
+static void do_ctr_pads(void *a)
+{
+	struct eng *e = a;
+	u8 iv[16] = { 0 };
+	size_t off;
+	int err;
+
+	for (off = 0; off < e->len; off += 32768) {
+		iv[8] = (u8)(off >> 15);
+		err = mmt_crypto_ctr(e->m.crypto, iv, e->out + off, 32768);
+		if (err)
+			die("mmt_crypto_ctr", err);
+	}
+}
+
+/* The MAC-pad generator alone: ECB over 32 KiB batches in place. */
 static void do_ecb(void *a)
 {
 	struct eng *e = a;
@@ -218,14 +235,18 @@ static void do_memcpy(void *a)
 	__asm__ volatile("" : : "r"(e->out) : "memory");
 }
 
-/* Small accesses: 4 KiB at a time over the whole closure. */
+/*
+ * Small accesses: 4 KiB at a time over the whole closure, page by page in
+ * a fixed random order (issue 13: "4 KiB at random offsets").
+ */
 static void do_write_4k(void *a)
 {
 	struct eng *e = a;
-	size_t off;
+	size_t i, off;
 	int err;
 
-	for (off = 0; off < e->len; off += 4096) {
+	for (i = 0; i < e->len / 4096; i++) {
+		off = (size_t)e->order[i] * 4096;
 		err = mmt_write(&e->m, off, e->pt + off, 4096);
 		if (err)
 			die("mmt_write 4k", err);
@@ -235,10 +256,11 @@ static void do_write_4k(void *a)
 static void do_read_4k(void *a)
 {
 	struct eng *e = a;
-	size_t off;
+	size_t i, off;
 	int err;
 
-	for (off = 0; off < e->len; off += 4096) {
+	for (i = 0; i < e->len / 4096; i++) {
+		off = (size_t)e->order[i] * 4096;
 		err = mmt_read(&e->m, off, e->out + off, 4096);
 		if (err)
 			die("mmt_read 4k", err);
@@ -274,6 +296,22 @@ static void engine_setup(struct eng *e, const u8 *log_arity,
 	for (i = 0; i < e->len; i++)
 		e->pt[i] = (u8)(i * 131 + 7);
 	memset(e->out, 0, e->len);
+	if (e->len / 4096 != ARRAY_SIZE(e->order))
+		die("closure size", -EINVAL);
+	/* Fisher-Yates with a fixed LCG: the same order in every run */
+	for (i = 0; i < ARRAY_SIZE(e->order); i++)
+		e->order[i] = (u32)i;
+	for (i = ARRAY_SIZE(e->order) - 1; i > 0; i--) {
+		static u64 x = 0x9e3779b97f4a7c15ull;
+		size_t j;
+		u32 t;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		j = (size_t)(x >> 33) % (i + 1);
+		t = e->order[i];
+		e->order[i] = e->order[j];
+		e->order[j] = t;
+	}
 	e->m.root.state = MMT_VALID;
 	err = mmt_format(&e->m, 0x1234);
 	if (err)
@@ -308,7 +346,7 @@ static void engine_geometry(const char *sec, const u8 *log_arity,
 			    unsigned int log_bs)
 {
 	struct eng e;
-	double t_ctr, t_gcm, t_cpy, t_ecb, t_w, t_r, t_v, t_w4, t_r4;
+	double t_ctr, t_gcm, t_cpy, t_ecb, t_ctrp, t_w, t_r, t_v, t_w4, t_r4;
 	int iters, r;
 
 	engine_setup(&e, log_arity, log_bs);
@@ -322,6 +360,7 @@ static void engine_geometry(const char *sec, const u8 *log_arity,
 	t_gcm = 1e30;
 	t_cpy = 1e30;
 	t_ecb = 1e30;
+	t_ctrp = 1e30;
 	t_w = 1e30;
 	t_r = 1e30;
 	t_v = 1e30;
@@ -332,6 +371,7 @@ static void engine_geometry(const char *sec, const u8 *log_arity,
 		t_gcm = min(t_gcm, time_of(do_gcm, &e, iters));
 		t_cpy = min(t_cpy, time_of(do_memcpy, &e, iters));
 		t_ecb = min(t_ecb, time_of(do_ecb, &e, iters));
+		t_ctrp = min(t_ctrp, time_of(do_ctr_pads, &e, iters));
 		t_w = min(t_w, time_of(do_write, &e, iters));
 		t_r = min(t_r, time_of(do_read, &e, iters));
 		t_v = min(t_v, time_of(do_verify, &e, iters));
@@ -346,15 +386,17 @@ static void engine_geometry(const char *sec, const u8 *log_arity,
 	row(sec, "openssl aes-128-gcm", mbps(e.len, t_gcm), "MB/s",
 	    t_ctr / t_gcm, "ctr");
 	row(sec, "memcpy", mbps(e.len, t_cpy), "MB/s", t_ctr / t_cpy, "ctr");
+	row(sec, "mmt_crypto_ctr 32 KiB calls", mbps(e.len, t_ctrp), "MB/s",
+	    t_ctr / t_ctrp, "ctr");
 	row(sec, "mmt_crypto_ecb 32 KiB calls", mbps(e.len, t_ecb), "MB/s",
 	    t_ctr / t_ecb, "ctr");
 	row(sec, "mmt_write 2 MiB", mbps(e.len, t_w), "MB/s", t_ctr / t_w,
 	    "ctr");
 	row(sec, "mmt_read 2 MiB", mbps(e.len, t_r), "MB/s", t_ctr / t_r,
 	    "ctr");
-	row(sec, "mmt_write 4 KiB x 512", mbps(e.len, t_w4), "MB/s",
+	row(sec, "mmt_write 4 KiB x 512 random", mbps(e.len, t_w4), "MB/s",
 	    t_ctr / t_w4, "ctr");
-	row(sec, "mmt_read 4 KiB x 512", mbps(e.len, t_r4), "MB/s",
+	row(sec, "mmt_read 4 KiB x 512 random", mbps(e.len, t_r4), "MB/s",
 	    t_ctr / t_r4, "ctr");
 	row(sec, "mmt_verify_all", mbps(e.len, t_v), "MB/s", t_ctr / t_v,
 	    "ctr");
@@ -1322,7 +1364,7 @@ static const struct {
 /* ------------------------------------------------------------ targets */
 
 /*
- * The issue's targets for this machine, checked against the rows of this
+ * Issue 13's targets for this machine, checked against the rows of this
  * run (a target whose row was not measured, e.g. with --section, is left
  * out).  cmp > 0: the figure must be at least @limit, < 0: at most.
  */
@@ -1332,22 +1374,26 @@ static const struct {
 	int cmp;
 	double limit;
 } targets[] = {
-	{ "engine-64B", "mmt_write 2 MiB", "write >= 40% of CTR, 64 B blocks",
-	  true, 1, 0.40 },
-	{ "engine-64B", "mmt_read 2 MiB", "read >= 40% of CTR, 64 B blocks",
-	  true, 1, 0.40 },
-	{ "engine-4KiB", "mmt_write 2 MiB", "write >= 70% of CTR, 4 KiB blocks",
+	{ "engine-64B", "mmt_write 2 MiB", "write >= 60% of CTR, 64 B blocks",
+	  true, 1, 0.60 },
+	{ "engine-64B", "mmt_read 2 MiB", "read >= 70% of CTR, 64 B blocks",
 	  true, 1, 0.70 },
-	{ "engine-4KiB", "mmt_read 2 MiB", "read >= 70% of CTR, 4 KiB blocks",
-	  true, 1, 0.70 },
-	{ "seal", "mmt_root_seal+unseal", "seal + unseal <= 5 us",
-	  false, -1, 5.0 },
+	{ "engine-4KiB", "mmt_write 2 MiB", "write >= 85% of CTR, 4 KiB blocks",
+	  true, 1, 0.85 },
+	{ "engine-4KiB", "mmt_read 2 MiB", "read >= 85% of CTR, 4 KiB blocks",
+	  true, 1, 0.85 },
+	{ "engine-64B", "mmt_write 4 KiB x 512 random",
+	  "random 4 KiB write >= 40% of CTR, 64 B", true, 1, 0.40 },
+	{ "engine-64B", "mmt_read 4 KiB x 512 random",
+	  "random 4 KiB read >= 50% of CTR, 64 B", true, 1, 0.50 },
+	{ "seal", "mmt_root_seal+unseal", "seal + unseal <= 1 us",
+	  false, -1, 1.0 },
 	{ "delegation", "2 MiB mmt lazy (in place)",
-	  "delegation <= 1.2x plain, 2 MiB", true, -1, 1.2 },
+	  "delegation <= 1.15x plain, 2 MiB", true, -1, 1.15 },
 	{ "delegation", "8 MiB mmt lazy (in place)",
-	  "delegation <= 1.2x plain, 8 MiB", true, -1, 1.2 },
+	  "delegation <= 1.15x plain, 8 MiB", true, -1, 1.15 },
 	{ "delegation", "64 MiB mmt lazy (in place)",
-	  "delegation <= 1.2x plain, 64 MiB", true, -1, 1.2 },
+	  "delegation <= 1.15x plain, 64 MiB", true, -1, 1.15 },
 	{ "delegation", "2 MiB secure / mmt lazy",
 	  "delegation >= 10x faster than secure, 2 MiB", false, 1, 10.0 },
 };

@@ -712,31 +712,52 @@ static void nonce_unique(struct kunit *test)
 
 /*
  * The engine's pads are AES_ENC(mmt_data_nonce()) under the ENC subkey, and
- * the pads of one block (one counter) are consecutive counter-mode blocks:
- * after a format (plaintext zero, counter 0) every 16 bytes of ciphertext
- * are the ECB encryption of the nonce of their offset, and after a write
- * of zeros under counter c the same holds with c.  Checked with the
- * context's own ECB, so the layout is pinned independently of the engine's
- * nonce code.
+ * the pads of one block (one counter) are consecutive counter-mode blocks.
+ * Checked on every block with the context's own ECB over nonces written
+ * here, so the layout is pinned independently of the engine's nonce and
+ * CTR code.  Plaintext is always zero, so the ciphertext is the pad:
+ * pass 0, after a format (counter 0 everywhere: one CTR run per batch);
+ * pass 1, block 1 written (counter 1); pass 2, everything written again
+ * (block 1 at 2, the others at 1: in one batch a run of one block, shorter
+ * than MMT_CTR_MIN_RUN at small blocks and so made by ECB, between CTR
+ * runs); pass 3, every other block written (runs of one block); pass 4,
+ * block 0 written until its minor overflows, so that its leaf moves to
+ * major + 1 with all minors 0 and its blocks are one CTR run again.
  */
 static void pad_layout(struct kunit *test)
 {
 	struct fix *f = setup(test, test->param_value);
 	const struct mmt_params *p = &f->p;
-	u32 bs = p->block_size, nsub = bs / 16, b, s;
-	u8 *zero = kunit_kzalloc(test, bs, GFP_KERNEL);
-	u8 n[16];
-	u64 ctr;
+	u32 bs = p->block_size, nsub = bs / 16, b, s, bad;
+	u8 *zero = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
+	u8 *n = kunit_kzalloc(test, 16, GFP_KERNEL);
+	u64 ctr, want;
 	int pass;
 
-	KUNIT_ASSERT_NOT_NULL(test, zero);
-	for (pass = 0; pass < 2; pass++) {
-		if (pass)	/* block 1 again: counter 1 */
+	KUNIT_ASSERT_TRUE(test, zero && n);
+	for (pass = 0; pass < 5; pass++) {
+		if (pass == 1)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, bs, zero, bs), 0);
-		for (b = 0; b < min_t(u32, p->blocks, 3); b++) {
+		if (pass == 2)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, 0, zero,
+							p->data_bytes), 0);
+		for (b = 0; pass == 3 && b < p->blocks; b += 2)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, (u64)b * bs,
+							zero, bs), 0);
+		for (b = 0; pass == 4 && b <= MMT_MINOR_MAX; b++)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, 0, zero, bs), 0);
+		for (b = 0, bad = 0; b < p->blocks; b++) {
 			KUNIT_ASSERT_EQ(test, mmt_block_counter(&f->m, b, &ctr),
 					0);
-			KUNIT_EXPECT_EQ(test, ctr, (u64)(pass && b == 1));
+			want = pass == 0 ? 0 : pass == 1 ? b == 1 :
+			       1 + (b == 1) + (pass >= 3 && !(b % 2));
+			/*
+			 * pass 4: leaf 0 at major 1 with minors 0, but block 0,
+			 * written twice more after the overflow
+			 */
+			if (pass == 4 && !(b >> p->log_arity[0]))
+				want = (1ull << MMT_MINOR_BITS) + 2 * !b;
+			KUNIT_EXPECT_EQ(test, ctr, want);
 			for (s = 0; s < nsub; s++) {
 				mmt_data_nonce(n, f->m.root.gua, ctr,
 					       b * nsub + s);
@@ -744,12 +765,11 @@ static void pad_layout(struct kunit *test)
 						mmt_crypto_ecb(f->m.crypto,
 							       MMT_SUBKEY_ENC,
 							       n, n, 16), 0);
-				KUNIT_EXPECT_EQ(test,
-						memcmp(n, f->m.data +
-						       (size_t)b * bs + 16 * s,
-						       16), 0);
+				bad += !!memcmp(n, f->m.data + (size_t)b * bs +
+						16 * s, 16);
 			}
 		}
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0u, "pass %d", pass);
 	}
 }
 

@@ -52,6 +52,7 @@
  * global lists used by device removal.
  */
 #include <linux/anon_inodes.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/in.h>
@@ -3162,11 +3163,15 @@ static int mmt_mtx_commit(struct mmt_mig_xport *t, const u8 *digest,
 			  const u8 *tag, bool *known)
 {
 	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	struct mmt_fault_commit f;
 	struct mmt_msg ack = {};
 	struct mmt_wire_msg w = {};
 	int err;
 
 	*known = true;
+	/* test build: a WANT the destination must not grant into a COMMIT */
+	if (mmt_conn_fault_commit(true, &f) && f.want != U32_MAX)
+		mmt_tx_send_simple(mtx->conn, MMT_MSG_WANT, t->gen, f.want, 0);
 	w.type = MMT_MSG_COMMIT;
 	w.gen = cpu_to_le32(t->gen);
 	w.index = cpu_to_le32(mtx->pmo->closures);
@@ -3401,6 +3406,32 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 }
 
 /*
+ * Test builds ("commit stray N MS", driver/mmt_conn_fault.c): @n stray
+ * messages to the source, @ms apart, before the COMMIT is answered:
+ * alternately a refusal of the COMMIT whose tag does not authenticate and
+ * an ACK of an earlier generation.  The source must drop them all, and they
+ * must not stretch its handover's deadline.
+ */
+static void mmt_mrx_strays(struct mmt_rx *rx, u32 n, u32 ms)
+{
+	struct mmt_wire_msg w = {};
+	u32 i;
+
+	w.type = MMT_MSG_ACK;
+	w.index = cpu_to_le32(MMT_MIG_COMMIT_INDEX);
+	w.err = cpu_to_le32(EBADMSG);
+	memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
+	for (i = 0; i < n; i++) {
+		w.gen = cpu_to_le32(i & 1 ? rx->gen - 1 : rx->gen);
+		get_random_bytes(w.tag, sizeof(w.tag));
+		if (mmt_conn_state(rx->conn, NULL) != MMT_CONN_LIVE ||
+		    mmt_conn_send_msg(rx->conn, &w, NULL, NULL) ||
+		    msleep_interruptible(ms))
+			break;
+	}
+}
+
+/*
  * The COMMIT: check it against what landed, answer with a tagged ACK.  It
  * is refused (EPROTO) while a slot is still granted: that MMT's memory is
  * registered for remote write, so it must not become VALID (the source
@@ -3410,6 +3441,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			  bool *committed)
 {
 	const struct mmt_wire_msg *w = &m->wire;
+	struct mmt_fault_commit f;
 	u8 digest[MMT_SHA256_BYTES];
 	struct mmt_bind b = {
 		.conn_id = rx->conn->conn_id,
@@ -3423,6 +3455,10 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 	memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
 	memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 	memcpy(digest, w->segs, sizeof(digest));
+	if (!mmt_conn_fault_commit(false, &f))
+		f.no_ack = false;
+	else if (f.strays)
+		mmt_mrx_strays(rx, f.strays, f.stray_ms);
 	if (rx->stop)
 		verdict = -ECANCELED;
 	else if (mmt_mrx_granted(rx))
@@ -3438,6 +3474,11 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			rx->stop = verdict;
 	}
 	*committed = !verdict;
+	if (*committed && f.no_ack) {
+		/* test build: the ACK's send fails as a post does */
+		mmt_conn_fail(rx->conn, -ECONNRESET);
+		return -ECONNRESET;
+	}
 	return mmt_rx_send_ack(rx, MMT_MIG_COMMIT_INDEX, 0, &verdict);
 }
 

@@ -43,7 +43,8 @@
  * The receiver's hook runs after LOCAL_INV and before the check
  * (mmt_rx_done()), so it acts exactly where a write that raced the
  * invalidation would have; the sender's hook edits a GRANT as it arrives.
- * A fault fires once, on the first transfer that reaches its closure.
+ * A fault fires once, on the first transfer that reaches its closure
+ * (after a "record", no other fault fires on that arrival).
  * Not built at all without MMT_DEBUG (Kbuild leaves this file out and
  * mmt_conn.h makes the hooks empty inlines).
  *
@@ -275,8 +276,13 @@ void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head)
 	while (mmt_fault_take(index, MMT_FAULT_AT_RX, &f)) {
 		switch (f.op) {
 		case MMT_FAULT_RECORD:
+			/*
+			 * The last fault of this arrival: one armed while the
+			 * copy was made (mmt-migrate -G arms "present" once
+			 * this fired) waits for the next closure @index.
+			 */
 			mmt_fault_record(index, head, region, len);
-			continue;
+			return;
 		case MMT_FAULT_PRESENT:
 			mutex_lock(&pmo->lock);
 			mmt_fault_present(f.other, head, region, len);

@@ -3624,17 +3624,67 @@ out:
 	return err;
 }
 
+/* What a data ioctl on a connection fd holds: mmt_conn_op_begin(). */
+struct mmt_conn_op {
+	struct fd f;
+	struct mmt_pmo *pmo;
+	struct mutex *mutex;	/* the direction's: tx_mutex or rx_mutex */
+};
+
+/*
+ * The prologue of MMT_IOC_SEND/RECV and MMT_IOC_MIGRATE_SEND/RECV: the PMO
+ * behind @pmo_fd, then the direction's mutex (one transfer or migration
+ * per direction at a time; interruptibly).  On 0 the caller holds both
+ * (mmt_conn_op_end() drops them) and mmt_conn_op_live() says whether the
+ * connection can carry the call.  Errors, nothing held: -EBADF (not an
+ * fd), -ENOTTY (not a PMO fd), -EINTR (a signal while waiting for the
+ * mutex).
+ */
+static int mmt_conn_op_begin(struct mmt_conn *conn, int pmo_fd, bool send,
+			     struct mmt_conn_op *op)
+{
+	op->f = fdget(pmo_fd);
+	if (!op->f.file)
+		return -EBADF;
+	op->pmo = mmt_pmo_from_file(op->f.file);
+	op->mutex = send ? &conn->tx_mutex : &conn->rx_mutex;
+	if (!op->pmo) {
+		fdput(op->f);
+		return -ENOTTY;
+	}
+	if (mutex_lock_interruptible(op->mutex)) {
+		fdput(op->f);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* 0 if the connection is LIVE; else -ETIMEDOUT (it timed out), -ECONNRESET. */
+static int mmt_conn_op_live(struct mmt_conn *conn)
+{
+	int cerr;
+
+	if (mmt_conn_state(conn, &cerr) == MMT_CONN_LIVE)
+		return 0;
+	return cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+}
+
+static void mmt_conn_op_end(struct mmt_conn_op *op)
+{
+	mutex_unlock(op->mutex);
+	fdput(op->f);
+}
+
 /* MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV: see uapi/mmt.h. */
 static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 			    bool send)
 {
 	struct mmt_migrate_info info;
 	struct mmt_migrate a;
-	struct mmt_pmo *pmo;
+	struct mmt_conn_op op;
 	u32 usize, isize = 0;
 	bool started = false;
-	struct fd f;
-	int err, cerr;
+	int err;
 
 	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_MIGRATE_SIZE_VER0, &usize);
 	if (err)
@@ -3649,26 +3699,15 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 		if (err)
 			return err;
 	}
-	f = fdget(a.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		err = -ENOTTY;
-		goto out_put;
-	}
-	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
-					    &conn->rx_mutex)) {
-		err = -EINTR;
-		goto out_put;
-	}
-	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
-		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
-	else if (send)
-		err = mmt_conn_do_migrate_send(conn, pmo, &a, &started);
-	else
-		err = mmt_conn_do_migrate_recv(conn, pmo, &a, &started);
-	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	err = mmt_conn_op_begin(conn, a.pmo_fd, send, &op);
+	if (err)
+		return err;
+	err = mmt_conn_op_live(conn);
+	if (!err && send)
+		err = mmt_conn_do_migrate_send(conn, op.pmo, &a, &started);
+	else if (!err)
+		err = mmt_conn_do_migrate_recv(conn, op.pmo, &a, &started);
+	mmt_conn_op_end(&op);
 	if (a.info) {
 		/* never the figures of an earlier migration */
 		if (started)
@@ -3680,8 +3719,6 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 				 isize) && !err)
 			err = -EFAULT;
 	}
-out_put:
-	fdput(f);
 	return err;
 }
 
@@ -3754,11 +3791,10 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 /* MMT_IOC_SEND and MMT_IOC_RECV: see uapi/mmt.h. */
 static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 {
-	struct mmt_pmo *pmo;
+	struct mmt_conn_op op;
 	struct mmt_xfer x;
-	struct fd f;
 	u32 usize;
-	int err, cerr;
+	int err;
 
 	err = mmt_copy_in(&x, sizeof(x), uarg, MMT_XFER_SIZE_VER0, &usize);
 	if (err)
@@ -3769,31 +3805,18 @@ static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 	/* COPY is the sender's choice, EAGER the receiver's */
 	if (x.flags & (send ? MMT_XFER_EAGER : MMT_XFER_COPY))
 		return -EINVAL;
-	f = fdget(x.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		err = -ENOTTY;
-		goto out_put;
-	}
-	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
-					    &conn->rx_mutex)) {
-		err = -EINTR;
-		goto out_put;
-	}
-	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
-		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
-	else if (send)
-		err = mmt_conn_do_send(conn, pmo, &x);
-	else
-		err = mmt_conn_do_recv(conn, pmo, &x);
-	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	err = mmt_conn_op_begin(conn, x.pmo_fd, send, &op);
+	if (err)
+		return err;
+	err = mmt_conn_op_live(conn);
+	if (!err && send)
+		err = mmt_conn_do_send(conn, op.pmo, &x);
+	else if (!err)
+		err = mmt_conn_do_recv(conn, op.pmo, &x);
+	mmt_conn_op_end(&op);
 	x.size = sizeof(x);
 	if (mmt_copy_out(uarg, &x, sizeof(x), usize) && !err)
 		err = -EFAULT;
-out_put:
-	fdput(f);
 	return err;
 }
 

@@ -48,8 +48,10 @@
  *   -U        src, with -X: the COMMIT left and no answer authenticated:
  *             the outcome is unknown (MMT_MIG_F_OUTCOME_UNKNOWN); check
  *             every MMT VALID, the data the log, pwrite() refused with
- *             EUCLEAN (a writer too), then MMT_IOC_PMO_INVALIDATE (the
- *             destination committed): every MMT INVALID
+ *             EUCLEAN (a writer too), MMT_PMO_INFO_MIG_UNKNOWN, another
+ *             migration on the ended connection refused with figures of
+ *             its own, then MMT_IOC_PMO_INVALIDATE (the destination
+ *             committed): every MMT INVALID, the flag gone
  *   -C        dst: the receive commits although the connection then ends
  *             (no way back): 0, COMMITTED, every MMT VALID, the data the
  *             source's pattern byte for byte (the source runs -u 0),
@@ -527,10 +529,11 @@ static int expect_failure(const struct opts *o, int ret, int err, int pmo,
  * the destination committed, so the owner invalidates it.
  */
 static void expect_unknown(const struct opts *o,
-			   const struct mmt_migrate_info *info, int pmo,
-			   uint64_t bytes, const struct writer *w)
+			   const struct mmt_migrate_info *info, int conn,
+			   int pmo, uint64_t bytes, const struct writer *w)
 {
 	unsigned char *buf = malloc(bytes);
+	struct mmt_migrate_info again;
 	ssize_t r;
 	int err;
 
@@ -555,6 +558,22 @@ static void expect_unknown(const struct opts *o,
 		check(w->err == EUCLEAN,
 		      "writer: stopped by %s (EUCLEAN expected)",
 		      w->err ? strerror(w->err) : "nothing");
+	/*
+	 * The connection ended: another migration is refused before it
+	 * starts, and its figures are its own, never the failed one's
+	 * (review L4: phase FAILED, its errno, nothing sent, no flag).
+	 */
+	r = migrate(conn, pmo, o, 1, &again);
+	err = errno;
+	check(r == -1 && (err == ECONNRESET || err == ETIMEDOUT) &&
+	      again.phase == MMT_MIG_PHASE_FAILED && again.error == -err &&
+	      again.round == 0 && again.closures_sent == 0 &&
+	      again.bytes_sent == 0 &&
+	      !(again.flags & MMT_MIG_F_OUTCOME_UNKNOWN),
+	      "a migration on the ended connection: %s, its own figures (phase %u error %d round %u closures %llu flags %#x)",
+	      r ? strerror(err) : "migrated", again.phase, again.error,
+	      again.round, (unsigned long long)again.closures_sent,
+	      again.flags);
 	check(!ioctl(pmo, MMT_IOC_PMO_INVALIDATE, 0),
 	      "source: MMT_IOC_PMO_INVALIDATE (the destination committed)");
 	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
@@ -636,7 +655,7 @@ static int do_src(int dev, const struct opts *o)
 		check(ret == -1 && o->expect && err == errno_of(o->expect),
 		      "the migration fails with %s (%s)", o->expect,
 		      ret ? strerror(err) : "succeeded");
-		expect_unknown(o, &info, pmo, bytes, &w);
+		expect_unknown(o, &info, conn, pmo, bytes, &w);
 		return failures;
 	}
 	if (expect_failure(o, ret, err, pmo, bytes, w.log)) {

@@ -140,33 +140,22 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		     u32 index, u64 root_counter, int verdict, u8 *tag)
 {
-	static const char label[] = "mmt v3 ack";
-	static const char salt[] = "mmt-v3 ack";
-	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + 8 + 4];
-	u8 *p = info;
-	u8 okm[32];
+	u8 fields[4 + 8 + 4];
 	int err;
 
-	memcpy(p, label, sizeof(label) - 1);
-	p += sizeof(label) - 1;
-	mmt_bind_encode(b, p);
-	p += MMT_BIND_BYTES;
-	put_unaligned_le32(index, p);
-	put_unaligned_le64(root_counter, p + 4);
-	put_unaligned_le32(-verdict, p + 12);
+	put_unaligned_le32(index, fields);
+	put_unaligned_le64(root_counter, fields + 4);
+	put_unaligned_le32(-verdict, fields + 12);
 	mutex_lock(&pmo->lock);
-	err = pmo->crypto ? 0 : -ENOKEY;
-	if (!err)
-		err = mmt_crypto_hkdf_sha256(pmo->key_root,
-					     sizeof(pmo->key_root),
-					     (const u8 *)salt, sizeof(salt) - 1,
-					     info, sizeof(info), okm,
-					     sizeof(okm));
+	if (pmo->crypto)
+		err = mmt_bind_tag(pmo->key_root, "mmt-v3 ack", "mmt v3 ack",
+				   b, fields, sizeof(fields), tag,
+				   MMT_WIRE_TAG_BYTES);
+	else
+		err = -ENOKEY;
 	mutex_unlock(&pmo->lock);
-	memcpy(tag, okm, MMT_WIRE_TAG_BYTES);
 	if (err)
 		memset(tag, 0, MMT_WIRE_TAG_BYTES);
-	memzero_explicit(okm, sizeof(okm));
 	return err;
 }
 

@@ -251,11 +251,27 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		      struct mmt_chan_crypto *c, u32 gen, u32 index,
 		      const u8 *msg, u8 *priv);
 
+/**
+ * struct mmt_fault_commit - what a test build's hook asks of a migration
+ *	at its COMMIT (mmt_conn_fault_commit(); docs/MIGRATION.md section 10)
+ * @want: source: send WANT(@want) just before the COMMIT (U32_MAX: none)
+ * @strays: destination: stray messages to send before checking the COMMIT
+ * @stray_ms: destination: the time between two of them, in ms
+ * @no_ack: destination: once committed, fail the COMMIT ACK's send
+ */
+struct mmt_fault_commit {
+	u32 want;
+	u32 strays;
+	u32 stray_ms;
+	bool no_ack;
+};
+
 /* mmt_conn_fault.c: test builds only (MMT_DEBUG); empty otherwise */
 struct dentry;
 #ifdef MMT_DEBUG
 void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head);
 void mmt_conn_fault_msg(struct mmt_msg *msg);
+bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -266,6 +282,12 @@ static inline void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index,
 
 static inline void mmt_conn_fault_msg(struct mmt_msg *msg)
 {
+}
+
+static inline bool mmt_conn_fault_commit(bool source,
+					 struct mmt_fault_commit *f)
+{
+	return false;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

@@ -20,6 +20,18 @@
  *			I - 4 (the same MR before its invalidation); I >= 4
  *	ack I accept	sender: turn the ACK of closure I into an acceptance
  *			(verdict 0), keeping the receiver's nonce and tag
+ *	commit want I	migration source: send WANT(I) just before the COMMIT
+ *			(the destination then holds a granted slot when the
+ *			COMMIT arrives) and drop the GRANT that answers it
+ *	commit stray N MS
+ *			migration destination: before checking the COMMIT,
+ *			send N stray messages MS ms apart (N <= 1000, MS <=
+ *			1000), alternately a COMMIT ACK whose tag does not
+ *			authenticate (a forged refusal) and an ACK of an
+ *			earlier generation; then answer the COMMIT as usual
+ *	commit noack	migration destination: once the COMMIT checked and
+ *			the PMO committed, do not send its ACK: fail as a
+ *			failed send does (the connection ends)
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -31,7 +43,8 @@
  * The receiver's hook runs after LOCAL_INV and before the check
  * (mmt_rx_done()), so it acts exactly where a write that raced the
  * invalidation would have; the sender's hook edits a GRANT as it arrives.
- * A fault fires once, on the first transfer that reaches its closure.
+ * A fault fires once, on the first transfer that reaches its closure
+ * (after a "record", no other fault fires on that arrival).
  * Not built at all without MMT_DEBUG (Kbuild leaves this file out and
  * mmt_conn.h makes the hooks empty inlines).
  *
@@ -66,15 +79,21 @@ enum mmt_fault_op {
 	MMT_FAULT_RKEY_GUESS,
 	MMT_FAULT_RKEY_STALE,
 	MMT_FAULT_ACK_ACCEPT,
+	MMT_FAULT_GRANT_DROP,	/* armed by "commit want" */
+	MMT_FAULT_COMMIT_WANT,
+	MMT_FAULT_COMMIT_STRAY,
+	MMT_FAULT_COMMIT_NOACK,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
- * receives.
+ * receives, a migration's COMMIT at the source or at the destination.
  */
 enum mmt_fault_kind {
 	MMT_FAULT_AT_RX,
 	MMT_FAULT_AT_GRANT,
 	MMT_FAULT_AT_ACK,
+	MMT_FAULT_AT_COMMIT_TX,
+	MMT_FAULT_AT_COMMIT_RX,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -82,9 +101,15 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 	switch (op) {
 	case MMT_FAULT_RKEY_GUESS:
 	case MMT_FAULT_RKEY_STALE:
+	case MMT_FAULT_GRANT_DROP:
 		return MMT_FAULT_AT_GRANT;
 	case MMT_FAULT_ACK_ACCEPT:
 		return MMT_FAULT_AT_ACK;
+	case MMT_FAULT_COMMIT_WANT:
+		return MMT_FAULT_AT_COMMIT_TX;
+	case MMT_FAULT_COMMIT_STRAY:
+	case MMT_FAULT_COMMIT_NOACK:
+		return MMT_FAULT_AT_COMMIT_RX;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -101,7 +126,7 @@ struct mmt_fault {
 	enum mmt_fault_op op;
 	enum mmt_fault_region region;
 	u32 index;
-	u32 other;		/* PRESENT: the kept closure */
+	u32 other;		/* PRESENT: the kept closure; STRAY: ms */
 	u64 off;
 	u8 mask;
 };
@@ -251,8 +276,13 @@ void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head)
 	while (mmt_fault_take(index, MMT_FAULT_AT_RX, &f)) {
 		switch (f.op) {
 		case MMT_FAULT_RECORD:
+			/*
+			 * The last fault of this arrival: one armed while the
+			 * copy was made (mmt-migrate -G arms "present" once
+			 * this fired) waits for the next closure @index.
+			 */
 			mmt_fault_record(index, head, region, len);
-			continue;
+			return;
 		case MMT_FAULT_PRESENT:
 			mutex_lock(&pmo->lock);
 			mmt_fault_present(f.other, head, region, len);
@@ -333,6 +363,11 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 	spin_unlock_irqrestore(&mmt_fault_lock, flags);
 	if (!mmt_fault_take(msg->index, MMT_FAULT_AT_GRANT, &f))
 		return;
+	if (f.op == MMT_FAULT_GRANT_DROP) {
+		/* another generation's: the source drops it unread */
+		msg->gen ^= 0x80000000u;
+		return;
+	}
 	if (f.op == MMT_FAULT_RKEY_GUESS)
 		rkey ^= 0xff;
 	else if (msg->index >= MMT_CONN_WINDOW)
@@ -341,6 +376,63 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 		pr_info("conn_fault: rkey %u stale: no earlier grant\n",
 			msg->index);
 	seg->rkey = cpu_to_le32(rkey);
+}
+
+/* Arm @f from a hook (as a write of mmt/conn_fault would). */
+static void mmt_fault_arm(const struct mmt_fault *f)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mmt_fault_lock, flags);
+	if (mmt_nfaults < MMT_FAULT_MAX)
+		mmt_faults[mmt_nfaults++] = *f;
+	else
+		pr_info("conn_fault: full, not armed\n");
+	spin_unlock_irqrestore(&mmt_fault_lock, flags);
+}
+
+/**
+ * mmt_conn_fault_commit() - migration hook at the COMMIT: take the faults
+ *	armed for it on this side ("commit ..." lines)
+ * @source: the caller is the source (about to send its COMMIT), else the
+ *	destination (a COMMIT arrived, not yet checked)
+ * @f: what to do, filled in (@f->want U32_MAX and the rest 0 when nothing
+ *	is armed)
+ *
+ * "commit want I" also arms the drop of the GRANT that answers the WANT.
+ *
+ * Context: process; takes mmt_fault_lock.
+ * Return: true if any fault was taken.
+ */
+bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
+{
+	enum mmt_fault_kind kind = source ? MMT_FAULT_AT_COMMIT_TX :
+					    MMT_FAULT_AT_COMMIT_RX;
+	struct mmt_fault a;
+	bool any = false;
+
+	memset(f, 0, sizeof(*f));
+	f->want = U32_MAX;
+	while (mmt_fault_take(0, kind, &a)) {
+		any = true;
+		switch (a.op) {
+		case MMT_FAULT_COMMIT_WANT:
+			f->want = a.other;
+			memset(&a, 0, sizeof(a));
+			a.op = MMT_FAULT_GRANT_DROP;
+			a.index = f->want;
+			mmt_fault_arm(&a);
+			break;
+		case MMT_FAULT_COMMIT_STRAY:
+			f->strays = a.off;
+			f->stray_ms = a.other;
+			break;
+		default:
+			f->no_ack = true;
+			break;
+		}
+	}
+	return any;
 }
 
 static int mmt_fault_parse(char *line, struct mmt_fault *f)
@@ -389,6 +481,25 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 		    strcmp(a, "accept"))
 			return -EINVAL;
 		f->op = MMT_FAULT_ACK_ACCEPT;
+	} else if (!strcmp(op, "commit")) {
+		if (sscanf(line, "commit %7s", a) != 1)
+			return -EINVAL;
+		if (!strcmp(a, "want")) {
+			f->op = MMT_FAULT_COMMIT_WANT;
+			if (sscanf(line, "commit want %u", &f->other) != 1 ||
+			    f->other >= MMT_CONN_MAX_CLOSURES)
+				return -EINVAL;
+		} else if (!strcmp(a, "stray")) {
+			f->op = MMT_FAULT_COMMIT_STRAY;
+			if (sscanf(line, "commit stray %llu %u", &f->off,
+				   &f->other) != 2 || !f->off ||
+			    f->off > 1000 || f->other > 1000)
+				return -EINVAL;
+		} else if (!strcmp(a, "noack")) {
+			f->op = MMT_FAULT_COMMIT_NOACK;
+		} else {
+			return -EINVAL;
+		}
 	} else {
 		return -EINVAL;
 	}

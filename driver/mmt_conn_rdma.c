@@ -52,6 +52,7 @@
  * global lists used by device removal.
  */
 #include <linux/anon_inodes.h>
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/in.h>
@@ -3177,11 +3178,15 @@ static int mmt_mtx_commit(struct mmt_mig_xport *t, const u8 *digest,
 			  const u8 *tag, bool *known)
 {
 	struct mmt_mtx *mtx = container_of(t, struct mmt_mtx, t);
+	struct mmt_fault_commit f;
 	struct mmt_msg ack = {};
 	struct mmt_wire_msg w = {};
 	int err;
 
 	*known = true;
+	/* test build: a WANT the destination must not grant into a COMMIT */
+	if (mmt_conn_fault_commit(true, &f) && f.want != U32_MAX)
+		mmt_tx_send_simple(mtx->conn, MMT_MSG_WANT, t->gen, f.want, 0);
 	w.type = MMT_MSG_COMMIT;
 	w.gen = cpu_to_le32(t->gen);
 	w.index = cpu_to_le32(mtx->pmo->closures);
@@ -3416,6 +3421,32 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 }
 
 /*
+ * Test builds ("commit stray N MS", driver/mmt_conn_fault.c): @n stray
+ * messages to the source, @ms apart, before the COMMIT is answered:
+ * alternately a refusal of the COMMIT whose tag does not authenticate and
+ * an ACK of an earlier generation.  The source must drop them all, and they
+ * must not stretch its handover's deadline.
+ */
+static void mmt_mrx_strays(struct mmt_rx *rx, u32 n, u32 ms)
+{
+	struct mmt_wire_msg w = {};
+	u32 i;
+
+	w.type = MMT_MSG_ACK;
+	w.index = cpu_to_le32(MMT_MIG_COMMIT_INDEX);
+	w.err = cpu_to_le32(EBADMSG);
+	memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
+	for (i = 0; i < n; i++) {
+		w.gen = cpu_to_le32(i & 1 ? rx->gen - 1 : rx->gen);
+		get_random_bytes(w.tag, sizeof(w.tag));
+		if (mmt_conn_state(rx->conn, NULL) != MMT_CONN_LIVE ||
+		    mmt_conn_send_msg(rx->conn, &w, NULL, NULL) ||
+		    msleep_interruptible(ms))
+			break;
+	}
+}
+
+/*
  * The COMMIT: check it against what landed, answer with a tagged ACK.  It
  * is refused (EPROTO) while a slot is still granted: that MMT's memory is
  * registered for remote write, so it must not become VALID (the source
@@ -3425,6 +3456,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			  bool *committed)
 {
 	const struct mmt_wire_msg *w = &m->wire;
+	struct mmt_fault_commit f;
 	u8 digest[MMT_SHA256_BYTES];
 	struct mmt_bind b = {
 		.conn_id = rx->conn->conn_id,
@@ -3438,6 +3470,10 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 	memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
 	memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 	memcpy(digest, w->segs, sizeof(digest));
+	if (!mmt_conn_fault_commit(false, &f))
+		f.no_ack = false;
+	else if (f.strays)
+		mmt_mrx_strays(rx, f.strays, f.stray_ms);
 	if (rx->stop)
 		verdict = -ECANCELED;
 	else if (mmt_mrx_granted(rx))
@@ -3453,6 +3489,11 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 			rx->stop = verdict;
 	}
 	*committed = !verdict;
+	if (*committed && f.no_ack) {
+		/* test build: the ACK's send fails as a post does */
+		mmt_conn_fail(rx->conn, -ECONNRESET);
+		return -ECONNRESET;
+	}
 	return mmt_rx_send_ack(rx, MMT_MIG_COMMIT_INDEX, 0, &verdict);
 }
 
@@ -3598,17 +3639,67 @@ out:
 	return err;
 }
 
+/* What a data ioctl on a connection fd holds: mmt_conn_op_begin(). */
+struct mmt_conn_op {
+	struct fd f;
+	struct mmt_pmo *pmo;
+	struct mutex *mutex;	/* the direction's: tx_mutex or rx_mutex */
+};
+
+/*
+ * The prologue of MMT_IOC_SEND/RECV and MMT_IOC_MIGRATE_SEND/RECV: the PMO
+ * behind @pmo_fd, then the direction's mutex (one transfer or migration
+ * per direction at a time; interruptibly).  On 0 the caller holds both
+ * (mmt_conn_op_end() drops them) and mmt_conn_op_live() says whether the
+ * connection can carry the call.  Errors, nothing held: -EBADF (not an
+ * fd), -ENOTTY (not a PMO fd), -EINTR (a signal while waiting for the
+ * mutex).
+ */
+static int mmt_conn_op_begin(struct mmt_conn *conn, int pmo_fd, bool send,
+			     struct mmt_conn_op *op)
+{
+	op->f = fdget(pmo_fd);
+	if (!op->f.file)
+		return -EBADF;
+	op->pmo = mmt_pmo_from_file(op->f.file);
+	op->mutex = send ? &conn->tx_mutex : &conn->rx_mutex;
+	if (!op->pmo) {
+		fdput(op->f);
+		return -ENOTTY;
+	}
+	if (mutex_lock_interruptible(op->mutex)) {
+		fdput(op->f);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/* 0 if the connection is LIVE; else -ETIMEDOUT (it timed out), -ECONNRESET. */
+static int mmt_conn_op_live(struct mmt_conn *conn)
+{
+	int cerr;
+
+	if (mmt_conn_state(conn, &cerr) == MMT_CONN_LIVE)
+		return 0;
+	return cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+}
+
+static void mmt_conn_op_end(struct mmt_conn_op *op)
+{
+	mutex_unlock(op->mutex);
+	fdput(op->f);
+}
+
 /* MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV: see uapi/mmt.h. */
 static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 			    bool send)
 {
 	struct mmt_migrate_info info;
 	struct mmt_migrate a;
-	struct mmt_pmo *pmo;
+	struct mmt_conn_op op;
 	u32 usize, isize = 0;
 	bool started = false;
-	struct fd f;
-	int err, cerr;
+	int err;
 
 	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_MIGRATE_SIZE_VER0, &usize);
 	if (err)
@@ -3623,26 +3714,15 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 		if (err)
 			return err;
 	}
-	f = fdget(a.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		err = -ENOTTY;
-		goto out_put;
-	}
-	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
-					    &conn->rx_mutex)) {
-		err = -EINTR;
-		goto out_put;
-	}
-	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
-		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
-	else if (send)
-		err = mmt_conn_do_migrate_send(conn, pmo, &a, &started);
-	else
-		err = mmt_conn_do_migrate_recv(conn, pmo, &a, &started);
-	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	err = mmt_conn_op_begin(conn, a.pmo_fd, send, &op);
+	if (err)
+		return err;
+	err = mmt_conn_op_live(conn);
+	if (!err && send)
+		err = mmt_conn_do_migrate_send(conn, op.pmo, &a, &started);
+	else if (!err)
+		err = mmt_conn_do_migrate_recv(conn, op.pmo, &a, &started);
+	mmt_conn_op_end(&op);
 	if (a.info) {
 		/* never the figures of an earlier migration */
 		if (started)
@@ -3654,8 +3734,6 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 				 isize) && !err)
 			err = -EFAULT;
 	}
-out_put:
-	fdput(f);
 	return err;
 }
 
@@ -3728,11 +3806,10 @@ static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
 /* MMT_IOC_SEND and MMT_IOC_RECV: see uapi/mmt.h. */
 static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 {
-	struct mmt_pmo *pmo;
+	struct mmt_conn_op op;
 	struct mmt_xfer x;
-	struct fd f;
 	u32 usize;
-	int err, cerr;
+	int err;
 
 	err = mmt_copy_in(&x, sizeof(x), uarg, MMT_XFER_SIZE_VER0, &usize);
 	if (err)
@@ -3743,31 +3820,18 @@ static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 	/* COPY is the sender's choice, EAGER the receiver's */
 	if (x.flags & (send ? MMT_XFER_EAGER : MMT_XFER_COPY))
 		return -EINVAL;
-	f = fdget(x.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		err = -ENOTTY;
-		goto out_put;
-	}
-	if (mutex_lock_interruptible(send ? &conn->tx_mutex :
-					    &conn->rx_mutex)) {
-		err = -EINTR;
-		goto out_put;
-	}
-	if (mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
-		err = cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
-	else if (send)
-		err = mmt_conn_do_send(conn, pmo, &x);
-	else
-		err = mmt_conn_do_recv(conn, pmo, &x);
-	mutex_unlock(send ? &conn->tx_mutex : &conn->rx_mutex);
+	err = mmt_conn_op_begin(conn, x.pmo_fd, send, &op);
+	if (err)
+		return err;
+	err = mmt_conn_op_live(conn);
+	if (!err && send)
+		err = mmt_conn_do_send(conn, op.pmo, &x);
+	else if (!err)
+		err = mmt_conn_do_recv(conn, op.pmo, &x);
+	mmt_conn_op_end(&op);
 	x.size = sizeof(x);
 	if (mmt_copy_out(uarg, &x, sizeof(x), usize) && !err)
 		err = -EFAULT;
-out_put:
-	fdput(f);
 	return err;
 }
 

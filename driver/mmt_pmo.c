@@ -571,6 +571,7 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 		info[i].root_counter = r->root_counter;
 		info[i].top_major = r->top.major;
 	}
+	q.flags = pmo->mig_unknown ? MMT_PMO_INFO_MIG_UNKNOWN : 0;
 	q.key_len = pmo->key_len;
 	memset(q.ksalt, 0, sizeof(q.ksalt));
 	if (pmo->crypto)

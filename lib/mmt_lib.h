@@ -1048,6 +1048,12 @@ struct mmt_bind {
 #define MMT_BIND_BYTES	(8 + 8 + 2 + 2 + 1 + 2 * MMT_RX_NONCE_BYTES)
 
 void mmt_bind_encode(const struct mmt_bind *b, u8 *out);
+/* mmt_bind_tag(): the longest label and fields (the COMMIT's: le32 + digest) */
+#define MMT_BIND_TAG_LABEL_MAX	16
+#define MMT_BIND_TAG_FIELDS_MAX	(4 + MMT_SHA256_BYTES)
+int mmt_bind_tag(const u8 *key_root, const char *salt, const char *label,
+		 const struct mmt_bind *b, const u8 *fields,
+		 size_t fields_len, u8 *tag, size_t tag_len);
 int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
 		       u32 closures, const u8 *digest, u8 *tag);
 int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,

@@ -309,6 +309,59 @@ void mmt_bind_encode(const struct mmt_bind *b, u8 *out)
 }
 
 /**
+ * mmt_bind_tag() - a tag over a binding and the fields it vouches for:
+ *	what mmt_conn_ack_tag() and mmt_mig_commit_tag() compute
+ * @key_root: MMT_KEY_ROOT_BYTES, the keying root of the MMT key
+ *	(mmt_key_root()), which both ends hold
+ * @salt: the HKDF salt, a string (its bytes without the NUL)
+ * @label: the first bytes of the HKDF info, a string (likewise)
+ * @b: the binding: connection, generation, both nodes, the direction,
+ *	both nonces; mmt_bind_encode()d after @label
+ * @fields: @fields_len bytes after the binding
+ * @fields_len: at most MMT_BIND_TAG_FIELDS_MAX
+ * @tag: (out) @tag_len bytes
+ * @tag_len: 1 to 32
+ *
+ * The first @tag_len bytes of HKDF-SHA256 (RFC 5869) of @key_root, salt
+ * @salt, info @label || mmt_bind_encode(@b) || @fields: a PRF keyed by
+ * the MMT key of everything the tag vouches for.
+ *
+ * Context: process; may sleep (the kernel HKDF allocates).
+ * Return: 0; -EINVAL if @label, @fields_len or @tag_len is out of range;
+ * or the crypto library's error.  On error @tag is zeroed.
+ */
+int mmt_bind_tag(const u8 *key_root, const char *salt, const char *label,
+		 const struct mmt_bind *b, const u8 *fields,
+		 size_t fields_len, u8 *tag, size_t tag_len)
+{
+	u8 info[MMT_BIND_TAG_LABEL_MAX + MMT_BIND_BYTES +
+		MMT_BIND_TAG_FIELDS_MAX];
+	size_t llen = strlen(label);
+	u8 okm[32];
+	int err = 0;
+
+	if (llen > MMT_BIND_TAG_LABEL_MAX ||
+	    fields_len > MMT_BIND_TAG_FIELDS_MAX || !tag_len ||
+	    tag_len > sizeof(okm))
+		err = -EINVAL;
+	if (!err) {
+		memcpy(info, label, llen);
+		mmt_bind_encode(b, info + llen);
+		memcpy(info + llen + MMT_BIND_BYTES, fields, fields_len);
+		err = mmt_crypto_hkdf_sha256(key_root, MMT_KEY_ROOT_BYTES,
+					     (const u8 *)salt, strlen(salt),
+					     info, llen + MMT_BIND_BYTES +
+					     fields_len, okm, sizeof(okm));
+	}
+	if (err)
+		memset(tag, 0, tag_len);
+	else
+		memcpy(tag, okm, tag_len);
+	memzero_explicit(okm, sizeof(okm));
+	return err;
+}
+
+/**
  * mmt_mig_commit_tag() - the tag of a migration's COMMIT
  * @key_root: MMT_KEY_ROOT_BYTES, the keying root of the MMT key
  *	(mmt_key_root()), which both ends hold
@@ -330,27 +383,12 @@ void mmt_bind_encode(const struct mmt_bind *b, u8 *out)
 int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
 		       u32 closures, const u8 *digest, u8 *tag)
 {
-	static const char label[] = "mmt v3 commit";
-	static const char salt[] = "mmt-v3 commit";
-	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + MMT_SHA256_BYTES];
-	u8 *p = info;
-	u8 okm[32];
-	int err;
+	u8 fields[4 + MMT_SHA256_BYTES];
 
-	memcpy(p, label, sizeof(label) - 1);
-	p += sizeof(label) - 1;
-	mmt_bind_encode(b, p);
-	p += MMT_BIND_BYTES;
-	put_unaligned_le32(closures, p);
-	memcpy(p + 4, digest, MMT_SHA256_BYTES);
-	err = mmt_crypto_hkdf_sha256(key_root, MMT_KEY_ROOT_BYTES,
-				     (const u8 *)salt, sizeof(salt) - 1,
-				     info, sizeof(info), okm, sizeof(okm));
-	memcpy(tag, okm, MMT_MIG_TAG_BYTES);
-	if (err)
-		memset(tag, 0, MMT_MIG_TAG_BYTES);
-	memzero_explicit(okm, sizeof(okm));
-	return err;
+	put_unaligned_le32(closures, fields);
+	memcpy(fields + 4, digest, MMT_SHA256_BYTES);
+	return mmt_bind_tag(key_root, "mmt-v3 commit", "mmt v3 commit", b,
+			    fields, sizeof(fields), tag, MMT_MIG_TAG_BYTES);
 }
 
 /**

@@ -407,9 +407,10 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 		print_geometry_json(in);
 		printf(", \"closures\": %u, \"closure_bytes\": %" PRIu64
 		       ", \"meta_bytes\": %" PRIu64 ", \"meta_ratio\": %.4f"
-		       ", \"key_len\": %u, \"mmts\": [",
+		       ", \"key_len\": %u, \"mig_unknown\": %s, \"mmts\": [",
 		       in->closures, (uint64_t)in->closure_bytes,
-		       (uint64_t)in->meta_bytes, ratio, in->key_len);
+		       (uint64_t)in->meta_bytes, ratio, in->key_len,
+		       in->flags & MMT_PMO_INFO_MIG_UNKNOWN ? "true" : "false");
 		for (i = 0; i < in->mmt_count; i++)
 			printf("%s{\"index\": %u, \"state\": \"%s\", \"read_only\": %s, \"regua_due\": %s, \"plain\": %s, \"gua\": \"0x%" PRIx64
 			       "\", \"root_counter\": %" PRIu64
@@ -440,6 +441,8 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	printf("  key:            %s\n", in->key_len == 32 ? "AES-256" :
 	       in->key_len == 16 ? "AES-128" :
 	       "none (plain memory: read and write copy its bytes)");
+	if (in->flags & MMT_PMO_INFO_MIG_UNKNOWN)
+		printf("  migration:      outcome unknown: read-only (EUCLEAN) until MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit) or MMT_IOC_PMO_INVALIDATE (it did)\n");
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
 		       " root_counter %" PRIu64 " top_major %" PRIu64 "%s\n",

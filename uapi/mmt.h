@@ -214,10 +214,22 @@ struct mmt_mmt_info {
 #define MMT_INFO_REGUA_DUE	4
 #define MMT_INFO_PLAIN		8
 
+/* struct mmt_pmo_info.flags (out) */
+#define MMT_PMO_INFO_MIG_UNKNOWN	1	/* waiting for a resolve */
+
 /**
  * struct mmt_pmo_info - MMT_IOC_PMO_INFO argument
  * @size: (in) sizeof(struct mmt_pmo_info)
- * @flags: (in) must be 0
+ * @flags: (in) must be 0; (out) MMT_PMO_INFO_* flags of the PMO:
+ *	%MMT_PMO_INFO_MIG_UNKNOWN: its last migration failed with
+ *	MMT_MIG_F_OUTCOME_UNKNOWN (the COMMIT left, no answer that
+ *	authenticates came back; docs/MIGRATION.md section 7), so it is
+ *	read-only (pwrite() and the calls that would change it fail with
+ *	EUCLEAN) until its owner calls MMT_IOC_PMO_MIG_RESOLVE (the
+ *	destination did not commit) or MMT_IOC_PMO_INVALIDATE (it did);
+ *	either clears it.  Its MMTs are VALID and readable meanwhile.
+ *	(Added after version 0 of the struct, whose size is unchanged: a
+ *	caller that ignores @flags on output sees what it saw before.)
  * @bytes: (out) data size in bytes
  * @geometry: (out) the MMT shape, defaults filled in
  * @block_size: (out) bytes per block

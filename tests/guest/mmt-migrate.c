@@ -38,13 +38,26 @@
  *   -L N      N migrations in a row on one connection, each of a new PMO,
  *             there and back (no writer): the leak check's workload
  *   -t MS     timeout_ms (default 30000)
- *   -F FAULT  dst, test build: arm FAULT in debugfs mmt/conn_fault before
- *             the receive (driver/mmt_conn_fault.c; repeatable, 4 at most)
+ *   -F FAULT  test build: arm FAULT in debugfs mmt/conn_fault before the
+ *             migration (driver/mmt_conn_fault.c; repeatable, 4 at most)
  *   -G FAULT  dst, test build: arm FAULT once every fault armed before
  *             fired (e.g. -F "record 2" -G "present 2 2": closure 2 of
  *             round 1 replayed in place of a later closure 2)
  *   -H        src: die (_exit) as soon as the handover began (writers
  *             frozen): the destination must not commit
+ *   -U        src, with -X: the COMMIT left and no answer authenticated:
+ *             the outcome is unknown (MMT_MIG_F_OUTCOME_UNKNOWN); check
+ *             every MMT VALID, the data the log, pwrite() refused with
+ *             EUCLEAN (a writer too), MMT_PMO_INFO_MIG_UNKNOWN, another
+ *             migration on the ended connection refused with figures of
+ *             its own, then MMT_IOC_PMO_INVALIDATE (the destination
+ *             committed): every MMT INVALID, the flag gone
+ *   -C        dst: the receive commits although the connection then ends
+ *             (no way back): 0, COMMITTED, every MMT VALID, the data the
+ *             source's pattern byte for byte (the source runs -u 0),
+ *             writable
+ *   -D NAME:N the debugfs mmt/stats counter NAME grows by exactly N
+ *   -W MS     the migration returns within MS ms of its start
  *
  * Prints "ok - ..." / "not ok - ..." lines and a progress line per round;
  * exits 0 only if every check passed.
@@ -100,13 +113,15 @@ struct opts {
 	const char *addr;
 	unsigned int port, n, levels, window, downtime, rounds, writer_us;
 	unsigned int node, seed, die, abort_round, loops, timeout;
-	int transfer, die_handover;
-	const char *expect;
+	int transfer, die_handover, unknown, committed_alone;
+	unsigned int within_ms;
+	const char *expect, *counter;
 	const char *fault[4], *later[4];
 	unsigned int nfault, nlater;
 };
 
 #define FAULT_FILE "/sys/kernel/debug/mmt/conn_fault"
+#define STATS_FILE "/sys/kernel/debug/mmt/stats"
 
 /* Arm one fault of the test build's hook (driver/mmt_conn_fault.c). */
 static int arm(const char *f)
@@ -169,13 +184,45 @@ static void *handover_killer_main(void *arg)
 	return NULL;
 }
 
+/* -D NAME:N: the counter NAME of debugfs mmt/stats, or -1. */
+static long long counter_value(const char *spec)
+{
+	char line[256], name[64];
+	long long v = -1, x;
+	size_t len = strcspn(spec, ":");
+	FILE *f;
+
+	if (len >= sizeof(name))
+		return -1;
+	f = fopen(STATS_FILE, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
+		    strlen(name) == len && !strncmp(name, spec, len))
+			v = x;
+	fclose(f);
+	return v;
+}
+
+static void counter_check(const char *spec, long long before)
+{
+	const char *colon = strchr(spec, ':');
+	long long want = colon ? atoll(colon + 1) : 1;
+	long long after = counter_value(spec);
+
+	check(before >= 0 && after - before == want,
+	      "debugfs mmt/stats %.*s grew by exactly %lld (%lld -> %lld)",
+	      (int)strcspn(spec, ":"), spec, want, before, after);
+}
+
 static int errno_of(const char *name)
 {
 	static const struct { const char *n; int e; } t[] = {
 		{ "ECONNRESET", ECONNRESET }, { "ECANCELED", ECANCELED },
 		{ "EPROTO", EPROTO }, { "ETIMEDOUT", ETIMEDOUT },
 		{ "EPERM", EPERM }, { "EBADMSG", EBADMSG },
-		{ "ESTALE", ESTALE },
+		{ "ESTALE", ESTALE }, { "EUCLEAN", EUCLEAN },
 	};
 	unsigned int i;
 
@@ -222,6 +269,14 @@ static unsigned int pmo_count(int pmo, unsigned int n, unsigned int state)
 	for (i = 0; i < q.mmt_count; i++)
 		k += m[i].state == state;
 	return k;
+}
+
+/* The PMO's MMT_PMO_INFO_* flags, or ~0u. */
+static unsigned int pmo_flags(int pmo)
+{
+	struct mmt_pmo_info q = { .size = sizeof(q) };
+
+	return ioctl(pmo, MMT_IOC_PMO_INFO, &q) ? ~0u : q.flags;
 }
 
 static void pattern(unsigned char *b, uint64_t len, unsigned int seed)
@@ -468,6 +523,67 @@ static int expect_failure(const struct opts *o, int ret, int err, int pmo,
 	return 1;
 }
 
+/*
+ * -U: the source after a COMMIT that got no authenticated answer: VALID
+ * and readable, not writable (EUCLEAN) until its owner resolves it; here
+ * the destination committed, so the owner invalidates it.
+ */
+static void expect_unknown(const struct opts *o,
+			   const struct mmt_migrate_info *info, int conn,
+			   int pmo, uint64_t bytes, const struct writer *w)
+{
+	unsigned char *buf = malloc(bytes);
+	struct mmt_migrate_info again;
+	ssize_t r;
+	int err;
+
+	check(info->phase == MMT_MIG_PHASE_FAILED &&
+	      (info->flags & MMT_MIG_F_OUTCOME_UNKNOWN),
+	      "the figures say FAILED, outcome unknown (phase %u flags %#x)",
+	      info->phase, info->flags);
+	check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n,
+	      "source: every MMT VALID (readable)");
+	check(pmo_flags(pmo) == MMT_PMO_INFO_MIG_UNKNOWN,
+	      "source: MMT_IOC_PMO_INFO says MMT_PMO_INFO_MIG_UNKNOWN (flags %#x)",
+	      pmo_flags(pmo));
+	check(buf && pread(pmo, buf, bytes, 0) == (ssize_t)bytes &&
+	      !memcmp(buf, w->log, bytes),
+	      "source: its data is the writer's log, byte for byte");
+	r = pwrite(pmo, "after", 5, 7);
+	err = errno;
+	check(r < 0 && err == EUCLEAN,
+	      "source: not writable while the outcome is unknown (%s)",
+	      r < 0 ? strerror(err) : "written");
+	if (o->writer_us)
+		check(w->err == EUCLEAN,
+		      "writer: stopped by %s (EUCLEAN expected)",
+		      w->err ? strerror(w->err) : "nothing");
+	/*
+	 * The connection ended: another migration is refused before it
+	 * starts, and its figures are its own, never the failed one's
+	 * (review L4: phase FAILED, its errno, nothing sent, no flag).
+	 */
+	r = migrate(conn, pmo, o, 1, &again);
+	err = errno;
+	check(r == -1 && (err == ECONNRESET || err == ETIMEDOUT) &&
+	      again.phase == MMT_MIG_PHASE_FAILED && again.error == -err &&
+	      again.round == 0 && again.closures_sent == 0 &&
+	      again.bytes_sent == 0 &&
+	      !(again.flags & MMT_MIG_F_OUTCOME_UNKNOWN),
+	      "a migration on the ended connection: %s, its own figures (phase %u error %d round %u closures %llu flags %#x)",
+	      r ? strerror(err) : "migrated", again.phase, again.error,
+	      again.round, (unsigned long long)again.closures_sent,
+	      again.flags);
+	check(!ioctl(pmo, MMT_IOC_PMO_INVALIDATE, 0),
+	      "source: MMT_IOC_PMO_INVALIDATE (the destination committed)");
+	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
+	      "source: every MMT INVALID: one copy, at the destination");
+	check(pmo_flags(pmo) == 0,
+	      "source: resolved: MMT_PMO_INFO_MIG_UNKNOWN cleared (flags %#x)",
+	      pmo_flags(pmo));
+	free(buf);
+}
+
 static int do_src(int dev, const struct opts *o)
 {
 	struct mmt_migrate_info info, back;
@@ -476,6 +592,9 @@ static int do_src(int dev, const struct opts *o)
 	unsigned char *buf;
 	uint64_t bytes;
 	int pmo, pmo2, conn, ret, err;
+	long long count0 = 0;
+	unsigned int i;
+	double t0;
 	pthread_t kt;
 	void *karg[2];
 
@@ -507,9 +626,19 @@ static int do_src(int dev, const struct opts *o)
 	}
 	if (o->die_handover)
 		pthread_create(&kt, NULL, handover_killer_main, &conn);
+	for (i = 0; i < o->nfault; i++)
+		check(!arm(o->fault[i]), "armed '%s'", o->fault[i]);
+	if (o->counter)
+		count0 = counter_value(o->counter);
 	usleep(20000);
+	t0 = now();
 	ret = migrate(conn, pmo, o, 1, &info);
 	err = errno;
+	t0 = now() - t0;
+	if (o->within_ms)
+		check(t0 * 1e3 < o->within_ms,
+		      "the migration returned within %u ms (%.0f ms)",
+		      o->within_ms, t0 * 1e3);
 	if (o->writer_us) {
 		if (ret)
 			usleep(20000);	/* the writer goes on: source intact */
@@ -520,9 +649,21 @@ static int do_src(int dev, const struct opts *o)
 	p.stop = 1;
 	pthread_join(p.t, NULL);
 	summary("there", &info);
+	if (o->counter)
+		counter_check(o->counter, count0);
+	if (o->unknown) {
+		check(ret == -1 && o->expect && err == errno_of(o->expect),
+		      "the migration fails with %s (%s)", o->expect,
+		      ret ? strerror(err) : "succeeded");
+		expect_unknown(o, &info, conn, pmo, bytes, &w);
+		return failures;
+	}
 	if (expect_failure(o, ret, err, pmo, bytes, w.log)) {
 		check(info.phase == MMT_MIG_PHASE_FAILED && info.error,
 		      "the figures say FAILED (%d)", info.error);
+		check(pmo_flags(pmo) == 0,
+		      "source: the outcome is known: no MMT_PMO_INFO_MIG_UNKNOWN (flags %#x)",
+		      pmo_flags(pmo));
 		return failures;
 	}
 	check(ret == 0, "migrated to the destination (%s)",
@@ -572,6 +713,7 @@ static int do_dst(int dev, const struct opts *o)
 	unsigned char *buf;
 	uint64_t bytes;
 	int pmo, conn, ret, err;
+	long long count0 = 0;
 	pthread_t kt;
 	void *karg[2];
 
@@ -579,6 +721,8 @@ static int do_dst(int dev, const struct opts *o)
 	if (pmo < 0)
 		return 2;
 	buf = malloc(bytes);
+	if (o->counter)
+		count0 = counter_value(o->counter);
 	conn = accept_one(dev, o);
 	if (conn < 0 || !buf)
 		return failures + 1;
@@ -604,8 +748,29 @@ static int do_dst(int dev, const struct opts *o)
 	ret = migrate(conn, pmo, o, 0, &info);
 	err = errno;
 	summary("received", &info);
+	if (o->counter)
+		counter_check(o->counter, count0);
 	if (expect_failure(o, ret, err, pmo, bytes, NULL))
 		return failures;
+	if (o->committed_alone) {
+		unsigned char *want = malloc(bytes);
+
+		check(ret == 0 && info.phase == MMT_MIG_PHASE_COMMITTED,
+		      "committed: 0 and COMMITTED although the connection ended (%s, phase %u)",
+		      ret ? strerror(err) : "0", info.phase);
+		check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n,
+		      "destination: every MMT VALID");
+		if (want)
+			pattern(want, bytes, o->seed);
+		check(want && pread(pmo, buf, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(buf, want, bytes),
+		      "destination: the source's data, byte for byte (%llu bytes)",
+		      (unsigned long long)bytes);
+		check(pwrite(pmo, "z", 1, 3) == 1,
+		      "destination: writable (the one writable copy)");
+		free(want);
+		return failures;
+	}
 	check(ret == 0, "received the migration (%s)",
 	      ret ? strerror(err) : "committed");
 	check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n,
@@ -663,7 +828,7 @@ int main(int argc, char **argv)
 		return 2;
 	role = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:H")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:HUCD:W:")) != -1) {
 		switch (c) {
 		case 'p': o.port = atoi(optarg); break;
 		case 'a': o.addr = optarg; break;
@@ -690,6 +855,10 @@ int main(int argc, char **argv)
 				o.later[o.nlater++] = optarg;
 			break;
 		case 'H': o.die_handover = 1; break;
+		case 'U': o.unknown = 1; break;
+		case 'C': o.committed_alone = 1; break;
+		case 'D': o.counter = optarg; break;
+		case 'W': o.within_ms = atoi(optarg); break;
 		default: return 2;
 		}
 	}

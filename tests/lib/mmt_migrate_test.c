@@ -448,6 +448,66 @@ static void mmt_migrate_abort(struct kunit *test)
 			-ESTALE);
 }
 
+/*
+ * mmt_bind_tag(), which the COMMIT and ACK tags share: the COMMIT's tag is
+ * HKDF-SHA256 (RFC 5869, its vectors in mmt_crypto) over the preimage
+ * docs/MIGRATION.md section 5 writes out, built here byte by byte; the
+ * lengths it refuses leave a zero tag.
+ */
+static void mmt_migrate_bind_tag(struct kunit *test)
+{
+	static const char label[] = "mmt v3 commit";
+	static const char salt[] = "mmt-v3 commit";
+	struct mmt_mt_ctx *x = test->priv;
+	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + MMT_SHA256_BYTES];
+	u8 digest[MMT_SHA256_BYTES], okm[32], tag[MMT_MIG_TAG_BYTES];
+	u8 fields[MMT_BIND_TAG_FIELDS_MAX + 1] = { 0 };
+	struct mmt_bind b;
+	u8 *p = info;
+	u32 i;
+
+	for (i = 0; i < sizeof(digest); i++)
+		digest[i] = 0xc0 + i;
+	mmt_mt_bind(&b, mmt_golden_rx_nonce);
+	memcpy(p, label, sizeof(label) - 1);
+	p += sizeof(label) - 1;
+	put_unaligned_le64(b.conn_id, p);
+	put_unaligned_le64(b.gen, p + 8);
+	put_unaligned_le16(b.sender_node, p + 16);
+	put_unaligned_le16(b.receiver_node, p + 18);
+	p[20] = b.dir;
+	memcpy(p + 21, b.rx_nonce, MMT_RX_NONCE_BYTES);
+	memcpy(p + 21 + MMT_RX_NONCE_BYTES, b.tx_nonce, MMT_RX_NONCE_BYTES);
+	p += MMT_BIND_BYTES;
+	put_unaligned_le32(MMT_MT_N, p);
+	memcpy(p + 4, digest, sizeof(digest));
+	KUNIT_ASSERT_EQ(test, mmt_crypto_hkdf_sha256(x->key_root,
+						     MMT_KEY_ROOT_BYTES,
+						     (const u8 *)salt,
+						     sizeof(salt) - 1, info,
+						     sizeof(info), okm,
+						     sizeof(okm)), 0);
+	KUNIT_ASSERT_EQ(test, mmt_mig_commit_tag(x->key_root, &b, MMT_MT_N,
+						 digest, tag), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(tag, okm, sizeof(tag)), 0);
+	/* out of range: -EINVAL, the tag zeroed */
+	memset(tag, 0xee, sizeof(tag));
+	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
+					   fields, sizeof(fields), tag,
+					   sizeof(tag)), -EINVAL);
+	for (i = 0; i < sizeof(tag); i++)
+		KUNIT_EXPECT_EQ(test, tag[i], 0);
+	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt,
+					   "seventeen bytes!!", &b, fields, 4,
+					   tag, sizeof(tag)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
+					   fields, 4, tag, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
+					   fields, 4, okm, 33), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
+					   fields, 4, okm, 32), 0);
+}
+
 /* The digest names every index, GUA and counter, in order. */
 static void mmt_migrate_digest(struct kunit *test)
 {
@@ -510,6 +570,7 @@ static struct kunit_case mmt_migrate_cases[] = {
 	KUNIT_CASE(mmt_migrate_commit_checks),
 	KUNIT_CASE(mmt_migrate_abort),
 	KUNIT_CASE(mmt_migrate_digest),
+	KUNIT_CASE(mmt_migrate_bind_tag),
 	{}
 };
 

@@ -10,8 +10,10 @@
 # Every case: 4 closures of 128 KiB, the attack on closure 2 (5 of 8 for
 # the rkey cases; each slot for the earlier-transfer replays), the exact errno, the earlier closures VALID and
 # byte-exact, the rest WAITING, and its debugfs counter up by exactly 1.
-# Then two live migrations (mmt-migrate dst -F/-G): a tampered closure and
-# a closure of round 1 replayed in a later round.
+# Then live migrations (mmt-migrate dst -F/-G): a tampered closure, a
+# closure of round 1 replayed in a later round, and the handover's
+# failures (forged and stray answers, a COMMIT while a slot is granted,
+# the COMMIT's ACK never sent).
 
 FAULT=/sys/kernel/debug/mmt/conn_fault
 
@@ -86,6 +88,15 @@ MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, sealed root byte of closure 2: EBA
 MMTG_CMD_TIMEOUT=180 mmtg_t "recv: migration, closure 2 of round 1 replayed in a later round: ESTALE, destination WAITING" \
 	mmt-migrate dst -i 2 -p 7561 -n 16 -F "record 2" -G "present 2 2" \
 	-X ESTALE
+# The handover (g-attack-send.sh): each case's outcome at the destination
+MMTG_CMD_TIMEOUT=180 mmtg_t "recv: migration, 2 forged refusals of the COMMIT sent before its ACK: committed, the way back byte-exact" \
+	mmt-migrate dst -i 2 -p 7562 -n 16 -F "commit stray 3 200"
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, a COMMIT while a slot is granted: refused, EPROTO, destination WAITING" \
+	mmt-migrate dst -i 2 -p 7563 -n 16 -X EPROTO -D reject_version:1
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, the COMMIT's ACK cannot be sent: 0, COMMITTED, VALID, byte-exact" \
+	mmt-migrate dst -i 2 -p 7564 -n 16 -F "commit noack" -C
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, 50 stray messages 300 ms apart before the COMMIT's ACK: 0, COMMITTED, VALID, byte-exact" \
+	mmt-migrate dst -i 2 -p 7565 -n 16 -F "commit stray 50 300" -C
 mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat "$FAULT"
 cat /sys/kernel/debug/mmt/stats

@@ -8,8 +8,9 @@
 # (acked).  The rkey attacks are the sender's own: it writes closure 5
 # with a wrong rkey, the receiver's NIC refuses it and the QP breaks.  The
 # rkeys of 2200 grants on one connection (debugfs mmt/conn_rkeys) are all
-# different.  Then two live migrations (mmt-migrate) whose closures the
-# receiver's hook tampers with and replays.
+# different.  Then live migrations (mmt-migrate) whose closures the
+# receiver's hook tampers with and replays, and whose handover the hooks
+# disturb (forged and stray answers, a stray WANT, a lost COMMIT ACK).
 
 PEER=$(mmtg_ip_of 2)
 FAULT=/sys/kernel/debug/mmt/conn_fault
@@ -90,6 +91,21 @@ MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, a closure tampered: EBADMSG, sourc
 MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, round 1's closure 2 replayed in a later round: ESTALE, source intact" \
 	mmt-migrate src -i 1 -a "$PEER" -p 7561 -n 16 -d 1 -r 30 -u 200 \
 	-X ESTALE
+# The handover's RDMA-only failure paths (docs/MIGRATION.md sections 7
+# and 10; the hooks "commit ..." of driver/mmt_conn_fault.c): forged
+# refusals of the COMMIT before the genuine ACK; a WANT granted just before
+# the COMMIT; the destination commits and its ACK is never sent; stray
+# messages for 15 s after the COMMIT, against a 4 s deadline
+MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, 2 forged refusals of the COMMIT before its ACK: dropped, committed" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7562 -n 16 -D ack_forged:2
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, a WANT granted just before the COMMIT: EPROTO, source intact" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7563 -n 16 -F "commit want 0" \
+	-X EPROTO
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, the COMMIT's ACK never sent: ECONNRESET, outcome unknown, read-only (EUCLEAN)" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7564 -n 16 -u 0 -U -X ECONNRESET
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, stray messages after the COMMIT: ETIMEDOUT at the deadline, outcome unknown, read-only (EUCLEAN)" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7565 -n 16 -u 0 -t 4000 -W 12000 \
+	-U -X ETIMEDOUT
 mmtg_t "send: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat /sys/kernel/debug/mmt/stats
 mmtg_t "send: rmmod mmt" mmtg_unload_mmt

@@ -9,7 +9,8 @@
 #          built, installed, and the module built by DKMS for Debian's
 #          kernel (tests/deb/run.sh); the debug guest kernel
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
-#   unit   the tests/lib suites in user space (OpenSSL backend)
+#   unit   the tests/lib suites in user space (OpenSSL backend); the
+#          attestation tools against swtpm (tests/attest/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
@@ -164,6 +165,15 @@ stage_unit() {
 		p=$((p + 1))
 	else
 		echo "not ok - golden closure vector"
+		f=$((f + 1))
+	fi
+	# The attestation tools against software TPMs (tests/attest/run.sh)
+	if make -s "$out/tools/mmt-authority" "$out/tools/mmt-attest"; then
+		counts=$(sub_checks attest tests/attest/run.sh "$out/attest.log")
+		p=$((p + ${counts% *}))
+		f=$((f + ${counts#* }))
+	else
+		echo "not ok - attest: build of mmt-authority and mmt-attest"
 		f=$((f + 1))
 	fi
 	echo "unit: $p passed, $f failed"

@@ -107,11 +107,11 @@ tcti() {
 	echo "swtpm:host=127.0.0.1,port=${port[$1]}"
 }
 
-# boot NAME ENTRY...: (re)start TPM NAME (PCRs reset), write its IMA log
-# $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with it, as a
-# booted node with IMA would
+# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), write
+# its IMA log $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with
+# it, as a booted node with IMA would
 boot() {
-	local name=$1 pid=$W/swtpm-$1.pid h i p
+	local name=$1 pid=$W/swtpm-$1.pid h i p sig
 	shift
 	if [ -e "$pid" ]; then
 		p=$(cat "$pid")
@@ -135,7 +135,12 @@ boot() {
 			>/dev/null 2>&1 && break
 		sleep 0.1
 	done
-	for h in $(python3 "$HERE/imalog.py" "$W/$name.ima" "$@"); do
+	sig=
+	if [ "${1:-}" = --ima-sig ]; then
+		sig=--ima-sig
+		shift
+	fi
+	for h in $(python3 "$HERE/imalog.py" $sig "$W/$name.ima" "$@"); do
 		TPM2TOOLS_TCTI=$(tcti "$name") tpm2_pcrextend \
 			"10:sha256=$h" || return 1
 	done
@@ -295,8 +300,9 @@ if grep -qx "node_id 2" "$W/out"; then
 else
 	notok "node b's credential: $(tr '\n' ' ' <"$W/out")"
 fi
+boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
 round a
-expect "node a attests again" 0 verify a
+expect "node a attests again (template ima-sig, Debian's default, and a violation)" 0 verify a
 "$AUTH" show-cred --state "$W/auth" --in "$W/a.cred" >"$W/out" 2>&1
 if grep -qx "node_id 1" "$W/out" && grep -qx "serial 3" "$W/out"; then
 	ok "node a keeps id 1 (one id per TPM), new serial 3"

@@ -10,9 +10,11 @@
  * SHA-256 bank of PCR 10 is extended with SHA-256 of the template data
  * (ima_calc_field_array_hash(): each field's u32 length, then its bytes,
  * which is how the data is laid out), or with 32 bytes of 0xff for a
- * violation, whose logged digest is zero (ima_add_violation()).  Only the
- * ima-ng template is accepted: field 1 "<algo>:\0<file digest>", field 2
- * the file name with its NUL (ima_template_lib.c).
+ * violation, whose logged digest is zero (ima_add_violation()).  The
+ * templates ima-ng and ima-sig (Debian's CONFIG_IMA_DEFAULT_TEMPLATE) are
+ * accepted: field 1 "<algo>:\0<file digest>", field 2 the file name with
+ * its NUL, for ima-sig field 3 the file's signature, often empty
+ * (ima_template_lib.c).
  */
 #include <string.h>
 
@@ -33,8 +35,8 @@ static uint32_t get_le32(const uint8_t *p)
  * mmta_ima_replay() - check and replay an IMA log
  * @log: the binary measurement list
  * @len: its length in bytes
- * @visit: called for each ima-ng PCR 10 entry with a SHA-256 file digest
- *	(not for violations), or NULL
+ * @visit: called for each PCR 10 entry with a SHA-256 file digest (not
+ *	for violations), or NULL
  * @arg: passed to @visit
  * @res: (out) the replayed PCR 10 and the entry counts
  *
@@ -43,7 +45,7 @@ static uint32_t get_le32(const uint8_t *p)
  * is compared.
  *
  * Return: MMTA_OK; MMTA_EMSG if the log is truncated, has another
- * template than ima-ng or a field that does not parse; MMTA_EPCR if an
+ * template than ima-ng or ima-sig or a field that does not parse; MMTA_EPCR if an
  * entry's SHA-1 digest does not match its data; or what @visit returned.
  */
 int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
@@ -57,8 +59,9 @@ int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 
 	memset(res, 0, sizeof(*res));
 	while (pos < len) {
-		const uint8_t *e = log + pos, *name, *data, *f;
-		uint32_t pcr, nlen, dlen, flen, f2len;
+		const uint8_t *e = log + pos, *name, *data, *f[3];
+		uint32_t pcr, nlen, dlen, flen[3], fpos;
+		int i, nfields;
 		bool violation;
 
 		if (len - pos < 4 + IMA_SHA1_LEN + 4)
@@ -75,8 +78,12 @@ int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		    len - pos - (size_t)(data - e) < dlen)
 			goto trunc;
 		pos += (size_t)(data - e) + dlen;
-		if (nlen != 6 || memcmp(name, "ima-ng", 6)) {
-			mmta_err("IMA log: template '%.*s' is not ima-ng",
+		if (nlen == 6 && !memcmp(name, "ima-ng", 6)) {
+			nfields = 2;
+		} else if (nlen == 7 && !memcmp(name, "ima-sig", 7)) {
+			nfields = 3;
+		} else {
+			mmta_err("IMA log: template '%.*s' is neither ima-ng nor ima-sig",
 				 (int)nlen, name);
 			return MMTA_EMSG;
 		}
@@ -89,25 +96,26 @@ int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		}
 		if (pcr != MMTA_IMA_PCR)
 			continue;
-		/* ima-ng: d-ng "<algo>:\0<digest>", n-ng "<name>\0" */
-		if (dlen < 8)
-			goto field;
-		flen = get_le32(data);
-		if (flen > dlen - 8)
-			goto field;
-		f = data + 4;
-		f2len = get_le32(f + flen);
-		if (f2len != dlen - 8 - flen || !f2len ||
-		    f[flen + 4 + f2len - 1] != '\0')
+		/* fields: u32 length, bytes; d-ng, n-ng (NUL-terminated), sig */
+		for (i = 0, fpos = 0; i < nfields; i++) {
+			if (dlen - fpos < 4)
+				goto field;
+			flen[i] = get_le32(data + fpos);
+			if (flen[i] > dlen - fpos - 4)
+				goto field;
+			f[i] = data + fpos + 4;
+			fpos += 4 + flen[i];
+		}
+		if (fpos != dlen || !flen[1] || f[1][flen[1] - 1] != '\0')
 			goto field;
 		if (violation) {
 			memset(ext, 0xff, sizeof(ext));
 			res->violations++;
 		} else {
 			SHA256(data, dlen, ext);
-			if (visit && flen == 8 + MMTA_SHA256_LEN &&
-			    !memcmp(f, "sha256:", 8)) {
-				rc = visit(arg, f + 8, (const char *)f + flen + 4);
+			if (visit && flen[0] == 8 + MMTA_SHA256_LEN &&
+			    !memcmp(f[0], "sha256:", 8)) {
+				rc = visit(arg, f[0] + 8, (const char *)f[1]);
 				if (rc)
 					return rc;
 			}
@@ -122,6 +130,6 @@ trunc:
 	mmta_err("IMA log: truncated at byte %zu", pos);
 	return MMTA_EMSG;
 field:
-	mmta_err("IMA log: entry %u: ima-ng fields do not parse", res->entries);
+	mmta_err("IMA log: entry %u: template fields do not parse", res->entries);
 	return MMTA_EMSG;
 }

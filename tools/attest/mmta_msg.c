@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 
 #include "mmta.h"
@@ -125,17 +126,6 @@ int mmta_write_file(const char *path, const void *data, size_t len)
 	return MMTA_OK;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /**
  * mmta_hex_decode() - decode @hexlen hex digits into @hexlen / 2 bytes
  *
@@ -149,8 +139,8 @@ int mmta_hex_decode(const char *hex, size_t hexlen, uint8_t *out)
 	if (hexlen % 2)
 		return -1;
 	for (i = 0; i < hexlen / 2; i++) {
-		hi = hexval(hex[2 * i]);
-		lo = hexval(hex[2 * i + 1]);
+		hi = OPENSSL_hexchar2int((unsigned char)hex[2 * i]);
+		lo = OPENSSL_hexchar2int((unsigned char)hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);

@@ -18,12 +18,24 @@
  *	SHA-256("mmt-attest quote v1\0" || nonce || node key) and adds the
  *	IMA log
  *
+ *
+ * And with the module (/dev/mmt, docs/ATTESTATION.md "The module's side"):
+ *
+ *   mmt-attest authority --in AUTHORITY.der   enter attested mode
+ *   mmt-attest node-key --out FILE            this load's X25519 node key
+ *   mmt-attest install --in CREDENTIAL        the node id from a credential
+ *
  * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-attest.8).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
@@ -31,6 +43,7 @@
 #include <tss2/tss2_tctildr.h>
 
 #include "attest/mmta.h"
+#include "mmt.h"
 
 #define IMA_LOG_DEFAULT	"/sys/kernel/security/ima/binary_runtime_measurements"
 #define NV_CHUNK	512
@@ -67,11 +80,25 @@ static void tpm_close(void)
 		Tss2_TctiLdr_Finalize(&tcti);
 }
 
+/* A primary key of the endorsement hierarchy from @tmpl (no password). */
+static int create_primary(const TPM2B_PUBLIC *tmpl, ESYS_TR *key,
+			  TPM2B_PUBLIC **pub)
+{
+	TPM2B_SENSITIVE_CREATE sens = { 0 };
+	TPM2B_DATA outside = { 0 };
+	TPML_PCR_SELECTION none = { 0 };
+
+	TPM_TRY(Esys_CreatePrimary(esys, ESYS_TR_RH_ENDORSEMENT,
+				   ESYS_TR_PASSWORD, ESYS_TR_NONE,
+				   ESYS_TR_NONE, &sens, tmpl, &outside, &none,
+				   key, pub, NULL, NULL, NULL));
+	return MMTA_OK;
+}
+
 /* The AK: the same template gives the same primary key every time. */
 static int create_ak(ESYS_TR *ak, TPM2B_PUBLIC **pub)
 {
-	TPM2B_SENSITIVE_CREATE sens = { 0 };
-	TPM2B_PUBLIC tmpl = {
+	static const TPM2B_PUBLIC tmpl = {
 		.publicArea = {
 			.type = TPM2_ALG_RSA,
 			.nameAlg = TPM2_ALG_SHA256,
@@ -89,14 +116,8 @@ static int create_ak(ESYS_TR *ak, TPM2B_PUBLIC **pub)
 			},
 		},
 	};
-	TPM2B_DATA outside = { 0 };
-	TPML_PCR_SELECTION none = { 0 };
 
-	TPM_TRY(Esys_CreatePrimary(esys, ESYS_TR_RH_ENDORSEMENT,
-				   ESYS_TR_PASSWORD, ESYS_TR_NONE,
-				   ESYS_TR_NONE, &sens, &tmpl, &outside, &none,
-				   ak, pub, NULL, NULL, NULL));
-	return MMTA_OK;
+	return create_primary(&tmpl, ak, pub);
 }
 
 /*
@@ -112,7 +133,6 @@ static int get_ek(ESYS_TR *ek, bool *transient)
 		0xcc, 0x8d, 0x46, 0xa5, 0xd7, 0x24, 0xfd, 0x52, 0xd7, 0x6e,
 		0x06, 0x52, 0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14,
 		0x69, 0xaa };
-	TPM2B_SENSITIVE_CREATE sens = { 0 };
 	TPM2B_PUBLIC tmpl = {
 		.publicArea = {
 			.type = TPM2_ALG_RSA,
@@ -135,8 +155,7 @@ static int get_ek(ESYS_TR *ek, bool *transient)
 			.unique.rsa.size = 256,
 		},
 	};
-	TPM2B_DATA outside = { 0 };
-	TPML_PCR_SELECTION none = { 0 };
+	int rc;
 
 	*transient = false;
 	if (Esys_TR_FromTPMPublic(esys, MMTA_EK_HANDLE, ESYS_TR_NONE,
@@ -144,12 +163,9 @@ static int get_ek(ESYS_TR *ek, bool *transient)
 	    TSS2_RC_SUCCESS)
 		return MMTA_OK;
 	memcpy(tmpl.publicArea.authPolicy.buffer, policy, sizeof(policy));
-	TPM_TRY(Esys_CreatePrimary(esys, ESYS_TR_RH_ENDORSEMENT,
-				   ESYS_TR_PASSWORD, ESYS_TR_NONE,
-				   ESYS_TR_NONE, &sens, &tmpl, &outside, &none,
-				   ek, NULL, NULL, NULL, NULL));
-	*transient = true;
-	return MMTA_OK;
+	rc = create_primary(&tmpl, ek, NULL);
+	*transient = !rc;
+	return rc;
 }
 
 static int read_ek_cert(uint8_t **der, size_t *len)
@@ -377,11 +393,76 @@ out:
 	return rc;
 }
 
+/* ---- the module's attested mode ---- */
+
+static int mmt_open(void)
+{
+	int fd = open("/dev/mmt", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		mmta_err("/dev/mmt: %s", strerror(errno));
+	return fd;
+}
+
+/* authority, install: hand a file to MMT_IOC_ATTEST_SET_{AUTHORITY,CRED} */
+static int cmd_blob(unsigned long req, const char *what)
+{
+	struct mmt_attest_blob b = { .size = sizeof(b) };
+	struct mmt_query q = { .size = sizeof(q) };
+	uint8_t *data;
+	size_t len;
+	int fd, rc = MMTA_OK;
+
+	if (mmta_read_file(in_path, &data, &len))
+		return MMTA_ESYS;
+	fd = mmt_open();
+	if (fd < 0) {
+		free(data);
+		return MMTA_ESYS;
+	}
+	b.data = (uintptr_t)data;
+	b.len = (uint32_t)len;
+	if (ioctl(fd, req, &b)) {
+		mmta_err("%s: %s", what, strerror(errno));
+		rc = errno == EKEYREJECTED || errno == EKEYEXPIRED ||
+		     errno == ESTALE ? MMTA_ECRED : MMTA_ESYS;
+	} else if (req == MMT_IOC_ATTEST_SET_CRED &&
+		   !ioctl(fd, MMT_IOC_QUERY, &q)) {
+		printf("node id %u\n", q.node_id);
+	}
+	close(fd);
+	free(data);
+	return rc;
+}
+
+static int cmd_node_key(void)
+{
+	struct mmt_attest_info info = { .size = sizeof(info) };
+	int fd = mmt_open(), rc;
+
+	if (fd < 0)
+		return MMTA_ESYS;
+	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
+	close(fd);
+	if (rc) {
+		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
+		return MMTA_ESYS;
+	}
+	if (info.state == MMT_ATTEST_OFF) {
+		mmta_err("the module is not in attested mode (mmt-attest authority)");
+		return MMTA_EUSAGE;
+	}
+	return mmta_write_file(out_path, info.node_key, sizeof(info.node_key));
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: mmt-attest hello [--tcti CONF] --out HELLO\n"
 	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE --node-key FILE\n"
 	      "                  [--ima-log FILE] [--want-id N] --out EVIDENCE\n"
+	      "       mmt-attest authority --in AUTHORITY.der\n"
+	      "       mmt-attest node-key --out FILE\n"
+	      "       mmt-attest install --in CREDENTIAL\n"
 	      "see mmt-attest(8)\n", f);
 }
 
@@ -426,6 +507,14 @@ int main(int argc, char **argv)
 		default: usage(stderr); return MMTA_EUSAGE;
 		}
 	}
+	if (optind == argc && in_path && !strcmp(cmd, "authority"))
+		return cmd_blob(MMT_IOC_ATTEST_SET_AUTHORITY,
+				"MMT_IOC_ATTEST_SET_AUTHORITY");
+	if (optind == argc && in_path && !strcmp(cmd, "install"))
+		return cmd_blob(MMT_IOC_ATTEST_SET_CRED,
+				"MMT_IOC_ATTEST_SET_CRED");
+	if (optind == argc && out_path && !strcmp(cmd, "node-key"))
+		return cmd_node_key();
 	if (optind != argc || !out_path ||
 	    (strcmp(cmd, "hello") && strcmp(cmd, "quote")) ||
 	    (!strcmp(cmd, "quote") && (!in_path || !key_path))) {

@@ -144,6 +144,8 @@ int mmt_attest_set_authority(const void *der, size_t len)
 	}
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
 	mmt_attest_keyring = keyring;
+	/* no GUA under an id no authority assigned (mmt_gua_alloc()) */
+	mmt_node_id_unassign(true);
 	pr_info("attested mode: authority installed\n");
 out:
 	mutex_unlock(&mmt_attest_lock);
@@ -291,6 +293,7 @@ void mmt_attest_reset(void)
 	memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
 	memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
+	mmt_node_id_unassign(false);
 	mutex_unlock(&mmt_attest_lock);
 }
 

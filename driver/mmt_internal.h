@@ -190,6 +190,7 @@ extern struct mmt_stats mmt_stats;
 /* mmt_main.c */
 u16 mmt_node_id(void);
 int mmt_set_node_id(u32 id);
+void mmt_node_id_unassign(bool unassigned);
 int mmt_gua_alloc(u64 *gua);
 
 /* mmt_attest.c: attested mode (docs/ATTESTATION.md) */

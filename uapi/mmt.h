@@ -715,7 +715,8 @@ struct mmt_migrate_info {
  * that nothing else can link keys into, and draws this load's X25519 node
  * key (MMT_IOC_ATTEST_INFO).  From then on, until the module is unloaded,
  * the node id comes only from MMT_IOC_ATTEST_SET_CRED and
- * MMT_IOC_SET_NODE_ID fails with EBUSY.  Context: process; sleeps.
+ * MMT_IOC_SET_NODE_ID fails with EBUSY; until the first credential no GUA
+ * is made (keying a PMO fails with ENOKEY).  Context: process; sleeps.
  *
  * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved,
  * @len 0 or above MMT_ATTEST_BLOB_MAX), E2BIG, EPERM (no CAP_SYS_ADMIN),
@@ -781,6 +782,9 @@ struct mmt_migrate_info {
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
  * * EOVERFLOW - the node's GUA sequence is exhausted
+ * * ENOKEY - attested mode, and no credential has given the node its id
+ *   yet (MMT_IOC_ATTEST_SET_CRED): no GUA is made under an id no
+ *   authority assigned (without MMT_KEY_RECEIVE)
  * * EINTR - a signal arrived while the call waited for the kernel's random
  *   number generator to be seeded (right after boot only: the keying salt
  *   is drawn from it); nothing changed

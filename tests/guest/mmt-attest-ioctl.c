@@ -9,7 +9,8 @@
  * works and ATTEST_INFO says OFF; a certificate that does not parse is
  * EBADMSG and changes nothing; authority A enters attested mode (WAITING,
  * a non-zero node key), a second authority is EBUSY; SET_NODE_ID is then
- * EBUSY and the node id stays; a credential signed by A but for another
+ * EBUSY and the node id stays, and keying a PMO is ENOKEY (no GUA before
+ * the first credential); a credential signed by A but for another
  * node key (the vectors' key, not this load's) is EKEYREJECTED, one
  * signed by B too, a truncated one EKEYREJECTED, bad flags, length 0 and
  * length above MMT_ATTEST_BLOB_MAX EINVAL; none changes the node id or
@@ -77,6 +78,29 @@ static void info(int fd, struct mmt_attest_info *i)
 		memset(i, 0xff, sizeof(*i));
 }
 
+/*
+ * key_pmo() - create a small PMO and key it; the SET_KEY result (errno
+ * set), or -2 if the PMO cannot be created
+ */
+static int key_pmo(int fd)
+{
+	struct mmt_pmo_create c = { .size = sizeof(c), .bytes = 4096 };
+	struct mmt_pmo_key k = { .size = sizeof(k), .key_len = 16 };
+	int ret, e;
+
+	c.geometry.levels = 1;
+	c.geometry.log_block_size = 6;
+	c.geometry.log_arity[0] = 1;
+	if (ioctl(fd, MMT_IOC_PMO_CREATE, &c))
+		return -2;
+	errno = 0;
+	ret = ioctl(c.fd, MMT_IOC_PMO_SET_KEY, &k);
+	e = errno;
+	close(c.fd);
+	errno = e;
+	return ret;
+}
+
 /* unchanged() - still WAITING, node id 5, no credential */
 static int unchanged(int fd)
 {
@@ -105,6 +129,7 @@ int main(int argc, char **argv)
 	check(i.state == MMT_ATTEST_OFF && !memcmp(i.node_key, zero, 32),
 	      "ATTEST_INFO: OFF, no node key, after load");
 	check(!set_node_id(fd, 5), "SET_NODE_ID 5 before attested mode");
+	check(!key_pmo(fd), "a PMO is keyed before attested mode");
 
 	check(blob(fd, MMT_IOC_ATTEST_SET_AUTHORITY, mmt_attest_vec_good, 64,
 		   0) == -1 && errno == EBADMSG,
@@ -130,6 +155,8 @@ int main(int argc, char **argv)
 	check(set_node_id(fd, 9) == -1 && errno == EBUSY,
 	      "SET_NODE_ID in attested mode: EBUSY");
 	check(unchanged(fd), "... node id still 5");
+	check(key_pmo(fd) == -1 && errno == ENOKEY,
+	      "keying a PMO before the first credential: ENOKEY");
 
 	check(blob(fd, MMT_IOC_ATTEST_SET_CRED, mmt_attest_vec_good,
 		   sizeof(mmt_attest_vec_good), 0) == -1 &&

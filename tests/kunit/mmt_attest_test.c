@@ -53,8 +53,10 @@ static void mmt_attest_authority(struct kunit *test)
 {
 	struct mmt_attest_info info = {};
 	u8 pk[MMT_CRED_KEY_LEN], zero[MMT_CRED_KEY_LEN] = {};
+	u64 gua;
 
 	KUNIT_EXPECT_FALSE(test, mmt_attest_mode());
+	KUNIT_EXPECT_EQ(test, mmt_gua_alloc(&gua), 0);
 	KUNIT_EXPECT_EQ(test, mmt_vec_install(mmt_attest_vec_good,
 					      sizeof(mmt_attest_vec_good)),
 			-ENOKEY);
@@ -70,18 +72,26 @@ static void mmt_attest_authority(struct kunit *test)
 	mmt_attest_node_key(pk);
 	KUNIT_EXPECT_NE(test, memcmp(pk, zero, sizeof(pk)), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(info.node_key, pk, sizeof(pk)), 0);
-	/* the node id is untouched until a credential is installed */
+	/* the node id is untouched until a credential is installed, and no
+	 * GUA is made under it
+	 */
 	KUNIT_EXPECT_EQ(test, mmt_node_id(), 1);
+	KUNIT_EXPECT_EQ(test, mmt_gua_alloc(&gua), -ENOKEY);
 }
 
 static void mmt_attest_good(struct kunit *test)
 {
 	struct mmt_attest_info info = {};
+	u64 gua;
 
 	KUNIT_ASSERT_EQ(test, mmt_vec_authority(true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_gua_alloc(&gua), -ENOKEY);
 	KUNIT_EXPECT_EQ(test, mmt_vec_install(mmt_attest_vec_good,
 					      sizeof(mmt_attest_vec_good)), 0);
 	KUNIT_EXPECT_EQ(test, mmt_node_id(), 7);
+	/* GUAs again, under the authority's id */
+	KUNIT_ASSERT_EQ(test, mmt_gua_alloc(&gua), 0);
+	KUNIT_EXPECT_EQ(test, gua >> (MMT_GUA_BITS - MMT_NODE_ID_BITS), 7ULL);
 	mmt_attest_info(&info);
 	KUNIT_EXPECT_EQ(test, info.state, (u32)MMT_ATTEST_ATTESTED);
 	KUNIT_EXPECT_EQ(test, info.serial, 5ULL);

@@ -115,6 +115,19 @@ $(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(wildcard tools/apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) -lm
 
+# The attestation tools (docs/ATTESTATION.md): tools/attest/ shared code,
+# OpenSSL for certificates and signatures, libtss2 (ESAPI) for the TPM.
+ATTEST_SRCS := $(wildcard tools/attest/*.c)
+ATTEST_HDRS := $(wildcard tools/attest/*.h)
+$(O)/tools/mmt-authority: tools/mmt-authority.c $(ATTEST_SRCS) $(ATTEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itools -o $@ $< $(ATTEST_SRCS) -ltss2-mu $(CRYPTO_LIBS)
+
+$(O)/tools/mmt-attest: tools/mmt-attest.c $(ATTEST_SRCS) $(ATTEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Itools -o $@ $< $(ATTEST_SRCS) -ltss2-esys \
+		-ltss2-mu -ltss2-rc -ltss2-tctildr $(CRYPTO_LIBS)
+
 # mmt-golden compiles in the golden recipe and vector (tests/vectors/README.md)
 $(O)/tools/mmt-golden: tests/lib/mmt_golden.h tests/lib/mmt_golden_vector.h
 

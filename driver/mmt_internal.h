@@ -30,6 +30,17 @@
 #define MMT_FEATURES_RDMA	0
 #endif
 
+/*
+ * Attested mode (driver/mmt_attest.c) needs the kernel's PKCS#7
+ * verification and its X25519 library; Kbuild sets MMT_ATTEST when the
+ * target kernel has both (Debian's does; the debug guest kernel does not).
+ */
+#ifdef MMT_ATTEST
+#define MMT_FEATURES_ATTEST	MMT_FEAT_ATTEST
+#else
+#define MMT_FEATURES_ATTEST	0
+#endif
+
 /* Module version string reported by MMT_IOC_QUERY. */
 #define MMT_MODULE_VERSION	"0.2.0"
 
@@ -184,7 +195,74 @@ extern struct mmt_stats mmt_stats;
 /* mmt_main.c */
 u16 mmt_node_id(void);
 int mmt_set_node_id(u32 id);
+void mmt_node_id_unassign(bool unassigned);
 int mmt_gua_alloc(u64 *gua);
+
+/* mmt_attest.c: attested mode (docs/ATTESTATION.md) */
+#define MMT_CRED_MAGIC		"MMTCRED1"
+#define MMT_CRED_VERSION	1
+#define MMT_CRED_BODY_LEN	136
+#define MMT_CRED_KEY_LEN	32	/* X25519 public key */
+
+/**
+ * struct mmt_cred - a node credential's body (136 bytes on the wire,
+ * little-endian: magic, le16 version, le16 flags, then these fields)
+ * @node_id: the node id the authority assigned, 1..65535
+ * @serial: the authority's issue counter
+ * @not_before: first second of validity, UNIX time
+ * @not_after: last second of validity, UNIX time
+ * @node_key: the node's X25519 public key
+ * @module_hash: SHA-256 of the mmt.ko the node was found to run
+ * @ek_hash: SHA-256 of the node's TPM endorsement key (DER public key)
+ */
+struct mmt_cred {
+	u32 node_id;
+	u64 serial;
+	u64 not_before;
+	u64 not_after;
+	u8 node_key[MMT_CRED_KEY_LEN];
+	u8 module_hash[32];
+	u8 ek_hash[32];
+};
+
+struct mmt_attest_info;
+int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c);
+#ifdef MMT_ATTEST
+int mmt_attest_set_authority(const void *der, size_t len);
+int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
+			const u8 *node_pk);
+bool mmt_attest_mode(void);
+void mmt_attest_info(struct mmt_attest_info *info);
+void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN]);
+void mmt_attest_reset(void);
+int mmt_ioc_attest_set_authority(void __user *uarg);
+int mmt_ioc_attest_set_cred(void __user *uarg);
+int mmt_ioc_attest_info(void __user *uarg);
+#else
+static inline bool mmt_attest_mode(void)
+{
+	return false;
+}
+
+static inline void mmt_attest_reset(void)
+{
+}
+
+static inline int mmt_ioc_attest_set_authority(void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_ioc_attest_set_cred(void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_ioc_attest_info(void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* mmt_ioctl.c */
 long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

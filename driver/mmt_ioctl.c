@@ -27,6 +27,8 @@ static_assert(sizeof(struct mmt_delegate_local) ==
 	      MMT_DELEGATE_LOCAL_SIZE_VER0);
 static_assert(sizeof(struct mmt_pmo_debug) == MMT_PMO_DEBUG_SIZE_VER0);
 static_assert(sizeof(struct mmt_geometry) == 8);
+static_assert(sizeof(struct mmt_attest_blob) == MMT_ATTEST_BLOB_SIZE_VER0);
+static_assert(sizeof(struct mmt_attest_info) == MMT_ATTEST_INFO_SIZE_VER0);
 
 /**
  * mmt_copy_in() - copy a size-versioned ioctl argument from user space
@@ -90,6 +92,7 @@ static int mmt_ioc_query(void __user *uarg)
 	q.api_version = MMT_API_VERSION;
 	q.closure_version = MMT_CLOSURE_VERSION;
 	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
+	q.features |= MMT_FEATURES_ATTEST;
 	q.features |= MMT_FEATURES_DEBUG;
 	q.features |= MMT_FEATURES_RDMA;
 	q.node_id = mmt_node_id();
@@ -114,6 +117,9 @@ static int mmt_ioc_set_node_id(void __user *uarg)
 		return err;
 	if (n.flags || n.reserved)
 		return -EINVAL;
+	/* attested mode: the node id comes from a credential only */
+	if (mmt_attest_mode())
+		return -EBUSY;
 	return mmt_set_node_id(n.node_id);
 }
 
@@ -137,6 +143,12 @@ long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_pmo_create(uarg);
 	case MMT_IOC_SET_NODE_ID:
 		return mmt_ioc_set_node_id(uarg);
+	case MMT_IOC_ATTEST_SET_AUTHORITY:
+		return mmt_ioc_attest_set_authority(uarg);
+	case MMT_IOC_ATTEST_SET_CRED:
+		return mmt_ioc_attest_set_cred(uarg);
+	case MMT_IOC_ATTEST_INFO:
+		return mmt_ioc_attest_info(uarg);
 	case MMT_IOC_LISTEN:
 		return mmt_conn_listen(uarg);
 	case MMT_IOC_CONNECT:

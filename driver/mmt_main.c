@@ -35,6 +35,7 @@
 /* mmt_gua_lock protects the node id and the GUA sequence. */
 static DEFINE_SPINLOCK(mmt_gua_lock);
 static u16 mmt_node;
+static bool mmt_node_unassigned;	/* attested mode, no credential yet */
 static u64 mmt_gua_seq;
 
 /**
@@ -66,8 +67,24 @@ int mmt_set_node_id(u32 id)
 		return -EINVAL;
 	spin_lock(&mmt_gua_lock);
 	mmt_node = id;
+	mmt_node_unassigned = false;
 	spin_unlock(&mmt_gua_lock);
 	return 0;
+}
+
+/**
+ * mmt_node_id_unassign() - no GUA until mmt_set_node_id() (attested mode
+ * entered: the node id the module had was no authority's)
+ * @unassigned: true to hold GUAs back; false to let them go (the id as it
+ *	was: module exit, KUnit)
+ *
+ * Context: any.
+ */
+void mmt_node_id_unassign(bool unassigned)
+{
+	spin_lock(&mmt_gua_lock);
+	mmt_node_unassigned = unassigned;
+	spin_unlock(&mmt_gua_lock);
 }
 
 /**
@@ -75,7 +92,9 @@ int mmt_set_node_id(u32 id)
  * @gua: (out) node id << 42 | sequence
  *
  * Context: any.
- * Return: 0, or -EOVERFLOW when the 42-bit sequence is exhausted.
+ * Return: 0; -EOVERFLOW when the 42-bit sequence is exhausted; -ENOKEY in
+ * attested mode before a credential gave the node its id (so no GUA, and
+ * no pad, ever carries an id the authority did not assign).
  */
 int mmt_gua_alloc(u64 *gua)
 {
@@ -85,7 +104,9 @@ int mmt_gua_alloc(u64 *gua)
 
 	spin_lock(&mmt_gua_lock);
 	next = max(mmt_gua_seq + 1, now);
-	if (next > MMT_GUA_SEQ_MAX) {
+	if (mmt_node_unassigned) {
+		err = -ENOKEY;
+	} else if (next > MMT_GUA_SEQ_MAX) {
 		err = -EOVERFLOW;
 	} else {
 		mmt_gua_seq = next;
@@ -143,6 +164,7 @@ static int __init mmt_init(void)
 static void __exit mmt_exit(void)
 {
 	misc_deregister(&mmt_miscdev);
+	mmt_attest_reset();
 	mmt_conn_exit();
 	mmt_stats_exit();
 	pr_info("unloaded\n");

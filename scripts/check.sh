@@ -11,7 +11,8 @@
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
 #   unit   the tests/lib suites in user space (OpenSSL backend); the
 #          smoke versions of the paper's items (tools/paper/run.sh); the
-#          applications' references and R-MAT generator (tests/apps/run.sh)
+#          applications' references and R-MAT generator (tests/apps/run.sh);
+#          the attestation tools against swtpm (tests/attest/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on
@@ -179,6 +180,15 @@ stage_unit() {
 	counts=$(O=$out sub_checks apps tests/apps/run.sh "$out/apps.log")
 	p=$((p + ${counts% *}))
 	f=$((f + ${counts#* }))
+	# The attestation tools against software TPMs (tests/attest/run.sh)
+	if make -s "$out/tools/mmt-authority" "$out/tools/mmt-attest"; then
+		counts=$(sub_checks attest tests/attest/run.sh "$out/attest.log")
+		p=$((p + ${counts% *}))
+		f=$((f + ${counts#* }))
+	else
+		echo "not ok - attest: build of mmt-authority and mmt-attest"
+		f=$((f + 1))
+	fi
 	echo "unit: $p passed, $f failed"
 	[ "$f" -eq 0 ]
 }

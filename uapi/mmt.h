@@ -30,6 +30,7 @@
 #define MMT_FEAT_LOCAL_DELEGATE	_BITULL(2)	/* MMT_IOC_PMO_DELEGATE_LOCAL */
 #define MMT_FEAT_RDMA		_BITULL(3)	/* connections over rdma_cm */
 #define MMT_FEAT_MIGRATE	_BITULL(4)	/* MMT_IOC_MIGRATE_* */
+#define MMT_FEAT_ATTEST		_BITULL(5)	/* MMT_IOC_ATTEST_* */
 #define MMT_FEAT_DEBUG		_BITULL(63)	/* test-only MMT_IOC_PMO_DEBUG */
 
 /**
@@ -145,6 +146,61 @@ struct mmt_node_id {
 };
 
 #define MMT_NODE_ID_SIZE_VER0	16
+
+/**
+ * struct mmt_attest_blob - MMT_IOC_ATTEST_SET_AUTHORITY and
+ * MMT_IOC_ATTEST_SET_CRED argument (docs/ATTESTATION.md)
+ * @size: (in) sizeof(struct mmt_attest_blob)
+ * @flags: (in) must be 0
+ * @data: (in) user pointer to the bytes: the authority's X.509
+ *	certificate (DER), or a credential file (136-byte body, then a
+ *	detached PKCS#7 signature)
+ * @len: (in) their length, 1..MMT_ATTEST_BLOB_MAX bytes
+ * @reserved: (in) must be 0
+ */
+struct mmt_attest_blob {
+	__u32 size;
+	__u32 flags;
+	__u64 data;
+	__u32 len;
+	__u32 reserved;
+};
+
+#define MMT_ATTEST_BLOB_SIZE_VER0	24
+#define MMT_ATTEST_BLOB_MAX		8192
+
+/* struct mmt_attest_info.state */
+#define MMT_ATTEST_OFF		0	/* not attested mode: SET_NODE_ID works */
+#define MMT_ATTEST_WAITING	1	/* authority installed, no credential yet */
+#define MMT_ATTEST_ATTESTED	2	/* node id from a verified credential */
+
+/**
+ * struct mmt_attest_info - MMT_IOC_ATTEST_INFO argument
+ * @size: (in/out) sizeof(struct mmt_attest_info)
+ * @flags: (in) must be 0
+ * @state: (out) MMT_ATTEST_OFF, MMT_ATTEST_WAITING or MMT_ATTEST_ATTESTED
+ * @node_id: (out) this node's id
+ * @node_key: (out) this load's X25519 public key, which a credential must
+ *	carry (zero in MMT_ATTEST_OFF); the private half never leaves the
+ *	module
+ * @serial: (out) the installed credential's serial (0: none)
+ * @not_before: (out) its validity, UNIX seconds
+ * @not_after: (out) its validity, UNIX seconds
+ * @reserved: (out) 0
+ */
+struct mmt_attest_info {
+	__u32 size;
+	__u32 flags;
+	__u32 state;
+	__u32 node_id;
+	__u8 node_key[32];
+	__u64 serial;
+	__u64 not_before;
+	__u64 not_after;
+	__u64 reserved[2];
+};
+
+#define MMT_ATTEST_INFO_SIZE_VER0	88
 
 /* struct mmt_pmo_key.flags */
 #define MMT_KEY_RECEIVE		_BITULL(0)	/* make the MMTs WAITING */
@@ -654,15 +710,70 @@ struct mmt_migrate_info {
 #define MMT_IOC_PMO_CREATE	_IOWR(MMT_IOC_MAGIC, 0x01, struct mmt_pmo_create)
 
 /**
- * MMT_IOC_SET_NODE_ID - set this node's id (until attestation exists)
+ * MMT_IOC_SET_NODE_ID - set this node's id (not in attested mode)
  *
  * On /dev/mmt; needs CAP_SYS_ADMIN.  The default node id is 1.  GUAs made
  * afterwards carry the new id.  Context: process.
  *
  * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved, or
- * @node_id outside 1..65535), E2BIG, or EPERM (no CAP_SYS_ADMIN).
+ * @node_id outside 1..65535), E2BIG, EPERM (no CAP_SYS_ADMIN), or EBUSY
+ * (attested mode: the node id comes from MMT_IOC_ATTEST_SET_CRED only).
  */
 #define MMT_IOC_SET_NODE_ID	_IOWR(MMT_IOC_MAGIC, 0x02, struct mmt_node_id)
+
+/**
+ * MMT_IOC_ATTEST_SET_AUTHORITY - enter attested mode: trust this authority
+ *
+ * On /dev/mmt; needs CAP_SYS_ADMIN.  The module parses the authority's
+ * X.509 certificate (RSA; the credential signer) into a keyring of its own
+ * that nothing else can link keys into, and draws this load's X25519 node
+ * key (MMT_IOC_ATTEST_INFO).  From then on, until the module is unloaded,
+ * the node id comes only from MMT_IOC_ATTEST_SET_CRED and
+ * MMT_IOC_SET_NODE_ID fails with EBUSY; until the first credential no GUA
+ * is made (keying a PMO fails with ENOKEY).  Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved,
+ * @len 0 or above MMT_ATTEST_BLOB_MAX), E2BIG, EPERM (no CAP_SYS_ADMIN),
+ * EBUSY (an authority is already installed), EBADMSG (not an X.509
+ * certificate the kernel can parse), ENOPKG (the kernel lacks a needed
+ * algorithm), ENOMEM, or EOPNOTSUPP (the module was built for a kernel
+ * without PKCS#7 verification or X25519: no MMT_FEAT_ATTEST).  On error
+ * nothing changes.
+ */
+#define MMT_IOC_ATTEST_SET_AUTHORITY \
+	_IOWR(MMT_IOC_MAGIC, 0x03, struct mmt_attest_blob)
+
+/**
+ * MMT_IOC_ATTEST_SET_CRED - take the node id from a signed credential
+ *
+ * On /dev/mmt; needs CAP_SYS_ADMIN.  The module verifies the credential's
+ * PKCS#7 signature itself (verify_pkcs7_signature()) against the
+ * authority of MMT_IOC_ATTEST_SET_AUTHORITY, then its body: magic, version,
+ * flags, node id 1..65535, the node key equal to this load's, validity
+ * around the current time, a serial above the installed credential's.
+ * Then the node id is set (GUAs made afterwards carry it).
+ * Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved,
+ * @len, or a malformed body), E2BIG, EPERM (no CAP_SYS_ADMIN), ENOKEY
+ * (no authority installed), EKEYREJECTED (the signature does not verify
+ * under the authority, or the credential is for another node key),
+ * EKEYEXPIRED (outside its validity), ESTALE (a serial not above the
+ * installed credential's), ENOMEM, or EOPNOTSUPP (no MMT_FEAT_ATTEST).
+ * On error nothing changes.
+ */
+#define MMT_IOC_ATTEST_SET_CRED \
+	_IOWR(MMT_IOC_MAGIC, 0x04, struct mmt_attest_blob)
+
+/**
+ * MMT_IOC_ATTEST_INFO - the attested mode's state and this load's node key
+ *
+ * On /dev/mmt.  Context: process.
+ *
+ * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags), E2BIG, or
+ * EOPNOTSUPP (no MMT_FEAT_ATTEST).
+ */
+#define MMT_IOC_ATTEST_INFO	_IOWR(MMT_IOC_MAGIC, 0x05, struct mmt_attest_info)
 
 /**
  * MMT_IOC_PMO_SET_KEY - set the MMT key of a PMO
@@ -685,6 +796,9 @@ struct mmt_migrate_info {
  * * ENOTTY - the fd is not a PMO
  * * ENOMEM - out of memory for the crypto transforms
  * * EOVERFLOW - the node's GUA sequence is exhausted
+ * * ENOKEY - attested mode, and no credential has given the node its id
+ *   yet (MMT_IOC_ATTEST_SET_CRED): no GUA is made under an id no
+ *   authority assigned (without MMT_KEY_RECEIVE)
  * * EINTR - a signal arrived while the call waited for the kernel's random
  *   number generator to be seeded (right after boot only: the keying salt
  *   is drawn from it); nothing changed

@@ -14,7 +14,8 @@
 #  4. modinfo -k $KVER finds it in /lib/modules/$KVER/updates/dkms, built
 #     from this tree's sources (srcversion equal to driver/mmt.ko's, when
 #     `make module` has built that)
-#  5. mmt-utils: mmtctl and mmt-bench run from /usr/bin, the man pages are
+#  5. mmt-utils: mmtctl, mmt-bench, mmt-authority and mmt-attest run from
+#     /usr/bin, the man pages are
 #     where man finds them, and a program built with
 #     `pkg-config --cflags --libs libmmt` links /usr/lib/<triplet>/libmmt.so
 #     and runs
@@ -116,19 +117,22 @@ main() {
 	fi
 
 	if /usr/bin/mmtctl --help >/dev/null 2>&1 &&
-	   /usr/bin/mmt-bench --help >/dev/null 2>&1; then
-		ok "mmtctl and mmt-bench run from /usr/bin"
+	   /usr/bin/mmt-bench --help >/dev/null 2>&1 &&
+	   /usr/bin/mmt-authority --help >/dev/null 2>&1 &&
+	   /usr/bin/mmt-attest --help >/dev/null 2>&1; then
+		ok "mmtctl, mmt-bench, mmt-authority and mmt-attest run from /usr/bin"
 	else
-		notok "mmtctl and mmt-bench run from /usr/bin" "--help failed"
+		notok "mmtctl, mmt-bench, mmt-authority and mmt-attest run from /usr/bin" "--help failed"
 	fi
 
 	got=
-	for page in mmt.4 libmmt.3 mmtctl.8 mmt-bench.8; do
+	for page in mmt.4 libmmt.3 mmtctl.8 mmt-bench.8 mmt-authority.8 \
+		mmt-attest.8; do
 		man -w "${page##*.}" "${page%.*}" >/dev/null 2>&1 ||
 			got="$got $page"
 	done
 	if [ -z "$got" ]; then
-		ok "man finds mmt(4), libmmt(3), mmtctl(8), mmt-bench(8)"
+		ok "man finds mmt(4), libmmt(3), mmtctl(8), mmt-bench(8), mmt-authority(8), mmt-attest(8)"
 	else
 		notok "man finds the manual pages" "missing:$got"
 	fi

@@ -2,8 +2,9 @@
 # shellcheck shell=sh
 #
 # g-basic.sh - single-guest tests (run as /opt/mmt/guest.sh, guestlib.sh
-# already sourced): the module and /dev/mmt, MMT_IOC_QUERY, Soft-RoCE, and
-# 100 load/unload cycles with a slab leak check.
+# already sourced): the module and /dev/mmt, MMT_IOC_QUERY, the attested
+# mode's ioctls, Soft-RoCE, and 100 load/unload cycles with a slab leak
+# check.
 #
 # LEAK_CYCLES (default 100: total load/unload cycles) and LEAK_WARMUP
 # (default 10: cycles before the first measurement) can be overridden from
@@ -27,6 +28,8 @@ mmtg_t "insmod mmt.ko" mmtg_load_mmt
 mmtg_t "module is listed as 'mmt' in /proc/modules" grep -q '^mmt ' /proc/modules
 mmtg_check "/dev/mmt is a character device" -c /dev/mmt
 mmtg_t "mmt-query (MMT_IOC_QUERY and its errors)" mmt-query /dev/mmt
+mmtg_t "mmt-attest-ioctl (attested mode, MMT_IOC_ATTEST_* and their errors)" \
+	mmt-attest-ioctl /dev/mmt
 mmtg_t "rmmod mmt" mmtg_unload_mmt
 mmtg_check "/dev/mmt gone after rmmod" ! -e /dev/mmt
 

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_attest.c - attested mode: the node id from the authority's credential
+ *
+ * Paper section IV-A (Fig. 3, step 1 of Fig. 6): a node gets its globally
+ * unique node id from a global authority after it attested, not from
+ * root's word.  The module trusts the authority's X.509 certificate, held
+ * in a keyring of the module's own that nothing can link keys into (its
+ * restriction rejects every link; the module adds the one key bypassing
+ * it), and verifies each credential's detached PKCS#7 signature itself
+ * with verify_pkcs7_signature(), the in-tree way module signatures are
+ * checked.  docs/ATTESTATION.md has the protocol and the credential
+ * layout (the same as tools/attest/mmta_cred.c writes).
+ *
+ * The node key is an X25519 key pair drawn when attested mode is entered;
+ * the authority binds its public half into the credential, so a credential
+ * fits only this load of the module.  Its private half is for the
+ * connection handshake and the key agreement (designed, not built) and
+ * never leaves the module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/algapi.h>
+#include <crypto/curve25519.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/key.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/verification.h>
+#include <asm/unaligned.h>
+
+#include "mmt_internal.h"
+#include "mmt.h"
+
+/* mmt_attest_lock protects everything below. */
+static DEFINE_MUTEX(mmt_attest_lock);
+static struct key *mmt_attest_keyring;	/* NULL: not attested mode */
+static u8 mmt_node_sk[CURVE25519_KEY_SIZE];
+static u8 mmt_node_pk[CURVE25519_KEY_SIZE];
+static struct mmt_cred mmt_cur_cred;	/* serial 0: none installed */
+
+/* The keyring's restriction: no key may be linked in (restrict_link_reject) */
+static int mmt_attest_restrict(struct key *keyring,
+			       const struct key_type *type,
+			       const union key_payload *payload,
+			       struct key *restriction_key)
+{
+	return -EPERM;
+}
+
+/**
+ * mmt_cred_parse() - parse a credential body (docs/ATTESTATION.md)
+ * @buf: at least MMT_CRED_BODY_LEN bytes
+ * @len: length of @buf
+ * @c: (out) the fields
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a short body, a wrong magic or version,
+ * non-zero flags, or a node id outside 1..65535.
+ */
+int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c)
+{
+	if (len < MMT_CRED_BODY_LEN || memcmp(buf, MMT_CRED_MAGIC, 8) ||
+	    get_unaligned_le16(buf + 8) != MMT_CRED_VERSION ||
+	    get_unaligned_le16(buf + 10))
+		return -EINVAL;
+	c->node_id = get_unaligned_le32(buf + 12);
+	c->serial = get_unaligned_le64(buf + 16);
+	c->not_before = get_unaligned_le64(buf + 24);
+	c->not_after = get_unaligned_le64(buf + 32);
+	memcpy(c->node_key, buf + 40, sizeof(c->node_key));
+	memcpy(c->module_hash, buf + 72, sizeof(c->module_hash));
+	memcpy(c->ek_hash, buf + 104, sizeof(c->ek_hash));
+	if (!c->node_id || c->node_id > U16_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mmt_attest_set_authority() - enter attested mode with this trust anchor
+ * @der: the authority's X.509 certificate, DER
+ * @len: its length in bytes
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0; -EBUSY if an authority is installed; -EBADMSG (or another
+ * error of the asymmetric key parser, -ENOPKG for a missing algorithm) if
+ * @der is not a usable certificate; -ENOMEM.  On error nothing changes.
+ */
+int mmt_attest_set_authority(const void *der, size_t len)
+{
+	struct key_restriction *restrict_link;
+	struct key *keyring;
+	key_ref_t kref;
+	int err = 0;
+
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		err = -EBUSY;
+		goto out;
+	}
+	restrict_link = kzalloc(sizeof(*restrict_link), GFP_KERNEL);
+	if (!restrict_link) {
+		err = -ENOMEM;
+		goto out;
+	}
+	restrict_link->check = mmt_attest_restrict;
+	/* owns restrict_link from here, on success and on error */
+	keyring = keyring_alloc(".mmt_authority", GLOBAL_ROOT_UID,
+				GLOBAL_ROOT_GID, current_cred(),
+				(KEY_POS_ALL & ~KEY_POS_SETATTR) |
+				KEY_USR_VIEW | KEY_USR_READ | KEY_USR_SEARCH,
+				KEY_ALLOC_NOT_IN_QUOTA, restrict_link, NULL);
+	if (IS_ERR(keyring)) {
+		kfree(restrict_link);
+		err = PTR_ERR(keyring);
+		goto out;
+	}
+	kref = key_create_or_update(make_key_ref(keyring, 1), "asymmetric",
+				    NULL, der, len,
+				    (KEY_POS_ALL & ~KEY_POS_SETATTR) |
+				    KEY_USR_VIEW | KEY_USR_READ,
+				    KEY_ALLOC_NOT_IN_QUOTA |
+				    KEY_ALLOC_BYPASS_RESTRICTION);
+	if (IS_ERR(kref)) {
+		err = PTR_ERR(kref);
+		/* the parsers' -EINVAL and -ENOKEY mean "not a certificate" */
+		if (err != -ENOMEM && err != -ENOPKG)
+			err = -EBADMSG;
+		key_put(keyring);
+		goto out;
+	}
+	key_ref_put(kref);
+	curve25519_generate_secret(mmt_node_sk);
+	if (!curve25519_generate_public(mmt_node_pk, mmt_node_sk)) {
+		/* a zero point: cannot happen for a clamped secret */
+		memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
+		key_put(keyring);
+		err = -EINVAL;
+		goto out;
+	}
+	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
+	mmt_attest_keyring = keyring;
+	/* no GUA under an id no authority assigned (mmt_gua_alloc()) */
+	mmt_node_id_unassign(true);
+	pr_info("attested mode: authority installed\n");
+out:
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+
+/**
+ * mmt_attest_set_cred() - verify a credential and take its node id
+ * @buf: the credential file: body, then a detached PKCS#7 signature
+ * @len: its length in bytes
+ * @now: the current time, UNIX seconds (ktime_get_real_seconds())
+ * @node_pk: the node key the credential must carry; NULL for this load's
+ *	(the ioctl); KUnit passes its vectors' key
+ *
+ * The order: the signature (so nothing of an unsigned body is believed),
+ * the body, the node key, the validity, the serial.
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0; -ENOKEY without an authority; -EINVAL for a malformed body
+ * or no signature; -EKEYREJECTED if the signature does not verify under
+ * the authority or the node key is not this load's; -EKEYEXPIRED outside
+ * the validity; -ESTALE for a serial not above the installed one;
+ * -ENOMEM.  On error nothing changes.
+ */
+int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
+			const u8 *node_pk)
+{
+	struct mmt_cred c;
+	int err;
+
+	mutex_lock(&mmt_attest_lock);
+	if (!mmt_attest_keyring) {
+		err = -ENOKEY;
+		goto out;
+	}
+	if (len <= MMT_CRED_BODY_LEN) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = verify_pkcs7_signature(buf, MMT_CRED_BODY_LEN,
+				     buf + MMT_CRED_BODY_LEN,
+				     len - MMT_CRED_BODY_LEN,
+				     mmt_attest_keyring,
+				     VERIFYING_UNSPECIFIED_SIGNATURE, NULL,
+				     NULL);
+	if (err) {
+		if (err != -ENOMEM)
+			err = -EKEYREJECTED;
+		goto out;
+	}
+	err = mmt_cred_parse(buf, len, &c);
+	if (err)
+		goto out;
+	if (crypto_memneq(c.node_key, node_pk ? node_pk : mmt_node_pk,
+			  MMT_CRED_KEY_LEN)) {
+		err = -EKEYREJECTED;
+		goto out;
+	}
+	if (now < c.not_before || now > c.not_after) {
+		err = -EKEYEXPIRED;
+		goto out;
+	}
+	if (c.serial <= mmt_cur_cred.serial) {
+		err = -ESTALE;
+		goto out;
+	}
+	err = mmt_set_node_id(c.node_id);
+	if (err)
+		goto out;
+	mmt_cur_cred = c;
+	pr_info("attested mode: node id %u from credential %llu\n",
+		c.node_id, c.serial);
+out:
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+
+/**
+ * mmt_attest_mode() - whether the module is in attested mode
+ *
+ * Context: process; takes mmt_attest_lock.
+ * Return: true once an authority is installed, until mmt_attest_reset().
+ */
+bool mmt_attest_mode(void)
+{
+	bool on;
+
+	mutex_lock(&mmt_attest_lock);
+	on = mmt_attest_keyring;
+	mutex_unlock(&mmt_attest_lock);
+	return on;
+}
+
+/**
+ * mmt_attest_info() - fill in the attested mode's state
+ * @info: (out) state, node id, node key, the installed credential
+ *
+ * Context: process; takes mmt_attest_lock.
+ */
+void mmt_attest_info(struct mmt_attest_info *info)
+{
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		info->state = mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED :
+			      MMT_ATTEST_WAITING;
+		memcpy(info->node_key, mmt_node_pk, sizeof(info->node_key));
+		info->serial = mmt_cur_cred.serial;
+		info->not_before = mmt_cur_cred.not_before;
+		info->not_after = mmt_cur_cred.not_after;
+	} else {
+		info->state = MMT_ATTEST_OFF;
+	}
+	mutex_unlock(&mmt_attest_lock);
+}
+
+/**
+ * mmt_attest_node_key() - this load's node public key (zero when not in
+ * attested mode)
+ * @pk: (out) the public key
+ *
+ * Context: process; takes mmt_attest_lock.
+ */
+void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN])
+{
+	mutex_lock(&mmt_attest_lock);
+	memcpy(pk, mmt_node_pk, MMT_CRED_KEY_LEN);
+	mutex_unlock(&mmt_attest_lock);
+}
+
+/**
+ * mmt_attest_reset() - leave attested mode: drop the keyring, wipe the
+ * node key (module exit; KUnit between cases)
+ *
+ * Context: process; takes mmt_attest_lock.
+ */
+void mmt_attest_reset(void)
+{
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		/* unfindable at once; its restriction points into this module */
+		key_invalidate(mmt_attest_keyring);
+		key_put(mmt_attest_keyring);
+	}
+	mmt_attest_keyring = NULL;
+	memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
+	memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
+	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
+	mmt_node_id_unassign(false);
+	mutex_unlock(&mmt_attest_lock);
+}
+
+/*
+ * mmt_attest_copy_blob() - the bytes of an mmt_attest_blob argument
+ * Return: a kmalloc'ed copy (the caller kfree()s it) or an ERR_PTR:
+ * -EFAULT, -EINVAL, -E2BIG, -ENOMEM.
+ */
+static void *mmt_attest_copy_blob(void __user *uarg, u32 *len)
+{
+	struct mmt_attest_blob b;
+	u32 usize;
+	void *buf;
+	int err;
+
+	err = mmt_copy_in(&b, sizeof(b), uarg, MMT_ATTEST_BLOB_SIZE_VER0,
+			  &usize);
+	if (err)
+		return ERR_PTR(err);
+	if (b.flags || b.reserved || !b.len || b.len > MMT_ATTEST_BLOB_MAX)
+		return ERR_PTR(-EINVAL);
+	buf = memdup_user(u64_to_user_ptr(b.data), b.len);
+	if (!IS_ERR(buf))
+		*len = b.len;
+	return buf;
+}
+
+/* MMT_IOC_ATTEST_SET_AUTHORITY and _SET_CRED: see uapi/mmt.h. */
+static int mmt_ioc_attest_blob(void __user *uarg, bool cred)
+{
+	void *buf;
+	u32 len;
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	buf = mmt_attest_copy_blob(uarg, &len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (cred)
+		err = mmt_attest_set_cred(buf, len, ktime_get_real_seconds(),
+					  NULL);
+	else
+		err = mmt_attest_set_authority(buf, len);
+	kfree(buf);
+	return err;
+}
+
+int mmt_ioc_attest_set_authority(void __user *uarg)
+{
+	return mmt_ioc_attest_blob(uarg, false);
+}
+
+int mmt_ioc_attest_set_cred(void __user *uarg)
+{
+	return mmt_ioc_attest_blob(uarg, true);
+}
+
+/* MMT_IOC_ATTEST_INFO: see uapi/mmt.h. */
+int mmt_ioc_attest_info(void __user *uarg)
+{
+	struct mmt_attest_info info;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&info, sizeof(info), uarg,
+			  MMT_ATTEST_INFO_SIZE_VER0, &usize);
+	if (err)
+		return err;
+	if (info.flags)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.node_id = mmt_node_id();
+	mmt_attest_info(&info);
+	return mmt_copy_out(uarg, &info, sizeof(info), usize);
+}

@@ -1,0 +1,376 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - native tests of mmt-authority and mmt-attest with swtpm
+# (docs/ATTESTATION.md; make check runs it in the unit stage)
+#
+# On the host, no guest: software TPMs (swtpm) whose EK certificates come
+# from swtpm's local CA playing the manufacturer, and a synthetic IMA log
+# (tests/attest/imalog.py) whose entries are extended into each TPM's
+# PCR 10 as the kernel would.  The reference "mmt.ko" is a stand-in file
+# of random bytes: the authority sees only its SHA-256.
+#
+#   TPM a, b: EK certificates from CA 1, which the authority trusts
+#   TPM c:    EK certificate from CA 2, which it does not
+#
+# Each check prints "ok - attest: ..." or "not ok - attest: ..." and
+# asserts the exact exit code of the refusal (enum mmta_exit,
+# tools/attest/mmta.h), then "attest: N passed, N failed".
+# Needs swtpm, swtpm_setup, tpm2-tools, openssl, python3 (scripts/deps.sh);
+# about 10 s.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+O=${O:-build}
+case $O in /*) ;; *) O=$ROOT/$O ;; esac
+AUTH=$O/tools/mmt-authority
+ATT=$O/tools/mmt-attest
+PASS=0
+FAIL=0
+W=$(mktemp -d /tmp/mmt-attest-test.XXXXXX)
+
+cleanup() {
+	local p
+	for p in "$W"/swtpm-*.pid; do
+		[ -e "$p" ] && kill "$(cat "$p")" 2>/dev/null
+	done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+ok() {
+	PASS=$((PASS + 1))
+	echo "ok - attest: $1"
+}
+
+notok() {
+	FAIL=$((FAIL + 1))
+	echo "not ok - attest: $1"
+	[ -s "$W/err" ] && sed 's/^/#   /' "$W/err"
+}
+
+finish() {
+	echo "attest: $PASS passed, $FAIL failed"
+	exit $((FAIL > 0))
+}
+
+# expect NAME RC CMD...: CMD must exit with RC
+expect() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$@" >"$W/out" 2>"$W/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		ok "$name (exit $rc)"
+	else
+		notok "$name: exit $rc, expected $want"
+	fi
+}
+
+for t in swtpm swtpm_setup tpm2_pcrextend openssl python3; do
+	command -v "$t" >/dev/null || { echo "not ok - attest: $t missing (scripts/deps.sh)"; finish; }
+done
+[ -x "$AUTH" ] && [ -x "$ATT" ] ||
+	{ echo "not ok - attest: build $AUTH and $ATT first (make tools)"; finish; }
+
+# mkca N: a private swtpm local CA (the "manufacturer"), its own state
+mkca() {
+	local d=$W/ca$1
+	mkdir -p "$d"
+	cat >"$d/localca.conf" <<-EOF
+		statedir = $d
+		signingkey = $d/signkey.pem
+		issuercert = $d/issuercert.pem
+		certserial = $d/certserial
+	EOF
+	cat >"$d/setup.conf" <<-EOF
+		create_certs_tool = /usr/bin/swtpm_localca
+		create_certs_tool_config = $d/localca.conf
+		create_certs_tool_options = /etc/swtpm-localca.options
+		active_pcr_banks = sha256
+	EOF
+}
+
+# mktpm NAME CA: manufacture a TPM: EK (persistent 0x81010001), its
+# certificate in NV 0x01c00002 signed by CA
+mktpm() {
+	mkdir -p "$W/tpm-$1"
+	swtpm_setup --tpm2 --tpmstate "$W/tpm-$1" --create-ek-cert \
+		--config "$W/ca$2/setup.conf" --overwrite >"$W/setup-$1.log" 2>&1
+}
+
+base=$((20000 + RANDOM % 20000))
+declare -A port=([a]=$base [b]=$((base + 2)) [c]=$((base + 4)))
+
+tcti() {
+	echo "swtpm:host=127.0.0.1,port=${port[$1]}"
+}
+
+# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), write
+# its IMA log $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with
+# it, as a booted node with IMA would
+boot() {
+	local name=$1 pid=$W/swtpm-$1.pid h i p sig
+	shift
+	if [ -e "$pid" ]; then
+		p=$(cat "$pid")
+		# an orderly shutdown: after a disorderly one the TPM counts a
+		# dictionary-attack failure, and swtpm locks the EK out after 3
+		TPM2TOOLS_TCTI=$(tcti "$name") tpm2_shutdown -c 2>/dev/null
+		kill "$p" 2>/dev/null
+		for i in $(seq 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		rm -f "$pid"
+	fi
+	swtpm socket --tpm2 --tpmstate dir="$W/tpm-$name" \
+		--server type=tcp,port="${port[$name]}",bindaddr=127.0.0.1 \
+		--ctrl type=tcp,port=$((port[$name] + 1)),bindaddr=127.0.0.1 \
+		--flags not-need-init,startup-clear --daemon \
+		--pid file="$pid" || return 1
+	for i in $(seq 50); do
+		TPM2TOOLS_TCTI=$(tcti "$name") tpm2_pcrread sha256:10 \
+			>/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	sig=
+	if [ "${1:-}" = --ima-sig ]; then
+		sig=--ima-sig
+		shift
+	fi
+	for h in $(python3 "$HERE/imalog.py" $sig "$W/$name.ima" "$@"); do
+		TPM2TOOLS_TCTI=$(tcti "$name") tpm2_pcrextend \
+			"10:sha256=$h" || return 1
+	done
+}
+
+# hello NAME / challenge NAME / quote NAME [ARGS] / verify NAME: one
+# protocol step for node NAME; messages in $W/NAME.{hello,chal,ev,cred}
+hello() {
+	"$ATT" hello --tcti "$(tcti "$1")" --out "$W/$1.hello"
+}
+challenge() {
+	"$AUTH" challenge --state "$W/auth" --in "$W/$1.hello" --out "$W/$1.chal"
+}
+quote() {
+	local n=$1
+	shift
+	"$ATT" quote --tcti "$(tcti "$n")" --in "$W/$n.chal" \
+		--node-key "$W/$n.key" --ima-log "$W/$n.ima" --out "$W/$n.ev" "$@"
+}
+verify() {
+	"$AUTH" verify --state "$W/auth" --in "${2:-$W/$1.ev}" --out "$W/$1.cred"
+}
+
+# round NAME [QUOTE ARGS]: hello, challenge and quote for node NAME; a
+# failing step is a failed check (the evidence of an earlier round is
+# removed first, so that it is never verified by mistake)
+round() {
+	local n=$1
+	shift
+	rm -f "$W/$n.ev"
+	if ! { hello "$n" && challenge "$n" && quote "$n" "$@"; } 2>"$W/err"; then
+		notok "node $n: hello, challenge or quote failed"
+		return 1
+	fi
+}
+
+# field FILE NAME: a message field's hex
+field() {
+	awk -v f="$2" '$1 == f { print $2 }' "$1"
+}
+
+# setfield IN OUT NAME HEX: a copy of message IN with field NAME replaced
+setfield() {
+	awk -v f="$3" -v v="$4" '$1 == f { $2 = v } { print }' "$1" >"$2"
+}
+
+# flipbyte HEX OFFSET: HEX with the byte at OFFSET xor 0x01
+flipbyte() {
+	python3 -c 'import sys; b = bytearray.fromhex(sys.argv[1]); b[int(sys.argv[2])] ^= 1; print(b.hex())' "$1" "$2"
+}
+
+nodekey() {
+	openssl genpkey -algorithm x25519 2>/dev/null |
+		openssl pkey -pubout -outform DER | tail -c 32 >"$W/$1.key"
+}
+
+# ---- set up: two manufacturers, three TPMs, the authority ----
+t0=$(date +%s.%N)
+mkca 1 && mkca 2 && mktpm a 1 && mktpm b 1 && mktpm c 2 ||
+	{ echo "not ok - attest: swtpm_setup (logs in $W)"; cat "$W"/setup-*.log; finish; }
+head -c 65536 /dev/urandom >"$W/mmt.ko"
+cp "$W/mmt.ko" "$W/mmt-tampered.ko"
+printf '\x5a' | dd of="$W/mmt-tampered.ko" bs=1 seek=4096 conv=notrunc 2>/dev/null
+cat "$W/ca1/swtpm-localca-rootca-cert.pem" "$W/ca1/issuercert.pem" >"$W/ca1.pem"
+"$AUTH" init --state "$W/auth" --ek-ca "$W/ca1.pem" >/dev/null &&
+	"$AUTH" reference --state "$W/auth" --add "$W/mmt.ko" >/dev/null ||
+	{ echo "not ok - attest: mmt-authority init"; finish; }
+BOOTAGG=$(printf '%064x' 42)=boot_aggregate
+GOOD=("$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko")
+for n in a b c; do nodekey $n; done
+echo "# set up in $(echo "$(date +%s.%N) - $t0" | bc) s"
+
+# ---- 1. an unmodified module attests and gets an id ----
+boot a "${GOOD[@]}" || { echo "not ok - attest: boot a"; finish; }
+t1=$(date +%s.%N)
+expect "node a: hello" 0 hello a
+expect "node a: challenge (EK chain to CA 1, AK restricted)" 0 challenge a
+expect "node a: quote (ActivateCredential recovers the nonce)" 0 quote a
+expect "node a: verify issues a credential" 0 verify a
+echo "# attestation of node a: $(echo "$(date +%s.%N) - $t1" | bc) s, four steps"
+expect "node a: credential verifies under the authority's key" 0 \
+	"$AUTH" show-cred --state "$W/auth" --in "$W/a.cred"
+if grep -qx "node_id 1" "$W/out" &&
+	grep -qx "node_key $(xxd -p -c 64 "$W/a.key")" "$W/out" &&
+	grep -qx "module_hash $(sha256sum "$W/mmt.ko" | cut -c1-64)" "$W/out"; then
+	ok "node a: credential carries node id 1, its node key and the reference hash"
+else
+	notok "node a: credential fields: $(tr '\n' ' ' <"$W/out")"
+fi
+cp "$W/a.ev" "$W/a.ev.first"
+
+# ---- 2. replays ----
+expect "replayed evidence (challenge already used) refused" 12 verify a "$W/a.ev.first"
+# a new challenge, answered with the old quote (old nonce)
+hello a >/dev/null 2>&1 && challenge a >/dev/null 2>&1
+setfield "$W/a.ev.first" "$W/a.ev.old" id "$(field "$W/a.chal" id)"
+expect "old quote under a new challenge (wrong nonce) refused" 14 verify a "$W/a.ev.old"
+# that refusal used the challenge up too
+expect "a refused challenge cannot be retried" 12 verify a "$W/a.ev.old"
+
+# ---- 3. tampered evidence ----
+round a
+cp "$W/a.ev" "$W/a.ev.good"
+nodekey x
+setfield "$W/a.ev.good" "$W/a.ev.key" node_key "$(xxd -p -c 64 "$W/x.key")"
+expect "node key swapped in transit refused" 14 verify a "$W/a.ev.key"
+for what in quote signature; do
+	round a
+	v=$(field "$W/a.ev" "$what")
+	setfield "$W/a.ev" "$W/a.ev.bad" "$what" "$(flipbyte "$v" $((${#v} / 4)))"
+	expect "one byte of the $what changed refused" 13 verify a "$W/a.ev.bad"
+done
+
+# ---- 4. measurements ----
+# a module with one byte changed was loaded
+boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
+round b
+expect "module with one byte changed refused" 16 verify b
+# the reference module, then a tampered one under the same name
+boot b "${GOOD[@]}" "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
+round b
+expect "a tampered mmt.ko loaded after the reference one refused" 16 verify b
+# no mmt.ko at all
+boot b "$BOOTAGG" /bin/sh=/bin/sh || notok "boot b"
+round b
+expect "no mmt.ko measured refused" 16 verify b
+# tampered log: the TPM measured the tampered module, the log sent shows
+# the reference one, consistently rewritten (template digests recomputed)
+boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
+python3 "$HERE/imalog.py" "$W/b.ima" "${GOOD[@]}" >/dev/null
+round b
+expect "rewritten IMA log (does not replay to the quoted PCR 10) refused" 15 verify b
+# an entry's data changed without its template digest
+boot b "${GOOD[@]}" || notok "boot b"
+round b
+v=$(field "$W/b.ev" ima_log)
+setfield "$W/b.ev" "$W/b.ev.bad" ima_log "$(flipbyte "$v" $((${#v} / 2 - 3)))"
+expect "one byte of an IMA log entry changed refused" 15 verify b "$W/b.ev.bad"
+if grep -q "template digest does not match its data" "$W/err"; then
+	ok "that entry is caught by its SHA-1 template digest, before the quote"
+else
+	notok "the changed entry was not caught by its template digest"
+fi
+round b
+v=$(field "$W/b.ev" ima_log)
+setfield "$W/b.ev" "$W/b.ev.bad" ima_log "${v:0:$((${#v} - 10))}"
+expect "truncated IMA log refused" 3 verify b "$W/b.ev.bad"
+
+# ---- 5. node ids ----
+round b --want-id 1
+expect "node b claiming node a's id 1 refused" 17 verify b
+round b
+expect "node b attests" 0 verify b
+"$AUTH" show-cred --state "$W/auth" --in "$W/b.cred" >"$W/out" 2>&1
+if grep -qx "node_id 2" "$W/out"; then
+	ok "node b gets id 2, not node a's"
+else
+	notok "node b's credential: $(tr '\n' ' ' <"$W/out")"
+fi
+boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
+# an EK that is not persistent: the agent creates it from template L-1,
+# which must reproduce the certified key (else activation fails)
+TPM2TOOLS_TCTI=$(tcti b) tpm2_evictcontrol -C o -c 0x81010001 >/dev/null 2>&1 ||
+	notok "evict node b's persistent EK"
+round b
+expect "node b attests with its EK created from the TCG template" 0 verify b
+boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
+round a
+expect "node a attests again (template ima-sig, Debian's default, and a violation)" 0 verify a
+"$AUTH" show-cred --state "$W/auth" --in "$W/a.cred" >"$W/out" 2>&1
+if grep -qx "node_id 1" "$W/out" && grep -qx "serial 4" "$W/out"; then
+	ok "node a keeps id 1 (one id per TPM), new serial 4"
+else
+	notok "node a's second credential: $(tr '\n' ' ' <"$W/out")"
+fi
+round a --want-id 7
+expect "node a asking for another id than its own refused" 17 verify a
+if [ "$(awk '{ print $1 }' "$W/auth/nodes" | sort | uniq -d)" = "" ] &&
+	[ "$(wc -l <"$W/auth/nodes")" -eq 2 ]; then
+	ok "node list: two TPMs, two distinct ids"
+else
+	notok "node list: $(tr '\n' ' ' <"$W/auth/nodes")"
+fi
+
+# ---- 6. endorsement and AK ----
+boot c "${GOOD[@]}" || notok "boot c"
+hello c >/dev/null 2>&1
+expect "EK certificate from another CA refused" 10 challenge c
+# node a's hello with TPM c's EK certificate: chain fails the same way
+setfield "$W/a.hello" "$W/c.hello" ek_cert "$(field "$W/c.hello" ek_cert)"
+cp "$W/a.hello" "$W/a.hello.good"
+v=$(field "$W/a.hello" ek_cert)
+setfield "$W/a.hello.good" "$W/a.hello" ek_cert "$(flipbyte "$v" $((${#v} / 2 - 40)))"
+expect "EK certificate with its signature changed refused" 10 challenge a
+# AK without the restricted attribute (TPMA_OBJECT bit 16; TPM2B_PUBLIC:
+# size, type, nameAlg, then objectAttributes big-endian at byte 6)
+v=$(field "$W/a.hello.good" ak_public)
+setfield "$W/a.hello.good" "$W/a.hello" ak_public "${v:0:15}$(printf '%x' $((0x${v:15:1} ^ 1)))${v:16}"
+expect "AK that is not restricted refused" 11 challenge a
+
+# a TPM's challenge answered by another TPM: ActivateCredential fails
+# (last: a failed activation may count towards the dictionary-attack
+# lockout of the TPM that tried)
+hello a >/dev/null 2>&1 && challenge a >/dev/null 2>&1
+cp "$W/a.chal" "$W/c.chal"
+expect "challenge for TPM a cannot be activated by TPM c" 12 quote c
+
+# ---- 7. credentials ----
+v=$(xxd -p -c 100000 "$W/a.cred")
+echo "$(flipbyte "$v" 12)" | xxd -r -p >"$W/a.cred.bad"
+expect "credential with its node id changed refused" 19 \
+	"$AUTH" show-cred --state "$W/auth" --in "$W/a.cred.bad"
+echo "$(flipbyte "$v" $((${#v} / 2 - 5)))" | xxd -r -p >"$W/a.cred.bad"
+expect "credential with its signature changed refused" 19 \
+	"$AUTH" show-cred --state "$W/auth" --in "$W/a.cred.bad"
+head -c 136 "$W/a.cred" >"$W/body" && tail -c +137 "$W/a.cred" >"$W/sig"
+if openssl cms -verify -binary -inform DER -in "$W/sig" -content "$W/body" \
+	-certfile "$W/auth/authority.pem" -nointern -noverify \
+	-out /dev/null 2>"$W/err"; then
+	ok "credential signature verifies with openssl cms (PKCS#7, the kernel's module-signature form)"
+else
+	notok "openssl cms -verify of the credential"
+fi
+
+# ---- 8. bad messages ----
+echo "mmt-attest hello 1" >"$W/x.msg"
+echo "ak_public zz" >>"$W/x.msg"
+expect "hello with a field that is not hex refused" 3 \
+	"$AUTH" challenge --state "$W/auth" --in "$W/x.msg" --out "$W/x.out"
+printf 'mmt-attest evidence 1\nbogus 00\n' >"$W/x.msg"
+expect "evidence with an unknown field refused" 3 \
+	"$AUTH" verify --state "$W/auth" --in "$W/x.msg" --out "$W/x.out"
+finish

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt-attest - the node's side of the attestation to mmt-authority (paper
+ * section IV-A, Fig. 3; step 1 of Fig. 6)
+ *
+ * In RFC 9334 terms the attester: it drives the node's TPM 2.0 through
+ * libtss2 (ESAPI; the TCTI from --tcti, else TPM2TOOLS_TCTI, else the
+ * default, /dev/tpmrm0) and sends the IMA measurement list.
+ *
+ *   mmt-attest hello --out HELLO
+ *	the EK certificate (NV index 0x01c00002) and the public area of an
+ *	attestation key (AK): a restricted RSA signing key, a primary of the
+ *	endorsement hierarchy, so the same AK is derived again at `quote`
+ *   mmt-attest quote --in CHALLENGE --node-key FILE [--ima-log FILE]
+ *		[--want-id N] --out EVIDENCE
+ *	recovers the nonce with TPM2_ActivateCredential (only the TPM with
+ *	the certified EK and this AK can), quotes PCR 10 (SHA-256) over
+ *	SHA-256("mmt-attest quote v1\0" || nonce || node key) and adds the
+ *	IMA log
+ *
+ *
+ * And with the module (/dev/mmt, docs/ATTESTATION.md "The module's side"):
+ *
+ *   mmt-attest authority --in AUTHORITY.der   enter attested mode
+ *   mmt-attest node-key --out FILE            this load's X25519 node key
+ *   mmt-attest install --in CREDENTIAL        the node id from a credential
+ *
+ * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-attest.8).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_rc.h>
+#include <tss2/tss2_tctildr.h>
+
+#include "attest/mmta.h"
+#include "mmt.h"
+
+#define IMA_LOG_DEFAULT	"/sys/kernel/security/ima/binary_runtime_measurements"
+#define NV_CHUNK	512
+
+static const char *tcti_conf, *in_path, *out_path, *key_path;
+static const char *ima_path = IMA_LOG_DEFAULT;
+static long want_id;
+
+static ESYS_CONTEXT *esys;
+static TSS2_TCTI_CONTEXT *tcti;
+
+#define TPM_TRY(call) do {						\
+	TSS2_RC r_ = (call);						\
+	if (r_ != TSS2_RC_SUCCESS) {					\
+		mmta_err("%s: %s", #call, Tss2_RC_Decode(r_));		\
+		return MMTA_ESYS;					\
+	}								\
+} while (0)
+
+static int tpm_open(void)
+{
+	const char *conf = tcti_conf ? tcti_conf : getenv("TPM2TOOLS_TCTI");
+
+	TPM_TRY(Tss2_TctiLdr_Initialize(conf, &tcti));
+	TPM_TRY(Esys_Initialize(&esys, tcti, NULL));
+	return MMTA_OK;
+}
+
+static void tpm_close(void)
+{
+	if (esys)
+		Esys_Finalize(&esys);
+	if (tcti)
+		Tss2_TctiLdr_Finalize(&tcti);
+}
+
+/* A primary key of the endorsement hierarchy from @tmpl (no password). */
+static int create_primary(const TPM2B_PUBLIC *tmpl, ESYS_TR *key,
+			  TPM2B_PUBLIC **pub)
+{
+	TPM2B_SENSITIVE_CREATE sens = { 0 };
+	TPM2B_DATA outside = { 0 };
+	TPML_PCR_SELECTION none = { 0 };
+
+	TPM_TRY(Esys_CreatePrimary(esys, ESYS_TR_RH_ENDORSEMENT,
+				   ESYS_TR_PASSWORD, ESYS_TR_NONE,
+				   ESYS_TR_NONE, &sens, tmpl, &outside, &none,
+				   key, pub, NULL, NULL, NULL));
+	return MMTA_OK;
+}
+
+/* The AK: the same template gives the same primary key every time. */
+static int create_ak(ESYS_TR *ak, TPM2B_PUBLIC **pub)
+{
+	static const TPM2B_PUBLIC tmpl = {
+		.publicArea = {
+			.type = TPM2_ALG_RSA,
+			.nameAlg = TPM2_ALG_SHA256,
+			.objectAttributes = TPMA_OBJECT_FIXEDTPM |
+				TPMA_OBJECT_FIXEDPARENT |
+				TPMA_OBJECT_SENSITIVEDATAORIGIN |
+				TPMA_OBJECT_USERWITHAUTH |
+				TPMA_OBJECT_RESTRICTED |
+				TPMA_OBJECT_SIGN_ENCRYPT,
+			.parameters.rsaDetail = {
+				.symmetric.algorithm = TPM2_ALG_NULL,
+				.scheme.scheme = TPM2_ALG_RSASSA,
+				.scheme.details.rsassa.hashAlg = TPM2_ALG_SHA256,
+				.keyBits = 2048,
+			},
+		},
+	};
+
+	return create_primary(&tmpl, ak, pub);
+}
+
+/*
+ * The EK: the persistent one at 0x81010001 (where swtpm_setup and most
+ * provisioning put it), else a primary from the TCG template L-1 (RSA
+ * 2048; TCG EK Credential Profile 2.0, B.3.3), which the EK certificate
+ * certifies either way.
+ */
+static int get_ek(ESYS_TR *ek, bool *transient)
+{
+	static const uint8_t policy[] = {	/* PolicySecret(TPM_RH_ENDORSEMENT) */
+		0x83, 0x71, 0x97, 0x67, 0x44, 0x84, 0xb3, 0xf8, 0x1a, 0x90,
+		0xcc, 0x8d, 0x46, 0xa5, 0xd7, 0x24, 0xfd, 0x52, 0xd7, 0x6e,
+		0x06, 0x52, 0x0b, 0x64, 0xf2, 0xa1, 0xda, 0x1b, 0x33, 0x14,
+		0x69, 0xaa };
+	TPM2B_PUBLIC tmpl = {
+		.publicArea = {
+			.type = TPM2_ALG_RSA,
+			.nameAlg = TPM2_ALG_SHA256,
+			.objectAttributes = TPMA_OBJECT_FIXEDTPM |
+				TPMA_OBJECT_FIXEDPARENT |
+				TPMA_OBJECT_SENSITIVEDATAORIGIN |
+				TPMA_OBJECT_ADMINWITHPOLICY |
+				TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT,
+			.authPolicy.size = sizeof(policy),
+			.parameters.rsaDetail = {
+				.symmetric = {
+					.algorithm = TPM2_ALG_AES,
+					.keyBits.aes = 128,
+					.mode.aes = TPM2_ALG_CFB,
+				},
+				.scheme.scheme = TPM2_ALG_NULL,
+				.keyBits = 2048,
+			},
+			.unique.rsa.size = 256,
+		},
+	};
+	int rc;
+
+	*transient = false;
+	if (Esys_TR_FromTPMPublic(esys, MMTA_EK_HANDLE, ESYS_TR_NONE,
+				  ESYS_TR_NONE, ESYS_TR_NONE, ek) ==
+	    TSS2_RC_SUCCESS)
+		return MMTA_OK;
+	memcpy(tmpl.publicArea.authPolicy.buffer, policy, sizeof(policy));
+	rc = create_primary(&tmpl, ek, NULL);
+	*transient = !rc;
+	return rc;
+}
+
+static int read_ek_cert(uint8_t **der, size_t *len)
+{
+	TPM2B_NV_PUBLIC *pub = NULL;
+	TPM2B_MAX_NV_BUFFER *data = NULL;
+	ESYS_TR nv;
+	uint16_t size, off, n;
+	uint8_t *buf;
+
+	TPM_TRY(Esys_TR_FromTPMPublic(esys, MMTA_EK_CERT_NV_INDEX,
+				      ESYS_TR_NONE, ESYS_TR_NONE,
+				      ESYS_TR_NONE, &nv));
+	TPM_TRY(Esys_NV_ReadPublic(esys, nv, ESYS_TR_NONE, ESYS_TR_NONE,
+				   ESYS_TR_NONE, &pub, NULL));
+	size = pub->nvPublic.dataSize;
+	Esys_Free(pub);
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return MMTA_ESYS;
+	for (off = 0; off < size; off += n) {
+		n = size - off < NV_CHUNK ? size - off : NV_CHUNK;
+		TSS2_RC r = Esys_NV_Read(esys, nv, nv, ESYS_TR_PASSWORD,
+					 ESYS_TR_NONE, ESYS_TR_NONE, n, off,
+					 &data);
+		if (r != TSS2_RC_SUCCESS || data->size != n) {
+			mmta_err("reading the EK certificate: %s",
+				 Tss2_RC_Decode(r));
+			Esys_Free(data);
+			free(buf);
+			return MMTA_ESYS;
+		}
+		memcpy(buf + off, data->buffer, n);
+		Esys_Free(data);
+		data = NULL;
+	}
+	*der = buf;
+	*len = size;
+	return MMTA_OK;
+}
+
+static int cmd_hello(void)
+{
+	struct mmta_msg m = { .type = "hello" };
+	TPM2B_PUBLIC *ak_pub = NULL;
+	uint8_t *cert, pub[sizeof(TPM2B_PUBLIC)];
+	size_t cert_len, off = 0;
+	ESYS_TR ak;
+	int rc;
+
+	rc = read_ek_cert(&cert, &cert_len);
+	if (rc)
+		return rc;
+	rc = create_ak(&ak, &ak_pub);
+	if (rc) {
+		free(cert);
+		return rc;
+	}
+	Esys_FlushContext(esys, ak);
+	if (Tss2_MU_TPM2B_PUBLIC_Marshal(ak_pub, pub, sizeof(pub), &off)) {
+		rc = MMTA_ESYS;
+	} else {
+		mmta_msg_add(&m, "ek_cert", cert, cert_len);
+		mmta_msg_add(&m, "ak_public", pub, off);
+		rc = mmta_msg_write(out_path, &m);
+	}
+	Esys_Free(ak_pub);
+	free(cert);
+	mmta_msg_free(&m);
+	return rc;
+}
+
+static int activate(ESYS_TR ak, const struct mmta_field *blob,
+		    const struct mmta_field *secret,
+		    uint8_t nonce[MMTA_NONCE_LEN])
+{
+	TPMT_SYM_DEF sym = { .algorithm = TPM2_ALG_NULL };
+	TPM2B_ID_OBJECT id = { 0 };
+	TPM2B_ENCRYPTED_SECRET sec = { 0 };
+	TPM2B_DIGEST *info = NULL;
+	ESYS_TR ek, sess;
+	bool transient;
+	size_t off = 0;
+	TSS2_RC r;
+	int rc;
+
+	if (Tss2_MU_TPM2B_ID_OBJECT_Unmarshal(blob->data, blob->len, &off,
+					      &id) || off != blob->len) {
+		mmta_err("challenge: bad credential_blob");
+		return MMTA_EMSG;
+	}
+	off = 0;
+	if (Tss2_MU_TPM2B_ENCRYPTED_SECRET_Unmarshal(secret->data, secret->len,
+						     &off, &sec) ||
+	    off != secret->len) {
+		mmta_err("challenge: bad secret");
+		return MMTA_EMSG;
+	}
+	rc = get_ek(&ek, &transient);
+	if (rc)
+		return rc;
+	/* the EK's policy: PolicySecret(TPM_RH_ENDORSEMENT) */
+	TPM_TRY(Esys_StartAuthSession(esys, ESYS_TR_NONE, ESYS_TR_NONE,
+				      ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+				      NULL, TPM2_SE_POLICY, &sym,
+				      TPM2_ALG_SHA256, &sess));
+	r = Esys_PolicySecret(esys, ESYS_TR_RH_ENDORSEMENT, sess,
+			      ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+			      NULL, NULL, NULL, 0, NULL, NULL);
+	if (r == TSS2_RC_SUCCESS)
+		r = Esys_ActivateCredential(esys, ak, ek, ESYS_TR_PASSWORD,
+					    sess, ESYS_TR_NONE, &id, &sec,
+					    &info);
+	Esys_FlushContext(esys, sess);
+	if (transient)
+		Esys_FlushContext(esys, ek);
+	if (r != TSS2_RC_SUCCESS) {
+		mmta_err("TPM2_ActivateCredential: %s (a challenge for another TPM or AK?)",
+			 Tss2_RC_Decode(r));
+		return MMTA_ECHALLENGE;
+	}
+	if (info->size != MMTA_NONCE_LEN) {
+		Esys_Free(info);
+		mmta_err("challenge: nonce of %u bytes", info->size);
+		return MMTA_EMSG;
+	}
+	memcpy(nonce, info->buffer, MMTA_NONCE_LEN);
+	Esys_Free(info);
+	return MMTA_OK;
+}
+
+static const char *const challenge_fields[] = {
+	"id", "credential_blob", "secret", NULL };
+
+static int cmd_quote(void)
+{
+	const struct mmta_field *id, *blob, *secret;
+	struct mmta_msg ch, ev = { .type = "evidence" };
+	TPML_PCR_SELECTION sel = {
+		.count = 1,
+		.pcrSelections[0] = {
+			.hash = TPM2_ALG_SHA256,
+			.sizeofSelect = 3,
+			.pcrSelect = { [MMTA_IMA_PCR / 8] =
+				       1u << (MMTA_IMA_PCR % 8) },
+		},
+	};
+	TPMT_SIG_SCHEME scheme = { .scheme = TPM2_ALG_NULL };
+	TPM2B_DATA qual = { .size = MMTA_SHA256_LEN };
+	TPM2B_ATTEST *quoted = NULL;
+	TPMT_SIGNATURE *sig = NULL;
+	TPM2B_PUBLIC *ak_pub = NULL;
+	uint8_t nonce[MMTA_NONCE_LEN], *key = NULL, *log = NULL;
+	uint8_t sigbuf[sizeof(TPMT_SIGNATURE)], want[4];
+	size_t key_len, log_len, off = 0;
+	ESYS_TR ak = ESYS_TR_NONE;
+	TSS2_RC r;
+	int rc;
+
+	rc = mmta_msg_read(in_path, "challenge", challenge_fields, &ch);
+	if (rc)
+		return rc;
+	id = mmta_msg_get(&ch, "id");
+	blob = mmta_msg_get(&ch, "credential_blob");
+	secret = mmta_msg_get(&ch, "secret");
+	rc = MMTA_EMSG;
+	if (!id || !blob || !secret) {
+		mmta_err("challenge: a field is missing");
+		goto out;
+	}
+	rc = mmta_read_file(key_path, &key, &key_len);
+	if (rc)
+		goto out;
+	if (key_len != MMTA_NODE_KEY_LEN) {
+		mmta_err("%s: a node key is %d raw bytes (X25519)", key_path,
+			 MMTA_NODE_KEY_LEN);
+		rc = MMTA_EUSAGE;
+		goto out;
+	}
+	rc = mmta_read_file(ima_path, &log, &log_len);
+	if (rc)
+		goto out;
+	rc = create_ak(&ak, &ak_pub);
+	if (rc)
+		goto out;
+	rc = activate(ak, blob, secret, nonce);
+	if (rc)
+		goto out;
+	mmta_qualifying_data(nonce, key, qual.buffer);
+	OPENSSL_cleanse(nonce, sizeof(nonce));
+	r = Esys_Quote(esys, ak, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+		       &qual, &scheme, &sel, &quoted, &sig);
+	if (r != TSS2_RC_SUCCESS) {
+		mmta_err("TPM2_Quote: %s", Tss2_RC_Decode(r));
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	if (Tss2_MU_TPMT_SIGNATURE_Marshal(sig, sigbuf, sizeof(sigbuf), &off)) {
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	mmta_msg_add(&ev, "id", id->data, id->len);
+	mmta_msg_add(&ev, "node_key", key, key_len);
+	if (want_id) {
+		want[0] = (uint8_t)want_id;
+		want[1] = (uint8_t)(want_id >> 8);
+		want[2] = (uint8_t)(want_id >> 16);
+		want[3] = (uint8_t)(want_id >> 24);
+		mmta_msg_add(&ev, "want_node_id", want, sizeof(want));
+	}
+	mmta_msg_add(&ev, "quote", quoted->attestationData, quoted->size);
+	mmta_msg_add(&ev, "signature", sigbuf, off);
+	mmta_msg_add(&ev, "ima_log", log, log_len);
+	rc = mmta_msg_write(out_path, &ev);
+out:
+	if (ak != ESYS_TR_NONE)
+		Esys_FlushContext(esys, ak);
+	Esys_Free(quoted);
+	Esys_Free(sig);
+	Esys_Free(ak_pub);
+	free(key);
+	free(log);
+	mmta_msg_free(&ch);
+	mmta_msg_free(&ev);
+	return rc;
+}
+
+/* ---- the module's attested mode ---- */
+
+static int mmt_open(void)
+{
+	int fd = open("/dev/mmt", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		mmta_err("/dev/mmt: %s", strerror(errno));
+	return fd;
+}
+
+/* authority, install: hand a file to MMT_IOC_ATTEST_SET_{AUTHORITY,CRED} */
+static int cmd_blob(unsigned long req, const char *what)
+{
+	struct mmt_attest_blob b = { .size = sizeof(b) };
+	struct mmt_query q = { .size = sizeof(q) };
+	uint8_t *data;
+	size_t len;
+	int fd, rc = MMTA_OK;
+
+	if (mmta_read_file(in_path, &data, &len))
+		return MMTA_ESYS;
+	fd = mmt_open();
+	if (fd < 0) {
+		free(data);
+		return MMTA_ESYS;
+	}
+	b.data = (uintptr_t)data;
+	b.len = (uint32_t)len;
+	if (ioctl(fd, req, &b)) {
+		mmta_err("%s: %s", what, strerror(errno));
+		rc = errno == EKEYREJECTED || errno == EKEYEXPIRED ||
+		     errno == ESTALE ? MMTA_ECRED : MMTA_ESYS;
+	} else if (req == MMT_IOC_ATTEST_SET_CRED &&
+		   !ioctl(fd, MMT_IOC_QUERY, &q)) {
+		printf("node id %u\n", q.node_id);
+	}
+	close(fd);
+	free(data);
+	return rc;
+}
+
+static int cmd_node_key(void)
+{
+	struct mmt_attest_info info = { .size = sizeof(info) };
+	int fd = mmt_open(), rc;
+
+	if (fd < 0)
+		return MMTA_ESYS;
+	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
+	close(fd);
+	if (rc) {
+		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
+		return MMTA_ESYS;
+	}
+	if (info.state == MMT_ATTEST_OFF) {
+		mmta_err("the module is not in attested mode (mmt-attest authority)");
+		return MMTA_EUSAGE;
+	}
+	return mmta_write_file(out_path, info.node_key, sizeof(info.node_key));
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: mmt-attest hello [--tcti CONF] --out HELLO\n"
+	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE --node-key FILE\n"
+	      "                  [--ima-log FILE] [--want-id N] --out EVIDENCE\n"
+	      "       mmt-attest authority --in AUTHORITY.der\n"
+	      "       mmt-attest node-key --out FILE\n"
+	      "       mmt-attest install --in CREDENTIAL\n"
+	      "see mmt-attest(8)\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tcti", required_argument, NULL, 't' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "node-key", required_argument, NULL, 'k' },
+		{ "ima-log", required_argument, NULL, 'l' },
+		{ "want-id", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd;
+	char *end;
+	int c, rc;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? MMTA_EUSAGE : MMTA_OK;
+	}
+	cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': tcti_conf = optarg; break;
+		case 'i': in_path = optarg; break;
+		case 'o': out_path = optarg; break;
+		case 'k': key_path = optarg; break;
+		case 'l': ima_path = optarg; break;
+		case 'w':
+			want_id = strtol(optarg, &end, 10);
+			if (*end || want_id < MMTA_NODE_ID_MIN ||
+			    want_id > MMTA_NODE_ID_MAX) {
+				mmta_err("--want-id: a node id, 1..65535");
+				return MMTA_EUSAGE;
+			}
+			break;
+		case 'h': usage(stdout); return MMTA_OK;
+		default: usage(stderr); return MMTA_EUSAGE;
+		}
+	}
+	if (optind == argc && in_path && !strcmp(cmd, "authority"))
+		return cmd_blob(MMT_IOC_ATTEST_SET_AUTHORITY,
+				"MMT_IOC_ATTEST_SET_AUTHORITY");
+	if (optind == argc && in_path && !strcmp(cmd, "install"))
+		return cmd_blob(MMT_IOC_ATTEST_SET_CRED,
+				"MMT_IOC_ATTEST_SET_CRED");
+	if (optind == argc && out_path && !strcmp(cmd, "node-key"))
+		return cmd_node_key();
+	if (optind != argc || !out_path ||
+	    (strcmp(cmd, "hello") && strcmp(cmd, "quote")) ||
+	    (!strcmp(cmd, "quote") && (!in_path || !key_path))) {
+		usage(stderr);
+		return MMTA_EUSAGE;
+	}
+	rc = tpm_open();
+	if (!rc)
+		rc = !strcmp(cmd, "hello") ? cmd_hello() : cmd_quote();
+	tpm_close();
+	return rc;
+}

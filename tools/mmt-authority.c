@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt-authority - the global authority nodes attest to before they get a
+ * node id (paper section IV-A, Fig. 3; step 1 of Fig. 6)
+ *
+ * In RFC 9334 terms it is the verifier: it appraises TPM 2.0 evidence
+ * against the manufacturer's EK CA (the endorser) and the reference hashes
+ * of mmt.ko (the reference values), then assigns a node id no other TPM
+ * holds and signs a credential the module and its peers (the relying
+ * parties) check.  Its state lives in one directory (--state) and
+ * survives restarts: the node list, the issue counter, pending challenges.
+ *
+ *   mmt-authority init --state DIR --ek-ca FILE
+ *   mmt-authority reference --state DIR --add FILE [--name NAME]
+ *   mmt-authority challenge --state DIR --in HELLO --out CHALLENGE
+ *   mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL
+ *   mmt-authority show-cred --state DIR --in CREDENTIAL
+ *   mmt-authority nodes --state DIR
+ *
+ * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-authority.8).
+ * docs/ATTESTATION.md describes the protocol.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#include "attest/mmta.h"
+
+#define CHALLENGE_TTL	300		/* seconds a challenge stays valid */
+#define MAX_REFS	256
+
+static const char *state_dir, *in_path, *out_path, *ek_ca_path, *add_path;
+static const char *ref_name;
+static long validity = 24 * 3600;	/* credential lifetime, seconds */
+
+static char *spath(const char *name)
+{
+	static char buf[4][4096];
+	static int i;
+	char *p = buf[i++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", state_dir, name);
+	return p;
+}
+
+/* The state directory is used by one command at a time. */
+static int lock_state(void)
+{
+	int fd = open(spath("lock"), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		mmta_err("%s: %s", spath("lock"), strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+static int load_authority(EVP_PKEY **key, X509 **cert)
+{
+	FILE *f;
+
+	if (key) {
+		f = fopen(spath("authority.key"), "r");
+		*key = f ? PEM_read_PrivateKey(f, NULL, NULL, NULL) : NULL;
+		if (f)
+			fclose(f);
+		if (!*key) {
+			mmta_err("%s: cannot read the authority key",
+				 spath("authority.key"));
+			return MMTA_ESYS;
+		}
+	}
+	f = fopen(spath("authority.pem"), "r");
+	*cert = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
+	if (f)
+		fclose(f);
+	if (!*cert) {
+		mmta_err("%s: cannot read the authority certificate",
+			 spath("authority.pem"));
+		return MMTA_ESYS;
+	}
+	return MMTA_OK;
+}
+
+/* ---- init ---- */
+
+static int add_ext(X509 *cert, int nid, const char *value)
+{
+	X509V3_CTX ctx;
+	X509_EXTENSION *ext;
+	int ok;
+
+	X509V3_set_ctx(&ctx, cert, cert, NULL, NULL, 0);
+	ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+	ok = ext && X509_add_ext(cert, ext, -1);
+	X509_EXTENSION_free(ext);
+	return ok ? 0 : -1;
+}
+
+static int cmd_init(void)
+{
+	EVP_PKEY *key = NULL;
+	X509 *cert = NULL;
+	X509_NAME *name;
+	uint8_t serial[16], *ca;
+	size_t ca_len;
+	BIGNUM *bn = NULL;
+	unsigned char *der = NULL;
+	int der_len, rc = MMTA_ESYS;
+	FILE *f;
+
+	if (!ek_ca_path) {
+		mmta_err("init: --ek-ca is required");
+		return MMTA_EUSAGE;
+	}
+	if (mkdir(state_dir, 0700) && errno != EEXIST) {
+		mmta_err("%s: %s", state_dir, strerror(errno));
+		return MMTA_ESYS;
+	}
+	if (!access(spath("authority.key"), F_OK)) {
+		mmta_err("%s: already initialised", state_dir);
+		return MMTA_EUSAGE;
+	}
+	if (mkdir(spath("pending"), 0700) && errno != EEXIST)
+		return MMTA_ESYS;
+	if (mmta_read_file(ek_ca_path, &ca, &ca_len))
+		return MMTA_ESYS;
+	rc = mmta_write_file(spath("ek-ca.pem"), ca, ca_len);
+	free(ca);
+	if (rc || mmta_write_file(spath("nodes"), "", 0) ||
+	    mmta_write_file(spath("reference"), "", 0) ||
+	    mmta_write_file(spath("serial"), "0\n", 2))
+		return MMTA_ESYS;
+	rc = MMTA_ESYS;
+
+	/* RSA 3072: the kernel verifies RSA in-tree; Debian 6.1 has no ECDSA */
+	key = EVP_RSA_gen(3072);
+	cert = X509_new();
+	bn = BN_new();
+	if (!key || !cert || !bn || RAND_bytes(serial, sizeof(serial)) != 1)
+		goto out;
+	serial[0] &= 0x7f;
+	if (!BN_bin2bn(serial, sizeof(serial), bn) ||
+	    !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert)) ||
+	    !X509_set_version(cert, X509_VERSION_3) ||
+	    !X509_gmtime_adj(X509_getm_notBefore(cert), 0) ||
+	    !X509_gmtime_adj(X509_getm_notAfter(cert), 10L * 365 * 86400) ||
+	    !X509_set_pubkey(cert, key))
+		goto out;
+	name = X509_get_subject_name(cert);
+	if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+					(const unsigned char *)"mmt-authority",
+					-1, -1, 0) ||
+	    !X509_set_issuer_name(cert, name) ||
+	    add_ext(cert, NID_basic_constraints, "critical,CA:FALSE") ||
+	    add_ext(cert, NID_key_usage, "critical,digitalSignature") ||
+	    add_ext(cert, NID_subject_key_identifier, "hash") ||
+	    add_ext(cert, NID_authority_key_identifier, "keyid:always") ||
+	    !X509_sign(cert, key, EVP_sha256()))
+		goto out;
+	f = fopen(spath("authority.key"), "wx");
+	if (!f || !PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL) ||
+	    fclose(f))
+		goto out;
+	f = fopen(spath("authority.pem"), "w");
+	if (!f || !PEM_write_X509(f, cert) || fclose(f))
+		goto out;
+	der_len = i2d_X509(cert, &der);
+	if (der_len <= 0 ||
+	    mmta_write_file(spath("authority.der"), der, (size_t)der_len))
+		goto out;
+	printf("authority initialised in %s; its certificate: %s\n", state_dir,
+	       spath("authority.der"));
+	rc = MMTA_OK;
+out:
+	OPENSSL_free(der);
+	BN_free(bn);
+	X509_free(cert);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+/* ---- reference values ---- */
+
+struct refs {
+	int n;
+	uint8_t hash[MAX_REFS][MMTA_SHA256_LEN];
+	const uint8_t *found;	/* the reference the log measured */
+	char foreign[256];	/* an mmt.ko measured with another hash */
+};
+
+static int load_refs(struct refs *r)
+{
+	char line[512];
+	FILE *f = fopen(spath("reference"), "r");
+
+	memset(r, 0, sizeof(*r));
+	if (!f) {
+		mmta_err("%s: %s", spath("reference"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	while (fgets(line, sizeof(line), f) && r->n < MAX_REFS) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (strlen(line) < 64 ||
+		    mmta_hex_decode(line, 64, r->hash[r->n])) {
+			mmta_err("%s: bad line", spath("reference"));
+			fclose(f);
+			return MMTA_ESYS;
+		}
+		r->n++;
+	}
+	fclose(f);
+	return MMTA_OK;
+}
+
+static int cmd_reference(void)
+{
+	uint8_t *data, h[MMTA_SHA256_LEN];
+	char hex[2 * MMTA_SHA256_LEN + 1], *copy, line[4096];
+	size_t len;
+	FILE *f;
+	int lock;
+
+	if (!add_path) {
+		mmta_err("reference: --add FILE is required");
+		return MMTA_EUSAGE;
+	}
+	if (mmta_read_file(add_path, &data, &len))
+		return MMTA_ESYS;
+	mmta_sha256(data, len, h);
+	free(data);
+	mmta_hex_encode(h, sizeof(h), hex);
+	copy = strdup(add_path);
+	snprintf(line, sizeof(line), "%s %s\n", hex,
+		 ref_name ? ref_name : basename(copy));
+	free(copy);
+	lock = lock_state();
+	if (lock < 0)
+		return MMTA_ESYS;
+	f = fopen(spath("reference"), "a");
+	if (!f || fputs(line, f) < 0 || fflush(f) || fsync(fileno(f)) ||
+	    fclose(f)) {
+		mmta_err("%s: %s", spath("reference"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	close(lock);
+	fputs(line, stdout);
+	return MMTA_OK;
+}
+
+/* ---- challenge ---- */
+
+static const char *const hello_fields[] = { "ek_cert", "ak_public", NULL };
+static const char *const pending_fields[] = {
+	"nonce", "ak_public", "ek_hash", "created", NULL };
+static const char *const evidence_fields[] = {
+	"id", "node_key", "want_node_id", "quote", "signature", "ima_log",
+	NULL };
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int cmd_challenge(void)
+{
+	const struct mmta_field *ek, *ak;
+	struct mmta_msg hello, out = { .type = "challenge" };
+	struct mmta_msg pend = { .type = "pending" };
+	uint8_t ek_hash[MMTA_SHA256_LEN], name[64], nonce[MMTA_NONCE_LEN];
+	uint8_t id[MMTA_CHALLENGE_ID_LEN], blob[128], secret[300], t[8];
+	char idhex[2 * MMTA_CHALLENGE_ID_LEN + 1], pname[64];
+	size_t name_len, blob_len, secret_len;
+	EVP_PKEY *ek_pub = NULL, *ak_pub = NULL;
+	int rc, lock;
+
+	rc = mmta_msg_read(in_path, "hello", hello_fields, &hello);
+	if (rc)
+		return rc;
+	ek = mmta_msg_get(&hello, "ek_cert");
+	ak = mmta_msg_get(&hello, "ak_public");
+	if (!ek || !ak) {
+		mmta_err("hello: ek_cert and ak_public are required");
+		rc = MMTA_EMSG;
+		goto out;
+	}
+	rc = mmta_ek_verify(ek->data, ek->len, spath("ek-ca.pem"), &ek_pub,
+			    ek_hash);
+	if (rc)
+		goto out;
+	rc = mmta_ak_check(ak->data, ak->len, name, &name_len, &ak_pub);
+	if (rc)
+		goto out;
+	rc = MMTA_ESYS;
+	if (RAND_bytes(nonce, sizeof(nonce)) != 1 ||
+	    RAND_bytes(id, sizeof(id)) != 1)
+		goto out;
+	rc = mmta_make_credential(ek_pub, name, name_len, nonce, sizeof(nonce),
+				  blob, &blob_len, secret, &secret_len);
+	if (rc)
+		goto out;
+	le64(t, (uint64_t)time(NULL));
+	mmta_msg_add(&pend, "nonce", nonce, sizeof(nonce));
+	mmta_msg_add(&pend, "ak_public", ak->data, ak->len);
+	mmta_msg_add(&pend, "ek_hash", ek_hash, sizeof(ek_hash));
+	mmta_msg_add(&pend, "created", t, sizeof(t));
+	mmta_hex_encode(id, sizeof(id), idhex);
+	snprintf(pname, sizeof(pname), "pending/%s", idhex);
+	lock = lock_state();
+	if (lock < 0)
+		goto out;
+	rc = mmta_msg_write(spath(pname), &pend);
+	close(lock);
+	if (rc)
+		goto out;
+	mmta_msg_add(&out, "id", id, sizeof(id));
+	mmta_msg_add(&out, "credential_blob", blob, blob_len);
+	mmta_msg_add(&out, "secret", secret, secret_len);
+	rc = mmta_msg_write(out_path, &out);
+out:
+	OPENSSL_cleanse(nonce, sizeof(nonce));
+	EVP_PKEY_free(ek_pub);
+	EVP_PKEY_free(ak_pub);
+	mmta_msg_free(&hello);
+	mmta_msg_free(&pend);
+	mmta_msg_free(&out);
+	return rc;
+}
+
+/* ---- verify ---- */
+
+static int visit_ref(void *arg, const uint8_t digest[MMTA_SHA256_LEN],
+		     const char *name)
+{
+	struct refs *r = arg;
+	const char *base = strrchr(name, '/');
+	bool known = false;
+	int i;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < r->n; i++) {
+		if (!memcmp(r->hash[i], digest, MMTA_SHA256_LEN)) {
+			r->found = r->hash[i];
+			known = true;
+		}
+	}
+	if (!known && !strcmp(base, "mmt.ko") && !r->foreign[0])
+		snprintf(r->foreign, sizeof(r->foreign), "%s", name);
+	return MMTA_OK;
+}
+
+/*
+ * assign_id() - the node id of the TPM @ek_hash: the one it already holds,
+ * else @want if free, else the lowest free id.  The node list is written
+ * (durably) before the credential is issued, so an id is never given to a
+ * second TPM, across restarts of the authority too.
+ * Context: the state lock held.
+ */
+static int assign_id(const uint8_t ek_hash[MMTA_SHA256_LEN], uint32_t want,
+		     uint32_t *id)
+{
+	static uint8_t used[MMTA_NODE_ID_MAX + 1];
+	char line[256], ekhex[2 * MMTA_SHA256_LEN + 1], mine[sizeof(ekhex)];
+	char *buf = NULL;
+	size_t len = 0;
+	uint32_t held = 0, i;
+	unsigned int nid;
+	FILE *f;
+	int rc;
+
+	memset(used, 0, sizeof(used));
+	mmta_hex_encode(ek_hash, MMTA_SHA256_LEN, mine);
+	f = fopen(spath("nodes"), "r");
+	if (!f) {
+		mmta_err("%s: %s", spath("nodes"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %64s", &nid, ekhex) != 2 ||
+		    nid < MMTA_NODE_ID_MIN || nid > MMTA_NODE_ID_MAX) {
+			mmta_err("%s: bad line", spath("nodes"));
+			fclose(f);
+			return MMTA_ESYS;
+		}
+		used[nid] = 1;
+		if (!strcmp(ekhex, mine))
+			held = nid;
+	}
+	fclose(f);
+	if (held) {
+		if (want && want != held) {
+			mmta_err("node id %u: this node holds id %u", want, held);
+			return MMTA_EIDINUSE;
+		}
+		*id = held;
+		return MMTA_OK;
+	}
+	if (want) {
+		if (want > MMTA_NODE_ID_MAX || used[want]) {
+			mmta_err("node id %u is held by another node", want);
+			return MMTA_EIDINUSE;
+		}
+		*id = want;
+	} else {
+		for (i = MMTA_NODE_ID_MIN; i <= MMTA_NODE_ID_MAX && used[i]; i++)
+			;
+		if (i > MMTA_NODE_ID_MAX) {
+			mmta_err("every node id is held");
+			return MMTA_EIDSPACE;
+		}
+		*id = i;
+	}
+	if (mmta_read_file(spath("nodes"), (uint8_t **)&buf, &len))
+		return MMTA_ESYS;
+	snprintf(line, sizeof(line), "%u %s\n", *id, mine);
+	buf = realloc(buf, len + strlen(line));
+	if (!buf)
+		return MMTA_ESYS;
+	memcpy(buf + len, line, strlen(line));
+	rc = mmta_write_file(spath("nodes"), buf, len + strlen(line));
+	free(buf);
+	return rc;
+}
+
+static int next_serial(uint64_t *serial)
+{
+	uint8_t *buf;
+	size_t len;
+	char out[32];
+
+	if (mmta_read_file(spath("serial"), &buf, &len))
+		return MMTA_ESYS;
+	buf = realloc(buf, len + 1);
+	if (!buf)
+		return MMTA_ESYS;
+	buf[len] = '\0';
+	*serial = strtoull((char *)buf, NULL, 10) + 1;
+	free(buf);
+	snprintf(out, sizeof(out), "%" PRIu64 "\n", *serial);
+	return mmta_write_file(spath("serial"), out, strlen(out));
+}
+
+/* Take a pending challenge: it can be used once (rename is atomic). */
+static int take_challenge(const struct mmta_field *id, struct mmta_msg *pend)
+{
+	char idhex[2 * MMTA_CHALLENGE_ID_LEN + 1], p[64], used[80];
+	const struct mmta_field *created;
+	int rc;
+
+	if (id->len != MMTA_CHALLENGE_ID_LEN) {
+		mmta_err("evidence: bad challenge id");
+		return MMTA_ECHALLENGE;
+	}
+	mmta_hex_encode(id->data, id->len, idhex);
+	snprintf(p, sizeof(p), "pending/%s", idhex);
+	snprintf(used, sizeof(used), "pending/%s.used", idhex);
+	if (rename(spath(p), spath(used))) {
+		mmta_err("challenge %s: unknown or already used", idhex);
+		return MMTA_ECHALLENGE;
+	}
+	rc = mmta_msg_read(spath(used), "pending", pending_fields, pend);
+	unlink(spath(used));
+	if (rc)
+		return MMTA_ESYS;
+	created = mmta_msg_get(pend, "created");
+	if (!created || created->len != 8 ||
+	    get_le64(created->data) + CHALLENGE_TTL < (uint64_t)time(NULL)) {
+		mmta_err("challenge %s: expired", idhex);
+		return MMTA_ECHALLENGE;
+	}
+	return MMTA_OK;
+}
+
+static int cmd_verify(void)
+{
+	const struct mmta_field *f_id, *f_key, *f_want, *f_quote, *f_sig, *f_log;
+	const struct mmta_field *p_nonce, *p_ak, *p_ek;
+	struct mmta_msg ev, pend = { 0 };
+	struct mmta_ima_result ima;
+	struct mmta_cred cred;
+	struct refs *refs = calloc(1, sizeof(*refs));
+	uint8_t qual[MMTA_SHA256_LEN], name[64], *out = NULL;
+	size_t name_len, out_len;
+	EVP_PKEY *ak_pub = NULL, *key = NULL;
+	X509 *cert = NULL;
+	uint32_t want = 0;
+	int rc, lock = -1;
+
+	if (!refs)
+		return MMTA_ESYS;
+	rc = mmta_msg_read(in_path, "evidence", evidence_fields, &ev);
+	if (rc) {
+		free(refs);
+		return rc;
+	}
+	f_id = mmta_msg_get(&ev, "id");
+	f_key = mmta_msg_get(&ev, "node_key");
+	f_want = mmta_msg_get(&ev, "want_node_id");
+	f_quote = mmta_msg_get(&ev, "quote");
+	f_sig = mmta_msg_get(&ev, "signature");
+	f_log = mmta_msg_get(&ev, "ima_log");
+	rc = MMTA_EMSG;
+	if (!f_id || !f_key || !f_quote || !f_sig || !f_log ||
+	    f_key->len != MMTA_NODE_KEY_LEN || (f_want && f_want->len != 4)) {
+		mmta_err("evidence: a field is missing or has a bad length");
+		goto out;
+	}
+	if (f_want)
+		want = f_want->data[0] | f_want->data[1] << 8 |
+		       f_want->data[2] << 16 | (uint32_t)f_want->data[3] << 24;
+	if (f_want && (want < MMTA_NODE_ID_MIN || want > MMTA_NODE_ID_MAX)) {
+		mmta_err("evidence: node id %u out of range", want);
+		goto out;
+	}
+	rc = load_refs(refs);
+	if (!rc)
+		rc = load_authority(&key, &cert);
+	if (rc)
+		goto out;
+	lock = lock_state();
+	if (lock < 0) {
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	rc = take_challenge(f_id, &pend);
+	if (rc)
+		goto out;
+	p_nonce = mmta_msg_get(&pend, "nonce");
+	p_ak = mmta_msg_get(&pend, "ak_public");
+	p_ek = mmta_msg_get(&pend, "ek_hash");
+	if (!p_nonce || !p_ak || !p_ek || p_nonce->len != MMTA_NONCE_LEN ||
+	    p_ek->len != MMTA_SHA256_LEN) {
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	rc = mmta_ak_check(p_ak->data, p_ak->len, name, &name_len, &ak_pub);
+	if (rc)
+		goto out;
+	rc = mmta_ima_replay(f_log->data, f_log->len, visit_ref, refs, &ima);
+	if (rc)
+		goto out;
+	mmta_qualifying_data(p_nonce->data, f_key->data, qual);
+	rc = mmta_quote_verify(ak_pub, f_quote->data, f_quote->len,
+			       f_sig->data, f_sig->len, qual, ima.pcr10);
+	if (rc)
+		goto out;
+	rc = MMTA_EMODULE;
+	if (refs->foreign[0]) {
+		mmta_err("IMA log: %s was measured with a hash that is not a reference",
+			 refs->foreign);
+		goto out;
+	}
+	if (!refs->found) {
+		mmta_err("IMA log: no reference mmt.ko was measured");
+		goto out;
+	}
+	rc = assign_id(p_ek->data, want, &cred.node_id);
+	if (!rc)
+		rc = next_serial(&cred.serial);
+	if (rc)
+		goto out;
+	cred.not_before = (uint64_t)time(NULL);
+	cred.not_after = cred.not_before + (uint64_t)validity;
+	memcpy(cred.node_key, f_key->data, MMTA_NODE_KEY_LEN);
+	memcpy(cred.module_hash, refs->found, MMTA_SHA256_LEN);
+	memcpy(cred.ek_hash, p_ek->data, MMTA_SHA256_LEN);
+	rc = mmta_cred_sign(&cred, key, cert, &out, &out_len);
+	if (!rc)
+		rc = mmta_write_file(out_path, out, out_len);
+	if (!rc)
+		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries)\n",
+			cred.node_id, cred.serial, ima.entries);
+out:
+	if (lock >= 0)
+		close(lock);
+	free(out);
+	free(refs);
+	EVP_PKEY_free(ak_pub);
+	EVP_PKEY_free(key);
+	X509_free(cert);
+	mmta_msg_free(&ev);
+	mmta_msg_free(&pend);
+	return rc;
+}
+
+/* ---- show-cred, nodes ---- */
+
+static int cmd_show_cred(void)
+{
+	char key[2 * MMTA_NODE_KEY_LEN + 1], mod[2 * MMTA_SHA256_LEN + 1];
+	char ek[sizeof(mod)];
+	struct mmta_cred c;
+	X509 *cert;
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	rc = load_authority(NULL, &cert);
+	if (rc)
+		return rc;
+	rc = mmta_read_file(in_path, &data, &len);
+	if (!rc)
+		rc = mmta_cred_verify(data, len, cert, (uint64_t)time(NULL), &c);
+	if (!rc) {
+		mmta_hex_encode(c.node_key, sizeof(c.node_key), key);
+		mmta_hex_encode(c.module_hash, sizeof(c.module_hash), mod);
+		mmta_hex_encode(c.ek_hash, sizeof(c.ek_hash), ek);
+		printf("node_id %u\nserial %" PRIu64 "\nnot_before %" PRIu64
+		       "\nnot_after %" PRIu64 "\nnode_key %s\nmodule_hash %s\nek_hash %s\n",
+		       c.node_id, c.serial, c.not_before, c.not_after, key, mod,
+		       ek);
+		free(data);
+	}
+	X509_free(cert);
+	return rc;
+}
+
+static int cmd_nodes(void)
+{
+	uint8_t *data;
+	size_t len;
+
+	if (mmta_read_file(spath("nodes"), &data, &len))
+		return MMTA_ESYS;
+	fwrite(data, 1, len, stdout);
+	free(data);
+	return MMTA_OK;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: mmt-authority init --state DIR --ek-ca FILE\n"
+	      "       mmt-authority reference --state DIR --add FILE [--name NAME]\n"
+	      "       mmt-authority challenge --state DIR --in HELLO --out CHALLENGE\n"
+	      "       mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL [--validity SECONDS]\n"
+	      "       mmt-authority show-cred --state DIR --in CREDENTIAL\n"
+	      "       mmt-authority nodes --state DIR\n"
+	      "see mmt-authority(8)\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 's' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "ek-ca", required_argument, NULL, 'c' },
+		{ "add", required_argument, NULL, 'a' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "validity", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd;
+	char *end;
+	int c;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? MMTA_EUSAGE : MMTA_OK;
+	}
+	cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state_dir = optarg; break;
+		case 'i': in_path = optarg; break;
+		case 'o': out_path = optarg; break;
+		case 'c': ek_ca_path = optarg; break;
+		case 'a': add_path = optarg; break;
+		case 'n': ref_name = optarg; break;
+		case 'v':
+			validity = strtol(optarg, &end, 10);
+			if (*end || validity <= 0) {
+				mmta_err("--validity: a positive number of seconds");
+				return MMTA_EUSAGE;
+			}
+			break;
+		case 'h': usage(stdout); return MMTA_OK;
+		default: usage(stderr); return MMTA_EUSAGE;
+		}
+	}
+	if (optind != argc || !state_dir) {
+		usage(stderr);
+		return MMTA_EUSAGE;
+	}
+	if (!strcmp(cmd, "init"))
+		return cmd_init();
+	if (!strcmp(cmd, "reference"))
+		return cmd_reference();
+	if (!strcmp(cmd, "nodes"))
+		return cmd_nodes();
+	if (!in_path) {
+		mmta_err("%s: --in is required", cmd);
+		return MMTA_EUSAGE;
+	}
+	if (!strcmp(cmd, "show-cred"))
+		return cmd_show_cred();
+	if (!out_path) {
+		mmta_err("%s: --out is required", cmd);
+		return MMTA_EUSAGE;
+	}
+	if (!strcmp(cmd, "challenge"))
+		return cmd_challenge();
+	if (!strcmp(cmd, "verify"))
+		return cmd_verify();
+	usage(stderr);
+	return MMTA_EUSAGE;
+}

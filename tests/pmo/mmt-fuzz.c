@@ -866,7 +866,8 @@ static enum fz_call rnd_ioctl_call(struct th *th)
 		[C_LISTEN] = 4, [C_CONNECT] = 1, [C_ACCEPT] = 2, [C_SEND] = 3,
 		[C_RECV] = 3, [C_CONN_KEY] = 5, [C_MIG_SEND] = 2,
 		[C_MIG_RECV] = 2, [C_MIG_INFO] = 4, [C_MIG_FINISH] = 3,
-		[C_MIG_ABORT] = 3, [C_MIG_RESOLVE] = 4, [C_UNKNOWN] = 6,
+		[C_MIG_ABORT] = 3, [C_MIG_RESOLVE] = 4, [C_ATT_AUTH] = 2,
+		[C_ATT_CRED] = 2, [C_ATT_INFO] = 3, [C_UNKNOWN] = 6,
 	};
 	unsigned int total = 0, r, c;
 
@@ -894,7 +895,8 @@ static bool is_known_cmd(unsigned long cmd)
 		MMT_IOC_CONN_SET_KEY, MMT_IOC_MIGRATE_SEND,
 		MMT_IOC_MIGRATE_RECV, MMT_IOC_MIGRATE_INFO,
 		MMT_IOC_MIGRATE_FINISH, MMT_IOC_MIGRATE_ABORT,
-		MMT_IOC_PMO_MIG_RESOLVE,
+		MMT_IOC_PMO_MIG_RESOLVE, MMT_IOC_ATTEST_SET_AUTHORITY,
+		MMT_IOC_ATTEST_SET_CRED, MMT_IOC_ATTEST_INFO,
 	};
 	unsigned int i;
 
@@ -1115,6 +1117,37 @@ static void fuzz_ioctl(struct th *th)
 		p = chance(th, 90) ? NULL : (void *)(uintptr_t)rnd_u64(th);
 		pick(th, K_PMO, 90, &t);
 		break;
+	case C_ATT_AUTH:
+	case C_ATT_CRED: {
+		/*
+		 * random bytes, a truncated or garbled DER or credential:
+		 * never a valid one (attested mode would stop the keying
+		 * the other calls need)
+		 */
+		struct mmt_attest_blob *b = p;
+		uint8_t *data = a + 4096;
+		uint32_t n = 1 + below(th, 600), i;
+
+		cmd = c == C_ATT_AUTH ? MMT_IOC_ATTEST_SET_AUTHORITY :
+			MMT_IOC_ATTEST_SET_CRED;
+		v = b->size = MMT_ATTEST_BLOB_SIZE_VER0;
+		for (i = 0; i < n; i++)
+			data[i] = (uint8_t)rnd_u64(th);
+		if (c == C_ATT_AUTH && chance(th, 50))
+			data[0] = 0x30;		/* a DER SEQUENCE */
+		b->data = (uintptr_t)data;
+		b->len = chance(th, 90) ? n : (uint32_t)rnd_u64(th);
+		pick(th, K_DEV, 90, &t);
+		break;
+	}
+	case C_ATT_INFO: {
+		struct mmt_attest_info *in = p;
+
+		cmd = MMT_IOC_ATTEST_INFO;
+		v = in->size = MMT_ATTEST_INFO_SIZE_VER0;
+		pick(th, K_DEV, 90, &t);
+		break;
+	}
 	default:
 		c = C_UNKNOWN;
 		do {
@@ -1139,6 +1172,15 @@ static void fuzz_ioctl(struct th *th)
 		case C_RECV:
 			clamp_timeout(th, &((struct mmt_xfer *)p)->timeout_ms);
 			break;
+		case C_ATT_AUTH:
+		case C_ATT_CRED: {
+			struct mmt_attest_blob *b = p;
+
+			if (b->data != (uintptr_t)(a + 4096))
+				b->data = (uintptr_t)bad_ptr(th, a + 4096,
+							     4096, 64);
+			break;
+		}
 		case C_MIG_SEND:
 		case C_MIG_RECV: {
 			struct mmt_migrate *m = p;

@@ -816,8 +816,9 @@ struct mmt_migrate_info {
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
- * EPERM (no key set, or an MMT is SENDING), EUCLEAN (a migration of unknown
- * outcome: MMT_IOC_PMO_MIG_RESOLVE).
+ * EPERM (no key set, or an MMT is SENDING), EBUSY (a live migration runs
+ * from or into the PMO), EUCLEAN (a migration of unknown outcome:
+ * MMT_IOC_PMO_MIG_RESOLVE).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)

@@ -142,8 +142,9 @@ int mmtu_pmo_set_key(int pmofd, const void *key, size_t key_len,
  *	must exceed (replay protection).  Below 2^38.
  *
  * Return: 0; -EINVAL (a VALID MMT's counter would go down, or @counter is
- * not below 2^38), -EPERM (no key set, or an MMT is SENDING), -EBADF,
- * -ENOTTY.
+ * not below 2^38), -EPERM (no key set, or an MMT is SENDING), -EBUSY (a
+ * live migration runs from or into the PMO), -EUCLEAN (a migration of
+ * unknown outcome: mmtu_pmo_mig_resolve()), -EBADF, -ENOTTY.
  */
 int mmtu_pmo_set_root_counter(int pmofd, uint64_t counter);
 

@@ -58,6 +58,7 @@ struct wc_stats {
 	double shuffle_bytes;	/* payload sent or received */
 	double pmo_bytes;	/* PMO bytes (whole closures) */
 	double distinct;	/* reducer: words in its share */
+	double checked;		/* reducer: 1 with --check */
 	double mismatch;	/* reducer with --check: 1 if its share differs */
 };
 
@@ -66,12 +67,14 @@ static struct {
 	int tcp_fds[MAX_RANKS];	/* rank 0: one per other rank; else [0] */
 	char *addrs[MAX_RANKS];	/* the ranks' data-plane addresses */
 	unsigned int ctl_port, data_port, timeout_ms, levels, node_id;
+	unsigned int repeat, compute;
 	const char *out, *check, *key_file;
 	uint8_t key[32];
 	size_t key_len;
 	int json, mpi;
 } g = {
 	.ctl_port = 7600, .data_port = 7700, .timeout_ms = 120000, .levels = 3,
+	.repeat = 1, .compute = 1,
 };
 
 static void die(const char *fmt, ...)
@@ -444,6 +447,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 	double t0, t1, t2, t3, t;
 	size_t i;
 	int r, e, fd, me = g.rank % g.n;
+	unsigned int k;
 
 	mmta_wc_init(&wc);
 	ctl_barrier();
@@ -458,6 +462,16 @@ static void run(int devfd, const int *conn, unsigned int channel,
 		}
 		st.bytes = (double)bytes;
 		st.words = (double)wc.words;
+		/* --compute-per-byte K: tokenize K times, count once */
+		for (k = 1; k < g.compute; k++) {
+			struct mmta_wc scratch;
+
+			mmta_wc_init(&scratch);
+			for (i = me; i < nfiles; i += g.n)
+				if (mmta_wc_file(&scratch, files[i], NULL))
+					die("%s: cannot read", files[i]);
+			mmta_wc_free(&scratch);
+		}
 		t = mmta_now();
 		pack(&wc, bk);
 		st.pack = mmta_now() - t;
@@ -526,6 +540,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 		}
 		mmta_wc_sort(&wc);
 		st.distinct = (double)wc.used;
+		st.checked = !!g.check;
 		if (g.check)
 			st.mismatch = check_share(&wc);
 		if (g.out)
@@ -571,7 +586,8 @@ static void report(unsigned int channel, const struct phases *ph,
 		printf("     \"shuffle_bytes\": %.0f, \"pmo_bytes\": %.0f, \"words\": %.0f, \"distinct\": %.0f, \"checked\": %s, \"match\": %s}",
 		       RSUM(a, shuffle_bytes, 0, n), RSUM(a, pmo_bytes, 0, n),
 		       RSUM(a, words, 0, n), RSUM(a, distinct, n, s),
-		       g.check ? "true" : "false",
+		       RSUM(a, checked, n, s) == n ? "true" : "false",
+		       RSUM(a, checked, n, s) != n ? "null" :
 		       RSUM(a, mismatch, n, s) ? "false" : "true");
 		if (last)
 			printf("\n  ]\n}\n");
@@ -581,7 +597,8 @@ static void report(unsigned int channel, const struct phases *ph,
 	       chan_names[channel], ph->e2e, ph->map, ph->shuffle, ph->reduce,
 	       100 * comm, RSUM(a, shuffle_bytes, 0, n),
 	       RMAX(a, wire, 0, n), RMAX(a, kernel_s, n, s),
-	       !g.check ? "-" : RSUM(a, mismatch, n, s) ? "DIFFERS" : "equal");
+	       RSUM(a, checked, n, s) != n ? "-" :
+	       RSUM(a, mismatch, n, s) ? "DIFFERS" : "equal");
 }
 
 static void usage(int code)
@@ -590,7 +607,8 @@ static void usage(int code)
 "usage: mmt-wordcount [--rank R --peers A0,A1,...] [--addrs A0,A1,...]\n"
 "         [--channel plain,secure,mmt] [--key-file FILE] [--levels L]\n"
 "         [--ctl-port P] [--port P] [--timeout-ms MS] [--node-id N]\n"
-"         [--out PREFIX] [--check REF] [--json] PATH...\n"
+"         [--out PREFIX] [--check REF] [--repeat N] [--compute-per-byte K]\n"
+"         [--json] PATH...\n"
 "  2n ranks: 0..n-1 map, n..2n-1 reduce.  Without MPI, --rank and --peers\n"
 "  (rank 0 first; its --ctl-port carries the control messages).  Data moves\n"
 "  over mmt connections to the --addrs (default: the --peers) on --port + m.\n");
@@ -669,6 +687,8 @@ int main(int argc, char **argv)
 		{ "node-id", required_argument, NULL, 'i' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, 'x' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "compute-per-byte", required_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -678,8 +698,10 @@ int main(int argc, char **argv)
 	unsigned int channels[8];
 	int npeers = 0, naddrs = 0, nchan = 0, c, devfd, r, i;
 	int conn[MAX_RANKS];
-	struct wc_stats all[MAX_RANKS];
-	struct phases ph;
+	struct wc_stats all[MAX_RANKS], best[MAX_RANKS];
+	struct phases ph, bph = { 0 };
+	unsigned int k;
+	int bad;
 	char **files;
 	size_t nfiles;
 
@@ -698,6 +720,8 @@ int main(int argc, char **argv)
 		case 'i': g.node_id = num("node-id", optarg, 1, 65535); break;
 		case 'o': g.out = optarg; break;
 		case 'x': g.check = optarg; break;
+		case 'n': g.repeat = num("repeat", optarg, 1, 1000); break;
+		case 'K': g.compute = num("compute-per-byte", optarg, 1, 1000); break;
 		case 'j': g.json = 1; break;
 		case 'h': usage(0); break;
 		default: usage(2);
@@ -780,19 +804,28 @@ int main(int argc, char **argv)
 		tcp_init();
 	connect_all(devfd, conn);
 	if (g.rank == 0 && g.json)
-		printf("{\"app\": \"wordcount\", \"mappers\": %d, \"reducers\": %d, \"levels\": %u, \"control\": \"%s\", \"runs\": [\n",
-		       g.n, g.n, g.levels, g.mpi ? "mpi" : "tcp");
+		printf("{\"app\": \"wordcount\", \"mappers\": %d, \"reducers\": %d, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"compute_per_byte\": %u, \"runs\": [\n",
+		       g.n, g.n, g.levels, g.mpi ? "mpi" : "tcp", g.repeat,
+		       g.compute);
 	else if (g.rank == 0)
-		printf("M%dR%d, %u-level MMTs, control plane %s; times in s, the slowest rank\n"
+		printf("M%dR%d, %u-level MMTs, control plane %s, best of %u; times in s\n"
 		       "channel      e2e       map   shuffle    reduce   comm   shuffle-B    send-s  krecv-s  result\n",
-		       g.n, g.n, g.levels, g.mpi ? "MPI" : "TCP");
+		       g.n, g.n, g.levels, g.mpi ? "MPI" : "TCP", g.repeat);
 	r = 0;
 	for (i = 0; i < nchan; i++) {
-		run(devfd, conn, channels[i], files, nfiles, &ph, all);
+		/* --repeat: every run checked, the fastest reported */
+		for (k = 0; k < g.repeat; k++) {
+			run(devfd, conn, channels[i], files, nfiles, &ph, all);
+			bad = RSUM(all, mismatch, g.n, g.size) > 0;
+			/* a run that differs is the one reported */
+			if (!k || (!r && (bad || ph.e2e < bph.e2e))) {
+				bph = ph;
+				memcpy(best, all, sizeof(best));
+			}
+			r |= bad;
+		}
 		if (g.rank == 0)
-			report(channels[i], &ph, all, i == 0, i == nchan - 1);
-		if (RSUM(all, mismatch, g.n, g.size))
-			r = 1;
+			report(channels[i], &bph, best, i == 0, i == nchan - 1);
 		fflush(stdout);
 	}
 	if (files)

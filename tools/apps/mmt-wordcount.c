@@ -86,6 +86,10 @@ static void die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+#ifdef MMTA_MPI
+	if (g.mpi)
+		MPI_Abort(MPI_COMM_WORLD, 1);	/* the other ranks too */
+#endif
 	exit(1);
 }
 

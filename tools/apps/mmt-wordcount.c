@@ -610,7 +610,7 @@ static void usage(int code)
 	fprintf(code ? stderr : stdout,
 "usage: mmt-wordcount [--rank R --peers A0,A1,...] [--addrs A0,A1,...]\n"
 "         [--channel plain,secure,mmt] [--key-file FILE] [--levels L]\n"
-"         [--ctl-port P] [--port P] [--timeout-ms MS] [--node-id N]\n"
+"         [--ctl-port P] [--port P] [--timeout-ms MS] [--node-id N|rank]\n"
 "         [--out PREFIX] [--check REF] [--repeat N] [--compute-per-byte K]\n"
 "         [--json] PATH...\n"
 "  2n ranks: 0..n-1 map, n..2n-1 reduce.  Without MPI, --rank and --peers\n"
@@ -721,7 +721,10 @@ int main(int argc, char **argv)
 		case 'C': g.ctl_port = num("ctl-port", optarg, 1, 65535); break;
 		case 'p': g.data_port = num("port", optarg, 1, 65535 - MAX_RANKS); break;
 		case 't': g.timeout_ms = num("timeout-ms", optarg, 1, 600000); break;
-		case 'i': g.node_id = num("node-id", optarg, 1, 65535); break;
+		case 'i':	/* "rank": rank + 1, the same argument for every rank */
+			g.node_id = strcmp(optarg, "rank") ?
+				    num("node-id", optarg, 1, 65535) : ~0u;
+			break;
 		case 'o': g.out = optarg; break;
 		case 'x': g.check = optarg; break;
 		case 'n': g.repeat = num("repeat", optarg, 1, 1000); break;
@@ -792,6 +795,8 @@ int main(int argc, char **argv)
 	devfd = mmtu_open();
 	if (devfd < 0)
 		die("/dev/mmt: %s", mmtu_strerror(devfd));
+	if (g.node_id == ~0u)
+		g.node_id = (unsigned int)g.rank + 1;
 	if (g.node_id) {
 		r = mmtu_set_node_id(devfd, g.node_id);
 		if (r < 0)

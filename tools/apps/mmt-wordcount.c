@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,10 @@ static const char *const chan_names[] = {
 	[MMT_CHANNEL_PLAIN] = "plain",
 };
 
-/* the timings and counts of one rank for one channel (all doubles: the
- * control plane gathers them as bytes; both ends are this program) */
+/*
+ * The timings and counts of one rank for one channel (all doubles: the
+ * control plane gathers them as bytes; both ends are this program).
+ */
 struct wc_stats {
 	double pack, setup, wire, readout;	/* shuffle parts, s */
 	double kernel_s;	/* the kernel's send/recv time (mmt_xfer.ns) */
@@ -213,8 +216,10 @@ static void connect_all(int devfd, int *conn)
 	if (g.rank >= g.n) {
 		for (i = 0; i < g.n; i++) {
 			r = mmtu_parse_addr(NULL, g.data_port + i, &a);
-			if (!r)
-				r = lfd[i] = mmtu_listen(devfd, &a, 4, 0);
+			if (!r) {
+				lfd[i] = mmtu_listen(devfd, &a, 4, 0);
+				r = lfd[i];
+			}
 			if (r < 0)
 				die("listen on port %u: %s", g.data_port + i,
 				    mmtu_strerror(r));
@@ -226,13 +231,15 @@ static void connect_all(int devfd, int *conn)
 			r = mmtu_parse_addr(g.addrs[g.n + i], g.data_port + me, &a);
 			if (r < 0)
 				die("%s: not an address literal", g.addrs[g.n + i]);
-			r = conn[i] = mmtu_connect(devfd, &a, g.timeout_ms, 0, NULL);
+			conn[i] = mmtu_connect(devfd, &a, g.timeout_ms, 0, NULL);
+			r = conn[i];
 			if (r < 0)
 				die("connect to reducer %d (%s port %u): %s", i,
 				    g.addrs[g.n + i], g.data_port + me,
 				    mmtu_strerror(r));
 		} else {
-			r = conn[i] = mmtu_accept(lfd[i], g.timeout_ms, 0, NULL);
+			conn[i] = mmtu_accept(lfd[i], g.timeout_ms, 0, NULL);
+			r = conn[i];
 			if (r < 0)
 				die("accept from mapper %d: %s", i, mmtu_strerror(r));
 			close(lfd[i]);
@@ -320,9 +327,11 @@ static void pack(const struct mmta_wc *wc, struct bucket *bk)
 	size_t i;
 	int r;
 
+	static const unsigned char hdr[WC_HDR];
+
 	for (r = 0; r < g.n; r++) {
 		memset(&bk[r], 0, sizeof(bk[r]));
-		bucket_put(&bk[r], (unsigned char[WC_HDR]){ 0 }, WC_HDR);
+		bucket_put(&bk[r], hdr, WC_HDR);
 	}
 	for (i = 0; i < wc->cap; i++) {
 		const struct mmta_wc_ent *e = &wc->tab[i];
@@ -560,17 +569,37 @@ static void run(int devfd, const int *conn, unsigned int channel,
 	ctl_allgather(&st, sizeof(st), all);
 }
 
-/* the largest of a field over the ranks @from..@to-1 */
-#define RMAX(all, f, from, to) ({					\
-	double _m = 0;							\
-	for (int _i = (from); _i < (to); _i++)				\
-		_m = (all)[_i].f > _m ? (all)[_i].f : _m;		\
-	_m; })
-#define RSUM(all, f, from, to) ({					\
-	double _s = 0;							\
-	for (int _i = (from); _i < (to); _i++)				\
-		_s += (all)[_i].f;					\
-	_s; })
+/* the largest, or the sum, of a field over the ranks @from..@to-1 */
+static double field(const struct wc_stats *a, size_t off)
+{
+	double v;
+
+	memcpy(&v, (const char *)a + off, sizeof(v));
+	return v;
+}
+
+static double rmax(const struct wc_stats *a, size_t off, int from, int to)
+{
+	double m = 0;
+	int i;
+
+	for (i = from; i < to; i++)
+		m = field(&a[i], off) > m ? field(&a[i], off) : m;
+	return m;
+}
+
+static double rsum(const struct wc_stats *a, size_t off, int from, int to)
+{
+	double sum = 0;
+	int i;
+
+	for (i = from; i < to; i++)
+		sum += field(&a[i], off);
+	return sum;
+}
+
+#define RMAX(a, f, from, to)	rmax(a, offsetof(struct wc_stats, f), from, to)
+#define RSUM(a, f, from, to)	rsum(a, offsetof(struct wc_stats, f), from, to)
 
 static void report(unsigned int channel, const struct phases *ph,
 		   const struct wc_stats *a, int first, int last)
@@ -608,7 +637,7 @@ static void report(unsigned int channel, const struct phases *ph,
 static void usage(int code)
 {
 	fprintf(code ? stderr : stdout,
-"usage: mmt-wordcount [--rank R --peers A0,A1,...] [--addrs A0,A1,...]\n"
+		"usage: mmt-wordcount [--rank R --peers A0,A1,...] [--addrs A0,A1,...]\n"
 "         [--channel plain,secure,mmt] [--key-file FILE] [--levels L]\n"
 "         [--ctl-port P] [--port P] [--timeout-ms MS] [--node-id N|rank]\n"
 "         [--out PREFIX] [--check REF] [--repeat N] [--compute-per-byte K]\n"
@@ -712,26 +741,57 @@ int main(int argc, char **argv)
 	g.rank = -1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': g.rank = (int)num("rank", optarg, 0, MAX_RANKS - 1); break;
-		case 'P': peer_arg = optarg; break;
-		case 'A': addr_arg = optarg; break;
-		case 'c': chans = optarg; break;
-		case 'k': g.key_file = optarg; break;
-		case 'l': g.levels = num("levels", optarg, 1, 4); break;
-		case 'C': g.ctl_port = num("ctl-port", optarg, 1, 65535); break;
-		case 'p': g.data_port = num("port", optarg, 1, 65535 - MAX_RANKS); break;
-		case 't': g.timeout_ms = num("timeout-ms", optarg, 1, 600000); break;
+		case 'r':
+			g.rank = (int)num("rank", optarg, 0, MAX_RANKS - 1);
+			break;
+		case 'P':
+			peer_arg = optarg;
+			break;
+		case 'A':
+			addr_arg = optarg;
+			break;
+		case 'c':
+			chans = optarg;
+			break;
+		case 'k':
+			g.key_file = optarg;
+			break;
+		case 'l':
+			g.levels = num("levels", optarg, 1, 4);
+			break;
+		case 'C':
+			g.ctl_port = num("ctl-port", optarg, 1, 65535);
+			break;
+		case 'p':
+			g.data_port = num("port", optarg, 1, 65535 - MAX_RANKS);
+			break;
+		case 't':
+			g.timeout_ms = num("timeout-ms", optarg, 1, 600000);
+			break;
 		case 'i':	/* "rank": rank + 1, the same argument for every rank */
 			g.node_id = strcmp(optarg, "rank") ?
 				    num("node-id", optarg, 1, 65535) : ~0u;
 			break;
-		case 'o': g.out = optarg; break;
-		case 'x': g.check = optarg; break;
-		case 'n': g.repeat = num("repeat", optarg, 1, 1000); break;
-		case 'K': g.compute = num("compute-per-byte", optarg, 1, 1000); break;
-		case 'j': g.json = 1; break;
-		case 'h': usage(0); break;
-		default: usage(2);
+		case 'o':
+			g.out = optarg;
+			break;
+		case 'x':
+			g.check = optarg;
+			break;
+		case 'n':
+			g.repeat = num("repeat", optarg, 1, 1000);
+			break;
+		case 'K':
+			g.compute = num("compute-per-byte", optarg, 1, 1000);
+			break;
+		case 'j':
+			g.json = 1;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		default:
+			usage(2);
 		}
 	}
 	if (optind == argc)

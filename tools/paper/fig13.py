@@ -142,6 +142,30 @@ def check(doc, problems):
                                     % (name, k))
 
 
+def example():
+    """A made-up document of the right shape, for the checker's own test in
+    make check's unit stage (selftest.py), which boots no guests: invented
+    figures, consistent with each other, never shown as a measurement."""
+    configs = []
+    for name, n in CONFIGS:
+        runs = []
+        for i, ch in enumerate(CHANNELS):
+            m, sh, r = 0.1, 0.05 * (i + 1), 0.1
+            runs.append({"channel": ch, "e2e_s": m + sh + r, "map_s": m,
+                         "shuffle_s": sh, "reduce_s": r,
+                         "comm_share": sh / (m + sh + r),
+                         "shuffle_parts_s": {}, "shuffle_bytes": 1000 * n,
+                         "pmo_bytes": CLOSURE * n, "words": 500,
+                         "distinct": 100, "checked": True, "match": True})
+        configs.append({"name": name, "control": "mpi", "mappers": n,
+                        "reducers": n, "levels": 2, "repeat": 1,
+                        "runs": runs})
+    return {"schema": paperlib.SCHEMA, "item": ITEM, "title": TITLE,
+            "smoke": True, "machine": {"date_utc": "", "cpu": "", "commit": ""},
+            "commands": [], "paper": PAPER, "notes": ["synthetic"],
+            "configs": configs}
+
+
 def summary(doc):
     print("%-5s %-7s %9s %9s %9s %9s %6s" % (
         "", "channel", "e2e s", "map s", "shuffle s", "reduce s", "comm"))

@@ -118,8 +118,13 @@ def main():
         mod = importlib.import_module(item)
         path = os.path.join(d, item + ".json")
         try:
-            with open(path) as f:
-                doc = json.load(f)
+            if not os.path.exists(path) and hasattr(mod, "example"):
+                # an item without a smoke run (it boots guests): its
+                # made-up example document
+                doc = mod.example()
+            else:
+                with open(path) as f:
+                    doc = json.load(f)
         except (OSError, ValueError) as e:
             print("not ok - paper selftest %s: %s" % (item, e))
             bad += 1

@@ -186,7 +186,7 @@ wc_args() {
 	want plain, secure or mmt|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel udp docs
 	needs --key-file|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain,mmt docs
 	want 32 or 64 hex digits|--rank 0 --peers 10.0.0.1,10.0.0.2 --key-file $work/badkey docs
-	an even number of ranks|--rank 0 --peers 10.0.0.1,10.0.0.2,10.0.0.3 --channel plain docs
+	want an even number|--rank 0 --peers 10.0.0.1,10.0.0.2,10.0.0.3 --channel plain docs
 	one --addrs entry each|--rank 0 --peers 10.0.0.1,10.0.0.2 --addrs 10.0.0.1 --channel plain docs
 	R below their number|--rank 2 --peers 10.0.0.1,10.0.0.2 --channel plain docs
 	want 1..4|--rank 0 --peers 10.0.0.1,10.0.0.2 --levels 5 --channel plain docs

@@ -371,12 +371,12 @@ int mmta_pr_init(struct mmta_pr *pr, const struct mmta_graph *g,
 	return 0;
 }
 
-void mmta_pr_scatter(struct mmta_pr *pr)
+double mmta_pr_scatter_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	double dangling = 0;
 	uint32_t u;
 
-	for (u = 0; u < pr->n; u++) {
+	for (u = lo; u < hi; u++) {
 		if (pr->outdeg[u]) {
 			pr->contrib[u] = pr->rank[u] / pr->outdeg[u];
 		} else {
@@ -384,15 +384,20 @@ void mmta_pr_scatter(struct mmta_pr *pr)
 			dangling += pr->rank[u];
 		}
 	}
-	pr->dangling = dangling;
+	return dangling;
 }
 
-void mmta_pr_gather(struct mmta_pr *pr)
+void mmta_pr_scatter(struct mmta_pr *pr)
+{
+	pr->dangling = mmta_pr_scatter_range(pr, 0, pr->n);
+}
+
+void mmta_pr_gather_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	uint32_t v;
 	uint64_t e;
 
-	for (v = 0; v < pr->n; v++) {
+	for (v = lo; v < hi; v++) {
 		double s = 0;
 
 		for (e = pr->in_off[v]; e < pr->in_off[v + 1]; e++)
@@ -401,14 +406,24 @@ void mmta_pr_gather(struct mmta_pr *pr)
 	}
 }
 
-void mmta_pr_apply(struct mmta_pr *pr)
+void mmta_pr_gather(struct mmta_pr *pr)
+{
+	mmta_pr_gather_range(pr, 0, pr->n);
+}
+
+void mmta_pr_apply_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	double base = (1 - pr->damping) / pr->n +
 		      pr->damping * pr->dangling / pr->n;
 	uint32_t v;
 
-	for (v = 0; v < pr->n; v++)
+	for (v = lo; v < hi; v++)
 		pr->rank[v] = base + pr->damping * pr->acc[v];
+}
+
+void mmta_pr_apply(struct mmta_pr *pr)
+{
+	mmta_pr_apply_range(pr, 0, pr->n);
 }
 
 /* ---- WordCount: the tokenizer and the word table */

@@ -107,6 +107,14 @@ void mmta_pr_scatter(struct mmta_pr *pr);
 void mmta_pr_gather(struct mmta_pr *pr);
 /* Apply: rank[v] = (1 - d) / n + d * (acc[v] + dangling / n). */
 void mmta_pr_apply(struct mmta_pr *pr);
+/*
+ * The same steps on the vertices lo..hi-1 only (a rank's share): scatter
+ * returns the dangling rank of those vertices and leaves pr->dangling
+ * alone; apply uses pr->dangling, the sum over every share.
+ */
+double mmta_pr_scatter_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
+void mmta_pr_gather_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
+void mmta_pr_apply_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
 void mmta_pr_free(struct mmta_pr *pr);
 
 /**

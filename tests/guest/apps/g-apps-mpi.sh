@@ -9,7 +9,10 @@
 # and hands proxy i's command line to guest i+1 over the guests' TCP link
 # (mmtg_send/mmtg_recv), which runs it: rank i runs in guest i+1 (one slot
 # per host; each channel the fastest of 5 runs).  MPI carries the control messages (UCX over TCP on eth0); the
-# data moves over mmt connections on the three channels.  Each reducer
+# data moves over mmt connections on the three channels.  WordCount, then
+# PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
+# ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9
+# (--check) and sent to the host (pr.<channel>).  Each reducer
 # checks its share against apps-ref.txt (--check: mpiexec fails if one
 # differs) and sends it to the host (mmtg_result wc.<channel>), which
 # checks their union byte for byte; rank 0's JSON goes to the host too.
@@ -44,14 +47,11 @@ result() {
 	dmesg -n "$_lvl"
 }
 
-# launch - guest 1: mpiexec with the manual launcher, proxy i's command
-# line to guest i+1, proxy 0 here; the status of mpiexec
+# launch PROGRAM ARGS... - guest 1: mpiexec with the manual launcher,
+# proxy i's command line to guest i+1, proxy 0 here; mpiexec's status
 launch() {
 	mpiexec.hydra -launcher manual -iface eth0 -hosts "$HOSTS" -n $((2 * N)) \
-		-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
-		"$MMTG_DIR/mmt-wordcount-mpi" --addrs "$ADDRS" --node-id rank \
-		--key-file /tmp/key --levels 2 --repeat 5 \
-		--check "$MMTG_DIR/apps-ref.txt" --out /tmp/wc --json /tmp/in \
+		-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 "$@" \
 		>/tmp/mpi.out 2>&1 &
 	_mpi=$!
 	mmtg_wait 60 grep -q HYDRA_LAUNCH_END /tmp/mpi.out || {
@@ -87,11 +87,23 @@ proxy() {
 }
 
 if [ "$RANK" = 0 ]; then
-	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: WordCount M${N}R$N, plain, secure, mmt" launch
+	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: WordCount M${N}R$N, plain, secure, mmt" \
+		launch "$MMTG_DIR/mmt-wordcount-mpi" --addrs "$ADDRS" \
+		--node-id rank --key-file /tmp/key --levels 2 --repeat 5 \
+		--check "$MMTG_DIR/apps-ref.txt" --out /tmp/wc --json /tmp/in
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/wc.json
 	[ -s /tmp/wc.json ] && result wordcount.json /tmp/wc.json
+	# PageRank on all 2n ranks, the graph the host's reference ran on
+	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, plain, secure, mmt" \
+		launch "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
+		--node-id rank --key-file /tmp/key --levels 2 --rmat 12 \
+		--iters 10 --check "$MMTG_DIR/apps-pr-ref.txt" --out /tmp/pr \
+		--json
+	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
+	[ -s /tmp/pr.json ] && result pagerank.json /tmp/pr.json
 else
-	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK" proxy
+	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (WordCount)" proxy
+	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank)" proxy
 fi
 if [ "$RANK" -ge "$N" ]; then
 	for c in plain secure mmt; do
@@ -99,5 +111,8 @@ if [ "$RANK" -ge "$N" ]; then
 			result wc.$c /tmp/wc.$c.$((RANK - N))
 	done
 fi
+for c in plain secure mmt; do
+	[ -f /tmp/pr.$c.$RANK ] && result pr.$c /tmp/pr.$c.$RANK
+done
 mmtg_t "mpi rank $RANK: rmmod mmt" mmtg_unload_mmt
 mmtg_done

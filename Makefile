@@ -62,6 +62,11 @@ LIBMMT_PIC_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(LIBMMT_SRCS))
 APP_MAINS := $(wildcard tools/apps/mmt-*.c)
 APP_BINS := $(patsubst tools/apps/%.c,$(O)/tools/apps/%,$(APP_MAINS))
 APP_COMMON := $(filter-out $(APP_MAINS),$(wildcard tools/apps/*.c))
+# mmt-wordcount-mpi, mmt-pagerank-mpi: the same programs with MPI as their
+# control plane, when MPICH's or Open MPI's mpicc is installed
+# (scripts/deps.sh)
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/mmt-pagerank-mpi)
 
 .PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
 	demo-migrate bench bench-migrate paper \
@@ -80,7 +85,7 @@ module:
 
 user: $(ENGINE_LIB) $(UNIT_BIN)
 
-tools: $(TOOL_BINS) $(LIBMMT_SO) $(APP_BINS)
+tools: $(TOOL_BINS) $(LIBMMT_SO) $(APP_BINS) $(APP_MPI_BINS)
 
 $(O)/%.o: %.c $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
@@ -111,9 +116,13 @@ $(O)/tools/%: tools/%.c $(ENGINE_LIB) $(LIBMMT) $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBMMT) $(ENGINE_LIB) $(CRYPTO_LIBS) -lm
 
-$(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(wildcard tools/apps/*.h)
+$(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) -lm
+	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
+
+$(O)/tools/apps/%-mpi: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
 
 # The attestation tools (docs/ATTESTATION.md): tools/attest/ shared code,
 # OpenSSL for certificates and signatures, libtss2 (ESAPI) for the TPM.

@@ -26,6 +26,8 @@ pkgs=(
 	librdmacm-dev
 	# the paper's plots (make paper, tools/paper/)
 	python3-matplotlib
+	# the applications' MPI control plane (mmt-wordcount-mpi, tools/apps/)
+	mpich libmpich-dev
 )
 
 missing=()

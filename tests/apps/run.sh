@@ -31,7 +31,7 @@ check() {	# check NAME CMD...: ok if CMD succeeds
 	fi
 }
 
-for b in mmt-rmat mmt-pagerank-ref mmt-wordcount-ref; do
+for b in mmt-rmat mmt-pagerank-ref mmt-wordcount-ref mmt-wordcount; do
 	if [ ! -x "$bin/$b" ]; then
 		echo "not ok - apps: no $bin/$b (make tools)"
 		echo "apps: 0 passed, 1 failed"
@@ -163,6 +163,37 @@ wc_coreutils() {
 	diff "$work/wc.want" "$work/wc1.txt"
 }
 check "WordCount: docs/ and README.md twice the same, and equal to coreutils" wc_coreutils
+
+# ---- mmt-wordcount: bad arguments refused (exit 2) before it opens
+# /dev/mmt (the runs themselves are the guest runs apps and apps-mpi)
+
+wc_args() {
+	local w=("$bin/mmt-wordcount")
+
+	printf '000102030405060708090a0b0c0d0e0f\n' >"$work/key"
+	printf 'not a key\n' >"$work/badkey"
+	# each must exit 2 and say why
+	while IFS='|' read -r why args; do
+		# shellcheck disable=SC2086 # the case's arguments
+		"${w[@]}" $args >"$work/o" 2>&1
+		rc=$?
+		if [ $rc -ne 2 ] || ! grep -q "$why" "$work/o"; then
+			echo "mmt-wordcount $args: exit $rc, want 2 and '$why':"
+			cat "$work/o"
+			return 1
+		fi
+	done <<-EOF
+	want plain, secure or mmt|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel udp docs
+	needs --key-file|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain,mmt docs
+	want 32 or 64 hex digits|--rank 0 --peers 10.0.0.1,10.0.0.2 --key-file $work/badkey docs
+	want an even number|--rank 0 --peers 10.0.0.1,10.0.0.2,10.0.0.3 --channel plain docs
+	one --addrs entry each|--rank 0 --peers 10.0.0.1,10.0.0.2 --addrs 10.0.0.1 --channel plain docs
+	R below their number|--rank 2 --peers 10.0.0.1,10.0.0.2 --channel plain docs
+	want 1..4|--rank 0 --peers 10.0.0.1,10.0.0.2 --levels 5 --channel plain docs
+	usage|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain
+	EOF
+}
+check "mmt-wordcount: bad arguments refused with exit 2 and the reason" wc_args
 
 echo "apps: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

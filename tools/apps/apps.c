@@ -5,9 +5,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apps.h"
 
@@ -367,12 +371,12 @@ int mmta_pr_init(struct mmta_pr *pr, const struct mmta_graph *g,
 	return 0;
 }
 
-void mmta_pr_scatter(struct mmta_pr *pr)
+double mmta_pr_scatter_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	double dangling = 0;
 	uint32_t u;
 
-	for (u = 0; u < pr->n; u++) {
+	for (u = lo; u < hi; u++) {
 		if (pr->outdeg[u]) {
 			pr->contrib[u] = pr->rank[u] / pr->outdeg[u];
 		} else {
@@ -380,15 +384,20 @@ void mmta_pr_scatter(struct mmta_pr *pr)
 			dangling += pr->rank[u];
 		}
 	}
-	pr->dangling = dangling;
+	return dangling;
 }
 
-void mmta_pr_gather(struct mmta_pr *pr)
+void mmta_pr_scatter(struct mmta_pr *pr)
+{
+	pr->dangling = mmta_pr_scatter_range(pr, 0, pr->n);
+}
+
+void mmta_pr_gather_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	uint32_t v;
 	uint64_t e;
 
-	for (v = 0; v < pr->n; v++) {
+	for (v = lo; v < hi; v++) {
 		double s = 0;
 
 		for (e = pr->in_off[v]; e < pr->in_off[v + 1]; e++)
@@ -397,12 +406,242 @@ void mmta_pr_gather(struct mmta_pr *pr)
 	}
 }
 
-void mmta_pr_apply(struct mmta_pr *pr)
+void mmta_pr_gather(struct mmta_pr *pr)
+{
+	mmta_pr_gather_range(pr, 0, pr->n);
+}
+
+void mmta_pr_apply_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi)
 {
 	double base = (1 - pr->damping) / pr->n +
 		      pr->damping * pr->dangling / pr->n;
 	uint32_t v;
 
-	for (v = 0; v < pr->n; v++)
+	for (v = lo; v < hi; v++)
 		pr->rank[v] = base + pr->damping * pr->acc[v];
+}
+
+void mmta_pr_apply(struct mmta_pr *pr)
+{
+	mmta_pr_apply_range(pr, 0, pr->n);
+}
+
+/* ---- WordCount: the tokenizer and the word table */
+
+static void mmta_oom(void)
+{
+	fprintf(stderr, "out of memory\n");
+	exit(1);
+}
+
+uint64_t mmta_fnv1a(const void *s, size_t n)
+{
+	const unsigned char *p = s;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+static void wc_grow(struct mmta_wc *wc)
+{
+	size_t ncap = wc->cap ? wc->cap * 2 : 1 << 16, i, h;
+	struct mmta_wc_ent *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		mmta_oom();
+	for (i = 0; i < wc->cap; i++) {
+		if (!wc->tab[i].word)
+			continue;
+		for (h = mmta_fnv1a(wc->tab[i].word, wc->tab[i].len) & (ncap - 1);
+		     nt[h].word; h = (h + 1) & (ncap - 1))
+			;
+		nt[h] = wc->tab[i];
+	}
+	free(wc->tab);
+	wc->tab = nt;
+	wc->cap = ncap;
+}
+
+void mmta_wc_init(struct mmta_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc_grow(wc);
+}
+
+void mmta_wc_add(struct mmta_wc *wc, const char *w, size_t n, uint64_t count)
+{
+	size_t h, mask;
+
+	if ((wc->used + 1) * 2 > wc->cap)
+		wc_grow(wc);
+	wc->words += count;
+	mask = wc->cap - 1;
+	for (h = mmta_fnv1a(w, n) & mask; wc->tab[h].word; h = (h + 1) & mask)
+		if (wc->tab[h].len == n && !memcmp(wc->tab[h].word, w, n)) {
+			wc->tab[h].count += count;
+			return;
+		}
+	wc->tab[h].word = malloc(n + 1);
+	if (!wc->tab[h].word)
+		mmta_oom();
+	memcpy(wc->tab[h].word, w, n);
+	wc->tab[h].word[n] = 0;
+	wc->tab[h].len = n;
+	wc->tab[h].count = count;
+	wc->used++;
+}
+
+void mmta_wc_end(struct mmta_wc *wc)
+{
+	if (wc->cur_len)
+		mmta_wc_add(wc, wc->cur, wc->cur_len, 1);
+	wc->cur_len = 0;
+}
+
+void mmta_wc_feed(struct mmta_wc *wc, const unsigned char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = b[i];
+
+		if (c >= 'A' && c <= 'Z') {
+			c += 'a' - 'A';
+		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			mmta_wc_end(wc);
+			continue;
+		}
+		if (wc->cur_len == wc->cur_cap) {
+			wc->cur_cap = wc->cur_cap ? wc->cur_cap * 2 : 256;
+			wc->cur = realloc(wc->cur, wc->cur_cap);
+			if (!wc->cur)
+				mmta_oom();
+		}
+		wc->cur[wc->cur_len++] = (char)c;
+	}
+}
+
+int mmta_wc_file(struct mmta_wc *wc, const char *path, uint64_t *bytes)
+{
+	static unsigned char buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		e = -errno;
+		perror(path);
+		return e;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		mmta_wc_feed(wc, buf, (size_t)n);
+		if (bytes)
+			*bytes += (uint64_t)n;
+	}
+	if (n < 0) {
+		e = -errno;
+		perror(path);
+	}
+	close(fd);
+	mmta_wc_end(wc);	/* a file's end ends its last word */
+	return e;
+}
+
+static int wc_by_word(const void *a, const void *b)
+{
+	const struct mmta_wc_ent *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->word, y->word, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+void mmta_wc_sort(struct mmta_wc *wc)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < wc->cap; i++)
+		if (wc->tab[i].word)
+			wc->tab[j++] = wc->tab[i];
+	qsort(wc->tab, wc->used, sizeof(*wc->tab), wc_by_word);
+	wc->cap = 0;		/* no longer a hash table */
+}
+
+void mmta_wc_free(struct mmta_wc *wc)
+{
+	size_t i, n = wc->cap ? wc->cap : wc->used;
+
+	for (i = 0; i < n; i++)
+		free(wc->tab[i].word);
+	free(wc->tab);
+	free(wc->cur);
+	memset(wc, 0, sizeof(*wc));
+}
+
+/* nftw() has no user argument: the walk's state */
+static struct {
+	char **list;
+	size_t n, cap;
+	int failed;
+} walk_st;
+
+static int walk_one(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode)) {
+		if (walk_st.n == walk_st.cap) {
+			walk_st.cap = walk_st.cap ? walk_st.cap * 2 : 256;
+			walk_st.list = realloc(walk_st.list,
+					       walk_st.cap * sizeof(char *));
+			if (!walk_st.list)
+				mmta_oom();
+		}
+		walk_st.list[walk_st.n] = strdup(path);
+		if (!walk_st.list[walk_st.n++])
+			mmta_oom();
+	} else if (type == FTW_DNR || type == FTW_NS) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		walk_st.failed = 1;
+	}
+	return 0;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mmta_list_files(char *const *paths, int npaths, char ***out, size_t *nout)
+{
+	int i;
+
+	memset(&walk_st, 0, sizeof(walk_st));
+	for (i = 0; i < npaths; i++)
+		if (nftw(paths[i], walk_one, 32, FTW_PHYS)) {
+			perror(paths[i]);
+			walk_st.failed = 1;
+		}
+	qsort(walk_st.list, walk_st.n, sizeof(char *), by_str);
+	*out = walk_st.list;
+	*nout = walk_st.n;
+	if (walk_st.failed) {
+		mmta_free_list(walk_st.list, walk_st.n);
+		*out = NULL;
+		*nout = 0;
+		return -EIO;
+	}
+	return 0;
+}
+
+void mmta_free_list(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 }

@@ -107,7 +107,80 @@ void mmta_pr_scatter(struct mmta_pr *pr);
 void mmta_pr_gather(struct mmta_pr *pr);
 /* Apply: rank[v] = (1 - d) / n + d * (acc[v] + dangling / n). */
 void mmta_pr_apply(struct mmta_pr *pr);
+/*
+ * The same steps on the vertices lo..hi-1 only (a rank's share): scatter
+ * returns the dangling rank of those vertices and leaves pr->dangling
+ * alone; apply uses pr->dangling, the sum over every share.
+ */
+double mmta_pr_scatter_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
+void mmta_pr_gather_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
+void mmta_pr_apply_range(struct mmta_pr *pr, uint32_t lo, uint32_t hi);
 void mmta_pr_free(struct mmta_pr *pr);
+
+/**
+ * struct mmta_wc - a word count: words and their counts in a hash table
+ * @tab: open-addressing table of @cap slots (a power of two), at most half
+ *	full; a slot with a NULL @word is free
+ * @cap: slots
+ * @used: distinct words
+ * @words: words counted (with multiplicity)
+ * @cur, @cur_len, @cur_cap: the word being read, across mmta_wc_feed() calls
+ *
+ * The tokenizer of the WordCount application and its reference: a word is
+ * a maximal run of ASCII letters and digits, folded to lower case; every
+ * other byte separates words; the end of a file ends its last word.
+ * Single-threaded; every allocation failure exits the process with status 1
+ * ("out of memory" on stderr): these are tools, not a library.
+ */
+struct mmta_wc_ent {
+	char *word;
+	size_t len;
+	uint64_t count;
+};
+
+struct mmta_wc {
+	struct mmta_wc_ent *tab;
+	size_t cap, used;
+	uint64_t words;
+	char *cur;
+	size_t cur_len, cur_cap;
+};
+
+/* 64-bit FNV-1a of @n bytes: the table's hash and the shuffle's partition */
+uint64_t mmta_fnv1a(const void *s, size_t n);
+void mmta_wc_init(struct mmta_wc *wc);
+/* add @count occurrences of the word @w (@n bytes, not NUL-terminated) */
+void mmta_wc_add(struct mmta_wc *wc, const char *w, size_t n, uint64_t count);
+/* tokenize @n bytes of text, counting every word they end */
+void mmta_wc_feed(struct mmta_wc *wc, const unsigned char *b, size_t n);
+/* end the word being read (the end of a file) */
+void mmta_wc_end(struct mmta_wc *wc);
+/**
+ * mmta_wc_file() - count the words of one file
+ * @wc: the count
+ * @path: a regular file
+ * @bytes: (out, optional) bytes read, added to
+ * Return: 0; -errno of open(2) or read(2) (perror()ed).
+ */
+int mmta_wc_file(struct mmta_wc *wc, const char *path, uint64_t *bytes);
+/*
+ * mmta_wc_sort() - compact @wc->tab to its @used words, sorted by their
+ * bytes (as LC_ALL=C sort); afterwards the table accepts no more words.
+ */
+void mmta_wc_sort(struct mmta_wc *wc);
+void mmta_wc_free(struct mmta_wc *wc);
+
+/**
+ * mmta_list_files() - every regular file under some paths, sorted
+ * @paths: files or directories (walked recursively, symbolic links not
+ *	followed)
+ * @npaths: entries of @paths
+ * @out: (out) malloc()ed array of malloc()ed paths, sorted by their bytes
+ * @nout: (out) entries of @out
+ * Return: 0; -EIO when a path or directory cannot be read (printed).
+ */
+int mmta_list_files(char *const *paths, int npaths, char ***out, size_t *nout);
+void mmta_free_list(char **list, size_t n);
 
 double mmta_now(void);
 

@@ -14,168 +14,27 @@
  * 10 most frequent) goes to stdout, as JSON with --json.
  * Exit 0, 1 on a read or write error, 2 on a bad argument.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-struct wc_ent {
-	char *word;		/* NULL: free slot */
-	size_t len;
-	uint64_t count;
-};
-
-static struct wc_ent *tab;
-static size_t cap, used;
-static uint64_t n_files, n_bytes, n_words;
-static char *cur;		/* the word being read, across buffers */
-static size_t cur_len, cur_cap;
-static int failed;
-
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
-}
-
-static void oom(void)
-{
-	fprintf(stderr, "mmt-wordcount-ref: out of memory\n");
-	exit(1);
-}
-
-static void grow(void)
-{
-	size_t ncap = cap ? cap * 2 : 1 << 16, i, h;
-	struct wc_ent *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		oom();
-	for (i = 0; i < cap; i++) {
-		if (!tab[i].word)
-			continue;
-		for (h = fnv1a(tab[i].word, tab[i].len) & (ncap - 1);
-		     nt[h].word; h = (h + 1) & (ncap - 1))
-			;
-		nt[h] = tab[i];
-	}
-	free(tab);
-	tab = nt;
-	cap = ncap;
-}
-
-static void add_word(const char *w, size_t n)
-{
-	size_t h;
-
-	if ((used + 1) * 2 > cap)
-		grow();
-	n_words++;
-	for (h = fnv1a(w, n) & (cap - 1); tab[h].word; h = (h + 1) & (cap - 1))
-		if (tab[h].len == n && !memcmp(tab[h].word, w, n)) {
-			tab[h].count++;
-			return;
-		}
-	tab[h].word = malloc(n + 1);
-	if (!tab[h].word)
-		oom();
-	memcpy(tab[h].word, w, n);
-	tab[h].word[n] = 0;
-	tab[h].len = n;
-	tab[h].count = 1;
-	used++;
-}
-
-static void end_word(void)
-{
-	if (cur_len)
-		add_word(cur, cur_len);
-	cur_len = 0;
-}
-
-static void feed(const unsigned char *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = b[i];
-
-		if (c >= 'A' && c <= 'Z') {
-			c += 'a' - 'A';
-		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
-			end_word();
-			continue;
-		}
-		if (cur_len == cur_cap) {
-			cur_cap = cur_cap ? cur_cap * 2 : 256;
-			cur = realloc(cur, cur_cap);
-			if (!cur)
-				oom();
-		}
-		cur[cur_len++] = (char)c;
-	}
-}
-
-static int count_file(const char *path)
-{
-	static unsigned char buf[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		perror(path);
-		return -1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		feed(buf, (size_t)n);
-		n_bytes += (uint64_t)n;
-	}
-	if (n < 0)
-		perror(path);
-	close(fd);
-	end_word();		/* a file's end ends its last word */
-	n_files++;
-	return n < 0 ? -1 : 0;
-}
-
-static int walk(const char *path, const struct stat *st, int type,
-		struct FTW *ftw)
-{
-	if (type == FTW_F && S_ISREG(st->st_mode) && count_file(path)) {
-		failed = 1;
-	} else if (type == FTW_DNR || type == FTW_NS) {
-		fprintf(stderr, "mmt-wordcount-ref: %s: cannot read\n", path);
-		failed = 1;
-	}
-	return 0;
-}
-
-static int by_word(const void *a, const void *b)
-{
-	const struct wc_ent *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->word, y->word, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
+#include "apps.h"
 
 static int by_count(const void *a, const void *b)
 {
-	const struct wc_ent *x = a, *y = b;
+	const struct mmta_wc_ent *x = a, *y = b;
+	size_t n;
+	int c;
 
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
-	return by_word(a, b);
+	n = x->len < y->len ? x->len : y->len;
+	c = memcmp(x->word, y->word, n);
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
 }
 
 int main(int argc, char **argv)
@@ -187,8 +46,11 @@ int main(int argc, char **argv)
 		{}
 	};
 	const char *out = NULL;
-	struct wc_ent *top;
-	size_t i, j, ntop;
+	struct mmta_wc wc;
+	struct mmta_wc_ent *tab, *top;
+	char **files;
+	size_t i, ntop, nfiles, used;
+	uint64_t n_bytes = 0;
 	int json = 0, c;
 
 	while ((c = getopt_long(argc, argv, "o:jh", opts, NULL)) != -1) {
@@ -208,19 +70,16 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc)
 		goto usage;
-	grow();
-	for (; optind < argc; optind++)
-		if (nftw(argv[optind], walk, 32, FTW_PHYS)) {
-			perror(argv[optind]);
-			failed = 1;
-		}
-	if (failed)
+	if (mmta_list_files(argv + optind, argc - optind, &files, &nfiles))
 		return 1;
-	/* compact, then sort by word */
-	for (i = j = 0; i < cap; i++)
-		if (tab[i].word)
-			tab[j++] = tab[i];
-	qsort(tab, used, sizeof(*tab), by_word);
+	mmta_wc_init(&wc);
+	for (i = 0; i < nfiles; i++)
+		if (mmta_wc_file(&wc, files[i], &n_bytes))
+			return 1;
+	mmta_free_list(files, nfiles);
+	mmta_wc_sort(&wc);
+	tab = wc.tab;
+	used = wc.used;
 	if (out) {
 		FILE *f = fopen(out, "w");
 
@@ -238,14 +97,16 @@ int main(int argc, char **argv)
 	}
 	ntop = used < 10 ? used : 10;
 	top = malloc((used ? used : 1) * sizeof(*top));
-	if (!top)
-		oom();
+	if (!top) {
+		fprintf(stderr, "mmt-wordcount-ref: out of memory\n");
+		return 1;
+	}
 	memcpy(top, tab, used * sizeof(*top));
 	qsort(top, used, sizeof(*top), by_count);
 	if (json) {
 		printf("{\"app\": \"wordcount-ref\", \"files\": %llu, \"bytes\": %llu, \"words\": %llu, \"distinct\": %zu, \"top\": [",
-		       (unsigned long long)n_files, (unsigned long long)n_bytes,
-		       (unsigned long long)n_words, used);
+		       (unsigned long long)nfiles, (unsigned long long)n_bytes,
+		       (unsigned long long)wc.words, used);
 		for (i = 0; i < ntop; i++)
 			printf("%s{\"word\": \"%s\", \"count\": %llu}",
 			       i ? ", " : "", top[i].word,
@@ -253,13 +114,14 @@ int main(int argc, char **argv)
 		printf("]}\n");
 	} else {
 		printf("files %llu bytes %llu words %llu distinct %zu\n",
-		       (unsigned long long)n_files, (unsigned long long)n_bytes,
-		       (unsigned long long)n_words, used);
+		       (unsigned long long)nfiles, (unsigned long long)n_bytes,
+		       (unsigned long long)wc.words, used);
 		for (i = 0; i < ntop; i++)
 			printf("%8llu %s\n", (unsigned long long)top[i].count,
 			       top[i].word);
 	}
 	free(top);
+	mmta_wc_free(&wc);
 	return 0;
 usage:
 	fprintf(c ? stderr : stdout,

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * apps_net.c - what the distributed applications share (apps_net.h): the
+ * control plane (MPI when built with -DMMTA_MPI and started by mpiexec,
+ * else a TCP star around rank 0), the mmt connections between ranks and
+ * the PMOs they move, the key file and argument helpers.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifdef MMTA_MPI
+#include <mpi.h>
+#endif
+
+#include "apps.h"
+#include "apps_net.h"
+
+struct mmta_net mmta_net = {
+	.ctl_port = 7600, .data_port = 7700, .timeout_ms = 120000, .levels = 3,
+	.rank = -1, .prog = "mmt-app",
+};
+
+const char *const mmta_chan_names[3] = {
+	[MMT_CHANNEL_MMT] = "mmt",
+	[MMT_CHANNEL_SECURE] = "secure",
+	[MMT_CHANNEL_PLAIN] = "plain",
+};
+
+#define g mmta_net
+
+void mmta_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: rank %d: ", g.prog, g.rank);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+#ifdef MMTA_MPI
+	if (g.mpi)
+		MPI_Abort(MPI_COMM_WORLD, 1);	/* the other ranks too */
+#endif
+	exit(1);
+}
+
+/* ---- control plane: MPI, or a TCP star around rank 0 */
+
+static void full_io(int fd, void *buf, size_t len, int wr)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
+
+		if (n <= 0)
+			mmta_die("control plane: %s", n ? strerror(errno) : "peer closed");
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void tcp_init(void)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICHOST }, *ai;
+	char port[16];
+	int one = 1, fd, i, r;
+	double t;
+
+	snprintf(port, sizeof(port), "%u", g.ctl_port);
+	if (g.rank == 0) {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
+					   .sin6_port = htons(g.ctl_port) };
+		int lfd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (lfd < 0 ||
+		    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(lfd, MMTA_MAX_RANKS))
+			mmta_die("control plane: listen on port %s: %s", port,
+			    strerror(errno));
+		for (i = 1; i < g.size; i++) {
+			uint32_t who;
+
+			fd = accept(lfd, NULL, NULL);
+			if (fd < 0)
+				mmta_die("control plane: accept: %s", strerror(errno));
+			full_io(fd, &who, sizeof(who), 0);
+			if (who == 0 || who >= (uint32_t)g.size || g.tcp_fds[who])
+				mmta_die("control plane: a peer says it is rank %u", who);
+			g.tcp_fds[who] = fd;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		}
+		close(lfd);
+		return;
+	}
+	r = getaddrinfo(g.addrs[0], port, &hints, &ai);
+	if (r)
+		mmta_die("control plane: %s: %s", g.addrs[0], gai_strerror(r));
+	/* rank 0 may not be listening yet: retry for two minutes */
+	for (t = mmta_now();; usleep(200000)) {
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			mmta_die("control plane: socket: %s", strerror(errno));
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(fd);
+		if (mmta_now() - t > 120)
+			mmta_die("control plane: connect to %s:%s: %s", g.addrs[0],
+			    port, strerror(errno));
+	}
+	freeaddrinfo(ai);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	r = g.rank;
+	full_io(fd, &r, sizeof(uint32_t), 1);
+	g.tcp_fds[0] = fd;
+}
+
+/* every rank's @len bytes of @mine, in rank order, into @all; a barrier */
+void mmta_ctl_allgather(const void *mine, size_t len, void *all)
+{
+	int i;
+
+#ifdef MMTA_MPI
+	if (g.mpi) {
+		if (MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len,
+				  MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+			mmta_die("MPI_Allgather failed");
+		return;
+	}
+#endif
+	if (g.rank == 0) {
+		memcpy(all, mine, len);
+		for (i = 1; i < g.size; i++)
+			full_io(g.tcp_fds[i], (char *)all + i * len, len, 0);
+		for (i = 1; i < g.size; i++)
+			full_io(g.tcp_fds[i], all, len * g.size, 1);
+	} else {
+		full_io(g.tcp_fds[0], (void *)mine, len, 1);
+		full_io(g.tcp_fds[0], all, len * g.size, 0);
+	}
+}
+
+void mmta_ctl_barrier(void)
+{
+	char b = 0, all[MMTA_MAX_RANKS];
+
+	mmta_ctl_allgather(&b, 1, all);
+}
+
+/* ---- the data plane */
+
+/* a PMO of at least @bytes, keyed for @channel: sender (@recv 0) or not */
+int mmta_make_pmo(int devfd, uint64_t bytes, unsigned int channel, int recv)
+{
+	struct mmt_geometry geo = { .levels = (uint8_t)g.levels };
+	uint64_t cb = mmtu_geometry_closure_bytes(&geo);
+	int fd, r;
+
+	bytes = (bytes + cb - 1) / cb * cb;
+	fd = mmtu_pmo_create(devfd, bytes, &geo, MMT_PMO_CLOEXEC, NULL);
+	if (fd < 0)
+		mmta_die("create a PMO of %llu bytes: %s", (unsigned long long)bytes,
+		    mmtu_strerror(fd));
+	if (channel == MMT_CHANNEL_MMT) {
+		r = mmtu_pmo_set_key(fd, g.key, g.key_len,
+				     recv ? MMT_KEY_RECEIVE : 0);
+		if (r < 0)
+			mmta_die("key a PMO: %s", mmtu_strerror(r));
+	}
+	return fd;
+}
+
+uint64_t mmta_pmo_round(uint64_t bytes)
+{
+	struct mmt_geometry geo = { .levels = (uint8_t)g.levels };
+	uint64_t cb = mmtu_geometry_closure_bytes(&geo);
+
+	return (bytes + cb - 1) / cb * cb;
+}
+
+void mmta_connect(int devfd, int n, const int *peer, const int *accept,
+		  int *conn)
+{
+	struct mmt_conn_addr a;
+	int lfd[MMTA_MAX_RANKS], i, r;
+
+	for (i = 0; i < n; i++) {
+		if (!accept[i])
+			continue;
+		r = mmtu_parse_addr(NULL, g.data_port + peer[i], &a);
+		if (!r) {
+			lfd[i] = mmtu_listen(devfd, &a, 4, 0);
+			r = lfd[i];
+		}
+		if (r < 0)
+			mmta_die("listen on port %u: %s", g.data_port + peer[i],
+				 mmtu_strerror(r));
+	}
+	mmta_ctl_barrier();
+	for (i = 0; i < n; i++) {
+		if (accept[i]) {
+			conn[i] = mmtu_accept(lfd[i], g.timeout_ms, 0, NULL);
+			if (conn[i] < 0)
+				mmta_die("accept from rank %d: %s", peer[i],
+					 mmtu_strerror(conn[i]));
+			close(lfd[i]);
+		} else {
+			r = mmtu_parse_addr(g.addrs[peer[i]], g.data_port + g.rank,
+					    &a);
+			if (r < 0)
+				mmta_die("%s: not an address literal",
+					 g.addrs[peer[i]]);
+			conn[i] = mmtu_connect(devfd, &a, g.timeout_ms, 0, NULL);
+			if (conn[i] < 0)
+				mmta_die("connect to rank %d (%s port %u): %s",
+					 peer[i], g.addrs[peer[i]],
+					 g.data_port + g.rank,
+					 mmtu_strerror(conn[i]));
+		}
+		/* the secure channel on plain PMOs seals under this key */
+		if (g.key_len) {
+			r = mmtu_conn_set_key(conn[i], g.key, g.key_len);
+			if (r < 0)
+				mmta_die("connection key: %s", mmtu_strerror(r));
+		}
+	}
+}
+
+/* ---- arguments */
+
+void mmta_split_list(char *s, char **out, int *n)
+{
+	char *tok, *save = NULL;
+
+	*n = 0;
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MMTA_MAX_RANKS) {
+			fprintf(stderr, "%s: at most %d ranks\n",
+				g.prog, MMTA_MAX_RANKS);
+			exit(2);
+		}
+		out[(*n)++] = tok;
+	}
+}
+
+unsigned int mmta_num(const char *opt, const char *s, unsigned long lo,
+			unsigned long hi)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s: --%s %s: want %lu..%lu\n", g.prog,
+			opt, s, lo, hi);
+		exit(2);
+	}
+	return (unsigned int)v;
+}
+
+void mmta_load_key(const char *path)
+{
+	char buf[80];
+	size_t len;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", g.prog, path,
+			strerror(errno));
+		exit(2);
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	len = n > 0 ? (size_t)n : 0;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	r = mmtu_key_from_hex(buf, len, g.key, NULL);
+	explicit_bzero(buf, sizeof(buf));
+	if (r < 0) {
+		fprintf(stderr, "%s: --key-file %s: want 32 or 64 hex digits\n",
+			g.prog, path);
+		exit(2);
+	}
+	g.key_len = (size_t)r;
+}
+
+void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg)
+{
+	char *peers[MMTA_MAX_RANKS], *addrs[MMTA_MAX_RANKS];
+	int npeers = 0, naddrs = 0;
+
+	if (peer_arg)
+		mmta_split_list(peer_arg, peers, &npeers);
+	if (addr_arg)
+		mmta_split_list(addr_arg, addrs, &naddrs);
+#ifdef MMTA_MPI
+	if (g.rank < 0 && !peer_arg) {
+		MPI_Init(argc, argv);
+		MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &g.size);
+		g.mpi = 1;
+	}
+#endif
+	if (!g.mpi) {
+		if (g.rank < 0 || !npeers || g.rank >= npeers) {
+			fprintf(stderr, "%s: --rank R and --peers A0,A1,... (R below their number)%s\n",
+				g.prog,
+#ifdef MMTA_MPI
+				", or run it under mpiexec"
+#else
+				"; the -mpi build runs under mpiexec"
+#endif
+				);
+			exit(2);
+		}
+		g.size = npeers;
+	}
+	if (!naddrs && !g.mpi) {
+		memcpy(addrs, peers, sizeof(peers));
+		naddrs = npeers;
+	}
+	if (g.size > MMTA_MAX_RANKS || naddrs != g.size) {
+		fprintf(stderr, "%s: %d ranks, %d data addresses: want one --addrs entry each\n",
+			g.prog, g.size, naddrs);
+		exit(2);
+	}
+	memcpy(g.addrs, addrs, sizeof(addrs));
+}
+
+void mmta_net_ctl(void)
+{
+	if (!g.mpi)
+		tcp_init();
+}
+
+void mmta_net_finish(void)
+{
+	explicit_bzero(g.key, sizeof(g.key));
+#ifdef MMTA_MPI
+	if (g.mpi)
+		MPI_Finalize();
+#endif
+}

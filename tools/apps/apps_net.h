@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * apps_net.h - the control plane and the mmt connections of the
+ * distributed applications (mmt-wordcount, docs/PAPER.md, mmt-apps(1)).
+ *
+ * The control plane carries barriers and small fixed-size records (sizes,
+ * timings), never application data and never a key: MPI_Allgather when
+ * the program is built with -DMMTA_MPI and started by mpiexec, else a TCP
+ * star around rank 0 (--rank, --peers).  Neither is authenticated: run it
+ * on a network you trust.  The data moves over mmt connections
+ * (MMT_IOC_CONNECT/ACCEPT, MMT_IOC_SEND/RECV) between the ranks' RDMA
+ * addresses.  Every failure prints "PROG: rank R: why" and exits 1 (under
+ * MPI, MPI_Abort ends every rank); a bad argument exits 2.  Single-threaded.
+ */
+#ifndef MMT_APPS_NET_H
+#define MMT_APPS_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmmt.h"
+
+#define MMTA_MAX_RANKS	64
+
+/**
+ * struct mmta_net - this process's place in the job
+ * @rank, @size: this rank and the number of ranks (-1, 0 until started)
+ * @mpi: 1 when MPI is the control plane
+ * @tcp_fds: TCP control plane: rank 0's socket to each rank, else [0] to 0
+ * @addrs: each rank's address for the mmt connections (literals)
+ * @ctl_port: rank 0's TCP control port (default 7600)
+ * @data_port: rank r listens for rank c on @data_port + c (default 7700)
+ * @timeout_ms: connect, accept, send and receive timeout (default 120000)
+ * @levels: tree levels of the PMOs (default 3: 2 MiB closures)
+ * @key, @key_len: from mmta_load_key(): the mmt channel's PMO key and
+ *	the connections' key (secure channel); @key_len 0: none
+ * @prog: the program's name in messages
+ */
+struct mmta_net {
+	int rank, size, mpi;
+	int tcp_fds[MMTA_MAX_RANKS];
+	char *addrs[MMTA_MAX_RANKS];
+	unsigned int ctl_port, data_port, timeout_ms, levels;
+	uint8_t key[32];
+	size_t key_len;
+	const char *prog;
+};
+
+extern struct mmta_net mmta_net;
+/* "mmt", "secure", "plain" by MMT_CHANNEL_* */
+extern const char *const mmta_chan_names[3];
+
+void mmta_die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						   noreturn));
+/* the unsigned decimal @s of option --@opt in @lo..@hi, else exit 2 */
+unsigned int mmta_num(const char *opt, const char *s, unsigned long lo,
+		      unsigned long hi);
+/* split a comma-separated list in place (at most MMTA_MAX_RANKS), exit 2 */
+void mmta_split_list(char *s, char **out, int *n);
+/* the key file: 32 or 64 hex digits and an optional newline, else exit 2 */
+void mmta_load_key(const char *path);
+
+/**
+ * mmta_net_start() - find this rank: MPI_Init under mpiexec (MPI build,
+ *	no --peers), else --rank and --peers; the data addresses from
+ *	@addr_arg (--addrs), by default the --peers
+ * Exits 2 on a bad argument (no rank, a rank past the peers, addresses
+ * that are not one per rank).
+ */
+void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg);
+/* connect the TCP control plane (every rank; rank 0 waits for all) */
+void mmta_net_ctl(void);
+/* every rank's @len bytes of @mine, in rank order, into @all; a barrier */
+void mmta_ctl_allgather(const void *mine, size_t len, void *all);
+void mmta_ctl_barrier(void);
+
+/**
+ * mmta_connect() - the mmt connections of this rank
+ * @devfd: /dev/mmt
+ * @n: connections
+ * @peer: the rank at the other end of each
+ * @accept: 1: accept it (listening on data_port + @peer[i]); 0: connect
+ *	to it (its port data_port + this rank)
+ * @conn: (out) the connection fds, in the order of @peer
+ *
+ * Listens first, then a barrier, then connects and accepts in the order
+ * of @peer (both ends must make them in an order without a cycle: pairs
+ * round by round, or all connects on one side); sets each connection's
+ * key when a key was loaded.  Exits on any failure.
+ */
+void mmta_connect(int devfd, int n, const int *peer, const int *accept,
+		  int *conn);
+/* a PMO of @bytes rounded up to whole closures, keyed for the mmt
+ * channel (@recv: MMT_KEY_RECEIVE); plain for the other channels */
+int mmta_make_pmo(int devfd, uint64_t bytes, unsigned int channel, int recv);
+uint64_t mmta_pmo_round(uint64_t bytes);
+/* wipe the key; MPI_Finalize under MPI */
+void mmta_net_finish(void);
+
+#endif /* MMT_APPS_NET_H */

@@ -96,7 +96,7 @@ MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, a COMMIT while a slot is granted: 
 MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, the COMMIT's ACK cannot be sent: 0, COMMITTED, VALID, byte-exact" \
 	mmt-migrate dst -i 2 -p 7564 -n 16 -F "commit noack" -C
 MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, 50 stray messages 300 ms apart before the COMMIT's ACK: 0, COMMITTED, VALID, byte-exact" \
-	mmt-migrate dst -i 2 -p 7565 -n 16 -F "commit stray 50 300" -C
+	mmt-migrate dst -i 2 -p 7565 -n 2 -F "commit stray 80 300" -C
 mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"
 cat "$FAULT"
 cat /sys/kernel/debug/mmt/stats

@@ -18,8 +18,10 @@ pkgs=(
 	# when mmt-dkms is installed (tests/deb/run.sh)
 	dkms dh-dkms debhelper dpkg-dev pkg-config
 	# attestation (docs/ATTESTATION.md): libtss2 for mmt-attest, swtpm
-	# with its local CA and tpm2-tools for the native tests (tests/attest)
-	libtss2-dev swtpm swtpm-tools tpm2-tools
+	# with its local CA and tpm2-tools for the native tests (tests/attest),
+	# xxd for their hex (not in a minimal Debian: the first run there
+	# failed without it)
+	libtss2-dev swtpm swtpm-tools tpm2-tools xxd
 	# QEMU guests with Soft-RoCE
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev

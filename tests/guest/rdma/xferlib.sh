@@ -63,12 +63,22 @@ case $(uname -r) in
 *-mmt-debug) XFER_LOOP_N=100 ;;
 *) XFER_LOOP_N=1000 ;;
 esac
+# the loop's bound per cache: on the debug kernel KASAN's quarantine
+# keeps freed objects allocated in SLUB's eyes for seconds, among them the
+# kernfs_open_file (kmalloc-128) of every sysfs file the snapshots read:
+# 40 such objects made kmalloc-128 grow by 39 in two runs of 2026-12-01,
+# with kmemleak reporting nothing; a leak per delegation still shows 100
+case $(uname -r) in
+*-mmt-debug) XFER_LOOP_BOUND=60 ;;
+*) XFER_LOOP_BOUND=20 ;;
+esac
 
 # xfer_loop_leak PEER ROLE ARGS... - XFER_LOOP_N delegations in a row on
 # one connection (port 7481), each of a new PMO of two 4 KiB closures,
 # after 20 on another connection (port 7480) as a warm-up and a snapshot;
 # fails if the loop failed or any kmalloc cache or vmalloc caller grew by
-# more than 20 (a leak per delegation or per PMO shows >= XFER_LOOP_N)
+# more than XFER_LOOP_BOUND (a leak per delegation or per PMO shows >=
+# XFER_LOOP_N)
 xfer_loop_leak() {
 	_peer=$1
 	_role=$2
@@ -84,5 +94,5 @@ xfer_loop_leak() {
 	_rc=$?
 	grep -a 'transfers' /tmp/loop.out
 	[ $_rc -eq 0 ] || { cat /tmp/loop.out; return 1; }
-	xfer_grew "$_peer" 20 /tmp/loop.a
+	xfer_grew "$_peer" "$XFER_LOOP_BOUND" /tmp/loop.a
 }

@@ -636,16 +636,6 @@ static void fuzz_io(void)
 
 /* ------------------------------------------------------------ main */
 
-static void *map_guarded(size_t bytes)
-{
-	uint8_t *p = mmap(NULL, bytes + 4096, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED || mprotect(p + bytes, 4096, PROT_NONE))
-		return NULL;
-	return p;
-}
-
 int main(int argc, char **argv)
 {
 	uint64_t iters = 20000, seed = 1, memlock_mib = 32, i;
@@ -674,8 +664,8 @@ int main(int argc, char **argv)
 	pt_rng_seed(&rng, seed);
 	dev = mmtu_open();
 	nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-	argbuf = map_guarded(ARG_BYTES);
-	iobuf = map_guarded(IO_BYTES);
+	argbuf = pt_map_guarded(ARG_BYTES);
+	iobuf = pt_map_guarded(IO_BYTES);
 	if (dev < 0 || nul < 0 || !argbuf || !iobuf) {
 		printf("not ok - ioctl-fuzz: setup (%s)\n", pt_errname(dev));
 		return 2;

@@ -2219,16 +2219,6 @@ static void *worker(void *arg)
 
 /* ------------------------------------------------------------ setup */
 
-static void *map_guarded(size_t bytes)
-{
-	uint8_t *p = mmap(NULL, bytes + 4096, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED || mprotect(p + bytes, 4096, PROT_NONE))
-		return NULL;
-	return p;
-}
-
 static int setup_limits(void)
 {
 	struct rlimit rl;
@@ -2448,8 +2438,8 @@ int main(int argc, char **argv)
 
 		th->idx = i;
 		pt_rng_seed(&th->rng, opt.seed * 0x9e3779b97f4a7c15ULL + i + 1);
-		th->arg = map_guarded(ARG_BYTES);
-		th->io = map_guarded(IO_BYTES);
+		th->arg = pt_map_guarded(ARG_BYTES);
+		th->io = pt_map_guarded(IO_BYTES);
 		th->conn_lean = i < (opt.threads + 1) / 2;
 		th->ur.fd = -1;
 		th->xpmo = -1;

@@ -328,6 +328,21 @@ static inline int pt_device_works(int dev)
 	return ret;
 }
 
+/*
+ * pt_map_guarded() - @bytes of anonymous memory followed by a PROT_NONE
+ * page, so that a buffer the kernel reads or writes past its end faults
+ * (EFAULT) instead of touching other memory.  Returns NULL on failure.
+ */
+static inline void *pt_map_guarded(size_t bytes)
+{
+	uint8_t *p = mmap(NULL, bytes + 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || mprotect(p + bytes, 4096, PROT_NONE))
+		return NULL;
+	return p;
+}
+
 /* The parts of an io_uring the PMO tests use (raw syscalls, no liburing). */
 struct pt_ring {
 	int fd;

@@ -12,6 +12,9 @@ pkgs=(
 	linux-source-6.1 bc flex bison libelf-dev python3 perl xz-utils
 	# user-space build of lib/: OpenSSL backend, libFuzzer, sanitizers
 	libssl-dev clang libclang-rt-dev
+	# the openssl command: the attestation tests' signers, and the debug
+	# kernel's module signing key
+	openssl
 	# static checks; mandoc lints the manual pages of man/
 	sparse mandoc
 	# the Debian packages (make deb) and DKMS, which builds the module

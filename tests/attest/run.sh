@@ -74,30 +74,13 @@ done
 [ -x "$AUTH" ] && [ -x "$ATT" ] ||
 	{ echo "not ok - attest: build $AUTH and $ATT first (make tools)"; finish; }
 
-# mkca N: a private swtpm local CA (the "manufacturer"), its own state
+# the manufacturers (CA 1, CA 2) and TPMs: tests/attest/swtpm-lib.sh
+. "$HERE/swtpm-lib.sh"
 mkca() {
-	local d=$W/ca$1
-	mkdir -p "$d"
-	cat >"$d/localca.conf" <<-EOF
-		statedir = $d
-		signingkey = $d/signkey.pem
-		issuercert = $d/issuercert.pem
-		certserial = $d/certserial
-	EOF
-	cat >"$d/setup.conf" <<-EOF
-		create_certs_tool = /usr/bin/swtpm_localca
-		create_certs_tool_config = $d/localca.conf
-		create_certs_tool_options = /etc/swtpm-localca.options
-		active_pcr_banks = sha256
-	EOF
+	mmt_swtpm_ca "$W/ca$1"
 }
-
-# mktpm NAME CA: manufacture a TPM: EK (persistent 0x81010001), its
-# certificate in NV 0x01c00002 signed by CA
 mktpm() {
-	mkdir -p "$W/tpm-$1"
-	swtpm_setup --tpm2 --tpmstate "$W/tpm-$1" --create-ek-cert \
-		--config "$W/ca$2/setup.conf" --overwrite >"$W/setup-$1.log" 2>&1
+	mmt_swtpm_manufacture "$W/tpm-$1" "$W/ca$2" "$W/setup-$1.log"
 }
 
 base=$((20000 + RANDOM % 20000))
@@ -204,7 +187,7 @@ mkca 1 && mkca 2 && mktpm a 1 && mktpm b 1 && mktpm c 2 ||
 head -c 65536 /dev/urandom >"$W/mmt.ko"
 cp "$W/mmt.ko" "$W/mmt-tampered.ko"
 printf '\x5a' | dd of="$W/mmt-tampered.ko" bs=1 seek=4096 conv=notrunc 2>/dev/null
-cat "$W/ca1/swtpm-localca-rootca-cert.pem" "$W/ca1/issuercert.pem" >"$W/ca1.pem"
+mmt_swtpm_ca_pem "$W/ca1" >"$W/ca1.pem"
 "$AUTH" init --state "$W/auth" --ek-ca "$W/ca1.pem" >/dev/null &&
 	"$AUTH" reference --state "$W/auth" --add "$W/mmt.ko" >/dev/null ||
 	{ echo "not ok - attest: mmt-authority init"; finish; }

@@ -24,6 +24,7 @@
  *   mmt-attest authority --in AUTHORITY.der   enter attested mode
  *   mmt-attest node-key --out FILE            this load's X25519 node key
  *   mmt-attest install --in CREDENTIAL        the node id from a credential
+ *   mmt-attest info                           the attested mode's state
  *
  * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-attest.8).
  */
@@ -455,6 +456,36 @@ static int cmd_node_key(void)
 	return mmta_write_file(out_path, info.node_key, sizeof(info.node_key));
 }
 
+/* info: MMT_IOC_ATTEST_INFO, one "<name> <value>" line per field */
+static int cmd_info(void)
+{
+	static const char *const states[] = {
+		[MMT_ATTEST_OFF] = "off",
+		[MMT_ATTEST_WAITING] = "waiting",
+		[MMT_ATTEST_ATTESTED] = "attested",
+	};
+	struct mmt_attest_info info = { .size = sizeof(info) };
+	char key[2 * sizeof(info.node_key) + 1];
+	int fd = mmt_open(), rc;
+
+	if (fd < 0)
+		return MMTA_ESYS;
+	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
+	close(fd);
+	if (rc) {
+		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
+		return MMTA_ESYS;
+	}
+	mmta_hex_encode(info.node_key, sizeof(info.node_key), key);
+	printf("state %s\nnode_id %u\nserial %llu\nnot_before %llu\n"
+	       "not_after %llu\nnode_key %s\n",
+	       info.state < 3 ? states[info.state] : "unknown", info.node_id,
+	       (unsigned long long)info.serial,
+	       (unsigned long long)info.not_before,
+	       (unsigned long long)info.not_after, key);
+	return MMTA_OK;
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: mmt-attest hello [--tcti CONF] --out HELLO\n"
@@ -463,6 +494,7 @@ static void usage(FILE *f)
 	      "       mmt-attest authority --in AUTHORITY.der\n"
 	      "       mmt-attest node-key --out FILE\n"
 	      "       mmt-attest install --in CREDENTIAL\n"
+	      "       mmt-attest info\n"
 	      "see mmt-attest(8)\n", f);
 }
 
@@ -515,6 +547,8 @@ int main(int argc, char **argv)
 				"MMT_IOC_ATTEST_SET_CRED");
 	if (optind == argc && out_path && !strcmp(cmd, "node-key"))
 		return cmd_node_key();
+	if (optind == argc && !strcmp(cmd, "info"))
+		return cmd_info();
 	if (optind != argc || !out_path ||
 	    (strcmp(cmd, "hello") && strcmp(cmd, "quote")) ||
 	    (!strcmp(cmd, "quote") && (!in_path || !key_path))) {

@@ -41,6 +41,14 @@
 #include "attest/mmta.h"
 
 #define CHALLENGE_TTL	300		/* seconds a challenge stays valid */
+/*
+ * A credential is valid from this many seconds before it is issued: a
+ * node whose clock runs behind the authority's (no NTP yet, or a guest
+ * whose emulated clock lags) would otherwise refuse it as not yet valid
+ * (EKEYEXPIRED).  It buys an attacker nothing: the credential binds the
+ * node key of one module load, which did not exist before the quote.
+ */
+#define CLOCK_SKEW	300
 #define MAX_REFS	256
 
 static const char *state_dir, *in_path, *out_path, *ek_ca_path, *add_path;
@@ -587,8 +595,8 @@ static int cmd_verify(void)
 		rc = next_serial(&cred.serial);
 	if (rc)
 		goto out;
-	cred.not_before = (uint64_t)time(NULL);
-	cred.not_after = cred.not_before + (uint64_t)validity;
+	cred.not_before = (uint64_t)time(NULL) - CLOCK_SKEW;
+	cred.not_after = (uint64_t)time(NULL) + (uint64_t)validity;
 	memcpy(cred.node_key, f_key->data, MMTA_NODE_KEY_LEN);
 	memcpy(cred.module_hash, refs->found, MMTA_SHA256_LEN);
 	memcpy(cred.ek_hash, p_ek->data, MMTA_SHA256_LEN);

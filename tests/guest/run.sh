@@ -317,7 +317,10 @@ stop_swtpm() {
 		kill -0 "$p" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill "$p" 2>/dev/null || true
+	if kill "$p" 2>/dev/null; then
+		echo "run.sh: swtpm of guest $1 still ran 3 s after its QEMU: SIGTERM" \
+			>>"$RUNDIR/g$1.swtpm.log"
+	fi
 	rm -f "$st/swtpm.pid"
 }
 

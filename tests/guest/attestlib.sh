@@ -18,7 +18,6 @@ ATTEST_PORT=7001			# the authority's service
 ATTEST_STATE=/tmp/authority		# its state directory (guest 1)
 ATTEST_TCTI=device:/dev/tpmrm0		# the guest's TPM, through the kernel's RM
 ATTEST_KO=/mnt/ima/mmt.ko		# where a node loads mmt.ko from (see below)
-ATTEST_LOG=/sys/kernel/security/ima/binary_runtime_measurements
 
 # attest_say MSG... - a narrated step (make demo-attest prints them)
 attest_say() {

@@ -10,7 +10,7 @@
 # Then it serves the nodes (attestlib.sh, attest_serve_one) until both
 # have reported, and checks its node list: two TPMs, two distinct ids.
 
-. /opt/mmt/attestlib.sh
+. "$MMTG_DIR/attestlib.sh"
 
 mkdir -p "$ATTEST_STATE"
 mmtg_t "authority: state from the host (EK CA, reference mmt.ko)" \

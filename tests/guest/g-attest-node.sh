@@ -21,7 +21,7 @@
 #     refuses it (exit 16) and the module stays without a credential
 # Each node tells guest 1 when it is done.
 
-. /opt/mmt/attestlib.sh
+. "$MMTG_DIR/attestlib.sh"
 
 peer=$((5 - MMTG_ID))		# node 2 <-> node 3
 attest_say "node: loads mmt.ko (IMA measures it into PCR 10), enters attested mode"

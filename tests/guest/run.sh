@@ -258,6 +258,7 @@ start_guest() {
 	fi
 	if [ -n "${TPMS[i]:-}" ]; then
 		start_swtpm "$i" || exit 1
+		# shellcheck disable=SC2054 # QEMU's commas, not array elements
 		net+=(-chardev "socket,id=tpmchr,path=${TPMS[i]}/swtpm.sock"
 		      -tpmdev emulator,id=tpm0,chardev=tpmchr
 		      -device tpm-crb,tpmdev=tpm0)
@@ -284,7 +285,7 @@ start_guest() {
 # socket path is at most 107 bytes, so STATE should be short, e.g. under
 # /tmp); log RUNDIR/g<I>.swtpm.log
 start_swtpm() {
-	local i=$1 st=${TPMS[$1]} k
+	local i=$1 st=${TPMS[$1]}
 
 	stop_swtpm "$i"
 	rm -f "$st/swtpm.sock"
@@ -295,7 +296,7 @@ start_swtpm() {
 		log "guest $i: swtpm did not start on $st"
 		return 1
 	}
-	for k in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -S "$st/swtpm.sock" ] && return 0
 		sleep 0.1
 	done
@@ -309,11 +310,11 @@ start_swtpm() {
 # would count as a dictionary-attack failure in the TPM's state
 # (docs/ATTESTATION.md), so this waits before it sends SIGTERM
 stop_swtpm() {
-	local st=${TPMS[$1]:-} p k
+	local st=${TPMS[$1]:-} p
 
 	[ -n "$st" ] && [ -f "$st/swtpm.pid" ] || return 0
 	p=$(cat "$st/swtpm.pid")
-	for k in $(seq 30); do
+	for _ in $(seq 30); do
 		kill -0 "$p" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -436,19 +436,31 @@ static int cmd_blob(unsigned long req, const char *what)
 	return rc;
 }
 
-static int cmd_node_key(void)
+/* MMT_IOC_ATTEST_INFO into @info; an mmta_exit code */
+static int get_info(struct mmt_attest_info *info)
 {
-	struct mmt_attest_info info = { .size = sizeof(info) };
 	int fd = mmt_open(), rc;
 
 	if (fd < 0)
 		return MMTA_ESYS;
-	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, info);
 	close(fd);
 	if (rc) {
 		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
 		return MMTA_ESYS;
 	}
+	return MMTA_OK;
+}
+
+static int cmd_node_key(void)
+{
+	struct mmt_attest_info info;
+	int rc = get_info(&info);
+
+	if (rc)
+		return rc;
 	if (info.state == MMT_ATTEST_OFF) {
 		mmta_err("the module is not in attested mode (mmt-attest authority)");
 		return MMTA_EUSAGE;
@@ -464,18 +476,12 @@ static int cmd_info(void)
 		[MMT_ATTEST_WAITING] = "waiting",
 		[MMT_ATTEST_ATTESTED] = "attested",
 	};
-	struct mmt_attest_info info = { .size = sizeof(info) };
+	struct mmt_attest_info info;
 	char key[2 * sizeof(info.node_key) + 1];
-	int fd = mmt_open(), rc;
+	int rc = get_info(&info);
 
-	if (fd < 0)
-		return MMTA_ESYS;
-	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
-	close(fd);
-	if (rc) {
-		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
-		return MMTA_ESYS;
-	}
+	if (rc)
+		return rc;
 	mmta_hex_encode(info.node_key, sizeof(info.node_key), key);
 	printf("state %s\nnode_id %u\nserial %llu\nnot_before %llu\n"
 	       "not_after %llu\nnode_key %s\n",

@@ -88,7 +88,8 @@ INTERACTIVE=0
 FILES=()
 SCRIPTS=()
 PIDS=()
-# --tpm: the TPM state directory of guest i, and its swtpm's pid file
+# --tpm: the TPM state directory of guest i (its swtpm keeps its pid file
+# and control socket there)
 TPMS=()
 
 # usage - print the header of this file

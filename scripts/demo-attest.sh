@@ -15,7 +15,8 @@
 #            and its old quote: refused (exit 12, 14)
 #   guest 3  a node, as guest 2, with another node id; receives a
 #            delegation from node 2 (hand-set key for now), byte-exact;
-#            then reloads mmt.ko with one byte changed: refused (exit 16)
+#            then reloads mmt.ko with one byte changed, from a file
+#            named foo.ko: refused (exit 20)
 #
 # It is the guest run `attest` of tests/guest/tests, narrated: the
 # guests' "attest-demo:" lines, the authority's decisions, the times.

@@ -79,21 +79,46 @@ attest_ask() {
 	return 0
 }
 
-# attest_load KO - load the module KO as a node does, so that IMA measures
-# it: copied to ATTEST_KO on a ramfs (IMA's tcb policy does not measure
-# tmpfs, which the initramfs root is) and loaded with kmod's insmod,
-# which uses finit_module (busybox's uses init_module, which IMA cannot
-# measure: there is no file)
+# attest_modules_measured - the kernel's module tree moved onto a ramfs
+# (copied, bind-mounted over itself), so that the modules loaded from it
+# afterwards (mmt.ko's dependencies, rdma_rxe, the crypto modules mmt.ko
+# asks for) are measured, as from /lib/modules on a real node's root
+# file system; the authority must hold their hashes as reference values
+# (tests/guest/tests, attest_prepare: reference --add-module)
+attest_modules_measured() {
+	_m=$(readlink -f "/lib/modules/$(uname -r)")
+	grep -q " $_m ramfs " /proc/mounts && return 0
+	mkdir -p /mnt/ima-modules &&
+		mount -t ramfs ramfs /mnt/ima-modules &&
+		cp -a "$_m/." /mnt/ima-modules/ &&
+		mount -o bind /mnt/ima-modules "$_m"
+}
+
+# attest_load KO [NAME] - load the module KO as a node does, so that IMA
+# measures it: copied to /mnt/ima/NAME (default mmt.ko: ATTEST_KO) on a
+# ramfs (IMA's tcb policy does not measure tmpfs, which the initramfs
+# root is) and loaded with kmod's insmod (finit_module); its
+# dependencies first, from the module tree on a ramfs too
+# (attest_modules_measured)
 attest_load() {
+	_ko=/mnt/ima/${2:-mmt.ko}
 	# (this busybox has no mountpoint applet)
 	grep -q ' /sys/kernel/security ' /proc/mounts ||
 		mount -t securityfs securityfs /sys/kernel/security
 	if ! grep -q ' /mnt/ima ramfs ' /proc/mounts; then
 		mkdir -p /mnt/ima && mount -t ramfs ramfs /mnt/ima
 	fi
-	rm -f "$ATTEST_KO"
-	cp "$1" "$ATTEST_KO" && mmtg_mmt_deps &&
-		mmtg_run 60 /usr/sbin/insmod "$ATTEST_KO"
+	rm -f "$_ko"
+	cp "$1" "$_ko" && attest_modules_measured && mmtg_mmt_deps &&
+		mmtg_run 60 /usr/sbin/insmod "$_ko"
+}
+
+# attest_modules - the number of IMA log entries whose file name is a
+# kernel module's other than mmt.ko (as mmt-authority tells them: the
+# name ends in .ko; docs/ATTESTATION.md)
+attest_modules() {
+	awk '$5 ~ /\.ko$/ && $5 !~ /\/mmt\.ko$/ { n++ } END { print n + 0 }' \
+		/sys/kernel/security/ima/ascii_runtime_measurements
 }
 
 # attest_run [QUOTE ARGS...] - this node attests: the module enters

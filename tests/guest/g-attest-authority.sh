@@ -13,10 +13,11 @@
 . "$MMTG_DIR/attestlib.sh"
 
 mkdir -p "$ATTEST_STATE"
-mmtg_t "authority: state from the host (EK CA, reference mmt.ko)" \
+mmtg_t "authority: state from the host (EK CA, reference values)" \
 	tar -xf /opt/mmt/authority-state.tar -C "$ATTEST_STATE"
-attest_say "authority: trusts the EK CA of the nodes' manufacturer and" \
-	"the reference SHA-256 $(cut -c1-16 "$ATTEST_STATE/reference")..."
+attest_say "authority: trusts the EK CA of the nodes' manufacturer," \
+	"the reference mmt.ko $(awk '$2 == "mmt" { print substr($1, 1, 16) }' "$ATTEST_STATE/reference")..." \
+	"and $(grep -c ' module ' "$ATTEST_STATE/reference") other modules of the nodes' kernel"
 
 # a TPM from another manufacturer (this guest's): refused at the challenge
 ek_other() {

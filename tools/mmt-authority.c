@@ -284,6 +284,7 @@ static int load_refs(struct refs *r)
 			r->cap = r->cap ? 2 * r->cap : 1024;
 			e = reallocarray(r->v, r->cap, sizeof(*r->v));
 			if (!e) {
+				mmta_err("reference values: out of memory");
 				fclose(f);
 				return MMTA_ESYS;
 			}
@@ -337,6 +338,10 @@ static int add_ref(FILE *f, const char *path, const char *kind,
 	char hex[2 * MMTA_SHA256_LEN + 1];
 	size_t len;
 
+	if (strpbrk(name, "\n\r")) {
+		mmta_err("%s: a line break in the name", path);
+		return MMTA_EUSAGE;
+	}
 	if (mmta_read_file(path, &data, &len))
 		return MMTA_ESYS;
 	mmta_sha256(data, len, h);
@@ -386,6 +391,10 @@ static int cmd_reference(void)
 		mmta_err("reference: one of --add FILE or --add-module PATH is required");
 		return MMTA_EUSAGE;
 	}
+	if (ref_name && !add_path) {
+		mmta_err("reference: --name goes with --add");
+		return MMTA_EUSAGE;
+	}
 	if (add_module_path && stat(add_module_path, &st)) {
 		mmta_err("%s: %s", add_module_path, strerror(errno));
 		return MMTA_ESYS;
@@ -406,8 +415,7 @@ static int cmd_reference(void)
 			    MMTA_ESYS;
 		free(copy);
 	} else if (!S_ISDIR(st.st_mode)) {
-		rc = add_ref(f, add_module_path, "module",
-			     ref_name ? ref_name : add_module_path);
+		rc = add_ref(f, add_module_path, "module", add_module_path);
 	} else {
 		walk_out = f;
 		walk_rc = MMTA_OK;

@@ -261,6 +261,8 @@ expect "reference --add-module FILE" 0 \
 	"$AUTH" reference --state "$W/auth" --add-module "$W/extra.ko"
 expect "reference with neither --add nor --add-module refused" 1 \
 	"$AUTH" reference --state "$W/auth"
+expect "reference --add-module with --name refused (names are paths)" 1 \
+	"$AUTH" reference --state "$W/auth" --add-module "$W/extra.ko" --name x
 MODS=("$W/lib/kernel/drivers/rdma_rxe.ko=/lib/modules/6.1/kernel/drivers/rdma_rxe.ko"
 	"$W/lib/kernel/net/ib_core.ko.xz=/lib/modules/6.1/kernel/net/ib_core.ko.xz"
 	"$W/extra.ko=/opt/extra.ko")

@@ -101,7 +101,8 @@ attest_modules_measured() {
 # dependencies first, from the module tree on a ramfs too
 # (attest_modules_measured)
 attest_load() {
-	_ko=/mnt/ima/${2:-mmt.ko}
+	_ko=$ATTEST_KO
+	[ -n "${2:-}" ] && _ko=/mnt/ima/$2
 	# (this busybox has no mountpoint applet)
 	grep -q ' /sys/kernel/security ' /proc/mounts ||
 		mount -t securityfs securityfs /sys/kernel/security

@@ -779,7 +779,7 @@ static int cmd_verify(void)
 	if (!rc)
 		rc = mmta_write_file(out_path, out, out_len);
 	if (!rc)
-		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of modules, all reference values)\n",
+		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values)\n",
 			cred.node_id, cred.serial, ima.entries, refs->modules);
 out:
 	if (lock >= 0)

@@ -25,6 +25,10 @@ pkgs=(
 	# xxd for their hex (not in a minimal Debian: the first run there
 	# failed without it)
 	libtss2-dev swtpm swtpm-tools tpm2-tools xxd
+	# the attest guest run: libtss2's device TCTI, which mmt-attest's
+	# libtss2-tctildr dlopen()s for /dev/tpmrm0 in the guests (libtss2-dev
+	# pulls it in today; named because the guest image copies it)
+	libtss2-tcti-device0
 	# QEMU guests with Soft-RoCE
 	qemu-system-x86 busybox-static cpio kmod iproute2
 	rdma-core ibverbs-utils rdmacm-utils perftest libibverbs-dev

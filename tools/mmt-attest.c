@@ -24,6 +24,7 @@
  *   mmt-attest authority --in AUTHORITY.der   enter attested mode
  *   mmt-attest node-key --out FILE            this load's X25519 node key
  *   mmt-attest install --in CREDENTIAL        the node id from a credential
+ *   mmt-attest info                           the attested mode's state
  *
  * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-attest.8).
  */
@@ -435,24 +436,60 @@ static int cmd_blob(unsigned long req, const char *what)
 	return rc;
 }
 
-static int cmd_node_key(void)
+/* MMT_IOC_ATTEST_INFO into @info; an mmta_exit code */
+static int get_info(struct mmt_attest_info *info)
 {
-	struct mmt_attest_info info = { .size = sizeof(info) };
 	int fd = mmt_open(), rc;
 
 	if (fd < 0)
 		return MMTA_ESYS;
-	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, &info);
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	rc = ioctl(fd, MMT_IOC_ATTEST_INFO, info);
 	close(fd);
 	if (rc) {
 		mmta_err("MMT_IOC_ATTEST_INFO: %s", strerror(errno));
 		return MMTA_ESYS;
 	}
+	return MMTA_OK;
+}
+
+static int cmd_node_key(void)
+{
+	struct mmt_attest_info info;
+	int rc = get_info(&info);
+
+	if (rc)
+		return rc;
 	if (info.state == MMT_ATTEST_OFF) {
 		mmta_err("the module is not in attested mode (mmt-attest authority)");
 		return MMTA_EUSAGE;
 	}
 	return mmta_write_file(out_path, info.node_key, sizeof(info.node_key));
+}
+
+/* info: MMT_IOC_ATTEST_INFO, one "<name> <value>" line per field */
+static int cmd_info(void)
+{
+	static const char *const states[] = {
+		[MMT_ATTEST_OFF] = "off",
+		[MMT_ATTEST_WAITING] = "waiting",
+		[MMT_ATTEST_ATTESTED] = "attested",
+	};
+	struct mmt_attest_info info;
+	char key[2 * sizeof(info.node_key) + 1];
+	int rc = get_info(&info);
+
+	if (rc)
+		return rc;
+	mmta_hex_encode(info.node_key, sizeof(info.node_key), key);
+	printf("state %s\nnode_id %u\nserial %llu\nnot_before %llu\n"
+	       "not_after %llu\nnode_key %s\n",
+	       info.state < 3 ? states[info.state] : "unknown", info.node_id,
+	       (unsigned long long)info.serial,
+	       (unsigned long long)info.not_before,
+	       (unsigned long long)info.not_after, key);
+	return MMTA_OK;
 }
 
 static void usage(FILE *f)
@@ -463,6 +500,7 @@ static void usage(FILE *f)
 	      "       mmt-attest authority --in AUTHORITY.der\n"
 	      "       mmt-attest node-key --out FILE\n"
 	      "       mmt-attest install --in CREDENTIAL\n"
+	      "       mmt-attest info\n"
 	      "see mmt-attest(8)\n", f);
 }
 
@@ -515,6 +553,8 @@ int main(int argc, char **argv)
 				"MMT_IOC_ATTEST_SET_CRED");
 	if (optind == argc && out_path && !strcmp(cmd, "node-key"))
 		return cmd_node_key();
+	if (optind == argc && !strcmp(cmd, "info"))
+		return cmd_info();
 	if (optind != argc || !out_path ||
 	    (strcmp(cmd, "hello") && strcmp(cmd, "quote")) ||
 	    (!strcmp(cmd, "quote") && (!in_path || !key_path))) {

@@ -12,6 +12,7 @@
  *
  *   mmt-authority init --state DIR --ek-ca FILE
  *   mmt-authority reference --state DIR --add FILE [--name NAME]
+ *   mmt-authority reference --state DIR --add-module FILE|DIR
  *   mmt-authority challenge --state DIR --in HELLO --out CHALLENGE
  *   mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL
  *   mmt-authority show-cred --state DIR --in CREDENTIAL
@@ -23,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -41,9 +43,17 @@
 #include "attest/mmta.h"
 
 #define CHALLENGE_TTL	300		/* seconds a challenge stays valid */
-#define MAX_REFS	256
+/*
+ * A credential is valid from this many seconds before it is issued: a
+ * node whose clock runs behind the authority's (no NTP yet, or a guest
+ * whose emulated clock lags) would otherwise refuse it as not yet valid
+ * (EKEYEXPIRED).  It buys an attacker nothing: the credential binds the
+ * node key of one module load, which did not exist before the quote.
+ */
+#define CLOCK_SKEW	300
 
 static const char *state_dir, *in_path, *out_path, *ek_ca_path, *add_path;
+static const char *add_module_path;
 static const char *ref_name;
 static long validity = 24 * 3600;	/* credential lifetime, seconds */
 
@@ -196,71 +206,238 @@ out:
 
 /* ---- reference values ---- */
 
-struct refs {
-	int n;
-	uint8_t hash[MAX_REFS][MMTA_SHA256_LEN];
-	const uint8_t *found;	/* the reference the log measured */
-	char foreign[256];	/* an mmt.ko measured with another hash */
+/*
+ * STATE/reference holds one reference value a line: "<sha256 hex> <kind>
+ * <name>".  Kind "mmt": a build of mmt.ko (--add); the log must show one,
+ * and the credential names it.  Kind "module": another kernel module a
+ * node may load (--add-module: rdma_rxe, the distribution's modules).
+ */
+enum ref_kind { REF_MMT, REF_MODULE };
+
+struct ref {
+	uint8_t hash[MMTA_SHA256_LEN];
+	enum ref_kind kind;
 };
+
+struct refs {
+	size_t n, cap;
+	struct ref *v;		/* sorted by hash (bsearch) */
+	const uint8_t *found;	/* the last mmt reference the log measured */
+	char foreign[256];	/* the first module entry with another hash */
+	unsigned int modules;	/* module entries in the log */
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+	int c = memcmp(x->hash, y->hash, MMTA_SHA256_LEN);
+
+	/* equal hashes: the mmt kind first, so that bsearch can see it */
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+static int ref_hash_cmp(const void *key, const void *elem)
+{
+	return memcmp(key, ((const struct ref *)elem)->hash, MMTA_SHA256_LEN);
+}
+
+/*
+ * ref_lookup() - the reference value @digest, NULL if none.  With the same
+ * hash under both kinds the mmt one is returned (a build of mmt.ko added
+ * by --add-module of a whole tree as well).
+ */
+static const struct ref *ref_lookup(const struct refs *r, const uint8_t *digest)
+{
+	const struct ref *e = bsearch(digest, r->v, r->n, sizeof(*r->v),
+				      ref_hash_cmp);
+
+	while (e && e > r->v && !memcmp(e[-1].hash, digest, MMTA_SHA256_LEN))
+		e--;
+	return e;
+}
+
+static void free_refs(struct refs *r)
+{
+	if (r)
+		free(r->v);
+	free(r);
+}
 
 static int load_refs(struct refs *r)
 {
-	char line[512];
+	char line[4200], kind[16];
 	FILE *f = fopen(spath("reference"), "r");
+	unsigned int lineno = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (!f) {
 		mmta_err("%s: %s", spath("reference"), strerror(errno));
 		return MMTA_ESYS;
 	}
-	while (fgets(line, sizeof(line), f) && r->n < MAX_REFS) {
+	while (fgets(line, sizeof(line), f)) {
+		struct ref *e;
+
+		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (strlen(line) < 64 ||
-		    mmta_hex_decode(line, 64, r->hash[r->n])) {
-			mmta_err("%s: bad line", spath("reference"));
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 1024;
+			e = reallocarray(r->v, r->cap, sizeof(*r->v));
+			if (!e) {
+				mmta_err("reference values: out of memory");
+				fclose(f);
+				return MMTA_ESYS;
+			}
+			r->v = e;
+		}
+		e = &r->v[r->n];
+		if (strlen(line) < 2 * MMTA_SHA256_LEN + 1 ||
+		    line[2 * MMTA_SHA256_LEN] != ' ' ||
+		    mmta_hex_decode(line, 2 * MMTA_SHA256_LEN, e->hash) ||
+		    sscanf(line + 2 * MMTA_SHA256_LEN + 1, "%15s", kind) != 1 ||
+		    (strcmp(kind, "mmt") && strcmp(kind, "module"))) {
+			mmta_err("%s: line %u: not \"<sha256 hex> mmt|module <name>\"",
+				 spath("reference"), lineno);
 			fclose(f);
 			return MMTA_ESYS;
 		}
+		e->kind = strcmp(kind, "mmt") ? REF_MODULE : REF_MMT;
 		r->n++;
 	}
 	fclose(f);
+	qsort(r->v, r->n, sizeof(*r->v), ref_cmp);
 	return MMTA_OK;
 }
 
-static int cmd_reference(void)
+/*
+ * is_module_name() - whether an IMA entry's file name is a kernel module's:
+ * it ends in .ko, or .ko.xz, .ko.zst, .ko.gz (kmod's compressed modules).
+ * The ima-ng and ima-sig templates do not record which hook measured a
+ * file, so the name is all the log tells (docs/ATTESTATION.md, "What is
+ * measured", for what this misses).
+ */
+static bool is_module_name(const char *name)
+{
+	static const char *const ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t len = strlen(name), i;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		size_t el = strlen(ext[i]);
+
+		if (len > el && !strcmp(name + len - el, ext[i]))
+			return true;
+	}
+	return false;
+}
+
+/* one reference line: "<sha256 hex> <kind> <name>\n" to @f and stdout */
+static int add_ref(FILE *f, const char *path, const char *kind,
+		   const char *name)
 {
 	uint8_t *data, h[MMTA_SHA256_LEN];
-	char hex[2 * MMTA_SHA256_LEN + 1], *copy, line[4096];
+	char hex[2 * MMTA_SHA256_LEN + 1];
 	size_t len;
-	FILE *f;
-	int lock;
 
-	if (!add_path) {
-		mmta_err("reference: --add FILE is required");
+	if (strpbrk(name, "\n\r")) {
+		mmta_err("%s: a line break in the name", path);
 		return MMTA_EUSAGE;
 	}
-	if (mmta_read_file(add_path, &data, &len))
+	if (mmta_read_file(path, &data, &len))
 		return MMTA_ESYS;
 	mmta_sha256(data, len, h);
 	free(data);
 	mmta_hex_encode(h, sizeof(h), hex);
-	copy = strdup(add_path);
-	snprintf(line, sizeof(line), "%s %s\n", hex,
-		 ref_name ? ref_name : basename(copy));
-	free(copy);
+	if (fprintf(f, "%s %s %s\n", hex, kind, name) < 0) {
+		mmta_err("%s: %s", spath("reference"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	printf("%s %s %s\n", hex, kind, name);
+	return MMTA_OK;
+}
+
+/* nftw() has no user argument: the walk's state */
+static FILE *walk_out;
+static int walk_rc;
+static unsigned int walk_count;
+
+static int walk_module(const char *path, const struct stat *st, int type,
+		       struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F || !is_module_name(path))
+		return 0;
+	walk_rc = add_ref(walk_out, path, "module", path);
+	if (walk_rc)
+		return 1;
+	walk_count++;
+	return 0;
+}
+
+/*
+ * cmd_reference() - --add FILE: a build of mmt.ko; --add-module PATH:
+ * another module a node may load, or every module file under the
+ * directory PATH (named as is_module_name() knows them), e.g. the
+ * distribution's /lib/modules/<version> of the nodes' kernel.
+ */
+static int cmd_reference(void)
+{
+	struct stat st;
+	char *copy;
+	FILE *f;
+	int lock, rc;
+
+	if (!add_path == !add_module_path) {
+		mmta_err("reference: one of --add FILE or --add-module PATH is required");
+		return MMTA_EUSAGE;
+	}
+	if (ref_name && !add_path) {
+		mmta_err("reference: --name goes with --add");
+		return MMTA_EUSAGE;
+	}
+	if (add_module_path && stat(add_module_path, &st)) {
+		mmta_err("%s: %s", add_module_path, strerror(errno));
+		return MMTA_ESYS;
+	}
 	lock = lock_state();
 	if (lock < 0)
 		return MMTA_ESYS;
 	f = fopen(spath("reference"), "a");
-	if (!f || fputs(line, f) < 0 || fflush(f) || fsync(fileno(f)) ||
-	    fclose(f)) {
+	if (!f) {
 		mmta_err("%s: %s", spath("reference"), strerror(errno));
+		close(lock);
 		return MMTA_ESYS;
 	}
+	if (add_path) {
+		copy = strdup(add_path);
+		rc = copy ? add_ref(f, add_path, "mmt",
+				    ref_name ? ref_name : basename(copy)) :
+			    MMTA_ESYS;
+		free(copy);
+	} else if (!S_ISDIR(st.st_mode)) {
+		rc = add_ref(f, add_module_path, "module", add_module_path);
+	} else {
+		walk_out = f;
+		walk_rc = MMTA_OK;
+		walk_count = 0;
+		if (nftw(add_module_path, walk_module, 32, FTW_PHYS) && !walk_rc) {
+			mmta_err("%s: %s", add_module_path, strerror(errno));
+			walk_rc = MMTA_ESYS;
+		}
+		rc = walk_rc;
+		if (!rc)
+			fprintf(stderr, "%u modules under %s added\n", walk_count,
+				add_module_path);
+	}
+	/* what was read before a failure is added: each line is whole */
+	if (fflush(f) || fsync(fileno(f))) {
+		mmta_err("%s: %s", spath("reference"), strerror(errno));
+		rc = MMTA_ESYS;
+	}
+	if (fclose(f) && !rc)
+		rc = MMTA_ESYS;
 	close(lock);
-	fputs(line, stdout);
-	return MMTA_OK;
+	return rc;
 }
 
 /* ---- challenge ---- */
@@ -357,22 +534,27 @@ out:
 
 /* ---- verify ---- */
 
+/*
+ * visit_ref() - appraise one IMA entry: a reference of kind mmt is the
+ * module attested (the last one measured goes into the credential); an
+ * entry with a module's file name (is_module_name()) whose hash is not a
+ * reference value of either kind is foreign, whatever its name: a
+ * tampered mmt.ko renamed, or loaded after the reference one.  Other
+ * files (programs, libraries, configuration read by root) are not
+ * appraised.
+ */
 static int visit_ref(void *arg, const uint8_t digest[MMTA_SHA256_LEN],
 		     const char *name)
 {
 	struct refs *r = arg;
-	const char *base = strrchr(name, '/');
-	bool known = false;
-	int i;
+	const struct ref *e = ref_lookup(r, digest);
+	bool module = is_module_name(name);
 
-	base = base ? base + 1 : name;
-	for (i = 0; i < r->n; i++) {
-		if (!memcmp(r->hash[i], digest, MMTA_SHA256_LEN)) {
-			r->found = r->hash[i];
-			known = true;
-		}
-	}
-	if (!known && !strcmp(base, "mmt.ko") && !r->foreign[0])
+	if (module)
+		r->modules++;
+	if (e && e->kind == REF_MMT)
+		r->found = e->hash;
+	else if (!e && module && !r->foreign[0])
 		snprintf(r->foreign, sizeof(r->foreign), "%s", name);
 	return MMTA_OK;
 }
@@ -572,14 +754,15 @@ static int cmd_verify(void)
 			       f_sig->data, f_sig->len, qual, ima.pcr10);
 	if (rc)
 		goto out;
-	rc = MMTA_EMODULE;
 	if (refs->foreign[0]) {
-		mmta_err("IMA log: %s was measured with a hash that is not a reference",
+		mmta_err("IMA log: module %s was measured with a hash that is not a reference value",
 			 refs->foreign);
+		rc = MMTA_EFOREIGN;
 		goto out;
 	}
 	if (!refs->found) {
 		mmta_err("IMA log: no reference mmt.ko was measured");
+		rc = MMTA_EMODULE;
 		goto out;
 	}
 	rc = assign_id(p_ek->data, want, &cred.node_id);
@@ -587,8 +770,8 @@ static int cmd_verify(void)
 		rc = next_serial(&cred.serial);
 	if (rc)
 		goto out;
-	cred.not_before = (uint64_t)time(NULL);
-	cred.not_after = cred.not_before + (uint64_t)validity;
+	cred.not_before = (uint64_t)time(NULL) - CLOCK_SKEW;
+	cred.not_after = (uint64_t)time(NULL) + (uint64_t)validity;
 	memcpy(cred.node_key, f_key->data, MMTA_NODE_KEY_LEN);
 	memcpy(cred.module_hash, refs->found, MMTA_SHA256_LEN);
 	memcpy(cred.ek_hash, p_ek->data, MMTA_SHA256_LEN);
@@ -596,13 +779,13 @@ static int cmd_verify(void)
 	if (!rc)
 		rc = mmta_write_file(out_path, out, out_len);
 	if (!rc)
-		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries)\n",
-			cred.node_id, cred.serial, ima.entries);
+		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values)\n",
+			cred.node_id, cred.serial, ima.entries, refs->modules);
 out:
 	if (lock >= 0)
 		close(lock);
 	free(out);
-	free(refs);
+	free_refs(refs);
 	EVP_PKEY_free(ak_pub);
 	EVP_PKEY_free(key);
 	X509_free(cert);
@@ -659,6 +842,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: mmt-authority init --state DIR --ek-ca FILE\n"
 	      "       mmt-authority reference --state DIR --add FILE [--name NAME]\n"
+	      "       mmt-authority reference --state DIR --add-module FILE|DIR\n"
 	      "       mmt-authority challenge --state DIR --in HELLO --out CHALLENGE\n"
 	      "       mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL [--validity SECONDS]\n"
 	      "       mmt-authority show-cred --state DIR --in CREDENTIAL\n"
@@ -674,6 +858,7 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "ek-ca", required_argument, NULL, 'c' },
 		{ "add", required_argument, NULL, 'a' },
+		{ "add-module", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "validity", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -696,6 +881,7 @@ int main(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'c': ek_ca_path = optarg; break;
 		case 'a': add_path = optarg; break;
+		case 'm': add_module_path = optarg; break;
 		case 'n': ref_name = optarg; break;
 		case 'v':
 			validity = strtol(optarg, &end, 10);

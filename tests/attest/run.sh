@@ -74,30 +74,13 @@ done
 [ -x "$AUTH" ] && [ -x "$ATT" ] ||
 	{ echo "not ok - attest: build $AUTH and $ATT first (make tools)"; finish; }
 
-# mkca N: a private swtpm local CA (the "manufacturer"), its own state
+# the manufacturers (CA 1, CA 2) and TPMs: tests/attest/swtpm-lib.sh
+. "$HERE/swtpm-lib.sh"
 mkca() {
-	local d=$W/ca$1
-	mkdir -p "$d"
-	cat >"$d/localca.conf" <<-EOF
-		statedir = $d
-		signingkey = $d/signkey.pem
-		issuercert = $d/issuercert.pem
-		certserial = $d/certserial
-	EOF
-	cat >"$d/setup.conf" <<-EOF
-		create_certs_tool = /usr/bin/swtpm_localca
-		create_certs_tool_config = $d/localca.conf
-		create_certs_tool_options = /etc/swtpm-localca.options
-		active_pcr_banks = sha256
-	EOF
+	mmt_swtpm_ca "$W/ca$1"
 }
-
-# mktpm NAME CA: manufacture a TPM: EK (persistent 0x81010001), its
-# certificate in NV 0x01c00002 signed by CA
 mktpm() {
-	mkdir -p "$W/tpm-$1"
-	swtpm_setup --tpm2 --tpmstate "$W/tpm-$1" --create-ek-cert \
-		--config "$W/ca$2/setup.conf" --overwrite >"$W/setup-$1.log" 2>&1
+	mmt_swtpm_manufacture "$W/tpm-$1" "$W/ca$2" "$W/setup-$1.log"
 }
 
 base=$((20000 + RANDOM % 20000))
@@ -204,10 +187,18 @@ mkca 1 && mkca 2 && mktpm a 1 && mktpm b 1 && mktpm c 2 ||
 head -c 65536 /dev/urandom >"$W/mmt.ko"
 cp "$W/mmt.ko" "$W/mmt-tampered.ko"
 printf '\x5a' | dd of="$W/mmt-tampered.ko" bs=1 seek=4096 conv=notrunc 2>/dev/null
-cat "$W/ca1/swtpm-localca-rootca-cert.pem" "$W/ca1/issuercert.pem" >"$W/ca1.pem"
+mmt_swtpm_ca_pem "$W/ca1" >"$W/ca1.pem"
 "$AUTH" init --state "$W/auth" --ek-ca "$W/ca1.pem" >/dev/null &&
 	"$AUTH" reference --state "$W/auth" --add "$W/mmt.ko" >/dev/null ||
 	{ echo "not ok - attest: mmt-authority init"; finish; }
+# other modules a node loads (stand-ins for the distribution's): a tree
+# added with --add-module DIR (module files only), one file on its own
+mkdir -p "$W/lib/kernel/drivers" "$W/lib/kernel/net"
+head -c 4096 /dev/urandom >"$W/lib/kernel/drivers/rdma_rxe.ko"
+head -c 4096 /dev/urandom >"$W/lib/kernel/net/ib_core.ko.xz"
+head -c 4096 /dev/urandom >"$W/lib/modules.dep"
+head -c 4096 /dev/urandom >"$W/extra.ko"
+head -c 4096 /dev/urandom >"$W/unknown.ko"
 BOOTAGG=$(printf '%064x' 42)=boot_aggregate
 GOOD=("$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko")
 for n in a b c; do nodekey $n; done
@@ -255,18 +246,57 @@ for what in quote signature; do
 done
 
 # ---- 4. measurements ----
+# Every entry with a module's file name must carry a reference value
+# (either kind), whatever the name; one must be a reference mmt.ko
+expect "reference --add-module DIR adds the module files under it" 0 \
+	"$AUTH" reference --state "$W/auth" --add-module "$W/lib"
+if [ "$(grep -c ' module ' "$W/auth/reference")" -eq 2 ] &&
+	grep -q "^$(sha256sum "$W/lib/kernel/net/ib_core.ko.xz" | cut -c1-64) module " "$W/auth/reference" &&
+	! grep -q "^$(sha256sum "$W/lib/modules.dep" | cut -c1-64) " "$W/auth/reference"; then
+	ok "reference: rdma_rxe.ko and ib_core.ko.xz added as kind module, modules.dep not"
+else
+	notok "reference list: $(cut -c1-20,65- "$W/auth/reference" | tr '\n' ' ')"
+fi
+expect "reference --add-module FILE" 0 \
+	"$AUTH" reference --state "$W/auth" --add-module "$W/extra.ko"
+expect "reference with neither --add nor --add-module refused" 1 \
+	"$AUTH" reference --state "$W/auth"
+expect "reference --add-module with --name refused (names are paths)" 1 \
+	"$AUTH" reference --state "$W/auth" --add-module "$W/extra.ko" --name x
+MODS=("$W/lib/kernel/drivers/rdma_rxe.ko=/lib/modules/6.1/kernel/drivers/rdma_rxe.ko"
+	"$W/lib/kernel/net/ib_core.ko.xz=/lib/modules/6.1/kernel/net/ib_core.ko.xz"
+	"$W/extra.ko=/opt/extra.ko")
+boot b "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/etc/not-a-module.conf" || notok "boot b"
+round b
+expect "node b: mmt.ko and three reference modules; an unknown file that is not a module" 0 verify b
 # a module with one byte changed was loaded
 boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
 round b
-expect "module with one byte changed refused" 16 verify b
-# the reference module, then a tampered one under the same name
-boot b "${GOOD[@]}" "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
+expect "module with one byte changed refused" 20 verify b
+# an unknown module under another name beside the reference mmt.ko
+boot b --ima-sig "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/lib/modules/6.1/kernel/foo.ko" || notok "boot b"
 round b
-expect "a tampered mmt.ko loaded after the reference one refused" 16 verify b
-# no mmt.ko at all
-boot b "$BOOTAGG" /bin/sh=/bin/sh || notok "boot b"
+expect "an unknown module foo.ko beside the reference mmt.ko refused (ima-sig)" 20 verify b
+if grep -q "module /lib/modules/6.1/kernel/foo.ko was measured with a hash that is not a reference value" "$W/err"; then
+	ok "the refusal names foo.ko"
+else
+	notok "the refusal does not name foo.ko"
+fi
+# the reference module, then a tampered one under any name (the kernel
+# names it from its modinfo, not from its file)
+for n in /lib/modules/extra/mmt.ko /tmp/foo.ko /root/rxe_helper.ko.zst /a.ko.gz; do
+	boot b "${GOOD[@]}" "$W/mmt-tampered.ko=$n" || notok "boot b"
+	round b
+	expect "the reference mmt.ko, then a tampered one as $n, refused" 20 verify b
+done
+# no mmt.ko at all, only reference modules
+boot b "$BOOTAGG" /bin/sh=/bin/sh "${MODS[@]}" || notok "boot b"
 round b
 expect "no mmt.ko measured refused" 16 verify b
+# the reference mmt.ko's hash under another name still counts as it
+boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/tmp/other-name.ko" || notok "boot b"
+round b
+expect "node b: the reference mmt.ko loaded as other-name.ko" 0 verify b
 # tampered log: the TPM measured the tampered module, the log sent shows
 # the reference one, consistently rewritten (template digests recomputed)
 boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
@@ -311,8 +341,8 @@ boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
 round a
 expect "node a attests again (template ima-sig, Debian's default, and a violation)" 0 verify a
 "$AUTH" show-cred --state "$W/auth" --in "$W/a.cred" >"$W/out" 2>&1
-if grep -qx "node_id 1" "$W/out" && grep -qx "serial 4" "$W/out"; then
-	ok "node a keeps id 1 (one id per TPM), new serial 4"
+if grep -qx "node_id 1" "$W/out" && grep -qx "serial 6" "$W/out"; then
+	ok "node a keeps id 1 (one id per TPM), new serial 6"
 else
 	notok "node a's second credential: $(tr '\n' ' ' <"$W/out")"
 fi

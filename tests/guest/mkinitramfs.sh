@@ -25,7 +25,11 @@
 #		matching /boot/vmlinuz-*)
 #   GUEST_BUILD	output directory (default: <repo>/build/guest)
 #   EXTRA_MODULES  more kernel modules (names) to put into the base
-#   EXTRA_BINS	   more host programs (paths or names in PATH) for the base
+#   EXTRA_BINS	   more host programs (paths or names in PATH) for the base,
+#		   each at its host path, or at DST if given as SRC=DST
+#   EXTRA_LIBS	   more host shared libraries (paths) for the base, with
+#		   the libraries they need: those a program dlopen()s, which
+#		   ldd does not list (libtss2's TCTI modules)
 #   GUEST_KDIR	a kernel of the project's own instead of Debian's: the
 #		directory scripts/debug-kernel.sh prints (its kernelrelease
 #		is the version, its modules come from GUEST_KDIR/mod)
@@ -152,7 +156,14 @@ build_manifest() {
 	done
 
 	for b in $BASE_BINS ${EXTRA_BINS:-}; do
+		d=
+		case $b in *=/*) d=${b#*=}; b=${b%%=*} ;; esac
 		p=$(which_bin "$b")
+		add "$p" "${d:-$p}"
+		add_libs "$p"
+	done
+	for p in ${EXTRA_LIBS:-}; do
+		[ -f "$p" ] || die "library '$p' not found"
 		add "$p"
 		add_libs "$p"
 	done

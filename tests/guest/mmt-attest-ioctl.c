@@ -15,7 +15,9 @@
  * signed by B too, a truncated one EKEYREJECTED, bad flags, length 0 and
  * length above MMT_ATTEST_BLOB_MAX EINVAL; none changes the node id or
  * the state.  The happy path needs a credential for this load's random
- * key: the KUnit suite covers it.
+ * key: the KUnit suite covers it, and the guest run `attest`, where
+ * mmt-authority issues one after the node's TPM quote
+ * (g-attest-node.sh).
  *
  * Output: "ok - attest-ioctl: ..." / "not ok - ..." lines; exit status
  * the number of failed checks, 2 if /dev/mmt cannot be opened.

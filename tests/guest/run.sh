@@ -26,11 +26,16 @@
 #   --append ARGS   extra kernel command line
 #   --share DIR     export host DIR to every guest over 9p, mounted at /host
 #                   (read-write; results can also go there)
+#   --tpm I:STATE   give guest I a TPM 2.0: an swtpm on the TPM state
+#                   directory STATE (tests/attest/swtpm-lib.sh makes one),
+#                   attached as QEMU's tpm-crb (-tpmdev emulator); the
+#                   guest sees /dev/tpm0 and /dev/tpmrm0 (repeatable)
 #   --interactive   one guest with its console on this terminal and a shell
 #                   instead of a script (SCRIPT optional: run first); quit
 #                   with `reboot -f` or Ctrl-a x
 #
 # Outputs in build/guest/RUN/: g<i>.log (console, \r stripped),
+# g<i>.swtpm.log (the guest's swtpm, with --tpm),
 # g<i>.results/<name> (files the guest sent with mmtg_result),
 # g<i>.kernel-errors (kernel log lines with Oops/WARNING/BUG/...),
 # g<i>.rc (the guest script's exit code, "none" without marker);
@@ -83,10 +88,13 @@ INTERACTIVE=0
 FILES=()
 SCRIPTS=()
 PIDS=()
+# --tpm: the TPM state directory of guest i (its swtpm keeps its pid file
+# and control socket there)
+TPMS=()
 
 # usage - print the header of this file
 usage() {
-	sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -110,6 +118,13 @@ parse_args() {
 		--nic) NIC=$2; shift ;;
 		--append) APPEND=$2; shift ;;
 		--share) SHARE=$(cd "$2" && pwd); shift ;;
+		--tpm)
+			case $2 in
+			[1-9]*:/*) TPMS[${2%%:*}]=${2#*:} ;;
+			*) echo "run.sh: --tpm I:/absolute/state/dir" >&2; exit 2 ;;
+			esac
+			shift
+			;;
 		--interactive) INTERACTIVE=1 ;;
 		-h|--help) usage ;;
 		--) shift; SCRIPTS+=("$@"); break ;;
@@ -242,6 +257,13 @@ start_guest() {
 		net+=(-virtfs "local,path=$SHARE,mount_tag=host,security_model=none,id=h0")
 		cmdline+=" mmtg_9p=host"
 	fi
+	if [ -n "${TPMS[i]:-}" ]; then
+		start_swtpm "$i" || exit 1
+		# shellcheck disable=SC2054 # QEMU's commas, not array elements
+		net+=(-chardev "socket,id=tpmchr,path=${TPMS[i]}/swtpm.sock"
+		      -tpmdev emulator,id=tpm0,chardev=tpmchr
+		      -device tpm-crb,tpmdev=tpm0)
+	fi
 	: >"$RUNDIR/g$i.log"
 	if [ $INTERACTIVE -eq 1 ]; then
 		timeout -k 5 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -smp 1 \
@@ -257,6 +279,51 @@ start_guest() {
 		-append "$cmdline" "${net[@]}" \
 		</dev/null >"$RUNDIR/g$i.qemu.err" 2>&1 &
 	PIDS[i]=$!
+}
+
+# start_swtpm I - start the swtpm of guest I on its state directory
+# TPMS[I], control channel STATE/swtpm.sock (QEMU connects to it; a UNIX
+# socket path is at most 107 bytes, so STATE should be short, e.g. under
+# /tmp); log RUNDIR/g<I>.swtpm.log
+start_swtpm() {
+	local i=$1 st=${TPMS[$1]}
+
+	stop_swtpm "$i"
+	rm -f "$st/swtpm.sock"
+	swtpm socket --tpm2 --tpmstate dir="$st" \
+		--ctrl type=unixio,path="$st/swtpm.sock" --terminate \
+		--log file="$RUNDIR/g$i.swtpm.log",level=1 \
+		--pid file="$st/swtpm.pid" --daemon || {
+		log "guest $i: swtpm did not start on $st"
+		return 1
+	}
+	for _ in $(seq 50); do
+		[ -S "$st/swtpm.sock" ] && return 0
+		sleep 0.1
+	done
+	log "guest $i: no swtpm socket $st/swtpm.sock"
+	return 1
+}
+
+# stop_swtpm I - end guest I's swtpm, if it still runs.  The guest's
+# kernel has sent TPM2_Shutdown when it rebooted (tpm_class_shutdown), and
+# --terminate ends swtpm when QEMU closes the channel; a disorderly end
+# would count as a dictionary-attack failure in the TPM's state
+# (docs/ATTESTATION.md), so this waits before it sends SIGTERM
+stop_swtpm() {
+	local st=${TPMS[$1]:-} p
+
+	[ -n "$st" ] && [ -f "$st/swtpm.pid" ] || return 0
+	p=$(cat "$st/swtpm.pid")
+	for _ in $(seq 30); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill "$p" 2>/dev/null; then
+		echo "run.sh: swtpm of guest $1 still ran 3 s after its QEMU: SIGTERM" \
+			>>"$RUNDIR/g$1.swtpm.log"
+	fi
+	rm -f "$st/swtpm.pid"
 }
 
 # start_first_guest - start guest 1 (the stream server, if any) on a free
@@ -290,6 +357,9 @@ stop_guests() {
 
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null || true
+	done
+	for p in "${!TPMS[@]}"; do
+		stop_swtpm "$p"
 	done
 }
 
@@ -423,6 +493,7 @@ main() {
 	done
 	for i in $(seq "$N"); do
 		wait "${PIDS[i]}" || true
+		stop_swtpm "$i"
 	done
 	trap - EXIT INT TERM
 

@@ -33,10 +33,11 @@ enum mmta_exit {
 	MMTA_ESIG = 13,		/* quote signature does not verify under the AK */
 	MMTA_ENONCE = 14,	/* quote not over this challenge's nonce and key */
 	MMTA_EPCR = 15,		/* IMA log does not replay to the quoted PCR 10 */
-	MMTA_EMODULE = 16,	/* no reference mmt.ko measurement, or a foreign one */
+	MMTA_EMODULE = 16,	/* no reference mmt.ko measurement in the IMA log */
 	MMTA_EIDINUSE = 17,	/* the node id asked for is held by another node */
 	MMTA_EIDSPACE = 18,	/* every node id is held */
 	MMTA_ECRED = 19,	/* credential signature or fields invalid */
+	MMTA_EFOREIGN = 20,	/* a kernel module measured whose hash is no reference */
 };
 
 /* Node ids are 16 bits of every GUA (uapi/mmt.h, MMT_IOC_SET_NODE_ID). */

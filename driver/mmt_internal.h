@@ -276,7 +276,10 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures);
 void mmt_pmo_free(struct mmt_pmo *pmo);
 int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		    bool receive);
+int mmt_pmo_set_keying(struct mmt_pmo *pmo, const u8 *key_root,
+		       const u8 *chan_root, const u8 *ksalt, u32 key_len);
 int mmt_pmo_create(void __user *uarg);
+int mmt_pmo_file(struct mmt_pmo *pmo, bool cloexec, struct file **file);
 struct mmt_pmo *mmt_pmo_from_file(struct file *file);
 long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
@@ -307,6 +310,11 @@ void mmt_conn_exit(void);
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
+
+/* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
+int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg);
+int mmt_ckpt_restore(void __user *uarg);
+void mmt_ckpt_exit(void);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

@@ -15,9 +15,17 @@
  * record's COMMIT checked against what landed, then VALID.  Only a
  * successful restore consumes the record, so an image is good once.
  *
+ * With MMT_CKPT_PENDING the COMMIT's answer is withheld: the record is
+ * made, but the source ends as a migration whose outcome is unknown
+ * (docs/MIGRATION.md section 7: VALID, readable, not writable, every MMT
+ * due for a fresh GUA) until its owner says how the dump ended:
+ * MMT_IOC_PMO_INVALIDATE (it succeeded: the image is the one copy) or
+ * MMT_IOC_PMO_MIG_RESOLVE, which drops the record (mmt_ckpt_cancel())
+ * before the PMO is writable again, and refuses if a restore consumed it.
+ *
  * Locking: mmt_ckpt_lock (a mutex) around the list and each record's
- * @busy flag; the PMOs' own locks inside the migration code, never while
- * mmt_ckpt_lock is held.
+ * @busy flag.  It nests inside a PMO's lock (MMT_IOC_PMO_MIG_RESOLVE);
+ * no PMO lock is taken while it is held.
  */
 #include <linux/capability.h>
 #include <linux/file.h>
@@ -100,6 +108,7 @@ static struct mmt_ckpt *mmt_ckpt_find(const u8 *handle)
  * @kbuf: one sealed closure, @len bytes
  * @len: mmt_closure_bytes() of the PMO
  * @rec: the record, filled in by the COMMIT
+ * @pending: MMT_CKPT_PENDING: the source ends read-only, not INVALID
  */
 struct mmt_ckpt_xport {
 	struct mmt_mig_xport t;
@@ -107,6 +116,7 @@ struct mmt_ckpt_xport {
 	u8 *kbuf;
 	size_t len;
 	struct mmt_ckpt *rec;
+	bool pending;
 };
 
 /* Seal closure @index and write it to its place in the image. */
@@ -131,7 +141,11 @@ static int mmt_ckpt_flush(struct mmt_mig_xport *t)
  * The COMMIT: the record takes the digest, the tag and the PMO's keying
  * and goes on the list; from then on a restore may consume it, so only
  * now may the source give the PMO up.  Any failure here is known: the
- * record is not on the list, the image cannot be restored.
+ * record is not on the list, the image cannot be restored.  Pending
+ * (MMT_CKPT_PENDING): the answer is withheld, -EINPROGRESS with the
+ * outcome unknown, so mmt_migrate_run() leaves the source read-only; the
+ * PMO learns its record's handle first, under its lock, so that no
+ * resolve can miss the record.
  */
 static int mmt_ckpt_commit(struct mmt_mig_xport *t, const u8 *digest,
 			   const u8 *tag, bool *known)
@@ -154,6 +168,11 @@ static int mmt_ckpt_commit(struct mmt_mig_xport *t, const u8 *digest,
 	memcpy(c->ksalt, mmt_crypto_ksalt(src->crypto), sizeof(c->ksalt));
 	c->tx_root_counter = src->tx_root_counter;
 	c->tx_last_gua = src->tx_last_gua;
+	if (x->pending) {
+		memcpy(src->ckpt_handle, c->bind.rx_nonce,
+		       sizeof(src->ckpt_handle));
+		src->ckpt_pending = true;
+	}
 	mutex_unlock(&src->lock);
 
 	mutex_lock(&mmt_ckpt_lock);
@@ -165,6 +184,14 @@ static int mmt_ckpt_commit(struct mmt_mig_xport *t, const u8 *digest,
 		x->rec = NULL;	/* the list's now */
 	}
 	mutex_unlock(&mmt_ckpt_lock);
+	if (err && x->pending) {
+		mutex_lock(&src->lock);
+		src->ckpt_pending = false;
+		mutex_unlock(&src->lock);
+	} else if (x->pending) {
+		*known = false;
+		err = -EINPROGRESS;	/* the source waits for its owner */
+	}
 	return err;
 }
 
@@ -182,9 +209,10 @@ static const struct mmt_mig_xport_ops mmt_ckpt_ops = {
  *
  * mmt_migrate_run() over the image transport, with the default downtime
  * and round limits (a frozen owner converges after round 1).  On success
- * every MMT is INVALID and the record waits for MMT_IOC_RESTORE; on any
- * error the PMO is as before (the COMMIT cannot be lost: it is a list
- * insertion) and no record exists.
+ * every MMT is INVALID (with MMT_CKPT_PENDING: VALID, read-only, until
+ * the owner invalidates or resolves the PMO) and the record waits for
+ * MMT_IOC_RESTORE; on any error the PMO is as before (the COMMIT cannot
+ * be lost: it is a list insertion) and no record exists.
  *
  * Context: process; sleeps; takes mmt_ckpt_lock, the PMO's lock around
  * each step.
@@ -209,7 +237,8 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 			  &usize);
 	if (err)
 		return err;
-	if (a.flags || a.reserved0 || a.reserved[0] || a.reserved[1] ||
+	if ((a.flags & ~MMT_CKPT_PENDING) || a.reserved0 || a.reserved[0] ||
+	    a.reserved[1] ||
 	    memchr_inv(a.handle, 0, sizeof(a.handle)) || a.closures ||
 	    a.closure_len)
 		return -EINVAL;
@@ -240,9 +269,12 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 	get_random_bytes(x.t.tx_nonce, sizeof(x.t.tx_nonce));
 	x.t.peer_node = mmt_node_id();
 	x.t.window = 1;
+	x.pending = a.flags & MMT_CKPT_PENDING;
 	memcpy(a.handle, x.t.rx_nonce, sizeof(a.handle));
 
 	err = mmt_migrate_run(pmo, &x.t, &prm);
+	if (err == -EINPROGRESS && x.pending && !x.rec)
+		err = 0;	/* the record is made, the source read-only */
 	if (err)
 		goto out;
 	/*
@@ -393,6 +425,40 @@ fail:
 		mmt_pmo_free(pmo);
 	mutex_lock(&mmt_ckpt_lock);
 	c->busy = false;
+	mutex_unlock(&mmt_ckpt_lock);
+	return err;
+}
+
+/**
+ * mmt_ckpt_cancel() - drop the record of a pending checkpoint
+ * @handle: MMT_CKPT_HANDLE_BYTES, the record's handle
+ *
+ * For MMT_IOC_PMO_MIG_RESOLVE of a PMO checkpointed with
+ * MMT_CKPT_PENDING: once this returns 0 no restore can make a PMO from
+ * the image, so the source may be written again.
+ *
+ * Context: process; takes mmt_ckpt_lock (the caller may hold a PMO's
+ * lock).
+ * Return: 0 (dropped); -ESTALE if there is no such record (a restore
+ * consumed it: the image's PMO lives on elsewhere); -EBUSY if a restore
+ * of it runs.
+ */
+int mmt_ckpt_cancel(const u8 *handle)
+{
+	struct mmt_ckpt *c;
+	int err = 0;
+
+	mutex_lock(&mmt_ckpt_lock);
+	c = mmt_ckpt_find(handle);
+	if (!c) {
+		err = -ESTALE;
+	} else if (c->busy) {
+		err = -EBUSY;
+	} else {
+		list_del(&c->node);
+		mmt_ckpt_count--;
+		mmt_ckpt_free(c);
+	}
 	mutex_unlock(&mmt_ckpt_lock);
 	return err;
 }

@@ -115,6 +115,12 @@ struct mm_struct;
  *	MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT
  *	re-encrypted under a fresh GUA before its next write or send) or
  *	MMT_IOC_PMO_INVALIDATE (it did)
+ * @ckpt_pending: a checkpoint of this PMO with MMT_CKPT_PENDING made a
+ *	record under @ckpt_handle (under @lock): the PMO is @mig_unknown
+ *	(read-only) until MMT_IOC_PMO_INVALIDATE (the image stays the one
+ *	copy) or MMT_IOC_PMO_MIG_RESOLVE, which drops the record first and
+ *	fails if a restore consumed it (docs/CRIU.md)
+ * @ckpt_handle: MMT_CKPT_HANDLE_BYTES, that record's handle
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -144,6 +150,8 @@ struct mmt_pmo {
 	bool mig_frozen;
 	wait_queue_head_t mig_wq;
 	bool mig_unknown;
+	bool ckpt_pending;
+	u8 ckpt_handle[MMT_CKPT_HANDLE_BYTES];
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -314,6 +322,7 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
 /* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
 int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg);
 int mmt_ckpt_restore(void __user *uarg);
+int mmt_ckpt_cancel(const u8 *handle);
 void mmt_ckpt_exit(void);
 
 /* mmt_stats.c */

@@ -88,6 +88,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
 	pmo->mig_unknown = false;
+	pmo->ckpt_pending = false;
 }
 
 /**
@@ -701,15 +702,20 @@ int mmt_pmo_wipe(struct mmt_pmo *pmo)
  * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
  * migration's outcome was unknown
  * @pmo: the source of a migration that ended with
- *	MMT_MIG_F_OUTCOME_UNKNOWN
+ *	MMT_MIG_F_OUTCOME_UNKNOWN, or of a checkpoint made with
+ *	MMT_CKPT_PENDING
  *
  * Its owner learned that the destination did not commit: the PMO is
  * writable again, every VALID MMT re-encrypted under a fresh GUA before
  * its next write or send (it was flagged so at the end of the migration),
- * so no pad is ever used twice even if the destination did commit.
+ * so no pad is ever used twice even if the destination did commit.  For
+ * a pending checkpoint the module knows itself: its record is dropped
+ * first (mmt_ckpt_cancel()), and if a restore consumed it the PMO stays
+ * read-only.
  *
- * Context: process; takes @pmo->lock.
- * Return: 0; -ENOENT if the PMO has no unresolved migration.
+ * Context: process; takes @pmo->lock, then the checkpoint mutex.
+ * Return: 0; -ENOENT if the PMO has no unresolved migration; -ESTALE if
+ * its pending checkpoint was restored; -EBUSY if a restore of it runs.
  */
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
 {
@@ -717,13 +723,16 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
 	int err = 0;
 
 	mutex_lock(&pmo->lock);
-	if (!pmo->mig_unknown) {
+	if (!pmo->mig_unknown)
 		err = -ENOENT;
-	} else {
+	else if (pmo->ckpt_pending)
+		err = mmt_ckpt_cancel(pmo->ckpt_handle);
+	if (!err) {
 		for (i = 0; i < pmo->closures; i++)
 			if (pmo->mmts[i].root.state == MMT_VALID)
 				pmo->mmts[i].root.regua_due = true;
 		pmo->mig_unknown = false;
+		pmo->ckpt_pending = false;
 	}
 	mutex_unlock(&pmo->lock);
 	return err;

@@ -641,10 +641,18 @@ struct mmt_migrate_info {
 /* Bytes of a checkpoint handle (struct mmt_checkpoint, struct mmt_restore). */
 #define MMT_CKPT_HANDLE_BYTES	16
 
+/*
+ * struct mmt_checkpoint.flags: MMT_CKPT_PENDING: the PMO is not handed
+ * over at once but kept read-only until its owner invalidates it (the
+ * image is the one copy) or resolves it (the image is void), as after a
+ * migration of unknown outcome (docs/CRIU.md).
+ */
+#define MMT_CKPT_PENDING	_BITULL(0)
+
 /**
  * struct mmt_checkpoint - MMT_IOC_PMO_CHECKPOINT argument (docs/CRIU.md)
  * @size: (in) sizeof(struct mmt_checkpoint)
- * @flags: (in) must be 0
+ * @flags: (in) 0 or MMT_CKPT_PENDING
  * @buf: (in) user pointer to @closures x @closure_len bytes that receive
  *	the PMO's closures, closure i at i x @closure_len (each a format v2
  *	closure: header, sealed root, tree nodes, data MACs, ciphertext);
@@ -970,8 +978,14 @@ struct mmt_restore {
  * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
  * Context: process; takes the PMO's lock.
  *
- * Return: 0; -1 with errno EINVAL if the argument is not 0, or ENOENT if
- * the PMO has no migration of unknown outcome.
+ * It also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
+ * failed: the checkpoint's record is dropped first (its image can no
+ * longer be restored), unless a restore consumed it already.
+ *
+ * Return: 0; -1 with errno EINVAL if the argument is not 0, ENOENT if
+ * the PMO has no migration of unknown outcome, ESTALE if its pending
+ * checkpoint was restored (the PMO stays read-only: invalidate it), or
+ * EBUSY if a restore of that checkpoint runs (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 
@@ -991,6 +1005,15 @@ struct mmt_restore {
  * never the key) for MMT_IOC_RESTORE.  Then every MMT of the PMO is
  * INVALID: the image is the one copy, the PMO can no longer be read or
  * written (EPERM), only invalidated.  No plaintext leaves the module.
+ * With MMT_CKPT_PENDING (what CRIU's plugin uses: a dump can still fail
+ * after the plugin ran) the PMO instead ends as after a migration whose
+ * outcome is unknown: every MMT VALID and readable, pwrite() and the calls
+ * that would change it failing with EUCLEAN, MMT_PMO_INFO_MIG_UNKNOWN set,
+ * until its owner calls MMT_IOC_PMO_INVALIDATE (the dump succeeded: the
+ * image is the one copy) or MMT_IOC_PMO_MIG_RESOLVE (it failed: the
+ * record is dropped first, so the image can no longer be restored, and
+ * the PMO is writable again under fresh GUAs; refused with ESTALE if the
+ * image was restored meanwhile).
  * The record lives in the module's memory until MMT_IOC_RESTORE consumes
  * it: unloading the module drops every record, and with them every image
  * made before (their restore fails with ESTALE).
@@ -1002,8 +1025,8 @@ struct mmt_restore {
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command; EFAULT also when @buf cannot be
  *   written (the PMO is then unchanged: VALID, writable, no record)
- * * EINVAL - bad @size, @flags or reserved fields, or @buf_len not
- *   @closures x @closure_len (or @buf 0 with @buf_len not 0)
+ * * EINVAL - bad @size, unknown @flags or non-zero reserved fields, or
+ *   @buf_len not @closures x @closure_len (or @buf 0 with @buf_len not 0)
  * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN;
  *   or the PMO has no key (plain memory: the caller saves its bytes), or
  *   an MMT is not VALID or is read-only

@@ -61,8 +61,9 @@ static int pmo_new(int dev, uint64_t bytes, int keyed)
 	return c.fd;
 }
 
-/* checkpoint @fd into *@buf (allocated); returns 0 or the errno */
-static int ckpt(int fd, uint8_t **buf, uint64_t *len, uint8_t *handle)
+/* checkpoint @fd into *@buf (allocated) with @flags; 0 or the errno */
+static int ckpt_flags(int fd, uint64_t flags, uint8_t **buf, uint64_t *len,
+		      uint8_t *handle)
 {
 	struct mmt_checkpoint a = { .size = sizeof(a) };
 	int err;
@@ -78,10 +79,25 @@ static int ckpt(int fd, uint8_t **buf, uint64_t *len, uint8_t *handle)
 	a.size = sizeof(a);
 	a.buf = (uintptr_t)*buf;
 	a.buf_len = *len;
+	a.flags = flags;
 	err = xioctl(fd, MMT_IOC_PMO_CHECKPOINT, &a);
 	if (!err)
 		memcpy(handle, a.handle, sizeof(a.handle));
 	return err;
+}
+
+static int ckpt(int fd, uint8_t **buf, uint64_t *len, uint8_t *handle)
+{
+	return ckpt_flags(fd, 0, buf, len, handle);
+}
+
+/* MMT_PMO_INFO_MIG_UNKNOWN of @fd */
+static int mig_unknown(int fd)
+{
+	struct mmt_pmo_info i = { .size = sizeof(i) };
+
+	return !xioctl(fd, MMT_IOC_PMO_INFO, &i) &&
+		(i.flags & MMT_PMO_INFO_MIG_UNKNOWN);
 }
 
 /* restore; returns the fd, or -errno */
@@ -170,7 +186,7 @@ int main(int argc, char **argv)
 	      "buf_len not closures x closure length: EINVAL");
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.flags = 1;
+	a.flags = MMT_CKPT_PENDING << 1;
 	check(xioctl(fd, MMT_IOC_PMO_CHECKPOINT, &a) == EINVAL,
 	      "unknown flag: EINVAL");
 	memset(&a, 0, sizeof(a));
@@ -289,6 +305,47 @@ int main(int argc, char **argv)
 	check(restore(dev, h1, img2, len2) == -ESTALE &&
 	      restore(dev, h2, img2, len2) == -ESTALE,
 	      "then neither handle restores");
+
+	/*
+	 * MMT_CKPT_PENDING: read-only until resolved (the record dropped
+	 * first) or restored (then the resolve is refused)
+	 */
+	{
+		uint8_t h3[MMT_CKPT_HANDLE_BYTES], h4[MMT_CKPT_HANDLE_BYTES];
+		uint8_t *img3, *img4;
+		uint64_t len3, len4;
+		int fd4;
+
+		err = ckpt_flags(fd3, MMT_CKPT_PENDING, &img3, &len3, h3);
+		check(!err, "a pending checkpoint");
+		check(all_state(fd3, MMT_STATE_VALID) && mig_unknown(fd3) &&
+		      pread(fd3, back, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(back, data, bytes),
+		      "pending: the source VALID, readable, MIG_UNKNOWN");
+		check(pwrite(fd3, data, 64, 0) < 0 && errno == EUCLEAN,
+		      "pending: the source's pwrite EUCLEAN");
+		check(!ioctl(fd3, MMT_IOC_PMO_MIG_RESOLVE, 0) &&
+		      !mig_unknown(fd3), "pending: resolved");
+		check(restore(dev, h3, img3, len3) == -ESTALE,
+		      "the image of a resolved pending checkpoint: ESTALE");
+		data[7] ^= 0x55;
+		check(pwrite(fd3, data, bytes, 0) == (ssize_t)bytes &&
+		      pread(fd3, back, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(back, data, bytes),
+		      "resolved: writable again, byte-exact");
+		err = ckpt_flags(fd3, MMT_CKPT_PENDING, &img4, &len4, h4);
+		fd4 = err ? -1 : restore(dev, h4, img4, len4);
+		check(fd4 >= 0 && pread(fd4, back, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(back, data, bytes),
+		      "a pending checkpoint restores, byte-exact");
+		check(ioctl(fd3, MMT_IOC_PMO_MIG_RESOLVE, 0) < 0 &&
+		      errno == ESTALE,
+		      "its source's resolve after the restore: ESTALE");
+		check(pwrite(fd3, data, 64, 0) < 0 && errno == EUCLEAN,
+		      "the source stays read-only after its image was restored");
+		check(!ioctl(fd3, MMT_IOC_PMO_INVALIDATE, 0),
+		      "and can be invalidated");
+	}
 	printf("# image of %llu bytes for %llu data bytes\n",
 	       (unsigned long long)len1, (unsigned long long)bytes);
 	return failures;

@@ -1160,6 +1160,7 @@ static void fuzz_ioctl(struct th *th)
 
 		cmd = MMT_IOC_PMO_CHECKPOINT;
 		v = ck->size = MMT_CHECKPOINT_SIZE_VER0;
+		ck->flags = chance(th, 50) ? MMT_CKPT_PENDING : 0;
 		if (chance(th, 50)) {
 			ck->buf = (uintptr_t)bad_ptr(th, a + 4096, 4096, 64);
 			ck->buf_len = rnd_u64(th) & ((1ULL << 26) - 1);

@@ -9,10 +9,16 @@
  * takes the three kinds of mmt file:
  *
  *   /dev/mmt             reopened with its flags
- *   a PMO ([mmt-pmo])    keyed: MMT_IOC_PMO_CHECKPOINT writes its closures
- *                        (ciphertext, MACs, tree nodes, sealed roots) into
- *                        the image, the module keeps the one-time record
- *                        and the PMO is handed over (INVALID); restore:
+ *   a PMO ([mmt-pmo])    keyed: MMT_IOC_PMO_CHECKPOINT (MMT_CKPT_PENDING)
+ *                        writes its closures (ciphertext, MACs, tree
+ *                        nodes, sealed roots) into the image, the module
+ *                        keeps the one-time record and the PMO is
+ *                        read-only (EUCLEAN on writes); if the dump fails
+ *                        the plugin's exit hook resolves it (the record is
+ *                        dropped, the process goes on with its PMO
+ *                        writable); if it succeeds the PMO stays
+ *                        read-only (CRIU kills the process, or leaves it
+ *                        running with a read-only PMO); restore:
  *                        MMT_IOC_RESTORE, checked in full, consumed once.
  *                        Plain (no key): its bytes, which are not secure
  *                        memory, as they are.
@@ -42,7 +48,10 @@
 #include "libmmt.h"
 #include "mmt.h"
 
-CR_PLUGIN_REGISTER_DUMMY("mmt")
+static int mmt_criu_init(int stage);
+static void mmt_criu_exit(int stage, int ret);
+
+CR_PLUGIN_REGISTER("mmt", mmt_criu_init, mmt_criu_exit)
 
 #define MMT_CRIU_MAGIC		"MMTCRIU1"
 #define MMT_CRIU_VERSION	1
@@ -81,6 +90,15 @@ struct mmt_criu_hdr {
 	uint8_t handle[MMT_CKPT_HANDLE_BYTES];
 	uint64_t data_len;
 };
+
+/*
+ * The PMOs checkpointed by this dump (duplicates of CRIU's fds), settled
+ * by mmt_criu_exit() once CRIU knows whether the dump succeeded: it calls
+ * the plugins' exit before it kills or resumes the process.
+ */
+#define MMT_CRIU_MAX_PENDING	1024
+static int mmt_criu_pending[MMT_CRIU_MAX_PENDING];
+static unsigned int mmt_criu_npending;
 
 /* CRIU's own log when its symbol is there (it exports it), else stderr. */
 static void mmt_criu_log(const char *fmt, ...)
@@ -148,7 +166,9 @@ static int mmt_criu_dump_pmo(int fd, struct mmt_criu_hdr *h, int imgfd)
 	h->closures = info.closures;
 	if (info.key_len) {
 		h->kind = MMT_CRIU_PMO;
-		err = mmtu_pmo_checkpoint(fd, NULL, 0, NULL, NULL,
+		if (mmt_criu_npending == MMT_CRIU_MAX_PENDING)
+			return -ENOSPC;
+		err = mmtu_pmo_checkpoint(fd, 0, NULL, 0, NULL, NULL,
 					  &h->closure_len);
 		if (err)
 			return err;
@@ -164,9 +184,21 @@ static int mmt_criu_dump_pmo(int fd, struct mmt_criu_hdr *h, int imgfd)
 		   MMT_CRIU_HDR_BYTES);
 	if (map == MAP_FAILED)
 		return -errno;
-	if (h->kind == MMT_CRIU_PMO)
-		err = mmtu_pmo_checkpoint(fd, map, len, h->handle, NULL, NULL);
-	else
+	if (h->kind == MMT_CRIU_PMO) {
+		/* keep the PMO to settle it when the dump ends */
+		int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		if (keep < 0) {
+			err = -errno;
+		} else {
+			err = mmtu_pmo_checkpoint(fd, MMT_CKPT_PENDING, map,
+						  len, h->handle, NULL, NULL);
+			if (err)
+				close(keep);
+			else
+				mmt_criu_pending[mmt_criu_npending++] = keep;
+		}
+	} else
 		err = mmtu_pmo_read_all(fd, map, len, 0) == (ssize_t)len ?
 			0 : -EIO;
 	if (!err && msync(map, len, MS_SYNC))
@@ -217,6 +249,38 @@ static int mmt_criu_dump_file(int fd, int id)
 	return err;
 }
 CR_PLUGIN_REGISTER_HOOK(CR_PLUGIN_HOOK__DUMP_EXT_FILE, mmt_criu_dump_file)
+
+static int mmt_criu_init(int stage)
+{
+	mmt_criu_npending = 0;
+	return 0;
+}
+
+/*
+ * The end of a dump (or pre-dump, or restore: nothing pending then).
+ * Dumped (@ret 0): the PMOs stay read-only, the images are the one
+ * writable copy (CRIU kills the process next; with --leave-running the
+ * process reads its PMOs as they were dumped, and its writes fail with
+ * EUCLEAN).  Failed: every record is dropped and every PMO is writable
+ * again, so the process CRIU resumes goes on as before.  A PMO that
+ * cannot be taken back stays read-only (its owner can resolve it).
+ */
+static void mmt_criu_exit(int stage, int ret)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < mmt_criu_npending; i++) {
+		int fd = mmt_criu_pending[i];
+
+		err = ret ? mmtu_pmo_mig_resolve(fd) : 0;
+		if (err)
+			mmt_criu_log("cannot take back a checkpointed PMO: %s (%s)",
+				     strerror(-err), mmtu_strerror(err));
+		close(fd);
+	}
+	mmt_criu_npending = 0;
+}
 
 /* A new PMO from the image's data; returns its fd or -errno. */
 static int mmt_criu_restore_pmo(const struct mmt_criu_hdr *h, int imgfd)

@@ -199,12 +199,13 @@ int mmtu_pmo_mig_resolve(int pmofd)
 	return 0;
 }
 
-int mmtu_pmo_checkpoint(int pmofd, void *buf, uint64_t buf_len,
-			uint8_t *handle, uint32_t *closures,
+int mmtu_pmo_checkpoint(int pmofd, uint64_t flags, void *buf,
+			uint64_t buf_len, uint8_t *handle, uint32_t *closures,
 			uint64_t *closure_len)
 {
 	struct mmt_checkpoint c = {
 		.size = MMT_CHECKPOINT_SIZE_VER0,
+		.flags = flags,
 		.buf = (uintptr_t)buf,
 		.buf_len = buf_len,
 	};

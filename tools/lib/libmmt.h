@@ -178,7 +178,12 @@ int mmtu_pmo_invalidate(int pmofd);
  *	migration of unknown outcome did not commit; take the PMO back
  * @pmofd: PMO fd
  *
- * Return: 0; -ENOENT (nothing to resolve), -EBADF, -ENOTTY.
+ * Also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
+ * failed (its image can no longer be restored afterwards).
+ *
+ * Return: 0; -ENOENT (nothing to resolve), -ESTALE (the pending
+ * checkpoint was restored: invalidate the PMO), -EBUSY (a restore of it
+ * runs), -EBADF, -ENOTTY.
  */
 int mmtu_pmo_mig_resolve(int pmofd);
 
@@ -187,6 +192,9 @@ int mmtu_pmo_mig_resolve(int pmofd);
  *	checkpoint image (docs/CRIU.md; CAP_CHECKPOINT_RESTORE or
  *	CAP_SYS_ADMIN)
  * @pmofd: PMO fd: keyed, every MMT VALID and writable
+ * @flags: 0 (the PMO is handed over at once: INVALID) or MMT_CKPT_PENDING
+ *	(read-only until mmtu_pmo_invalidate(), the image kept, or
+ *	mmtu_pmo_mig_resolve(), the image void)
  * @buf: (out) room for closures x closure length bytes: the closures; or
  *	NULL to learn the sizes only (nothing changes)
  * @buf_len: bytes at @buf (exactly closures x closure length), 0 with NULL
@@ -202,8 +210,8 @@ int mmtu_pmo_mig_resolve(int pmofd);
  * -ENOSPC (too many checkpoints wait), -ENOMEM, -EFAULT, -EINTR, -EBADF,
  * -ENOTTY; on error the PMO is unchanged.
  */
-int mmtu_pmo_checkpoint(int pmofd, void *buf, uint64_t buf_len,
-			uint8_t *handle, uint32_t *closures,
+int mmtu_pmo_checkpoint(int pmofd, uint64_t flags, void *buf,
+			uint64_t buf_len, uint8_t *handle, uint32_t *closures,
 			uint64_t *closure_len);
 
 /**

@@ -28,7 +28,7 @@ for ko in "$MMTG_DIR"/mmt-planted-*.ko; do
 		mmtg_notok "planted $name: insmod" "failed"
 		continue
 	fi
-	mmtg_run 120 mmt-ckpt /dev/mmt >"/tmp/ckpt-$name.out" 2>&1
+	mmtg_run 120 mmt-ckpt /dev/mmt 0 >"/tmp/ckpt-$name.out" 2>&1
 	grep '^not ok' "/tmp/ckpt-$name.out" | sed "s/^/# $name: /"
 	if grep -qxF "not ok - ckpt: $w" "/tmp/ckpt-$name.out"; then
 		mmtg_ok "planted $name: mmt-ckpt reports \"$w\""

@@ -271,18 +271,18 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 	x.t.window = 1;
 	x.pending = a.flags & MMT_CKPT_PENDING;
 	memcpy(a.handle, x.t.rx_nonce, sizeof(a.handle));
+	/*
+	 * The answer first: once the PMO is handed over nothing may fail.
+	 * On a later error the handle names no record (restores of it fail
+	 * with ESTALE).
+	 */
+	err = mmt_copy_out(uarg, &a, sizeof(a), usize);
+	if (err)
+		goto out;
 
 	err = mmt_migrate_run(pmo, &x.t, &prm);
 	if (err == -EINPROGRESS && x.pending && !x.rec)
 		err = 0;	/* the record is made, the source read-only */
-	if (err)
-		goto out;
-	/*
-	 * Handed over.  The handle is not a secret (every closure header
-	 * carries it as its receive nonce), so an unreadable argument loses
-	 * nothing: the caller reads the handle from the image.
-	 */
-	err = mmt_copy_out(uarg, &a, sizeof(a), usize);
 out:
 	if (x.rec)
 		mmt_ckpt_free(x.rec);

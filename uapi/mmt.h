@@ -658,11 +658,13 @@ struct mmt_migrate_info {
  *	closure: header, sealed root, tree nodes, data MACs, ciphertext);
  *	0 with @buf_len 0 only reports @closures and @closure_len
  * @buf_len: (in) bytes at @buf: exactly @closures x @closure_len, or 0
- * @handle: (out) the checkpoint's one-time handle, for MMT_IOC_RESTORE;
- *	not a secret (it is also each closure's receive nonce)
- * @closures: (out) closures of the PMO
+ * @handle: (in) must be 0; (out) the checkpoint's one-time handle, for
+ *	MMT_IOC_RESTORE; not a secret (it is also each closure's receive
+ *	nonce).  Written before the PMO is handed over: after an error it
+ *	names no checkpoint
+ * @closures: (in) must be 0; (out) closures of the PMO
  * @reserved0: (in) must be 0
- * @closure_len: (out) bytes of one closure
+ * @closure_len: (in) must be 0; (out) bytes of one closure
  * @reserved: (in) must be 0
  */
 struct mmt_checkpoint {
@@ -878,9 +880,10 @@ struct mmt_restore {
  *   closure was rejected for that reason (as MMT_IOC_MIGRATE_RECV says;
  *   EXDEV also when the node id changed since the checkpoint)
  * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
- * * ENOSPC - the module's max_pmo_mib limit would be exceeded
+ * * ENOSPC - the module's max_pmo_mib limit would be exceeded; or
+ *   tampered closures named more keyings than a PMO holds
  * * EMFILE - no free file descriptor
- * * EINTR - a signal arrived
+ * * EINTR - a fatal signal arrived
  */
 #define MMT_IOC_RESTORE		_IOWR(MMT_IOC_MAGIC, 0x06, struct mmt_restore)
 
@@ -1025,8 +1028,9 @@ struct mmt_restore {
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command; EFAULT also when @buf cannot be
  *   written (the PMO is then unchanged: VALID, writable, no record)
- * * EINVAL - bad @size, unknown @flags or non-zero reserved fields, or
- *   @buf_len not @closures x @closure_len (or @buf 0 with @buf_len not 0)
+ * * EINVAL - bad @size, unknown @flags, non-zero reserved or output
+ *   fields, or @buf_len not @closures x @closure_len (or @buf 0 with
+ *   @buf_len not 0)
  * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN;
  *   or the PMO has no key (plain memory: the caller saves its bytes), or
  *   an MMT is not VALID or is read-only

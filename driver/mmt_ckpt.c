@@ -265,8 +265,15 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 	x.t.mig = mig;
 	x.t.conn_id = get_random_u64();
 	x.t.gen = 1;
-	get_random_bytes(x.t.rx_nonce, sizeof(x.t.rx_nonce));
-	get_random_bytes(x.t.tx_nonce, sizeof(x.t.tx_nonce));
+	/* the nonces are all that keep one checkpoint's closures from
+	 * another's: wait for the RNG to be seeded (boot only)
+	 */
+	err = get_random_bytes_wait(x.t.rx_nonce, sizeof(x.t.rx_nonce));
+	if (!err)
+		err = get_random_bytes_wait(x.t.tx_nonce,
+					    sizeof(x.t.tx_nonce));
+	if (err)
+		goto out;
 	x.t.peer_node = mmt_node_id();
 	x.t.window = 1;
 	x.pending = a.flags & MMT_CKPT_PENDING;

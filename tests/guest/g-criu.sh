@@ -146,7 +146,7 @@ C1=$(field count /tmp/status)
 K1=$(field checks /tmp/status)
 echo "# dumped at count=$C1 checks=$K1 (was $C0/$K0 before) in $((T1 - T0)) s"
 mmtg_check "three mmt images (/dev/mmt, two PMOs)" \
-	"$(ls /tmp/img1/mmt-*.img 2>/dev/null | wc -l)" -eq 3
+	"$(find /tmp/img1 -name 'mmt-*.img' | wc -l)" -eq 3
 mmtg_check "no PMO alive after the dump" "$(pmos)" -eq 0
 cp -a /tmp/img1 /tmp/img1-copy
 cp -a /tmp/img1 /tmp/img1-bad
@@ -155,7 +155,7 @@ cp -a /tmp/img1 /tmp/img1-bad
 # middle of the image's first closure
 IMG=$(keyed_img /tmp/img1-bad)
 SZ=$(wc -c <"$IMG")
-OFF=$((4096 + (SZ - 4096) / ((MIB * 8)) / 2))
+OFF=$((4096 + (SZ - 4096) / (MIB * 8) / 2))
 flip "$IMG" "$OFF"
 mmtg_t "a tampered image (byte $OFF of $(basename "$IMG") flipped): restore refused" \
 	refused restore /tmp/img1-bad

@@ -76,7 +76,7 @@ struct mmt_ckpt {
 
 static LIST_HEAD(mmt_ckpts);
 static DEFINE_MUTEX(mmt_ckpt_lock);	/* mmt_ckpts, each record's @busy */
-static u32 mmt_ckpt_count;		/* records on mmt_ckpts */
+/* records on mmt_ckpts: mmt_stats.ckpt_records (debugfs mmt/stats) */
 
 /* The caller checkpoints or restores for others: CRIU, as root. */
 static bool mmt_ckpt_capable(void)
@@ -176,11 +176,11 @@ static int mmt_ckpt_commit(struct mmt_mig_xport *t, const u8 *digest,
 	mutex_unlock(&src->lock);
 
 	mutex_lock(&mmt_ckpt_lock);
-	if (mmt_ckpt_count >= MMT_CKPT_MAX) {
+	if (atomic64_read(&mmt_stats.ckpt_records) >= MMT_CKPT_MAX) {
 		err = -ENOSPC;
 	} else {
 		list_add_tail(&c->node, &mmt_ckpts);
-		mmt_ckpt_count++;
+		atomic64_inc(&mmt_stats.ckpt_records);
 		x->rec = NULL;	/* the list's now */
 	}
 	mutex_unlock(&mmt_ckpt_lock);
@@ -421,7 +421,7 @@ int mmt_ckpt_restore(void __user *uarg)
 	/* consumed: no second PMO is ever made from this image */
 	mutex_lock(&mmt_ckpt_lock);
 	list_del(&c->node);
-	mmt_ckpt_count--;
+	atomic64_dec(&mmt_stats.ckpt_records);
 	mutex_unlock(&mmt_ckpt_lock);
 	mmt_ckpt_free(c);
 	fd_install(fd, file);
@@ -463,7 +463,7 @@ int mmt_ckpt_cancel(const u8 *handle)
 		err = -EBUSY;
 	} else {
 		list_del(&c->node);
-		mmt_ckpt_count--;
+		atomic64_dec(&mmt_stats.ckpt_records);
 		mmt_ckpt_free(c);
 	}
 	mutex_unlock(&mmt_ckpt_lock);
@@ -488,6 +488,6 @@ void mmt_ckpt_exit(void)
 		list_del(&c->node);
 		mmt_ckpt_free(c);
 	}
-	mmt_ckpt_count = 0;
+	atomic64_set(&mmt_stats.ckpt_records, 0);
 	mutex_unlock(&mmt_ckpt_lock);
 }

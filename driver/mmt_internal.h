@@ -172,6 +172,7 @@ struct mmt_pmo {
  *	refused the rkey or range) or a QP access-error event
  * @ack_forged: MMT-channel acceptances that did not authenticate (wrong
  *	nonce or tag); each aborted its transfer as a lost ack
+ * @ckpt_records: checkpoints waiting for their restore (docs/CRIU.md)
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -184,6 +185,7 @@ struct mmt_stats {
 	atomic64_t reject[8];
 	atomic64_t remote_access_errors;
 	atomic64_t ack_forged;
+	atomic64_t ckpt_records;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */

@@ -15,6 +15,7 @@ want() {
 	handover) echo "source INVALID after it" ;;
 	cap) echo "without CAP_CHECKPOINT_RESTORE / CAP_SYS_ADMIN: EPERM" ;;
 	cancel) echo "the image of a resolved pending checkpoint: ESTALE" ;;
+	fault) echo "a read-only buffer: EFAULT" ;;
 	*) echo "no such plant" ;;
 	esac
 }

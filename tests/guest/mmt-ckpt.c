@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,21 +143,32 @@ static int all_state(int fd, uint32_t state)
 	return 1;
 }
 
-/* PMOs alive, from debugfs mmt/stats; -1 if unreadable */
-static long pmos_alive(void)
+/* the counter NAME of debugfs mmt/stats; -1 if unreadable */
+static long stat_of(const char *name)
 {
-	char line[128];
-	long n = -1;
+	char line[128], key[64];
+	long n = -1, v;
 	FILE *f = fopen("/sys/kernel/debug/mmt/stats", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "pmos %ld", &n) == 1 ||
-		    sscanf(line, "pmos: %ld", &n) == 1)
-			break;
+		if (sscanf(line, "%63s %ld", key, &v) == 2 &&
+		    !strcmp(key, name))
+			n = v;
 	fclose(f);
 	return n;
+}
+
+static long pmos_alive(void)
+{
+	return stat_of("pmos");
+}
+
+/* checkpoints waiting for their restore */
+static long records(void)
+{
+	return stat_of("ckpt_records");
 }
 
 /* time a checkpoint and a restore of @mib MiB, print them */
@@ -204,7 +216,7 @@ int main(int argc, char **argv)
 	uint64_t len1, len2, off;
 	struct mmt_checkpoint a;
 	int dev, fd, fd2, fd3, plain, err, st;
-	long alive;
+	long alive, rec0;
 	size_t i;
 	pid_t pid;
 
@@ -277,9 +289,35 @@ int main(int argc, char **argv)
 		      "a plain PMO: EPERM");
 	}
 
+	/* a buffer the kernel cannot write: EFAULT, nothing changed */
+	rec0 = records();
+	{
+		struct mmt_checkpoint q = { .size = sizeof(q) };
+		void *ro;
+
+		err = xioctl(fd, MMT_IOC_PMO_CHECKPOINT, &q);
+		ro = err ? MAP_FAILED : mmap(NULL, q.closures * q.closure_len,
+					     PROT_READ, MAP_PRIVATE |
+					     MAP_ANONYMOUS, -1, 0);
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.buf = (uintptr_t)ro;
+		a.buf_len = q.closures * q.closure_len;
+		check(ro != MAP_FAILED &&
+		      xioctl(fd, MMT_IOC_PMO_CHECKPOINT, &a) == EFAULT,
+		      "a read-only buffer: EFAULT");
+		check(rec0 >= 0 && records() == rec0 &&
+		      all_state(fd, MMT_STATE_VALID) && !mig_unknown(fd) &&
+		      pread(fd, back, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(back, data, bytes) &&
+		      pwrite(fd, data, 64, 0) == 64,
+		      "after it: no record, the PMO VALID, writable, byte-exact");
+	}
+
 	/* the checkpoint: the PMO handed over, no plaintext in the image */
 	err = ckpt(fd, &img1, &len1, h1);
 	check(!err, "checkpoint");
+	check(records() == rec0 + 1, "one record more");
 	if (err) {
 		printf("# checkpoint: %s\n", strerror(err));
 		return failures;
@@ -325,6 +363,7 @@ int main(int argc, char **argv)
 	}
 	check(alive >= 0 && pmos_alive() == alive,
 	      "no PMO left behind by the refused restores");
+	check(records() == rec0 + 1, "the record kept by the refused restores");
 
 	/* the restore: VALID, writable, byte-exact; consumed */
 	fd2 = restore(dev, h1, img1, len1);
@@ -340,6 +379,7 @@ int main(int argc, char **argv)
 	data[5] ^= 0xff;
 	check(pwrite(fd2, data, bytes, 0) == (ssize_t)bytes,
 	      "restored PMO writable");
+	check(records() == rec0, "the restore consumed the record");
 	check(restore(dev, h1, img1, len1) == -ESTALE,
 	      "the same image restored again: ESTALE");
 

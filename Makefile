@@ -68,6 +68,10 @@ APP_COMMON := $(filter-out $(APP_MAINS),$(wildcard tools/apps/*.c))
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/mmt-pagerank-mpi)
 
+# The CRIU plugin (docs/CRIU.md), when CRIU's plugin header is installed
+# (Debian's criu package ships it: scripts/deps.sh)
+CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/mmt_criu.so)
+
 .PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
 	demo-migrate demo-attest bench bench-migrate paper \
 	deb clean help
@@ -85,7 +89,7 @@ module:
 
 user: $(ENGINE_LIB) $(UNIT_BIN)
 
-tools: $(TOOL_BINS) $(LIBMMT_SO) $(APP_BINS) $(APP_MPI_BINS)
+tools: $(TOOL_BINS) $(LIBMMT_SO) $(APP_BINS) $(APP_MPI_BINS) $(CRIU_PLUGIN)
 
 $(O)/%.o: %.c $(ENGINE_HDRS)
 	@mkdir -p $(dir $@)
@@ -107,6 +111,10 @@ $(O)/pic/%.o: %.c $(ENGINE_HDRS)
 
 $(LIBMMT_SO): $(LIBMMT_PIC_OBJS)
 	$(CC) -shared -Wl,-soname,libmmt.so -o $@ $^
+
+$(O)/tools/criu/mmt_criu.so: tools/criu/mmt_criu.c $(LIBMMT_PIC_OBJS) $(wildcard tools/lib/*.h) $(wildcard uapi/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $< $(LIBMMT_PIC_OBJS) -ldl
 
 $(UNIT_BIN): $(UNIT_SRCS) $(ENGINE_LIB) $(ENGINE_HDRS) $(wildcard tests/user/kunit/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)

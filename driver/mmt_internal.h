@@ -115,6 +115,12 @@ struct mm_struct;
  *	MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT
  *	re-encrypted under a fresh GUA before its next write or send) or
  *	MMT_IOC_PMO_INVALIDATE (it did)
+ * @ckpt_pending: a checkpoint of this PMO with MMT_CKPT_PENDING made a
+ *	record under @ckpt_handle (under @lock): the PMO is @mig_unknown
+ *	(read-only) until MMT_IOC_PMO_INVALIDATE (the image stays the one
+ *	copy) or MMT_IOC_PMO_MIG_RESOLVE, which drops the record first and
+ *	fails if a restore consumed it (docs/CRIU.md)
+ * @ckpt_handle: MMT_CKPT_HANDLE_BYTES, that record's handle
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
  */
@@ -144,6 +150,8 @@ struct mmt_pmo {
 	bool mig_frozen;
 	wait_queue_head_t mig_wq;
 	bool mig_unknown;
+	bool ckpt_pending;
+	u8 ckpt_handle[MMT_CKPT_HANDLE_BYTES];
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
 };
@@ -164,6 +172,7 @@ struct mmt_pmo {
  *	refused the rkey or range) or a QP access-error event
  * @ack_forged: MMT-channel acceptances that did not authenticate (wrong
  *	nonce or tag); each aborted its transfer as a lost ack
+ * @ckpt_records: checkpoints waiting for their restore (docs/CRIU.md)
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -176,6 +185,7 @@ struct mmt_stats {
 	atomic64_t reject[8];
 	atomic64_t remote_access_errors;
 	atomic64_t ack_forged;
+	atomic64_t ckpt_records;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */
@@ -276,7 +286,10 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures);
 void mmt_pmo_free(struct mmt_pmo *pmo);
 int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		    bool receive);
+int mmt_pmo_set_keying(struct mmt_pmo *pmo, const u8 *key_root,
+		       const u8 *chan_root, const u8 *ksalt, u32 key_len);
 int mmt_pmo_create(void __user *uarg);
+int mmt_pmo_file(struct mmt_pmo *pmo, bool cloexec, struct file **file);
 struct mmt_pmo *mmt_pmo_from_file(struct file *file);
 long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
@@ -307,6 +320,12 @@ void mmt_conn_exit(void);
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
+
+/* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
+int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg);
+int mmt_ckpt_restore(void __user *uarg);
+int mmt_ckpt_cancel(const u8 *handle);
+void mmt_ckpt_exit(void);
 
 /* mmt_stats.c */
 void mmt_stats_init(void);

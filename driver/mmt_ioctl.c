@@ -27,6 +27,8 @@ static_assert(sizeof(struct mmt_delegate_local) ==
 	      MMT_DELEGATE_LOCAL_SIZE_VER0);
 static_assert(sizeof(struct mmt_pmo_debug) == MMT_PMO_DEBUG_SIZE_VER0);
 static_assert(sizeof(struct mmt_geometry) == 8);
+static_assert(sizeof(struct mmt_checkpoint) == MMT_CHECKPOINT_SIZE_VER0);
+static_assert(sizeof(struct mmt_restore) == MMT_RESTORE_SIZE_VER0);
 static_assert(sizeof(struct mmt_attest_blob) == MMT_ATTEST_BLOB_SIZE_VER0);
 static_assert(sizeof(struct mmt_attest_info) == MMT_ATTEST_INFO_SIZE_VER0);
 
@@ -91,7 +93,8 @@ static int mmt_ioc_query(void __user *uarg)
 	q.size = sizeof(q);
 	q.api_version = MMT_API_VERSION;
 	q.closure_version = MMT_CLOSURE_VERSION;
-	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE;
+	q.features = MMT_FEAT_QUERY | MMT_FEAT_PMO | MMT_FEAT_LOCAL_DELEGATE |
+		     MMT_FEAT_CHECKPOINT;
 	q.features |= MMT_FEATURES_ATTEST;
 	q.features |= MMT_FEATURES_DEBUG;
 	q.features |= MMT_FEATURES_RDMA;
@@ -147,6 +150,8 @@ long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_ioc_attest_set_authority(uarg);
 	case MMT_IOC_ATTEST_SET_CRED:
 		return mmt_ioc_attest_set_cred(uarg);
+	case MMT_IOC_RESTORE:
+		return mmt_ckpt_restore(uarg);
 	case MMT_IOC_ATTEST_INFO:
 		return mmt_ioc_attest_info(uarg);
 	case MMT_IOC_LISTEN:

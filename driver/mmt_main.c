@@ -164,6 +164,7 @@ static int __init mmt_init(void)
 static void __exit mmt_exit(void)
 {
 	misc_deregister(&mmt_miscdev);
+	mmt_ckpt_exit();	/* every checkpoint image made is dead */
 	mmt_attest_reset();
 	mmt_conn_exit();
 	mmt_stats_exit();

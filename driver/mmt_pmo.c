@@ -88,6 +88,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
 	pmo->mig_unknown = false;
+	pmo->ckpt_pending = false;
 }
 
 /**
@@ -246,6 +247,40 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 }
 
 /**
+ * mmt_pmo_file() - an fd and a file for a PMO, not yet installed
+ * @pmo: the PMO; the file owns it from here on (its release frees it)
+ * @cloexec: the fd is O_CLOEXEC
+ * @file: (out) the file
+ *
+ * The caller installs the fd with fd_install(), or gives both back with
+ * put_unused_fd() and fput() (which frees the PMO).  On error the PMO is
+ * still the caller's.
+ *
+ * Context: process; may sleep.
+ * Return: the fd; -EMFILE; -ENOMEM or anon_inode_getfile()'s errors.
+ */
+int mmt_pmo_file(struct mmt_pmo *pmo, bool cloexec, struct file **file)
+{
+	int fd, flags = O_RDWR | (cloexec ? O_CLOEXEC : 0);
+
+	fd = get_unused_fd_flags(flags);
+	if (fd < 0)
+		return fd;
+	*file = anon_inode_getfile("[mmt-pmo]", &mmt_pmo_fops, pmo, flags);
+	if (IS_ERR(*file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(*file);
+	}
+	/*
+	 * FMODE_NOWAIT: non-blocking I/O (RWF_NOWAIT, io_uring's first try)
+	 * reaches mmt_pmo_io(), which answers -EAGAIN (uapi/mmt.h); without
+	 * it the VFS refused RWF_NOWAIT with -EOPNOTSUPP
+	 */
+	(*file)->f_mode |= FMODE_PREAD | FMODE_PWRITE | FMODE_NOWAIT;
+	return fd;
+}
+
+/**
  * mmt_pmo_create() - MMT_IOC_PMO_CREATE: allocate a PMO, return its fd
  * @uarg: user pointer to struct mmt_pmo_create
  *
@@ -258,7 +293,7 @@ int mmt_pmo_create(void __user *uarg)
 	struct mmt_params p;
 	struct mmt_pmo *pmo;
 	struct file *file;
-	int fd, flags, err;
+	int fd, err;
 	u32 usize, closures;
 
 	err = mmt_copy_in(&c, sizeof(c), uarg, MMT_PMO_CREATE_SIZE_VER0,
@@ -274,23 +309,11 @@ int mmt_pmo_create(void __user *uarg)
 	if (IS_ERR(pmo))
 		return PTR_ERR(pmo);
 
-	flags = O_RDWR | ((c.flags & MMT_PMO_CLOEXEC) ? O_CLOEXEC : 0);
-	fd = get_unused_fd_flags(flags);
+	fd = mmt_pmo_file(pmo, c.flags & MMT_PMO_CLOEXEC, &file);
 	if (fd < 0) {
 		err = fd;
 		goto err_free;
 	}
-	file = anon_inode_getfile("[mmt-pmo]", &mmt_pmo_fops, pmo, flags);
-	if (IS_ERR(file)) {
-		err = PTR_ERR(file);
-		goto err_put_fd;
-	}
-	/*
-	 * FMODE_NOWAIT: non-blocking I/O (RWF_NOWAIT, io_uring's first try)
-	 * reaches mmt_pmo_io(), which answers -EAGAIN (uapi/mmt.h); without
-	 * it the VFS refused RWF_NOWAIT with -EOPNOTSUPP
-	 */
-	file->f_mode |= FMODE_PREAD | FMODE_PWRITE | FMODE_NOWAIT;
 
 	c.size = sizeof(c);
 	c.fd = fd;
@@ -305,8 +328,6 @@ int mmt_pmo_create(void __user *uarg)
 	fd_install(fd, file);
 	return 0;
 
-err_put_fd:
-	put_unused_fd(fd);
 err_free:
 	mmt_pmo_free(pmo);
 	return err;
@@ -381,67 +402,26 @@ void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node)
 			pmo->mmts[i].crypto = pmo->crypto;
 }
 
-/**
- * mmt_pmo_set_key() - key a PMO and make its MMTs VALID or WAITING
- * @pmo: the PMO
- * @key: the MMT key, @key_len bytes (the caller wipes its copy)
- * @key_len: 16 or 32
- * @receive: make every MMT WAITING (ready for a closure) instead of
- *	formatting it to zero plaintext under a fresh GUA and making it VALID
- *
- * Every keying gets a fresh random keying salt (get_random_bytes()): the
- * subkeys are derived from the key and that salt, so no pad or sealing
- * nonce of this keying can equal one of any other keying of the same key,
- * on this node before or after a reload, or on another node with the same
- * node id (docs/ENGINE.md "Keying salt").  The key itself is not kept:
- * only its keying root and channel root.
- *
- * Keying a plain PMO (no key) replaces its bytes: formatting writes the
- * encryption of zeros over every closure; with @receive the memory keeps
- * what it held until a closure lands there, unreadable while WAITING.
- *
- * Context: process; takes @pmo->lock; may sleep.
- * Return: 0; -EBUSY if the PMO has a key or a transfer uses it as plain
- * memory; -EINVAL for a bad @key_len; -ENOMEM; -EOVERFLOW if GUAs are
- * exhausted.  On error the PMO is left without a key and every MMT
- * INVALID (plain), as before; without @receive its bytes are zero.
+/*
+ * Key @pmo from @pmo->key_root and @pmo->chan_root (set by the caller)
+ * and @ksalt: its own keying context, then every MMT formatted VALID or,
+ * with @receive, WAITING.  On error the key is dropped again (every MMT
+ * INVALID, the roots wiped; without @receive the memory zeroed).  Caller
+ * holds @pmo->lock; the PMO has no key.
  */
-int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
-		    bool receive)
+static int mmt_pmo_key_roots(struct mmt_pmo *pmo, const u8 *ksalt,
+			     u32 key_len, bool receive)
 {
-	u8 ksalt[MMT_KSALT_BYTES];
 	struct mmt_crypto *crypto;
 	u32 i;
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
-	if (pmo->crypto || pmo->plain_xfers) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	err = mmt_key_root(key, key_len, pmo->key_root);
-	if (err)
-		goto out_unlock;
-	/* the salt is all that keeps this keying's nonces apart: wait for
-	 * the RNG to be seeded (boot only; interruptible)
-	 */
-	err = get_random_bytes_wait(ksalt, sizeof(ksalt));
-	if (err) {
-		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
-		goto out_unlock;
-	}
+	lockdep_assert_held(&pmo->lock);
 	crypto = mmt_crypto_alloc_root(pmo->key_root, ksalt);
 	if (IS_ERR(crypto)) {
 		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
-		err = PTR_ERR(crypto);
-		goto out_unlock;
-	}
-	/* The secure channel's root: the MMT key itself is not kept. */
-	err = mmt_chan_root_key(key, key_len, pmo->chan_root);
-	if (err) {
-		mmt_crypto_free(crypto);
-		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
-		goto out_unlock;
+		memzero_explicit(pmo->chan_root, sizeof(pmo->chan_root));
+		return PTR_ERR(crypto);
 	}
 	pmo->crypto = crypto;
 	pmo->key_len = key_len;
@@ -473,7 +453,93 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		pr_debug("PMO keyed (AES-%u), %u MMTs %s\n", key_len * 8,
 			 pmo->closures, receive ? "WAITING" : "VALID");
 	}
+	return err;
+}
+
+/**
+ * mmt_pmo_set_key() - key a PMO and make its MMTs VALID or WAITING
+ * @pmo: the PMO
+ * @key: the MMT key, @key_len bytes (the caller wipes its copy)
+ * @key_len: 16 or 32
+ * @receive: make every MMT WAITING (ready for a closure) instead of
+ *	formatting it to zero plaintext under a fresh GUA and making it VALID
+ *
+ * Every keying gets a fresh random keying salt (get_random_bytes()): the
+ * subkeys are derived from the key and that salt, so no pad or sealing
+ * nonce of this keying can equal one of any other keying of the same key,
+ * on this node before or after a reload, or on another node with the same
+ * node id (docs/ENGINE.md "Keying salt").  The key itself is not kept:
+ * only its keying root and channel root.
+ *
+ * Keying a plain PMO (no key) replaces its bytes: formatting writes the
+ * encryption of zeros over every closure; with @receive the memory keeps
+ * what it held until a closure lands there, unreadable while WAITING.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; -EBUSY if the PMO has a key or a transfer uses it as plain
+ * memory; -EINVAL for a bad @key_len; -ENOMEM; -EOVERFLOW if GUAs are
+ * exhausted.  On error the PMO is left without a key and every MMT
+ * INVALID (plain), as before; without @receive its bytes are zero.
+ */
+int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
+		    bool receive)
+{
+	u8 ksalt[MMT_KSALT_BYTES];
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (pmo->crypto || pmo->plain_xfers) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	err = mmt_key_root(key, key_len, pmo->key_root);
+	if (err)
+		goto out_unlock;
+	/* the salt is all that keeps this keying's nonces apart: wait for
+	 * the RNG to be seeded (boot only; interruptible)
+	 */
+	err = get_random_bytes_wait(ksalt, sizeof(ksalt));
+	/* The secure channel's root: the MMT key itself is not kept. */
+	if (!err)
+		err = mmt_chan_root_key(key, key_len, pmo->chan_root);
+	if (err) {
+		memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
+		goto out_unlock;
+	}
+	err = mmt_pmo_key_roots(pmo, ksalt, key_len, receive);
 out_unlock:
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+/**
+ * mmt_pmo_set_keying() - key a new PMO with another PMO's keying, every
+ * MMT WAITING (MMT_IOC_RESTORE: the checkpointed PMO's keying)
+ * @pmo: a PMO without a key
+ * @key_root: MMT_KEY_ROOT_BYTES, mmt_key_root() of the MMT key
+ * @chan_root: MMT_CHAN_ROOT_BYTES, mmt_chan_root_key() of the MMT key
+ * @ksalt: MMT_KSALT_BYTES, the keying salt of the PMO's own keying
+ * @key_len: 16 or 32, the MMT key's length
+ *
+ * The received closures then land under the PMO's own keying, and the
+ * GUAs the PMO draws later are fresh under it as under any keying.  Only
+ * the one record of a checkpoint, consumed once, ever keys a PMO so
+ * (docs/CRIU.md): no two writable PMOs hold one keying.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ * Return: 0; -EBUSY if the PMO has a key; -ENOMEM.
+ */
+int mmt_pmo_set_keying(struct mmt_pmo *pmo, const u8 *key_root,
+		       const u8 *chan_root, const u8 *ksalt, u32 key_len)
+{
+	int err = -EBUSY;
+
+	mutex_lock(&pmo->lock);
+	if (!pmo->crypto && !pmo->plain_xfers) {
+		memcpy(pmo->key_root, key_root, sizeof(pmo->key_root));
+		memcpy(pmo->chan_root, chan_root, sizeof(pmo->chan_root));
+		err = mmt_pmo_key_roots(pmo, ksalt, key_len, true);
+	}
 	mutex_unlock(&pmo->lock);
 	return err;
 }
@@ -636,15 +702,20 @@ int mmt_pmo_wipe(struct mmt_pmo *pmo)
  * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
  * migration's outcome was unknown
  * @pmo: the source of a migration that ended with
- *	MMT_MIG_F_OUTCOME_UNKNOWN
+ *	MMT_MIG_F_OUTCOME_UNKNOWN, or of a checkpoint made with
+ *	MMT_CKPT_PENDING
  *
  * Its owner learned that the destination did not commit: the PMO is
  * writable again, every VALID MMT re-encrypted under a fresh GUA before
  * its next write or send (it was flagged so at the end of the migration),
- * so no pad is ever used twice even if the destination did commit.
+ * so no pad is ever used twice even if the destination did commit.  For
+ * a pending checkpoint the module knows itself: its record is dropped
+ * first (mmt_ckpt_cancel()), and if a restore consumed it the PMO stays
+ * read-only.
  *
- * Context: process; takes @pmo->lock.
- * Return: 0; -ENOENT if the PMO has no unresolved migration.
+ * Context: process; takes @pmo->lock, then the checkpoint mutex.
+ * Return: 0; -ENOENT if the PMO has no unresolved migration; -ESTALE if
+ * its pending checkpoint was restored; -EBUSY if a restore of it runs.
  */
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
 {
@@ -652,13 +723,16 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
 	int err = 0;
 
 	mutex_lock(&pmo->lock);
-	if (!pmo->mig_unknown) {
+	if (!pmo->mig_unknown)
 		err = -ENOENT;
-	} else {
+	else if (pmo->ckpt_pending)
+		err = mmt_ckpt_cancel(pmo->ckpt_handle);
+	if (!err) {
 		for (i = 0; i < pmo->closures; i++)
 			if (pmo->mmts[i].root.state == MMT_VALID)
 				pmo->mmts[i].root.regua_due = true;
 		pmo->mig_unknown = false;
+		pmo->ckpt_pending = false;
 	}
 	mutex_unlock(&pmo->lock);
 	return err;
@@ -744,6 +818,8 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_delegate_local(pmo, uarg);
 	case MMT_IOC_PMO_MIG_RESOLVE:
 		return arg ? -EINVAL : mmt_pmo_mig_resolve(pmo);
+	case MMT_IOC_PMO_CHECKPOINT:
+		return mmt_ckpt_checkpoint(pmo, uarg);
 #ifdef MMT_DEBUG
 	case MMT_IOC_PMO_DEBUG:
 		return mmt_pmo_debug(pmo, uarg);

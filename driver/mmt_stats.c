@@ -111,6 +111,8 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 		   atomic64_read(&mmt_stats.remote_access_errors));
 	seq_printf(s, "ack_forged %lld\n",
 		   atomic64_read(&mmt_stats.ack_forged));
+	seq_printf(s, "ckpt_records %lld\n",
+		   atomic64_read(&mmt_stats.ckpt_records));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);

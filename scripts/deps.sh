@@ -37,6 +37,9 @@ pkgs=(
 	python3-matplotlib
 	# the applications' MPI control plane (mmt-wordcount-mpi, tools/apps/)
 	mpich libmpich-dev
+	# CRIU and its plugin header (criu/criu-plugin.h, in the criu package
+	# itself): mmt_criu.so and the guest run criu (docs/CRIU.md)
+	criu
 )
 
 missing=()

@@ -31,6 +31,7 @@
 #define MMT_FEAT_RDMA		_BITULL(3)	/* connections over rdma_cm */
 #define MMT_FEAT_MIGRATE	_BITULL(4)	/* MMT_IOC_MIGRATE_* */
 #define MMT_FEAT_ATTEST		_BITULL(5)	/* MMT_IOC_ATTEST_* */
+#define MMT_FEAT_CHECKPOINT	_BITULL(6)	/* MMT_IOC_PMO_CHECKPOINT, MMT_IOC_RESTORE */
 #define MMT_FEAT_DEBUG		_BITULL(63)	/* test-only MMT_IOC_PMO_DEBUG */
 
 /**
@@ -637,6 +638,75 @@ struct mmt_migrate_info {
 
 #define MMT_MIGRATE_INFO_SIZE_VER0	120
 
+/* Bytes of a checkpoint handle (struct mmt_checkpoint, struct mmt_restore). */
+#define MMT_CKPT_HANDLE_BYTES	16
+
+/*
+ * struct mmt_checkpoint.flags: MMT_CKPT_PENDING: the PMO is not handed
+ * over at once but kept read-only until its owner invalidates it (the
+ * image is the one copy) or resolves it (the image is void), as after a
+ * migration of unknown outcome (docs/CRIU.md).
+ */
+#define MMT_CKPT_PENDING	_BITULL(0)
+
+/**
+ * struct mmt_checkpoint - MMT_IOC_PMO_CHECKPOINT argument (docs/CRIU.md)
+ * @size: (in) sizeof(struct mmt_checkpoint)
+ * @flags: (in) 0 or MMT_CKPT_PENDING
+ * @buf: (in) user pointer to @closures x @closure_len bytes that receive
+ *	the PMO's closures, closure i at i x @closure_len (each a format v2
+ *	closure: header, sealed root, tree nodes, data MACs, ciphertext);
+ *	0 with @buf_len 0 only reports @closures and @closure_len
+ * @buf_len: (in) bytes at @buf: exactly @closures x @closure_len, or 0
+ * @handle: (in) must be 0; (out) the checkpoint's one-time handle, for
+ *	MMT_IOC_RESTORE; not a secret (it is also each closure's receive
+ *	nonce).  Written before the PMO is handed over: after an error it
+ *	names no checkpoint
+ * @closures: (in) must be 0; (out) closures of the PMO
+ * @reserved0: (in) must be 0
+ * @closure_len: (in) must be 0; (out) bytes of one closure
+ * @reserved: (in) must be 0
+ */
+struct mmt_checkpoint {
+	__u32 size;
+	__u32 flags;
+	__u64 buf;
+	__u64 buf_len;
+	__u8 handle[MMT_CKPT_HANDLE_BYTES];
+	__u32 closures;
+	__u32 reserved0;
+	__u64 closure_len;
+	__u64 reserved[2];
+};
+
+#define MMT_CHECKPOINT_SIZE_VER0	72
+
+/**
+ * struct mmt_restore - MMT_IOC_RESTORE argument (docs/CRIU.md)
+ * @size: (in) sizeof(struct mmt_restore)
+ * @flags: (in) MMT_PMO_CLOEXEC or 0
+ * @handle: (in) the handle MMT_IOC_PMO_CHECKPOINT returned
+ * @buf: (in) user pointer to the closures MMT_IOC_PMO_CHECKPOINT wrote
+ *	(untrusted: each is checked as a received closure)
+ * @buf_len: (in) bytes at @buf: exactly closures x closure length of the
+ *	checkpoint
+ * @fd: (in) must be 0; (out) the restored PMO's file descriptor
+ * @reserved0: (in) must be 0
+ * @reserved: (in) must be 0
+ */
+struct mmt_restore {
+	__u32 size;
+	__u32 flags;
+	__u8 handle[MMT_CKPT_HANDLE_BYTES];
+	__u64 buf;
+	__u64 buf_len;
+	__s32 fd;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define MMT_RESTORE_SIZE_VER0	64
+
 /*
  * ioctl type 0xB7 (not used by any in-tree driver in ioctl-number.rst).
  */
@@ -776,6 +846,48 @@ struct mmt_migrate_info {
 #define MMT_IOC_ATTEST_INFO	_IOWR(MMT_IOC_MAGIC, 0x05, struct mmt_attest_info)
 
 /**
+ * MMT_IOC_RESTORE - a new PMO from a checkpoint image, once
+ *
+ * On /dev/mmt; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN
+ * (docs/CRIU.md).  Looks up the record MMT_IOC_PMO_CHECKPOINT left under
+ * @handle, makes a PMO of its geometry and size (charged as
+ * MMT_IOC_PMO_CREATE charges) under the checkpointed PMO's keying, every
+ * MMT WAITING, and receives the closures at @buf into it as a live
+ * migration's destination does (MMT_IOC_MIGRATE_RECV): each checked in
+ * full (eager: MACs and the whole tree, so a tampered byte anywhere is
+ * found now), bound to this checkpoint's connection id and receive
+ * nonce, landing LANDING; then the record's COMMIT must match what
+ * landed, and every MMT becomes VALID and writable at once.  Only then
+ * is the record consumed: a second restore of the same image, or of an
+ * older image of the same process, fails with ESTALE.  On any error
+ * nothing is made and the record stays (an intact copy of the image can
+ * still be restored).
+ * Context: process; sleeps; takes the module's checkpoint mutex, the new
+ * PMO's lock around each step.
+ *
+ * Return: 0 (the PMO's fd in @fd); -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command; EFAULT also a bad @buf
+ * * EINVAL - bad @size, @flags, reserved fields or @fd, or @buf_len not
+ *   the checkpoint's closures x closure length
+ * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN
+ * * ESTALE - no record under @handle: the image was restored already,
+ *   or was made before the module was last loaded, or is not an image
+ *   of this node; also a closure older than the checkpoint's
+ * * EBUSY - another restore of this handle runs
+ * * EBADMSG - a closure or the record's COMMIT does not authenticate or
+ *   verify (a tampered image)
+ * * EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE, EXDEV - a
+ *   closure was rejected for that reason (as MMT_IOC_MIGRATE_RECV says;
+ *   EXDEV also when the node id changed since the checkpoint)
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOSPC - the module's max_pmo_mib limit would be exceeded; or
+ *   tampered closures named more keyings than a PMO holds
+ * * EMFILE - no free file descriptor
+ * * EINTR - a fatal signal arrived
+ */
+#define MMT_IOC_RESTORE		_IOWR(MMT_IOC_MAGIC, 0x06, struct mmt_restore)
+
+/**
  * MMT_IOC_PMO_SET_KEY - set the MMT key of a PMO
  *
  * On a PMO fd.  Derives the subkeys (and the secure channel's root key,
@@ -869,10 +981,71 @@ struct mmt_migrate_info {
  * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
  * Context: process; takes the PMO's lock.
  *
- * Return: 0; -1 with errno EINVAL if the argument is not 0, or ENOENT if
- * the PMO has no migration of unknown outcome.
+ * It also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
+ * failed: the checkpoint's record is dropped first (its image can no
+ * longer be restored), unless a restore consumed it already.
+ *
+ * Return: 0; -1 with errno EINVAL if the argument is not 0, ENOENT if
+ * the PMO has no migration of unknown outcome, ESTALE if its pending
+ * checkpoint was restored (the PMO stays read-only: invalidate it), or
+ * EBUSY if a restore of that checkpoint runs (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
+
+/**
+ * MMT_IOC_PMO_CHECKPOINT - hand a PMO over to a checkpoint image (CRIU)
+ *
+ * On a PMO fd; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN (the CRIU
+ * plugin, tools/criu/mmt_criu.c, docs/CRIU.md).  A live migration
+ * (MMT_IOC_MIGRATE_SEND, docs/MIGRATION.md) whose destination is the
+ * caller's buffer and a record the module keeps: round 1 seals every
+ * closure into @buf (format v2, bound to a fresh connection id and a
+ * fresh receive nonce, the @handle), later rounds the ones the owner
+ * wrote meanwhile (none while CRIU has the process frozen), then the
+ * handover (pwrite() blocks), and the COMMIT digest and tag of the last
+ * closure of every index go into the record, which holds the PMO's
+ * keying (its key's keying root and channel root, and its keying salt;
+ * never the key) for MMT_IOC_RESTORE.  Then every MMT of the PMO is
+ * INVALID: the image is the one copy, the PMO can no longer be read or
+ * written (EPERM), only invalidated.  No plaintext leaves the module.
+ * With MMT_CKPT_PENDING (what CRIU's plugin uses: a dump can still fail
+ * after the plugin ran) the PMO instead ends as after a migration whose
+ * outcome is unknown: every MMT VALID and readable, pwrite() and the calls
+ * that would change it failing with EUCLEAN, MMT_PMO_INFO_MIG_UNKNOWN set,
+ * until its owner calls MMT_IOC_PMO_INVALIDATE (the dump succeeded: the
+ * image is the one copy) or MMT_IOC_PMO_MIG_RESOLVE (it failed: the
+ * record is dropped first, so the image can no longer be restored, and
+ * the PMO is writable again under fresh GUAs; refused with ESTALE if the
+ * image was restored meanwhile).
+ * The record lives in the module's memory until MMT_IOC_RESTORE consumes
+ * it: unloading the module drops every record, and with them every image
+ * made before (their restore fails with ESTALE).
+ * With @buf and @buf_len 0 the call only reports @closures and
+ * @closure_len and changes nothing.
+ * Context: process; sleeps; takes the PMO's lock around each step and
+ * the module's checkpoint mutex.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command; EFAULT also when @buf cannot be
+ *   written (the PMO is then unchanged: VALID, writable, no record)
+ * * EINVAL - bad @size, unknown @flags, non-zero reserved or output
+ *   fields, or @buf_len not @closures x @closure_len (or @buf 0 with
+ *   @buf_len not 0)
+ * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN;
+ *   or the PMO has no key (plain memory: the caller saves its bytes), or
+ *   an MMT is not VALID or is read-only
+ * * EBUSY - the PMO is being sent, received into or migrated
+ * * EUCLEAN - its last live migration has an unknown outcome
+ * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
+ * * EOVERFLOW - an MMT's root counter is exhausted
+ * * ENOSPC - MMT_CKPT_MAX checkpoints wait for their restore already
+ * * ENOMEM - out of memory for the record or the closure buffer
+ * * EINTR - a signal arrived (the PMO is unchanged)
+ */
+#define MMT_IOC_PMO_CHECKPOINT	_IOWR(MMT_IOC_MAGIC, 0x16, struct mmt_checkpoint)
+
+/* Checkpoints that wait for their restore, at most (all users together). */
+#define MMT_CKPT_MAX		4096
 
 /**
  * MMT_IOC_PMO_DELEGATE_LOCAL - delegate every closure of this PMO to

@@ -15,7 +15,7 @@
 #     from this tree's sources (srcversion equal to driver/mmt.ko's, when
 #     `make module` has built that)
 #  5. mmt-utils: mmtctl, mmt-bench, mmt-authority and mmt-attest run from
-#     /usr/bin, the man pages are
+#     /usr/bin, CRIU's plugin is in /usr/lib/criu, the man pages are
 #     where man finds them, and a program built with
 #     `pkg-config --cflags --libs libmmt` links /usr/lib/<triplet>/libmmt.so
 #     and runs
@@ -123,6 +123,16 @@ main() {
 		ok "mmtctl, mmt-bench, mmt-authority and mmt-attest run from /usr/bin"
 	else
 		notok "mmtctl, mmt-bench, mmt-authority and mmt-attest run from /usr/bin" "--help failed"
+	fi
+
+	# CRIU loads every plugin of /usr/lib/criu: it must export the
+	# plugin descriptor (docs/CRIU.md)
+	if nm -D /usr/lib/criu/mmt_criu.so 2>/dev/null |
+	   grep -q ' D CR_PLUGIN_DESC$'; then
+		ok "mmt_criu.so in /usr/lib/criu, with CRIU's plugin descriptor"
+	else
+		notok "mmt_criu.so in /usr/lib/criu, with CRIU's plugin descriptor" \
+			"missing, or no CR_PLUGIN_DESC"
 	fi
 
 	got=

@@ -867,7 +867,8 @@ static enum fz_call rnd_ioctl_call(struct th *th)
 		[C_RECV] = 3, [C_CONN_KEY] = 5, [C_MIG_SEND] = 2,
 		[C_MIG_RECV] = 2, [C_MIG_INFO] = 4, [C_MIG_FINISH] = 3,
 		[C_MIG_ABORT] = 3, [C_MIG_RESOLVE] = 4, [C_ATT_AUTH] = 2,
-		[C_ATT_CRED] = 2, [C_ATT_INFO] = 3, [C_UNKNOWN] = 6,
+		[C_ATT_CRED] = 2, [C_ATT_INFO] = 3, [C_CKPT] = 3,
+		[C_RESTORE] = 3, [C_UNKNOWN] = 6,
 	};
 	unsigned int total = 0, r, c;
 
@@ -897,6 +898,7 @@ static bool is_known_cmd(unsigned long cmd)
 		MMT_IOC_MIGRATE_FINISH, MMT_IOC_MIGRATE_ABORT,
 		MMT_IOC_PMO_MIG_RESOLVE, MMT_IOC_ATTEST_SET_AUTHORITY,
 		MMT_IOC_ATTEST_SET_CRED, MMT_IOC_ATTEST_INFO,
+		MMT_IOC_PMO_CHECKPOINT, MMT_IOC_RESTORE,
 	};
 	unsigned int i;
 
@@ -1148,6 +1150,39 @@ static void fuzz_ioctl(struct th *th)
 		pick(th, K_DEV, 90, &t);
 		break;
 	}
+	case C_CKPT: {
+		/*
+		 * the size query, or a buffer the kernel cannot write (a
+		 * checkpoint that gets that far fails with EFAULT and must
+		 * leave the PMO as it was)
+		 */
+		struct mmt_checkpoint *ck = p;
+
+		cmd = MMT_IOC_PMO_CHECKPOINT;
+		v = ck->size = MMT_CHECKPOINT_SIZE_VER0;
+		ck->flags = chance(th, 50) ? MMT_CKPT_PENDING : 0;
+		if (chance(th, 50)) {
+			ck->buf = (uintptr_t)bad_ptr(th, a + 4096, 4096, 64);
+			ck->buf_len = rnd_u64(th) & ((1ULL << 26) - 1);
+		}
+		pick(th, K_PMO, 90, &t);
+		break;
+	}
+	case C_RESTORE: {
+		/* handles of no checkpoint: a zero or a random one */
+		struct mmt_restore *rs = p;
+
+		cmd = MMT_IOC_RESTORE;
+		v = rs->size = MMT_RESTORE_SIZE_VER0;
+		if (chance(th, 50))
+			for (len = 0; len < MMT_CKPT_HANDLE_BYTES; len++)
+				rs->handle[len] = (uint8_t)rnd_u64(th);
+		rs->buf = (uintptr_t)(a + 4096);
+		rs->buf_len = below(th, 4096);
+		rs->flags = chance(th, 50) ? MMT_PMO_CLOEXEC : 0;
+		pick(th, K_DEV, 90, &t);
+		break;
+	}
 	default:
 		c = C_UNKNOWN;
 		do {
@@ -1201,6 +1236,16 @@ static void fuzz_ioctl(struct th *th)
 			else if (cb && cr->bytes > 512 * 1024 &&
 				 cr->bytes <= 64ULL << 20 && chance(th, 90))
 				cr->bytes = cb;
+			break;
+		}
+		case C_CKPT: {
+			/* the kernel writes there: never this program's memory */
+			struct mmt_checkpoint *ck = p;
+
+			if (ck->buf && (ck->buf < (uintptr_t)(a + 4096) ||
+					ck->buf >= (uintptr_t)(a + ARG_BYTES)))
+				ck->buf = (uintptr_t)bad_ptr(th, a + 4096,
+							     4096, 64);
 			break;
 		}
 		case C_INFO: {

@@ -199,6 +199,46 @@ int mmtu_pmo_mig_resolve(int pmofd)
 	return 0;
 }
 
+int mmtu_pmo_checkpoint(int pmofd, uint64_t flags, void *buf,
+			uint64_t buf_len, uint8_t *handle, uint32_t *closures,
+			uint64_t *closure_len)
+{
+	struct mmt_checkpoint c = {
+		.size = MMT_CHECKPOINT_SIZE_VER0,
+		.flags = flags,
+		.buf = (uintptr_t)buf,
+		.buf_len = buf_len,
+	};
+	int ret;
+
+	ret = mmtu_ioctl(pmofd, MMT_IOC_PMO_CHECKPOINT, &c);
+	if (ret)
+		return set_errno(ret);
+	if (handle)
+		memcpy(handle, c.handle, MMT_CKPT_HANDLE_BYTES);
+	if (closures)
+		*closures = c.closures;
+	if (closure_len)
+		*closure_len = c.closure_len;
+	return 0;
+}
+
+int mmtu_restore(int devfd, const uint8_t *handle, const void *buf,
+		 uint64_t buf_len, uint64_t flags)
+{
+	struct mmt_restore r = {
+		.size = MMT_RESTORE_SIZE_VER0,
+		.flags = flags,
+		.buf = (uintptr_t)buf,
+		.buf_len = buf_len,
+	};
+	int ret;
+
+	memcpy(r.handle, handle, MMT_CKPT_HANDLE_BYTES);
+	ret = mmtu_ioctl(devfd, MMT_IOC_RESTORE, &r);
+	return set_errno(ret ? ret : r.fd);
+}
+
 int mmtu_pmo_delegate_local(int srcfd, int dstfd, uint64_t flags,
 			    uint64_t *closures)
 {

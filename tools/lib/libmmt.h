@@ -178,9 +178,60 @@ int mmtu_pmo_invalidate(int pmofd);
  *	migration of unknown outcome did not commit; take the PMO back
  * @pmofd: PMO fd
  *
- * Return: 0; -ENOENT (nothing to resolve), -EBADF, -ENOTTY.
+ * Also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
+ * failed (its image can no longer be restored afterwards).
+ *
+ * Return: 0; -ENOENT (nothing to resolve), -ESTALE (the pending
+ * checkpoint was restored: invalidate the PMO), -EBUSY (a restore of it
+ * runs), -EBADF, -ENOTTY.
  */
 int mmtu_pmo_mig_resolve(int pmofd);
+
+/**
+ * mmtu_pmo_checkpoint() - MMT_IOC_PMO_CHECKPOINT: hand a PMO over to a
+ *	checkpoint image (docs/CRIU.md; CAP_CHECKPOINT_RESTORE or
+ *	CAP_SYS_ADMIN)
+ * @pmofd: PMO fd: keyed, every MMT VALID and writable
+ * @flags: 0 (the PMO is handed over at once: INVALID) or MMT_CKPT_PENDING
+ *	(read-only until mmtu_pmo_invalidate(), the image kept, or
+ *	mmtu_pmo_mig_resolve(), the image void)
+ * @buf: (out) room for closures x closure length bytes: the closures; or
+ *	NULL to learn the sizes only (nothing changes)
+ * @buf_len: bytes at @buf (exactly closures x closure length), 0 with NULL
+ * @handle: (out, optional) MMT_CKPT_HANDLE_BYTES: the one-time handle for
+ *	mmtu_restore()
+ * @closures: (out, optional) closures of the PMO
+ * @closure_len: (out, optional) bytes of one closure
+ *
+ * On success every MMT of the PMO is INVALID: the image is the one copy.
+ *
+ * Return: 0; -EPERM (no capability; no key, an MMT not VALID or
+ * read-only), -EINVAL (@buf_len), -EBUSY, -EUCLEAN, -EBADMSG, -EOVERFLOW,
+ * -ENOSPC (too many checkpoints wait), -ENOMEM, -EFAULT, -EINTR, -EBADF,
+ * -ENOTTY; on error the PMO is unchanged.
+ */
+int mmtu_pmo_checkpoint(int pmofd, uint64_t flags, void *buf,
+			uint64_t buf_len, uint8_t *handle, uint32_t *closures,
+			uint64_t *closure_len);
+
+/**
+ * mmtu_restore() - MMT_IOC_RESTORE: a new PMO from a checkpoint image,
+ *	once (docs/CRIU.md; CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN)
+ * @devfd: /dev/mmt fd
+ * @handle: MMT_CKPT_HANDLE_BYTES from mmtu_pmo_checkpoint()
+ * @buf: the closures mmtu_pmo_checkpoint() wrote (checked in full)
+ * @buf_len: bytes at @buf
+ * @flags: MMT_PMO_CLOEXEC or 0
+ *
+ * Return: the new PMO's fd (VALID, writable, the checkpointed bytes);
+ * -ESTALE (restored already, made before the module was loaded, or not
+ * of this node), -EBADMSG (a tampered image), -EBUSY (another restore of
+ * it runs), -EINVAL, -EPERM, -EXDEV, -ENOMEM, -ENOSPC, -EMFILE, -EFAULT,
+ * -EINTR, or another rejection of a closure; on error nothing is made
+ * and the image can still be restored.
+ */
+int mmtu_restore(int devfd, const uint8_t *handle, const void *buf,
+		 uint64_t buf_len, uint64_t flags);
 
 /**
  * mmtu_pmo_delegate_local() - MMT_IOC_PMO_DELEGATE_LOCAL

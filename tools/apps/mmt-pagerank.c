@@ -35,13 +35,14 @@
 #define PR_TOL	1e-9
 
 static struct {
-	unsigned int iters, scale, edgefactor;
+	unsigned int iters, scale, edgefactor, compute;
 	uint64_t seed;
 	double damping;
 	const char *snap, *out, *check;	/* --snap, --out, --check */
 	int json;			/* --json */
 } g = {
 	.iters = 20, .scale = 0, .edgefactor = 16, .seed = 1, .damping = 0.85,
+	.compute = 1,
 };
 
 /* the timings of one rank for one run, s (gathered as doubles) */
@@ -208,9 +209,9 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 	uint32_t lo = lo_of(net.rank, pr->n), hi = lo_of(net.rank + 1, pr->n);
 	double part, parts[MMTA_MAX_RANKS], t0, t;
 	struct pr_stats st = { 0 };
-	unsigned int it;
+	unsigned int it, k;
 	uint32_t v;
-	int i, k;
+	int i;
 
 	for (v = 0; v < pr->n; v++)
 		pr->rank[v] = 1.0 / pr->n;
@@ -237,11 +238,13 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 		t = mmta_now();
 		mmta_ctl_allgather(&part, sizeof(part), parts);
 		pr->dangling = 0;
-		for (k = 0; k < net.size; k++)
-			pr->dangling += parts[k];
+		for (i = 0; i < net.size; i++)
+			pr->dangling += parts[i];
 		st.dangling += mmta_now() - t;
 		t = mmta_now();
-		mmta_pr_gather_range(pr, lo, hi);
+		/* --compute-per-edge K: the same sums K times */
+		for (k = 0; k < g.compute; k++)
+			mmta_pr_gather_range(pr, lo, hi);
 		st.gather += mmta_now() - t;
 		t = mmta_now();
 		mmta_pr_apply_range(pr, lo, hi);
@@ -321,7 +324,7 @@ static void usage(int code)
 		"         [--iters N] [--damping D] [--channel plain,secure,mmt]\n"
 		"         [--key-file FILE] [--levels L] [--ctl-port P] [--port P]\n"
 		"         [--timeout-ms MS] [--node-id N|rank] [--out PREFIX]\n"
-		"         [--check REF] [--repeat N] [--json]\n");
+		"         [--check REF] [--repeat N] [--compute-per-edge K] [--json]\n");
 	exit(code);
 }
 
@@ -335,6 +338,7 @@ int main(int argc, char **argv)
 		{ "snap", required_argument, NULL, 'F' },
 		{ "iters", required_argument, NULL, 'I' },
 		{ "damping", required_argument, NULL, 'D' },
+		{ "compute-per-edge", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -378,6 +382,9 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'K':
+			g.compute = mmta_num("compute-per-edge", optarg, 1, 1000);
 			break;
 		case 'h':
 			usage(0);
@@ -444,10 +451,10 @@ int main(int argc, char **argv)
 	for (i = 1; i < net.size; i++)
 		allcross[0] += allcross[i];
 	if (net.rank == 0 && g.json)
-		printf("{\"app\": \"pagerank\", \"ranks\": %d, \"vertices\": %u, \"edges\": %llu, \"cross_edges\": %llu, \"iters\": %u, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"runs\": [\n",
+		printf("{\"app\": \"pagerank\", \"ranks\": %d, \"vertices\": %u, \"edges\": %llu, \"cross_edges\": %llu, \"iters\": %u, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"compute_per_edge\": %u, \"runs\": [\n",
 		       net.size, gr.n, (unsigned long long)gr.m,
 		       (unsigned long long)allcross[0], g.iters, net.levels,
-		       net.mpi ? "mpi" : "tcp", o.repeat);
+		       net.mpi ? "mpi" : "tcp", o.repeat, g.compute);
 	else if (net.rank == 0)
 		printf("%d ranks, %u vertices, %llu edges (%llu cross-rank), %u iterations, %u-level MMTs, control plane %s, best of %u; times in s\n"
 		       "channel      e2e  scatter   remote dangling   gather    apply remote   remote-B  result\n",

@@ -38,15 +38,6 @@ mmtg_t "mpi rank $RANK: unpack the input" tar -xf "$MMTG_DIR/apps-input.tar" -C 
 # a fixed, public test key: the run shows correctness, not secrecy
 echo 000102030405060708090a0b0c0d0e0f >/tmp/key
 
-# result NAME FILE - mmtg_result with the kernel's console messages held
-# back meanwhile (a line of theirs inside a result line would change it)
-result() {
-	_lvl=$(cut -f 1 /proc/sys/kernel/printk)
-	dmesg -n 1
-	mmtg_result "$1" "$2"
-	dmesg -n "$_lvl"
-}
-
 # launch PROGRAM ARGS... - guest 1: mpiexec with the manual launcher,
 # proxy i's command line to guest i+1, proxy 0 here; mpiexec's status
 launch() {
@@ -92,7 +83,7 @@ if [ "$RANK" = 0 ]; then
 		--node-id rank --key-file /tmp/key --levels 2 --repeat 5 \
 		--check "$MMTG_DIR/apps-ref.txt" --out /tmp/wc --json /tmp/in
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/wc.json
-	[ -s /tmp/wc.json ] && result wordcount.json /tmp/wc.json
+	[ -s /tmp/wc.json ] && mmtg_result_quiet wordcount.json /tmp/wc.json
 	# PageRank on all 2n ranks, the graph the host's reference ran on
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, plain, secure, mmt" \
 		launch "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
@@ -100,7 +91,7 @@ if [ "$RANK" = 0 ]; then
 		--iters 10 --check "$MMTG_DIR/apps-pr-ref.txt" --out /tmp/pr \
 		--json
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
-	[ -s /tmp/pr.json ] && result pagerank.json /tmp/pr.json
+	[ -s /tmp/pr.json ] && mmtg_result_quiet pagerank.json /tmp/pr.json
 else
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (WordCount)" proxy
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank)" proxy
@@ -108,11 +99,11 @@ fi
 if [ "$RANK" -ge "$N" ]; then
 	for c in plain secure mmt; do
 		[ -f /tmp/wc.$c.$((RANK - N)) ] &&
-			result wc.$c /tmp/wc.$c.$((RANK - N))
+			mmtg_result_quiet wc.$c /tmp/wc.$c.$((RANK - N))
 	done
 fi
 for c in plain secure mmt; do
-	[ -f /tmp/pr.$c.$RANK ] && result pr.$c /tmp/pr.$c.$RANK
+	[ -f /tmp/pr.$c.$RANK ] && mmtg_result_quiet pr.$c /tmp/pr.$c.$RANK
 done
 mmtg_t "mpi rank $RANK: rmmod mmt" mmtg_unload_mmt
 mmtg_done

@@ -43,7 +43,7 @@ def measure(args):
         runs = {r["channel"]: r for r in d.get("runs", [])}
         out = {"name": name}
         for k in ("ranks", "vertices", "edges", "cross_edges", "iters",
-                  "levels", "control", "repeat"):
+                  "levels", "control", "repeat", "compute_per_edge"):
             out[k] = d.get(k)
         out["runs"] = [runs.get(c) for c in CHANNELS]
         for r in out["runs"]:

@@ -21,10 +21,10 @@ out=${O:-build}
 py=${PYTHON:-/usr/bin/python3}
 # no __pycache__ in the source tree
 export PYTHONDONTWRITEBYTECODE=1
-all=(table4 table5 fig10a fig13 fig14)
+all=(table4 table5 fig10a fig10b fig13 fig14)
 # the items that boot QEMU guests (tests/guest/tests): no smoke version
 # (make check's guest stage runs them as checks)
-guest_items=" fig13 fig14 "
+guest_items=" fig10b fig13 fig14 "
 items=()
 for i in "$@"; do
 	case $i in

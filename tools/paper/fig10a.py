@@ -155,7 +155,7 @@ def check(doc, problems):
         if ("native", name) not in names:
             problems.append("no native series %r" % name)
     guest = {s["name"]: s for s in series if s["where"] == "guest"}
-    if guest and not doc["smoke"]:
+    if guest:
         for name, _ in GUEST:
             if name not in guest:
                 problems.append("no guest series %r" % name)

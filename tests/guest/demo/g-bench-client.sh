@@ -12,7 +12,8 @@
 # over TCP port 7601, B sets it and then listens), then mmt-bench runs;
 # its output (JSON with --json) goes to the host as result file
 # bench.D.json, and the round trip ping measures after it (both guests
-# still at D) as rtt.D (ms).  Without bench_delays: one round, no qdisc.
+# still at D: B waits for the next delay, or "done", before it goes on)
+# as rtt.D (ms).  Without bench_delays: one round, no qdisc.
 
 ARGS=$(sed -n 's/.*bench_args=\([^ ]*\).*/\1/p' /proc/cmdline | tr + ' ')
 DELAYS=$(mmtg_arg bench_delays | tr , ' ')
@@ -45,6 +46,7 @@ else
 		ID=
 	done
 	mmtg_run 10 /usr/sbin/tc -s qdisc show dev eth0
+	mmtg_t "A: done to B" mmtg_send "$PEER" 7601 "done" 120
 fi
 # rxe counters (retransmissions, errors) for the record
 mmtg_run 10 rdma statistic show link rxe0/1

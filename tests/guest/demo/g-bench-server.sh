@@ -30,6 +30,9 @@ else
 			"/opt/mmt/mmt-bench -S $ID $ARGS >/tmp/bench.$d.out"
 		ID=
 	done
+	# A pings at the last delay before it says done
+	_got=$(mmtg_recv 7601 300)
+	mmtg_t "B: A is done" test "$_got" = "done"
 fi
 # rxe counters (retransmissions, errors) for the record
 mmtg_run 10 rdma statistic show link rxe0/1

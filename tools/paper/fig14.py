@@ -34,9 +34,35 @@ RUN_FIELDS = ("channel", "e2e_s") + PHASES + (
     "remote_share", "remote_kernel_s", "remote_bytes", "checked", "match")
 
 
+def sweep_ks():
+    """The --compute-per-edge values of the comm-n% sweep (2 ranks)."""
+    text = paperlib.GUEST_ENV["apps-mpi"]["APPS_PR_SWEEP"]
+    return [int(k) for k in text.split(",") if k]
+
+
+def sweep_point(d):
+    """One --compute-per-edge run (2 ranks) of the sweep: per channel."""
+    runs = []
+    for r in d.get("runs", []):
+        it = sum(r[k] for k in PHASES)
+        runs.append(dict(r, comm_share=(r["remote_s"] + r["dangling_s"]) / it
+                         if it > 0 else 0))
+    out = {"compute_per_edge": d.get("compute_per_edge"),
+           "ranks": d.get("ranks"), "iters": d.get("iters"), "runs": runs}
+    by = {r["channel"]: r for r in runs}
+    if all(c in by for c in CHANNELS):
+        out["mmt_faster_than_secure"] = 1 - by["mmt"]["e2e_s"] / \
+            by["secure"]["e2e_s"]
+        out["mmt_over_plain"] = by["mmt"]["e2e_s"] / by["plain"]["e2e_s"]
+    return out
+
+
 def measure(args):
     files = ["apps-mpi-%s-pagerank.json" % c for _, _, c in CONFIGS]
-    cmd, docs = paperlib.guest_run(args, ITEM, "apps-mpi", files)
+    ks = sweep_ks()
+    sweep_files = ["apps-mpi-m1r1-pagerank-k%d.json" % k for k in ks]
+    cmd, docs = paperlib.guest_run(args, ITEM, "apps-mpi",
+                                   files + sweep_files)
     configs = []
     for (name, ranks, _), path in zip(CONFIGS, files):
         d = docs[path]
@@ -59,8 +85,9 @@ def measure(args):
             out["mmt_over_plain"] = m / p
             out["mmt_faster_than_secure"] = 1 - m / s
         configs.append(out)
+    sweep = [sweep_point(docs[f]) for f in sweep_files]
     return {
-        "commands": [cmd],
+        "commands": [cmd + " (APPS_PR_SWEEP=%s)" % ",".join(map(str, ks))],
         "paper": PAPER,
         "notes": [
             "QEMU TCG guests on a shared 2-core host, Soft-RoCE over an "
@@ -75,8 +102,12 @@ def measure(args):
             "every rank's vertices equal mmt-pagerank-ref's to 1e-9 on every "
             "channel (checked in the guest and on the host)",
             "2-level MMTs (128 KiB closures) to keep TCG time low",
+            "sweep: the paper's comm-n% workloads on 2 ranks, PageRank "
+            "with --compute-per-edge K (each gather K times, the same "
+            "sums), every rank checked against the reference in the guest",
         ],
         "configs": configs,
+        "sweep": sweep,
     }
 
 
@@ -139,6 +170,55 @@ def check(doc, problems):
                 problems.append("%s: %r bytes sent" % (where, r["remote_bytes"]))
         if not problems and len({r["remote_bytes"] for r in runs}) != 1:
             problems.append("%s: the channels sent other bytes" % name)
+    check_sweep(doc, problems)
+
+
+def check_sweep(doc, problems):
+    """The comm-n% sweep: each point's channels checked equal to the
+    reference, finite, the shares as defined, and more computation per
+    edge gives a longer gather than K = 1's (2 ranks)."""
+    sweep = doc.get("sweep")
+    if not isinstance(sweep, list):
+        problems.append("no sweep list")
+        return
+    base = doc["configs"][0]["runs"] if not problems else None
+    for p in sweep:
+        k = p.get("compute_per_edge") if isinstance(p, dict) else None
+        where = "sweep K=%r" % k
+        if not isinstance(k, int) or k < 2:
+            problems.append("%s: not a K above 1" % where)
+            continue
+        if p.get("ranks") != 2:
+            problems.append("%s: %r ranks, want 2" % (where, p.get("ranks")))
+        runs = p.get("runs")
+        if not isinstance(runs, list) or [r.get("channel") for r in runs
+                                          if isinstance(r, dict)] != \
+                list(CHANNELS):
+            problems.append("%s: not one run per channel" % where)
+            continue
+        for r in runs:
+            w = "%s %s" % (where, r["channel"])
+            if not paperlib.need(r, RUN_FIELDS + ("comm_share",), w,
+                                 problems):
+                continue
+            if r["checked"] is not True or r["match"] is not True:
+                problems.append("%s: the ranks were not checked equal to the "
+                                "reference" % w)
+            if not all(paperlib.finite_pos(r[x]) for x in
+                       ("e2e_s", "remote_share", "comm_share") + PHASES):
+                problems.append("%s: a time or share not finite and positive"
+                                % w)
+                continue
+            it = sum(r[x] for x in PHASES)
+            if abs(r["remote_share"] - r["remote_s"] / it) > 1e-3 or \
+                    abs(r["comm_share"] - (r["remote_s"] + r["dangling_s"])
+                        / it) > 1e-3:
+                problems.append("%s: a share is not as defined" % w)
+            b = [x for x in base or [] if x.get("channel") == r["channel"]]
+            # K gathers per iteration take longer than one
+            if b and r["gather_s"] <= b[0]["gather_s"]:
+                problems.append("%s: gather %.6f s, not above K = 1's %.6f s"
+                                % (w, r["gather_s"], b[0]["gather_s"]))
 
 
 def example():
@@ -162,10 +242,21 @@ def example():
                         "edges": 65536, "cross_edges": 30000, "iters": 10,
                         "levels": 2, "control": "mpi", "repeat": 1,
                         "runs": runs})
+    sweep = []
+    for k in (100, 1000):
+        runs = []
+        for r in configs[0]["runs"]:
+            x = dict(r, gather_s=r["gather_s"] * k)
+            it = sum(x[p] for p in PHASES)
+            x.update(e2e_s=it * 1.05, remote_share=x["remote_s"] / it,
+                     comm_share=(x["remote_s"] + x["dangling_s"]) / it)
+            runs.append(x)
+        sweep.append({"compute_per_edge": k, "ranks": 2, "iters": 10,
+                      "runs": runs})
     return {"schema": paperlib.SCHEMA, "item": ITEM, "title": TITLE,
             "smoke": True, "machine": {"date_utc": "", "cpu": "", "commit": ""},
             "commands": [], "paper": PAPER, "notes": ["synthetic"],
-            "configs": configs}
+            "configs": configs, "sweep": sweep}
 
 
 def summary(doc):
@@ -184,11 +275,34 @@ def summary(doc):
               "than secure by %.0f%% (paper: 35%%)" % (
                   c["name"], c["secure_over_plain"], c["mmt_over_plain"],
                   100 * c["mmt_faster_than_secure"]))
+    for p in doc["sweep"]:
+        print("2 ranks, --compute-per-edge %d: " % p["compute_per_edge"] +
+              ", ".join("%s %.3f s (remote %.1f%%)" % (
+                  r["channel"], r["e2e_s"], 100 * r["remote_share"])
+                  for r in p["runs"]) +
+              "; mmt faster than secure by %.0f%%" % (
+                  100 * p["mmt_faster_than_secure"]))
 
 
 def plot(doc, png):
     plt = paperlib.pyplot()
-    fig, axes = plt.subplots(1, len(doc["configs"]), figsize=(10, 4.5))
+    fig, axes = plt.subplots(1, len(doc["configs"]) + 1, figsize=(15, 4.5))
+    sx = axes[-1]
+    ks = [1] + [p["compute_per_edge"] for p in doc["sweep"]]
+    for i, ch in enumerate(CHANNELS):
+        pts = [doc["configs"][0]["runs"][i]] + [p["runs"][i]
+                                                for p in doc["sweep"]]
+        sx.plot(ks, [100 * r["remote_share"] for r in pts], "o-", label=ch)
+    sx.axhline(100 * PAPER["remote_share_secure"], color="grey", ls=":",
+               label="paper: secure channel 37.5 %")
+    sx.axhline(100 * PAPER["remote_share_mmt"], color="grey", ls="--",
+               label="paper: MMT 5 %")
+    sx.set_xscale("log")
+    sx.set_xlabel("--compute-per-edge K (2 ranks)")
+    sx.set_ylabel("remote phase's share of an iteration (%)")
+    sx.set_ylim(0, 100)
+    sx.set_title("comm-n%: more computation per byte")
+    sx.legend(fontsize=8)
     for ax, c in zip(axes, doc["configs"]):
         x = range(len(CHANNELS))
         bottom = [0.0] * len(CHANNELS)

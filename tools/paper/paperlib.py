@@ -75,6 +75,16 @@ def run_bench(args, section, extra):
     return " ".join(cmd), doc["rows"]
 
 
+# The settings each guest run gets from `make paper` (its environment for
+# tests/guest/tests), the same whichever item boots it: apps-mpi serves
+# fig13 and fig14, and fig14's comm-n% sweep (PageRank with
+# --compute-per-edge K on 2 ranks) rides on it.  FIG14_SWEEP overrides
+# (empty: no sweep).
+GUEST_ENV = {
+    "apps-mpi": {"APPS_PR_SWEEP": os.environ.get("FIG14_SWEEP", "100,1000")},
+}
+
+
 def guest_run(args, item, run, names):
     """The JSONs a guest run wrote: {name: document} for each of @names
     (files in GUEST_BUILD, default build/guest), after booting
@@ -111,11 +121,12 @@ def guest_run(args, item, run, names):
                 os.unlink(stamp)
             except OSError:
                 pass
+            env = dict(os.environ, **GUEST_ENV.get(run, {}))
             with open(log, "w") as f:
                 res = subprocess.run([os.path.join(TOP, "tests", "guest",
                                                    "tests"), run],
                                      stdout=f, stderr=subprocess.STDOUT,
-                                     check=False)
+                                     env=env, check=False)
             if res.returncode != 0:
                 raise Problem("the guest run %s failed (a result differs "
                               "from its reference, or a guest): see %s"

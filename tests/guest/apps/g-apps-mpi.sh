@@ -12,7 +12,10 @@
 # data moves over mmt connections on the three channels.  WordCount, then
 # PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
 # ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9
-# (--check) and sent to the host (pr.<channel>).  Each reducer
+# (--check) and sent to the host (pr.<channel>).  With
+# apps_pr_sweep=K1,K2,... on the kernel command line (make paper's fig14)
+# and 2 ranks, PageRank once more per K with --compute-per-edge K (the
+# paper's comm-n% workloads), each rank checked in the guest.  Each reducer
 # checks its share against apps-ref.txt (--check: mpiexec fails if one
 # differs) and sends it to the host (mmtg_result wc.<channel>), which
 # checks their union byte for byte; rank 0's JSON goes to the host too.
@@ -77,6 +80,9 @@ proxy() {
 	$_cmd
 }
 
+SWEEP=$(mmtg_arg apps_pr_sweep | tr , ' ')
+[ "$N" = 1 ] || SWEEP=
+
 if [ "$RANK" = 0 ]; then
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: WordCount M${N}R$N, plain, secure, mmt" \
 		launch "$MMTG_DIR/mmt-wordcount-mpi" --addrs "$ADDRS" \
@@ -92,9 +98,22 @@ if [ "$RANK" = 0 ]; then
 		--json
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
 	[ -s /tmp/pr.json ] && mmtg_result_quiet pagerank.json /tmp/pr.json
+	for k in $SWEEP; do
+		MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, --compute-per-edge $k" \
+			launch "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
+			--node-id rank --key-file /tmp/key --levels 2 \
+			--rmat 12 --iters 10 --compute-per-edge "$k" \
+			--check "$MMTG_DIR/apps-pr-ref.txt" --json
+		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >"/tmp/pr-k$k.json"
+		[ -s "/tmp/pr-k$k.json" ] &&
+			mmtg_result_quiet "pagerank-k$k.json" "/tmp/pr-k$k.json"
+	done
 else
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (WordCount)" proxy
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank)" proxy
+	for k in $SWEEP; do
+		MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank, --compute-per-edge $k)" proxy
+	done
 fi
 if [ "$RANK" -ge "$N" ]; then
 	for c in plain secure mmt; do

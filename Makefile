@@ -204,8 +204,10 @@ bench-migrate: $(O)/tools/mmt-migrate-bench
 	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
 
 # The paper's evaluation (docs/PAPER.md): every item, or ITEM=table4,
-# table5 or fig10a; each writes $(O)/paper/<item>.json and .png
-# (tools/paper/run.sh; SMOKE=1 for the short versions make check runs)
+# table5, fig10a, fig10b, fig13 (fig12) or fig14; each writes
+# $(O)/paper/<item>.json and .png (tools/paper/run.sh; SMOKE=1 for the
+# short versions make check runs); fig10a's guest part, fig10b, fig13 and
+# fig14 boot QEMU guests (tests/guest/tests)
 paper: $(O)/tools/mmt-engine-bench
 	@scripts/deps.sh
 	@O=$(O) tools/paper/run.sh $(ITEM)

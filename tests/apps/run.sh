@@ -164,36 +164,67 @@ wc_coreutils() {
 }
 check "WordCount: docs/ and README.md twice the same, and equal to coreutils" wc_coreutils
 
-# ---- mmt-wordcount: bad arguments refused (exit 2) before it opens
-# /dev/mmt (the runs themselves are the guest runs apps and apps-mpi)
+# ---- mmt-wordcount, mmt-pagerank: bad arguments refused (exit 2) before
+# they open /dev/mmt (the runs themselves are the guest runs apps and
+# apps-mpi); the shared options (mmta_opt() in apps_net.c) on both, each
+# message under the program's own name
 
-wc_args() {
-	local w=("$bin/mmt-wordcount")
+# refuses PROG - for each line "WHY|ARGS" of the standard input, PROG
+# ARGS must exit 2 and print WHY
+refuses() {
+	local why args rc
 
-	printf '000102030405060708090a0b0c0d0e0f\n' >"$work/key"
-	printf 'not a key\n' >"$work/badkey"
-	# each must exit 2 and say why
 	while IFS='|' read -r why args; do
 		# shellcheck disable=SC2086 # the case's arguments
-		"${w[@]}" $args >"$work/o" 2>&1
+		"$bin/$1" $args >"$work/o" 2>&1
 		rc=$?
-		if [ $rc -ne 2 ] || ! grep -q "$why" "$work/o"; then
-			echo "mmt-wordcount $args: exit $rc, want 2 and '$why':"
+		if [ $rc -ne 2 ] || ! grep -q -- "$why" "$work/o"; then
+			echo "$1 $args: exit $rc, want 2 and '$why':"
 			cat "$work/o"
 			return 1
 		fi
-	done <<-EOF
-	want plain, secure or mmt|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel udp docs
-	needs --key-file|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain,mmt docs
-	want 32 or 64 hex digits|--rank 0 --peers 10.0.0.1,10.0.0.2 --key-file $work/badkey docs
+	done
+}
+
+# app_args PROG INPUT - the shared options' cases, PROG with INPUT (its
+# input arguments)
+app_args() {
+	local prog=$1 in=$2 p="--rank 0 --peers 10.0.0.1,10.0.0.2"
+
+	printf '000102030405060708090a0b0c0d0e0f\n' >"$work/key"
+	printf 'not a key\n' >"$work/badkey"
+	refuses "$prog" <<-EOF
+	$prog: --channel udp: want plain, secure or mmt|$p --channel udp $in
+	$prog: the mmt channel needs --key-file|$p --channel plain,mmt $in
+	$prog: --key-file $work/badkey: want 32 or 64 hex digits|$p --key-file $work/badkey $in
+	one --addrs entry each|$p --addrs 10.0.0.1 --channel plain $in
+	R below their number|--rank 2 --peers 10.0.0.1,10.0.0.2 --channel plain $in
+	$prog: --levels 5: want 1..4|$p --levels 5 --channel plain $in
+	$prog: --repeat 0: want 1..1000|$p --repeat 0 --channel plain $in
+	$prog: --node-id 0: want 1..65535|$p --node-id 0 --channel plain $in
+	EOF
+}
+
+wc_args() {
+	app_args mmt-wordcount docs &&
+	refuses mmt-wordcount <<-EOF
 	want an even number|--rank 0 --peers 10.0.0.1,10.0.0.2,10.0.0.3 --channel plain docs
-	one --addrs entry each|--rank 0 --peers 10.0.0.1,10.0.0.2 --addrs 10.0.0.1 --channel plain docs
-	R below their number|--rank 2 --peers 10.0.0.1,10.0.0.2 --channel plain docs
-	want 1..4|--rank 0 --peers 10.0.0.1,10.0.0.2 --levels 5 --channel plain docs
 	usage|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain
+	mmt-wordcount: --compute-per-byte 0: want 1..1000|--rank 0 --peers 10.0.0.1,10.0.0.2 --compute-per-byte 0 docs
 	EOF
 }
 check "mmt-wordcount: bad arguments refused with exit 2 and the reason" wc_args
+
+pr_args() {
+	app_args mmt-pagerank "--rmat 3" &&
+	refuses mmt-pagerank <<-EOF
+	want 2 or more|--rank 0 --peers 10.0.0.1 --channel plain --rmat 3
+	one input|--rank 0 --peers 10.0.0.1,10.0.0.2 --channel plain
+	mmt-pagerank: --compute-per-edge 0: want 1..1000|--rank 0 --peers 10.0.0.1,10.0.0.2 --compute-per-edge 0 --rmat 3
+	want 0 <= D < 1|--rank 0 --peers 10.0.0.1,10.0.0.2 --damping 1 --rmat 3
+	EOF
+}
+check "mmt-pagerank: bad arguments refused with exit 2 and the reason" pr_args
 
 echo "apps: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -90,6 +90,16 @@ mmtg_result() {
 	sed "s|^|@R@$1@ |" "$2"
 }
 
+# mmtg_result_quiet NAME FILE - mmtg_result with the kernel's console
+# messages held back meanwhile: a line of theirs inside a result line
+# would change the result (seen: "hrtimer: interrupt took ... ns")
+mmtg_result_quiet() {
+	_lvl=$(cut -f 1 /proc/sys/kernel/printk)
+	dmesg -n 1
+	mmtg_result "$1" "$2"
+	dmesg -n "$_lvl"
+}
+
 # mmtg_arg NAME [DEFAULT] - the value of NAME=VALUE on the kernel command
 # line (the host's run.sh --append), else DEFAULT
 mmtg_arg() {

@@ -271,6 +271,100 @@ unsigned int mmta_num(const char *opt, const char *s, unsigned long lo,
 	return (unsigned int)v;
 }
 
+int mmta_opt(struct mmta_opts *o, int c, char *arg)
+{
+	switch (c) {
+	case 'r':
+		g.rank = (int)mmta_num("rank", arg, 0, MMTA_MAX_RANKS - 1);
+		break;
+	case 'P':
+		o->peers = arg;
+		break;
+	case 'A':
+		o->addrs = arg;
+		break;
+	case 'c':
+		o->chans = arg;
+		break;
+	case 'k':
+		o->key_file = arg;
+		break;
+	case 'l':
+		g.levels = mmta_num("levels", arg, 1, 4);
+		break;
+	case 'C':
+		g.ctl_port = mmta_num("ctl-port", arg, 1, 65535);
+		break;
+	case 'p':
+		g.data_port = mmta_num("port", arg, 1, 65535 - MMTA_MAX_RANKS);
+		break;
+	case 't':
+		g.timeout_ms = mmta_num("timeout-ms", arg, 1, 600000);
+		break;
+	case 'i':	/* "rank": rank + 1, the same argument for every rank */
+		o->node_id = strcmp(arg, "rank") ?
+			     mmta_num("node-id", arg, 1, 65535) : ~0u;
+		break;
+	case 'o':
+		o->out = arg;
+		break;
+	case 'x':
+		o->check = arg;
+		break;
+	case 'n':
+		o->repeat = mmta_num("repeat", arg, 1, 1000);
+		break;
+	case 'j':
+		o->json = 1;
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+void mmta_opts_done(struct mmta_opts *o)
+{
+	char all[] = "plain,secure,mmt", *tok, *save = NULL;
+	int c;
+
+	o->nchan = 0;
+	for (tok = strtok_r(o->chans ? o->chans : all, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (c = 0; c < 3 && strcmp(tok, mmta_chan_names[c]); c++)
+			;
+		if (c == 3 || o->nchan == 8) {
+			fprintf(stderr, "%s: --channel %s: want plain, secure or mmt (at most 8)\n",
+				g.prog, tok);
+			exit(2);
+		}
+		o->channels[o->nchan++] = (unsigned int)c;
+		if (c != MMT_CHANNEL_PLAIN && !o->key_file) {
+			fprintf(stderr, "%s: the %s channel needs --key-file\n",
+				g.prog, tok);
+			exit(2);
+		}
+	}
+	if (o->key_file)
+		mmta_load_key(o->key_file);
+}
+
+int mmta_open_dev(const struct mmta_opts *o)
+{
+	unsigned int id = o->node_id == ~0u ? (unsigned int)g.rank + 1 :
+			  o->node_id;
+	int devfd = mmtu_open(), r;
+
+	if (devfd < 0)
+		mmta_die("/dev/mmt: %s", mmtu_strerror(devfd));
+	if (id) {
+		r = mmtu_set_node_id(devfd, id);
+		if (r < 0)
+			mmta_die("node id %u: %s", id, mmtu_strerror(r));
+	}
+	return devfd;
+}
+
 void mmta_load_key(const char *path)
 {
 	char buf[80];

@@ -61,6 +61,67 @@ void mmta_split_list(char *s, char **out, int *n);
 void mmta_load_key(const char *path);
 
 /**
+ * struct mmta_opts - the options mmt-wordcount and mmt-pagerank share
+ *	(mmt-apps(1)), parsed by mmta_opt() and mmta_opts_done()
+ * @peers, @addrs: --peers and --addrs as given (for mmta_net_start())
+ * @chans: --channel as given, NULL for all three
+ * @key_file, @out, @check: --key-file, --out, --check; NULL if not given
+ * @node_id: --node-id N, ~0u for "rank" (rank + 1), 0 if not given
+ * @repeat: --repeat (default 1)
+ * @json: --json
+ * @channels, @nchan: mmta_opts_done(): the MMT_CHANNEL_* of @chans, in
+ *	the order given
+ */
+struct mmta_opts {
+	char *peers, *addrs, *chans;
+	const char *key_file, *out, *check;
+	unsigned int node_id, repeat;
+	int json;
+	unsigned int channels[8];
+	int nchan;
+};
+
+/*
+ * The shared options, for each program's getopt_long() table; their
+ * short codes (r P A c k l C p t i o x n j) are taken.
+ */
+#define MMTA_OPTIONS							\
+	{ "rank", required_argument, NULL, 'r' },			\
+	{ "peers", required_argument, NULL, 'P' },			\
+	{ "addrs", required_argument, NULL, 'A' },			\
+	{ "channel", required_argument, NULL, 'c' },			\
+	{ "key-file", required_argument, NULL, 'k' },			\
+	{ "levels", required_argument, NULL, 'l' },			\
+	{ "ctl-port", required_argument, NULL, 'C' },			\
+	{ "port", required_argument, NULL, 'p' },			\
+	{ "timeout-ms", required_argument, NULL, 't' },			\
+	{ "node-id", required_argument, NULL, 'i' },			\
+	{ "out", required_argument, NULL, 'o' },			\
+	{ "check", required_argument, NULL, 'x' },			\
+	{ "repeat", required_argument, NULL, 'n' },			\
+	{ "json", no_argument, NULL, 'j' }
+
+/*
+ * mmta_opt() - take option @c (getopt_long()'s return) with argument
+ * @arg into @o and mmta_net if it is one of MMTA_OPTIONS; 1 if it was,
+ * 0 if not (the program's own).  Exits 2 on a bad value.
+ */
+int mmta_opt(struct mmta_opts *o, int c, char *arg);
+/*
+ * mmta_opts_done() - after the options: @o->chans into @o->channels
+ * (default plain, secure, mmt), and the key file loaded.  Exits 2 on an
+ * unknown channel, more than 8, or a secure or mmt channel without
+ * --key-file.
+ */
+void mmta_opts_done(struct mmta_opts *o);
+/*
+ * mmta_open_dev() - /dev/mmt, with this node's id set when @o->node_id
+ * asks for one (after mmta_net_start(): "rank" is rank + 1).  Exits 1 if
+ * the device cannot be opened or the id is refused.
+ */
+int mmta_open_dev(const struct mmta_opts *o);
+
+/**
  * mmta_net_start() - find this rank: MPI_Init under mpiexec (MPI build,
  *	no --peers), else --rank and --peers; the data addresses from
  *	@addr_arg (--addrs), by default the --peers

@@ -35,14 +35,14 @@
 #define PR_TOL	1e-9
 
 static struct {
-	unsigned int node_id, iters, repeat, scale, edgefactor;
+	unsigned int iters, scale, edgefactor, compute;
 	uint64_t seed;
 	double damping;
-	const char *snap, *out, *check, *key_file;
-	int json;
+	const char *snap, *out, *check;	/* --snap, --out, --check */
+	int json;			/* --json */
 } g = {
-	.iters = 20, .repeat = 1, .scale = 0, .edgefactor = 16, .seed = 1,
-	.damping = 0.85,
+	.iters = 20, .scale = 0, .edgefactor = 16, .seed = 1, .damping = 0.85,
+	.compute = 1,
 };
 
 /* the timings of one rank for one run, s (gathered as doubles) */
@@ -209,9 +209,9 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 	uint32_t lo = lo_of(net.rank, pr->n), hi = lo_of(net.rank + 1, pr->n);
 	double part, parts[MMTA_MAX_RANKS], t0, t;
 	struct pr_stats st = { 0 };
-	unsigned int it;
+	unsigned int it, k;
 	uint32_t v;
-	int i, k;
+	int i;
 
 	for (v = 0; v < pr->n; v++)
 		pr->rank[v] = 1.0 / pr->n;
@@ -238,11 +238,13 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 		t = mmta_now();
 		mmta_ctl_allgather(&part, sizeof(part), parts);
 		pr->dangling = 0;
-		for (k = 0; k < net.size; k++)
-			pr->dangling += parts[k];
+		for (i = 0; i < net.size; i++)
+			pr->dangling += parts[i];
 		st.dangling += mmta_now() - t;
 		t = mmta_now();
-		mmta_pr_gather_range(pr, lo, hi);
+		/* --compute-per-edge K: the same sums K times */
+		for (k = 0; k < g.compute; k++)
+			mmta_pr_gather_range(pr, lo, hi);
 		st.gather += mmta_now() - t;
 		t = mmta_now();
 		mmta_pr_apply_range(pr, lo, hi);
@@ -322,44 +324,32 @@ static void usage(int code)
 		"         [--iters N] [--damping D] [--channel plain,secure,mmt]\n"
 		"         [--key-file FILE] [--levels L] [--ctl-port P] [--port P]\n"
 		"         [--timeout-ms MS] [--node-id N|rank] [--out PREFIX]\n"
-		"         [--check REF] [--repeat N] [--json]\n");
+		"         [--check REF] [--repeat N] [--compute-per-edge K] [--json]\n");
 	exit(code);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "rank", required_argument, NULL, 'r' },
-		{ "peers", required_argument, NULL, 'P' },
-		{ "addrs", required_argument, NULL, 'A' },
+		MMTA_OPTIONS,
 		{ "rmat", required_argument, NULL, 'R' },
 		{ "edgefactor", required_argument, NULL, 'E' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "snap", required_argument, NULL, 'F' },
 		{ "iters", required_argument, NULL, 'I' },
 		{ "damping", required_argument, NULL, 'D' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "key-file", required_argument, NULL, 'k' },
-		{ "levels", required_argument, NULL, 'l' },
-		{ "ctl-port", required_argument, NULL, 'C' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "node-id", required_argument, NULL, 'i' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "check", required_argument, NULL, 'x' },
-		{ "repeat", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "compute-per-edge", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char *peer_arg = NULL, *addr_arg = NULL, *chans = NULL, *tok, *save;
-	char chan_arg[] = "plain,secure,mmt", err[256], *end;
-	unsigned int channels[8], k;
+	struct mmta_opts o = { .repeat = 1 };
+	char err[256], *end;
+	unsigned int k;
 	struct pr_stats all[MMTA_MAX_RANKS], best[MMTA_MAX_RANKS];
 	struct peer peers[MMTA_MAX_RANKS];
 	struct mmta_graph gr = { 0 };
 	struct mmta_pr pr;
-	int nchan = 0, npeers = 0, c, devfd, r = 0, i, bad;
+	int npeers = 0, c, devfd, r = 0, i, bad;
 	int pq[MMTA_MAX_RANKS], acc[MMTA_MAX_RANKS], conn[MMTA_MAX_RANKS];
 	uint64_t cross = 0, allcross[MMTA_MAX_RANKS];
 	double e2e, be2e = 0;
@@ -367,16 +357,9 @@ int main(int argc, char **argv)
 
 	net.prog = "mmt-pagerank";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (mmta_opt(&o, c, optarg))
+			continue;
 		switch (c) {
-		case 'r':
-			net.rank = (int)mmta_num("rank", optarg, 0, MMTA_MAX_RANKS - 1);
-			break;
-		case 'P':
-			peer_arg = optarg;
-			break;
-		case 'A':
-			addr_arg = optarg;
-			break;
 		case 'R':
 			g.scale = mmta_num("rmat", optarg, 1, 26);
 			break;
@@ -400,40 +383,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'c':
-			chans = optarg;
-			break;
-		case 'k':
-			g.key_file = optarg;
-			break;
-		case 'l':
-			net.levels = mmta_num("levels", optarg, 1, 4);
-			break;
-		case 'C':
-			net.ctl_port = mmta_num("ctl-port", optarg, 1, 65535);
-			break;
-		case 'p':
-			net.data_port = mmta_num("port", optarg, 1,
-						 65535 - MMTA_MAX_RANKS);
-			break;
-		case 't':
-			net.timeout_ms = mmta_num("timeout-ms", optarg, 1, 600000);
-			break;
-		case 'i':	/* "rank": rank + 1, the same argument for every rank */
-			g.node_id = strcmp(optarg, "rank") ?
-				    mmta_num("node-id", optarg, 1, 65535) : ~0u;
-			break;
-		case 'o':
-			g.out = optarg;
-			break;
-		case 'x':
-			g.check = optarg;
-			break;
-		case 'n':
-			g.repeat = mmta_num("repeat", optarg, 1, 1000);
-			break;
-		case 'j':
-			g.json = 1;
+		case 'K':
+			g.compute = mmta_num("compute-per-edge", optarg, 1, 1000);
 			break;
 		case 'h':
 			usage(0);
@@ -446,25 +397,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmt-pagerank: one input: --rmat S or --snap FILE\n");
 		usage(2);
 	}
-	for (tok = strtok_r(chans ? chans : chan_arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (c = 0; c < 3 && strcmp(tok, mmta_chan_names[c]); c++)
-			;
-		if (c == 3 || nchan == 8) {
-			fprintf(stderr, "mmt-pagerank: --channel %s: want plain, secure or mmt\n",
-				tok);
-			return 2;
-		}
-		channels[nchan++] = (unsigned int)c;
-		if (c != MMT_CHANNEL_PLAIN && !g.key_file) {
-			fprintf(stderr, "mmt-pagerank: the %s channel needs --key-file\n",
-				tok);
-			return 2;
-		}
-	}
-	if (g.key_file)
-		mmta_load_key(g.key_file);
-	mmta_net_start(&argc, &argv, peer_arg, addr_arg);
+	mmta_opts_done(&o);
+	g.out = o.out;
+	g.check = o.check;
+	g.json = o.json;
+	mmta_net_start(&argc, &argv, o.peers, o.addrs);
 	if (net.size < 2) {
 		fprintf(stderr, "mmt-pagerank: %d ranks: want 2 or more\n",
 			net.size);
@@ -485,16 +422,7 @@ int main(int argc, char **argv)
 	if (gr.n < (uint32_t)net.size || mmta_pr_init(&pr, &gr, g.damping))
 		mmta_die("a graph of %u vertices for %d ranks", gr.n, net.size);
 
-	devfd = mmtu_open();
-	if (devfd < 0)
-		mmta_die("/dev/mmt: %s", mmtu_strerror(devfd));
-	if (g.node_id == ~0u)
-		g.node_id = (unsigned int)net.rank + 1;
-	if (g.node_id) {
-		r = mmtu_set_node_id(devfd, g.node_id);
-		if (r < 0)
-			mmta_die("node id %u: %s", g.node_id, mmtu_strerror(r));
-	}
+	devfd = mmta_open_dev(&o);
 	/* the partners, round by round: q = p ^ k, k = 1, 2, ... */
 	for (k = 1; k < 2 * MMTA_MAX_RANKS; k++) {
 		int q = net.rank ^ (int)k;
@@ -523,19 +451,19 @@ int main(int argc, char **argv)
 	for (i = 1; i < net.size; i++)
 		allcross[0] += allcross[i];
 	if (net.rank == 0 && g.json)
-		printf("{\"app\": \"pagerank\", \"ranks\": %d, \"vertices\": %u, \"edges\": %llu, \"cross_edges\": %llu, \"iters\": %u, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"runs\": [\n",
+		printf("{\"app\": \"pagerank\", \"ranks\": %d, \"vertices\": %u, \"edges\": %llu, \"cross_edges\": %llu, \"iters\": %u, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"compute_per_edge\": %u, \"runs\": [\n",
 		       net.size, gr.n, (unsigned long long)gr.m,
 		       (unsigned long long)allcross[0], g.iters, net.levels,
-		       net.mpi ? "mpi" : "tcp", g.repeat);
+		       net.mpi ? "mpi" : "tcp", o.repeat, g.compute);
 	else if (net.rank == 0)
 		printf("%d ranks, %u vertices, %llu edges (%llu cross-rank), %u iterations, %u-level MMTs, control plane %s, best of %u; times in s\n"
 		       "channel      e2e  scatter   remote dangling   gather    apply remote   remote-B  result\n",
 		       net.size, gr.n, (unsigned long long)gr.m,
 		       (unsigned long long)allcross[0], g.iters, net.levels,
-		       net.mpi ? "MPI" : "TCP", g.repeat);
-	for (i = 0; i < nchan; i++) {
-		for (k = 0; k < g.repeat; k++) {
-			run(devfd, &pr, &gr, peers, npeers, channels[i], &e2e, all);
+		       net.mpi ? "MPI" : "TCP", o.repeat);
+	for (i = 0; i < o.nchan; i++) {
+		for (k = 0; k < o.repeat; k++) {
+			run(devfd, &pr, &gr, peers, npeers, o.channels[i], &e2e, all);
 			bad = RSUM(all, mismatch) > 0;
 			if (!k || (!r && (bad || e2e < be2e))) {
 				be2e = e2e;
@@ -544,7 +472,7 @@ int main(int argc, char **argv)
 			r |= bad;
 		}
 		if (net.rank == 0)
-			report(channels[i], be2e, best, i == 0, i == nchan - 1);
+			report(o.channels[i], be2e, best, i == 0, i == o.nchan - 1);
 		fflush(stdout);
 	}
 	for (i = 0; i < npeers; i++) {

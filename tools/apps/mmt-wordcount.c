@@ -53,11 +53,11 @@ struct wc_stats {
 /* this program's settings; the job's are in mmta_net (apps_net.h) */
 static struct {
 	int n;			/* mappers = reducers */
-	unsigned int node_id, repeat, compute;
-	const char *out, *check, *key_file;
-	int json;
+	unsigned int compute;
+	const char *out, *check;	/* --out, --check */
+	int json;			/* --json */
 } g = {
-	.repeat = 1, .compute = 1,
+	.compute = 1,
 };
 
 /* the job's: rank, size, MPI or not, PMO levels (apps_net.h) */
@@ -454,34 +454,16 @@ static void usage(int code)
 	exit(code);
 }
 
-
-
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "rank", required_argument, NULL, 'r' },
-		{ "peers", required_argument, NULL, 'P' },
-		{ "addrs", required_argument, NULL, 'A' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "key-file", required_argument, NULL, 'k' },
-		{ "levels", required_argument, NULL, 'l' },
-		{ "ctl-port", required_argument, NULL, 'C' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "node-id", required_argument, NULL, 'i' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "check", required_argument, NULL, 'x' },
-		{ "repeat", required_argument, NULL, 'n' },
+		MMTA_OPTIONS,
 		{ "compute-per-byte", required_argument, NULL, 'K' },
-		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char *chans = NULL, *tok, *save;
-	char *peer_arg = NULL, *addr_arg = NULL, chan_arg[] = "plain,secure,mmt";
-	unsigned int channels[8];
-	int nchan = 0, c, devfd, r, i;
+	struct mmta_opts o = { .repeat = 1 };
+	int c, devfd, r, i;
 	int conn[MMTA_MAX_RANKS];
 	struct wc_stats all[MMTA_MAX_RANKS], best[MMTA_MAX_RANKS];
 	struct phases ph, bph = { 0 };
@@ -490,53 +472,13 @@ int main(int argc, char **argv)
 	char **files;
 	size_t nfiles;
 
+	net.prog = "mmt-wordcount";
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (mmta_opt(&o, c, optarg))
+			continue;
 		switch (c) {
-		case 'r':
-			net.rank = (int)mmta_num("rank", optarg, 0, MMTA_MAX_RANKS - 1);
-			break;
-		case 'P':
-			peer_arg = optarg;
-			break;
-		case 'A':
-			addr_arg = optarg;
-			break;
-		case 'c':
-			chans = optarg;
-			break;
-		case 'k':
-			g.key_file = optarg;
-			break;
-		case 'l':
-			net.levels = mmta_num("levels", optarg, 1, 4);
-			break;
-		case 'C':
-			net.ctl_port = mmta_num("ctl-port", optarg, 1, 65535);
-			break;
-		case 'p':
-			net.data_port = mmta_num("port", optarg, 1, 65535 - MMTA_MAX_RANKS);
-			break;
-		case 't':
-			net.timeout_ms = mmta_num("timeout-ms", optarg, 1, 600000);
-			break;
-		case 'i':	/* "rank": rank + 1, the same argument for every rank */
-			g.node_id = strcmp(optarg, "rank") ?
-				    mmta_num("node-id", optarg, 1, 65535) : ~0u;
-			break;
-		case 'o':
-			g.out = optarg;
-			break;
-		case 'x':
-			g.check = optarg;
-			break;
-		case 'n':
-			g.repeat = mmta_num("repeat", optarg, 1, 1000);
-			break;
 		case 'K':
 			g.compute = mmta_num("compute-per-byte", optarg, 1, 1000);
-			break;
-		case 'j':
-			g.json = 1;
 			break;
 		case 'h':
 			usage(0);
@@ -547,26 +489,11 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc)
 		usage(2);
-	for (tok = strtok_r(chans ? chans : chan_arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (c = 0; c < 3 && strcmp(tok, mmta_chan_names[c]); c++)
-			;
-		if (c == 3 || nchan == 8) {
-			fprintf(stderr, "mmt-wordcount: --channel %s: want plain, secure or mmt\n",
-				tok);
-			return 2;
-		}
-		channels[nchan++] = (unsigned int)c;
-		if (c != MMT_CHANNEL_PLAIN && !g.key_file) {
-			fprintf(stderr, "mmt-wordcount: the %s channel needs --key-file\n",
-				tok);
-			return 2;
-		}
-	}
-	if (g.key_file)
-		mmta_load_key(g.key_file);
-	net.prog = "mmt-wordcount";
-	mmta_net_start(&argc, &argv, peer_arg, addr_arg);
+	mmta_opts_done(&o);
+	g.out = o.out;
+	g.check = o.check;
+	g.json = o.json;
+	mmta_net_start(&argc, &argv, o.peers, o.addrs);
 	if (net.size < 2 || net.size % 2) {
 		fprintf(stderr, "mmt-wordcount: %d ranks: want an even number (n mappers, n reducers)\n",
 			net.size);
@@ -574,16 +501,7 @@ int main(int argc, char **argv)
 	}
 	g.n = net.size / 2;
 
-	devfd = mmtu_open();
-	if (devfd < 0)
-		mmta_die("/dev/mmt: %s", mmtu_strerror(devfd));
-	if (g.node_id == ~0u)
-		g.node_id = (unsigned int)net.rank + 1;
-	if (g.node_id) {
-		r = mmtu_set_node_id(devfd, g.node_id);
-		if (r < 0)
-			mmta_die("node id %u: %s", g.node_id, mmtu_strerror(r));
-	}
+	devfd = mmta_open_dev(&o);
 	if (net.rank < g.n) {
 		if (mmta_list_files(argv + optind, argc - optind, &files, &nfiles))
 			mmta_die("cannot list the input");
@@ -595,17 +513,17 @@ int main(int argc, char **argv)
 	connect_all(devfd, conn);
 	if (net.rank == 0 && g.json)
 		printf("{\"app\": \"wordcount\", \"mappers\": %d, \"reducers\": %d, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"compute_per_byte\": %u, \"runs\": [\n",
-		       g.n, g.n, net.levels, net.mpi ? "mpi" : "tcp", g.repeat,
+		       g.n, g.n, net.levels, net.mpi ? "mpi" : "tcp", o.repeat,
 		       g.compute);
 	else if (net.rank == 0)
 		printf("M%dR%d, %u-level MMTs, control plane %s, best of %u; times in s\n"
 		       "channel      e2e       map   shuffle    reduce   comm   shuffle-B    send-s  krecv-s  result\n",
-		       g.n, g.n, net.levels, net.mpi ? "MPI" : "TCP", g.repeat);
+		       g.n, g.n, net.levels, net.mpi ? "MPI" : "TCP", o.repeat);
 	r = 0;
-	for (i = 0; i < nchan; i++) {
+	for (i = 0; i < o.nchan; i++) {
 		/* --repeat: every run checked, the fastest reported */
-		for (k = 0; k < g.repeat; k++) {
-			run(devfd, conn, channels[i], files, nfiles, &ph, all);
+		for (k = 0; k < o.repeat; k++) {
+			run(devfd, conn, o.channels[i], files, nfiles, &ph, all);
 			bad = RSUM(all, mismatch, g.n, net.size) > 0;
 			/* a run that differs is the one reported */
 			if (!k || (!r && (bad || ph.e2e < bph.e2e))) {
@@ -615,7 +533,7 @@ int main(int argc, char **argv)
 			r |= bad;
 		}
 		if (net.rank == 0)
-			report(channels[i], &bph, best, i == 0, i == nchan - 1);
+			report(o.channels[i], &bph, best, i == 0, i == o.nchan - 1);
 		fflush(stdout);
 	}
 	if (files)

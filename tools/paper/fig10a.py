@@ -1,15 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Paper Fig. 10a, native part: throughput against message size of
-AES-128-GCM (OpenSSL EVP encrypt alone, and the whole secure channel), a
-memory copy (the stand-in natively for a raw RDMA write: no NIC here) and
-MMT delegation (the driver's lazy in-place path), 4 KiB to 64 MiB.
-Measured by mmt-engine-bench --section channel.
+"""Paper Fig. 10a: throughput against message size.
+
+Native part: AES-128-GCM (OpenSSL EVP encrypt alone, and the whole secure
+channel), a memory copy (the stand-in natively for a raw RDMA write: no
+NIC here) and MMT delegation (the driver's lazy in-place path), 4 KiB to
+64 MiB, measured by mmt-engine-bench --section channel.
+
+Guest part (not in the smoke run; FIG10A_GUEST=0 leaves it out): the
+plain channel (raw RDMA writes), the AES-128-GCM secure channel and MMT
+delegation through the module between two QEMU TCG guests over
+Soft-RoCE, and perftest's ib_write_bw at one closure per write, from
+tools/mmt-bench in the guest run `tests/guest/tests bench-sizes` (every
+transfer verified by SHA-256).  Emulated: read its ratios to the plain
+channel, not its MB/s.  FIG10A_FROM=DIR reads an earlier run's JSON
+(DIR/bench-sizes/g1.results/bench.0.json).
 
 The document's "series" is a list; each series says where it was
-measured ("native" here).  The guest part (the plain channel over
-Soft-RoCE and ib_write_bw, from mmt-bench in QEMU guests) is to be added
-as more series with "where": "guest"; check() already accepts them."""
+measured ("native" or "guest")."""
+import os
 import sys
 
 import paperlib
@@ -36,6 +45,40 @@ NATIVE = (
     ("mmt delegation", "mmt lazy (in place)", "memcpy"),
 )
 WHERE = ("native", "guest")
+# name in the document -> mmt-bench's channel (the guest part)
+GUEST = (
+    ("plain channel (rxe)", "plain"),
+    ("secure channel (rxe)", "secure"),
+    ("mmt delegation (rxe)", "mmt"),
+)
+IBWB = "ib_write_bw (rxe)"
+
+
+def guest_series(args):
+    """The guest part's series and its command, from bench-sizes."""
+    f = "bench-sizes/g1.results/bench.0.json"
+    cmd, docs = paperlib.guest_run(args, ITEM, "bench-sizes", [f])
+    doc = docs[f]
+    series = []
+    for name, chan in GUEST:
+        rs = sorted((r for r in doc.get("results", [])
+                     if r.get("channel") == chan), key=lambda r: r["size"])
+        if any(r["status"] != "ok" or r["verified"] is not True for r in rs):
+            raise paperlib.Problem("%s: a transfer failed or differs" % chan)
+        series.append({
+            "name": name, "where": "guest", "transport": "soft-roce",
+            "sizes": [r["size"] for r in rs],
+            "us": [r["ns_mean"] / 1e3 for r in rs],
+            "MBps": [r["size"] / (r["ns_mean"] / 1e3) for r in rs],
+            "moved_bytes": [r["moved_bytes"] for r in rs],
+        })
+    ib = doc.get("ib_write_bw")
+    if not ib:
+        raise paperlib.Problem("bench-sizes: no ib_write_bw result")
+    series.append({"name": IBWB, "where": "guest", "transport": "soft-roce",
+                   "sizes": [ib["msg_bytes"]], "MBps": [ib["mb_per_s"]],
+                   "iters": ib["iters"]})
+    return cmd, series
 
 
 def measure(args):
@@ -44,6 +87,7 @@ def measure(args):
     cmd, rows = paperlib.run_bench(args, "channel", ["--sizes", text])
     by = paperlib.channel_by_size(rows, sizes)
     series = []
+    cmds = [cmd]
     for name, part, transport in NATIVE:
         series.append({
             "name": name, "where": "native", "transport": transport,
@@ -51,8 +95,12 @@ def measure(args):
             "us": [by[s][part] for s in sizes],
             "MBps": [s / by[s][part] for s in sizes],   # bytes/us = MB/s
         })
+    if not args.smoke and os.environ.get("FIG10A_GUEST", "1") != "0":
+        gcmd, gseries = guest_series(args)
+        cmds.append(gcmd)
+        series += gseries
     return {
-        "commands": [cmd],
+        "commands": cmds,
         "paper": PAPER,
         "notes": [
             "native: user-space build of lib/ (OpenSSL), one core",
@@ -60,8 +108,12 @@ def measure(args):
             "RDMA write, and delegation's transport is a memory copy",
             "MMT delegation moves whole 2 MiB closures: below 2 MiB its "
             "throughput counts the message's bytes, not the closure's",
-            "guest series (plain channel over rxe, ib_write_bw) are not "
-            "measured yet",
+            "guest series: two QEMU TCG guests over Soft-RoCE on an "
+            "emulated e1000 link, the module's channels and perftest's "
+            "ib_write_bw (one closure per write): compare their ratios to "
+            "the plain channel, not their MB/s",
+            "guest times: the sender's kernel time per transfer (offer to "
+            "the last ack), mean of the iterations"
         ],
         "series": series,
     }
@@ -102,6 +154,23 @@ def check(doc, problems):
     for name, _, _ in NATIVE:
         if ("native", name) not in names:
             problems.append("no native series %r" % name)
+    guest = {s["name"]: s for s in series if s["where"] == "guest"}
+    if guest:
+        for name, _ in GUEST:
+            if name not in guest:
+                problems.append("no guest series %r" % name)
+        if IBWB not in guest:
+            problems.append("no guest series %r" % IBWB)
+        if not problems:
+            gs = [guest[n]["sizes"] for n, _ in GUEST]
+            if any(x != gs[0] for x in gs):
+                problems.append("the guest channels' sizes differ")
+            for n, _ in GUEST:
+                s = guest[n]
+                if any(m < z for m, z in zip(s.get("moved_bytes", []),
+                                            s["sizes"])):
+                    problems.append("series %r moved less than the message"
+                                    % n)
     if problems:
         return
     # the secure channel includes the encrypt: it cannot be faster (beyond
@@ -122,14 +191,32 @@ def summary(doc):
         print("%10s" % paperlib.size_label(n) +
               "".join(" %16.0f" % s["MBps"][i] for s in series))
     print("(MB/s, native)")
+    guest = {s["name"]: s for s in doc["series"] if s["where"] == "guest"}
+    if not guest:
+        return
+    plain = guest[GUEST[0][0]]
+    print("%10s %10s %10s %10s %12s %12s" % (
+        "size", "plain", "secure", "mmt", "secure/plain", "mmt/plain"))
+    for i, n in enumerate(plain["sizes"]):
+        p, s, m = (guest[name]["MBps"][i] for name, _ in GUEST)
+        print("%10s %10.1f %10.1f %10.1f %11.2fx %11.2fx" % (
+            paperlib.size_label(n), p, s, m, s / p, m / p))
+    ib = guest[IBWB]
+    print("(MB/s, guests over Soft-RoCE, TCG) ib_write_bw at %s: %.1f MB/s"
+          % (paperlib.size_label(ib["sizes"][0]), ib["MBps"][0]))
 
 
 def plot(doc, png):
     plt = paperlib.pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5))
+    guest = {s["name"]: s for s in doc["series"] if s["where"] == "guest"}
+    if guest:
+        fig, (ax, gx) = plt.subplots(1, 2, figsize=(13, 5))
+    else:
+        fig, ax = plt.subplots(figsize=(8, 5))
     for s in doc["series"]:
-        style = "o-" if s["where"] == "native" else "s--"
-        ax.plot(s["sizes"], [v / 1000 for v in s["MBps"]], style,
+        if s["where"] != "native":
+            continue
+        ax.plot(s["sizes"], [v / 1000 for v in s["MBps"]], "o-",
                 label="%s (%s)" % (s["name"], s["where"]))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -142,6 +229,29 @@ def plot(doc, png):
                ls=":", label="paper: AES-GCM on E5-2650, 2.2 GB/s")
     ax.legend(fontsize=8)
     ax.set_title(TITLE + (" [smoke]" if doc["smoke"] else ""), fontsize=10)
+    if guest:
+        plain = guest[GUEST[0][0]]
+        for name, _ in GUEST:
+            s = guest[name]
+            gx.plot(s["sizes"], [v / p for v, p in zip(s["MBps"],
+                                                       plain["MBps"])],
+                    "s--", label=name)
+        ib = guest[IBWB]
+        n = ib["sizes"][0]
+        if n in plain["sizes"]:
+            gx.plot([n], [ib["MBps"][0] /
+                          plain["MBps"][plain["sizes"].index(n)]], "k^",
+                    label=IBWB + ", one closure per write")
+        gx.axhline(doc["paper"]["mmt_over_raw_rdma"], color="grey", ls=":",
+                   label="paper: MMT / raw RDMA, 0.88")
+        gx.set_xscale("log", base=2)
+        gx.set_xticks(plain["sizes"],
+                      [paperlib.size_label(n) for n in plain["sizes"]],
+                      rotation=45, fontsize=8)
+        gx.set_xlabel("message size")
+        gx.set_ylabel("throughput / the plain channel's")
+        gx.set_title("guests (QEMU TCG, Soft-RoCE): ratios only", fontsize=10)
+        gx.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     plt.close(fig)

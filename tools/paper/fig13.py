@@ -10,9 +10,6 @@ tests/guest/apps/g-apps-mpi.sh), which also checks every channel's result
 against mmt-wordcount-ref; this item fails unless every check of that run
 passed.  FIG13_FROM=DIR reads the JSONs a run wrote before
 (DIR/apps-mpi-m1r1.json, apps-mpi-m2r2.json) instead of booting."""
-import json
-import os
-import subprocess
 import sys
 
 import paperlib
@@ -35,37 +32,11 @@ RUN_FIELDS = ("channel", "e2e_s", "map_s", "shuffle_s", "reduce_s",
 
 
 def measure(args):
-    top = paperlib.TOP
-    gdir = os.environ.get("GUEST_BUILD", os.path.join(top, "build", "guest"))
-    src = os.environ.get("FIG13_FROM")
-    cmd = "tests/guest/tests apps-mpi"
-    if src:
-        gdir = src
-        cmd = "(read from %s)" % src
-    else:
-        log = os.path.join(args.out, "fig13-guests.log")
-        os.makedirs(args.out, exist_ok=True)
-        for n in ("apps-mpi-m1r1.json", "apps-mpi-m2r2.json"):
-            try:
-                os.unlink(os.path.join(gdir, n))
-            except OSError:
-                pass
-        with open(log, "w") as f:
-            res = subprocess.run([os.path.join(top, "tests", "guest", "tests"),
-                                  "apps-mpi"], stdout=f, stderr=subprocess.STDOUT,
-                                 check=False)
-        if res.returncode != 0:
-            raise paperlib.Problem("the guest run failed (a result differs "
-                                   "from the reference, or a guest): see %s"
-                                   % log)
+    files = ["apps-mpi-m%dr%d.json" % (n, n) for _, n in CONFIGS]
+    cmd, docs = paperlib.guest_run(args, ITEM, "apps-mpi", files)
     configs = []
-    for name, n in CONFIGS:
-        path = os.path.join(gdir, "apps-mpi-m%dr%d.json" % (n, n))
-        try:
-            with open(path) as f:
-                d = json.load(f)
-        except (OSError, ValueError) as e:
-            raise paperlib.Problem("%s: %s" % (path, e))
+    for (name, n), path in zip(CONFIGS, files):
+        d = docs[path]
         runs = {r["channel"]: r for r in d.get("runs", [])}
         out = {"name": name, "control": d.get("control"),
                "mappers": d.get("mappers"),

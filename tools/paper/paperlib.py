@@ -75,6 +75,75 @@ def run_bench(args, section, extra):
     return " ".join(cmd), doc["rows"]
 
 
+# The settings each guest run gets from `make paper` (its environment for
+# tests/guest/tests), the same whichever item boots it: apps-mpi serves
+# fig13 and fig14, and fig14's comm-n% sweep (PageRank with
+# --compute-per-edge K on 2 ranks) rides on it.  FIG14_SWEEP overrides
+# (empty: no sweep).
+GUEST_ENV = {
+    "apps-mpi": {"APPS_PR_SWEEP": os.environ.get("FIG14_SWEEP", "100,1000")},
+}
+
+
+def guest_run(args, item, run, names):
+    """The JSONs a guest run wrote: {name: document} for each of @names
+    (files in GUEST_BUILD, default build/guest), after booting
+    `tests/guest/tests RUN` (its output in OUT/<run>-guests.log), which
+    must pass every check: a result that differs from its reference
+    fails the item.  <ITEM>_FROM=DIR (e.g. FIG13_FROM) reads the JSONs an
+    earlier run left in DIR instead of booting.  One boot per `make
+    paper`: tools/paper/run.sh sets PAPER_SESSION, and an item whose run
+    already passed in this session (fig13 and fig14 share apps-mpi)
+    reads its JSONs.  Returns (command, {name: document})."""
+    gdir = os.environ.get("GUEST_BUILD", os.path.join(TOP, "build", "guest"))
+    src = os.environ.get(item.upper() + "_FROM")
+    cmd = "tests/guest/tests " + run
+    stamp = os.path.join(args.out, ".%s.session" % run)
+    session = os.environ.get("PAPER_SESSION", "")
+    if src:
+        gdir = src
+        cmd = "(read from %s)" % src
+    else:
+        try:
+            with open(stamp) as f:
+                done = session and f.read().strip() == session
+        except OSError:
+            done = False
+        if not done:
+            os.makedirs(args.out, exist_ok=True)
+            log = os.path.join(args.out, run + "-guests.log")
+            for n in names:
+                try:
+                    os.unlink(os.path.join(gdir, n))
+                except OSError:
+                    pass
+            try:
+                os.unlink(stamp)
+            except OSError:
+                pass
+            env = dict(os.environ, **GUEST_ENV.get(run, {}))
+            with open(log, "w") as f:
+                res = subprocess.run([os.path.join(TOP, "tests", "guest",
+                                                   "tests"), run],
+                                     stdout=f, stderr=subprocess.STDOUT,
+                                     env=env, check=False)
+            if res.returncode != 0:
+                raise Problem("the guest run %s failed (a result differs "
+                              "from its reference, or a guest): see %s"
+                              % (run, log))
+            with open(stamp, "w") as f:
+                f.write(session + "\n")
+    docs = {}
+    for n in names:
+        path = os.path.join(gdir, n)
+        try:
+            with open(path) as f:
+                docs[n] = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Problem("%s: %s" % (path, e))
+    return cmd, docs
+
+
 def finite_pos(x):
     return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
 

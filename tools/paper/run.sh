@@ -21,10 +21,10 @@ out=${O:-build}
 py=${PYTHON:-/usr/bin/python3}
 # no __pycache__ in the source tree
 export PYTHONDONTWRITEBYTECODE=1
-all=(table4 table5 fig10a fig13)
+all=(table4 table5 fig10a fig10b fig13 fig14)
 # the items that boot QEMU guests (tests/guest/tests): no smoke version
 # (make check's guest stage runs them as checks)
-guest_items=" fig13 "
+guest_items=" fig10b fig13 fig14 "
 items=()
 for i in "$@"; do
 	case $i in
@@ -46,6 +46,10 @@ if [ "${SMOKE:-0}" != 0 ]; then
 	dir=$out/paper-smoke
 fi
 
+# one boot of a guest run per invocation: fig13 and fig14 read the JSONs
+# of the same apps-mpi run (paperlib.guest_run)
+PAPER_SESSION=$$.$(date +%s%N)
+export PAPER_SESSION
 pass=0
 fail=0
 if [ ! -x "$bench" ]; then

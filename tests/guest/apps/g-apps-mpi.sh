@@ -12,7 +12,10 @@
 # data moves over mmt connections on the three channels.  WordCount, then
 # PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
 # ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9
-# (--check) and sent to the host (pr.<channel>).  Each reducer
+# (--check) and sent to the host (pr.<channel>).  With
+# apps_pr_sweep=K1,K2,... on the kernel command line (make paper's fig14)
+# and 2 ranks, PageRank once more per K with --compute-per-edge K (the
+# paper's comm-n% workloads), each rank checked in the guest.  Each reducer
 # checks its share against apps-ref.txt (--check: mpiexec fails if one
 # differs) and sends it to the host (mmtg_result wc.<channel>), which
 # checks their union byte for byte; rank 0's JSON goes to the host too.
@@ -37,15 +40,6 @@ mkdir -p /tmp/in
 mmtg_t "mpi rank $RANK: unpack the input" tar -xf "$MMTG_DIR/apps-input.tar" -C /tmp/in
 # a fixed, public test key: the run shows correctness, not secrecy
 echo 000102030405060708090a0b0c0d0e0f >/tmp/key
-
-# result NAME FILE - mmtg_result with the kernel's console messages held
-# back meanwhile (a line of theirs inside a result line would change it)
-result() {
-	_lvl=$(cut -f 1 /proc/sys/kernel/printk)
-	dmesg -n 1
-	mmtg_result "$1" "$2"
-	dmesg -n "$_lvl"
-}
 
 # launch PROGRAM ARGS... - guest 1: mpiexec with the manual launcher,
 # proxy i's command line to guest i+1, proxy 0 here; mpiexec's status
@@ -86,13 +80,16 @@ proxy() {
 	$_cmd
 }
 
+SWEEP=$(mmtg_arg apps_pr_sweep | tr , ' ')
+[ "$N" = 1 ] || SWEEP=
+
 if [ "$RANK" = 0 ]; then
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: WordCount M${N}R$N, plain, secure, mmt" \
 		launch "$MMTG_DIR/mmt-wordcount-mpi" --addrs "$ADDRS" \
 		--node-id rank --key-file /tmp/key --levels 2 --repeat 5 \
 		--check "$MMTG_DIR/apps-ref.txt" --out /tmp/wc --json /tmp/in
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/wc.json
-	[ -s /tmp/wc.json ] && result wordcount.json /tmp/wc.json
+	[ -s /tmp/wc.json ] && mmtg_result_quiet wordcount.json /tmp/wc.json
 	# PageRank on all 2n ranks, the graph the host's reference ran on
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, plain, secure, mmt" \
 		launch "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
@@ -100,19 +97,32 @@ if [ "$RANK" = 0 ]; then
 		--iters 10 --check "$MMTG_DIR/apps-pr-ref.txt" --out /tmp/pr \
 		--json
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
-	[ -s /tmp/pr.json ] && result pagerank.json /tmp/pr.json
+	[ -s /tmp/pr.json ] && mmtg_result_quiet pagerank.json /tmp/pr.json
+	for k in $SWEEP; do
+		MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, --compute-per-edge $k" \
+			launch "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
+			--node-id rank --key-file /tmp/key --levels 2 \
+			--rmat 12 --iters 10 --compute-per-edge "$k" \
+			--check "$MMTG_DIR/apps-pr-ref.txt" --json
+		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >"/tmp/pr-k$k.json"
+		[ -s "/tmp/pr-k$k.json" ] &&
+			mmtg_result_quiet "pagerank-k$k.json" "/tmp/pr-k$k.json"
+	done
 else
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (WordCount)" proxy
 	MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank)" proxy
+	for k in $SWEEP; do
+		MMTG_CMD_TIMEOUT=500 mmtg_t "mpi rank $RANK: hydra proxy $RANK (PageRank, --compute-per-edge $k)" proxy
+	done
 fi
 if [ "$RANK" -ge "$N" ]; then
 	for c in plain secure mmt; do
 		[ -f /tmp/wc.$c.$((RANK - N)) ] &&
-			result wc.$c /tmp/wc.$c.$((RANK - N))
+			mmtg_result_quiet wc.$c /tmp/wc.$c.$((RANK - N))
 	done
 fi
 for c in plain secure mmt; do
-	[ -f /tmp/pr.$c.$RANK ] && result pr.$c /tmp/pr.$c.$RANK
+	[ -f /tmp/pr.$c.$RANK ] && mmtg_result_quiet pr.$c /tmp/pr.$c.$RANK
 done
 mmtg_t "mpi rank $RANK: rmmod mmt" mmtg_unload_mmt
 mmtg_done

@@ -45,22 +45,13 @@ wc() {
 	cat /tmp/wc.json
 	return $_rc
 }
-# result NAME FILE - mmtg_result with the kernel's console messages held
-# back meanwhile: a line of theirs inside a result line would change the
-# share the host compares (seen: "hrtimer: interrupt took ... ns")
-result() {
-	_lvl=$(cut -f 1 /proc/sys/kernel/printk)
-	dmesg -n 1
-	mmtg_result "$1" "$2"
-	dmesg -n "$_lvl"
-}
 
 MMTG_CMD_TIMEOUT=500 mmtg_t "$ROLE $RANK: WordCount M${N}R$N, plain, secure, mmt" wc
-[ "$RANK" = 0 ] && result wordcount.json /tmp/wc.json
+[ "$RANK" = 0 ] && mmtg_result_quiet wordcount.json /tmp/wc.json
 if [ "$ROLE" = reduce ]; then
 	for c in plain secure mmt; do
 		[ -f /tmp/wc.$c.$((RANK - N)) ] &&
-			result wc.$c /tmp/wc.$c.$((RANK - N))
+			mmtg_result_quiet wc.$c /tmp/wc.$c.$((RANK - N))
 	done
 fi
 mmtg_t "$ROLE $RANK: rmmod mmt" mmtg_unload_mmt

@@ -3,7 +3,7 @@
 #
 # build.sh - build what the demo ships into the guests
 #
-# Usage: tests/guest/demo/build.sh OUTDIR
+# Usage: tests/guest/demo/build.sh OUTDIR [--programs-only]
 #
 # Writes OUTDIR/bin/mmt-bench (tools/mmt-bench.c), OUTDIR/bin/mmt-attack
 # (tests/guest/demo/mmt-attack.c) and OUTDIR/bin/mmtctl, static (the guests
@@ -13,6 +13,8 @@
 # needs) from a private copy of Kbuild, driver/, lib/ and uapi/, so
 # driver/mmt.ko is not touched.  Environment: CC (default gcc), KDIR, KVER
 # (default the newest /lib/modules/*/build, see scripts/lib.sh).
+# --programs-only: the programs, not the module (the guest runs bench-delay
+# and bench-sizes load driver/mmt.ko).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,6 +43,7 @@ $CC $CFLAGS $INC -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-missing-field-initializers -o "$OUT/bin/mmtctl" \
 	"$ROOT/tools/mmtctl.c" "$ROOT/tools/lib/libmmt.c"
 
+[ "${2:-}" = --programs-only ] && exit 0
 . "$ROOT/scripts/lib.sh"
 mmt_kernel
 rm -rf "$OUT/ko"

@@ -235,6 +235,22 @@ int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
 	return 0;
 }
 
+int mmt_crypto_ctr_xor(struct mmt_crypto *c, const u8 *iv, const u8 *in,
+		       u8 *out, size_t len)
+{
+	int outl;
+
+	if (len % MMT_AES_BLOCK || len > MMT_CRYPTO_ECB_MAX)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (EVP_EncryptInit_ex(c->ctr, NULL, NULL, NULL, iv) != 1 ||
+	    EVP_EncryptUpdate(c->ctr, out, &outl, in, (int)len) != 1 ||
+	    outl != (int)len)
+		return -EIO;
+	return 0;
+}
+
 int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,
 		    size_t ad_len, const u8 *pt, size_t pt_len, u8 *ct_tag)
 {

@@ -646,50 +646,6 @@ static bool mmt_diff_bad(u64 diff)
  */
 
 /*
- * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
- * computed in registers (never read back from untrusted memory).
- */
-static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
-				      const u8 *pad, size_t nwords)
-{
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	size_t i;
-
-	/* four independent accumulators: bound by the multiplier */
-	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64) {
-		u64 c0 = get_unaligned_le64(pad) ^ get_unaligned_le64(src);
-		u64 c1 = get_unaligned_le64(pad + 8) ^
-			 get_unaligned_le64(src + 8);
-		u64 c2 = get_unaligned_le64(pad + 16) ^
-			 get_unaligned_le64(src + 16);
-		u64 c3 = get_unaligned_le64(pad + 24) ^
-			 get_unaligned_le64(src + 24);
-		u64 c4 = get_unaligned_le64(pad + 32) ^
-			 get_unaligned_le64(src + 32);
-		u64 c5 = get_unaligned_le64(pad + 40) ^
-			 get_unaligned_le64(src + 40);
-		u64 c6 = get_unaligned_le64(pad + 48) ^
-			 get_unaligned_le64(src + 48);
-		u64 c7 = get_unaligned_le64(pad + 56) ^
-			 get_unaligned_le64(src + 56);
-
-		put_unaligned_le64(c0, dst);
-		put_unaligned_le64(c1, dst + 8);
-		put_unaligned_le64(c2, dst + 16);
-		put_unaligned_le64(c3, dst + 24);
-		put_unaligned_le64(c4, dst + 32);
-		put_unaligned_le64(c5, dst + 40);
-		put_unaligned_le64(c6, dst + 48);
-		put_unaligned_le64(c7, dst + 56);
-		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
-		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
-		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
-		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
-	}
-	return (a0 + a1) + (a2 + a3);
-}
-
-/*
  * Read: one pass over an untrusted ciphertext block: each word is loaded
  * once, hashed, and written decrypted to @dst (trusted), so the words that
  * are checked are the words that are decrypted.
@@ -758,6 +714,22 @@ static inline mmt_u128 mmt_nh8(const u64 *nh, u64 c0, u64 c1, u64 c2, u64 c3,
 	       (mmt_u128)(c6 + nh[6]) * (c7 + nh[7]);
 }
 
+/* Store the 8 words of a 64-byte block at @dst (untrusted or not), and NH */
+static inline mmt_u128 mmt_store64(const u64 *nh, u8 *dst, u64 c0, u64 c1,
+				   u64 c2, u64 c3, u64 c4, u64 c5, u64 c6,
+				   u64 c7)
+{
+	put_unaligned_le64(c0, dst);
+	put_unaligned_le64(c1, dst + 8);
+	put_unaligned_le64(c2, dst + 16);
+	put_unaligned_le64(c3, dst + 24);
+	put_unaligned_le64(c4, dst + 32);
+	put_unaligned_le64(c5, dst + 40);
+	put_unaligned_le64(c6, dst + 48);
+	put_unaligned_le64(c7, dst + 56);
+	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
 /* mmt_seal_words() of one 64-byte block */
 static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
 				  const u8 *pad)
@@ -771,15 +743,22 @@ static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
 	u64 c6 = get_unaligned_le64(pad + 48) ^ get_unaligned_le64(src + 48);
 	u64 c7 = get_unaligned_le64(pad + 56) ^ get_unaligned_le64(src + 56);
 
-	put_unaligned_le64(c0, dst);
-	put_unaligned_le64(c1, dst + 8);
-	put_unaligned_le64(c2, dst + 16);
-	put_unaligned_le64(c3, dst + 24);
-	put_unaligned_le64(c4, dst + 32);
-	put_unaligned_le64(c5, dst + 40);
-	put_unaligned_le64(c6, dst + 48);
-	put_unaligned_le64(c7, dst + 56);
-	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
+/*
+ * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
+ * computed in registers (never read back from untrusted memory).
+ */
+static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
+				      const u8 *pad, size_t nwords)
+{
+	mmt_u128 h = 0;
+	size_t i;
+
+	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64)
+		h += mmt_seal64(nh + i, dst, src, pad);
+	return h;
 }
 
 /* mmt_open_words() of one 64-byte block; @dst NULL: check only */
@@ -804,6 +783,17 @@ static inline mmt_u128 mmt_open64(const u64 *nh, u8 *dst, const u8 *ct,
 	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
 }
 
+/* Copy the 8 words of a 64-byte block from @in to @dst, hashing them (NH) */
+static inline mmt_u128 mmt_copy64(const u64 *nh, u8 *dst, const u8 *in)
+{
+	u64 c0 = get_unaligned_le64(in), c1 = get_unaligned_le64(in + 8);
+	u64 c2 = get_unaligned_le64(in + 16), c3 = get_unaligned_le64(in + 24);
+	u64 c4 = get_unaligned_le64(in + 32), c5 = get_unaligned_le64(in + 40);
+	u64 c6 = get_unaligned_le64(in + 48), c7 = get_unaligned_le64(in + 56);
+
+	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
 /*
  * Copy @nwords words from @in to @dst, hashing them on the way (NH):
  * write, the ciphertext made in trusted scratch, stored to untrusted
@@ -814,51 +804,12 @@ static inline mmt_u128 mmt_open64(const u64 *nh, u8 *dst, const u8 *ct,
 static inline mmt_u128 mmt_copy_words(const u64 *nh, u8 *dst, const u8 *in,
 				      size_t nwords)
 {
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+	mmt_u128 h = 0;
 	size_t i;
 
-	for (i = 0; i < nwords; i += 8, dst += 64, in += 64) {
-		u64 c0 = get_unaligned_le64(in), c1 = get_unaligned_le64(in + 8);
-		u64 c2 = get_unaligned_le64(in + 16);
-		u64 c3 = get_unaligned_le64(in + 24);
-		u64 c4 = get_unaligned_le64(in + 32);
-		u64 c5 = get_unaligned_le64(in + 40);
-		u64 c6 = get_unaligned_le64(in + 48);
-		u64 c7 = get_unaligned_le64(in + 56);
-
-		put_unaligned_le64(c0, dst);
-		put_unaligned_le64(c1, dst + 8);
-		put_unaligned_le64(c2, dst + 16);
-		put_unaligned_le64(c3, dst + 24);
-		put_unaligned_le64(c4, dst + 32);
-		put_unaligned_le64(c5, dst + 40);
-		put_unaligned_le64(c6, dst + 48);
-		put_unaligned_le64(c7, dst + 56);
-		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
-		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
-		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
-		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
-	}
-	return (a0 + a1) + (a2 + a3);
-}
-
-/* mmt_copy_words() of one 64-byte block */
-static inline mmt_u128 mmt_copy64(const u64 *nh, u8 *dst, const u8 *in)
-{
-	u64 c0 = get_unaligned_le64(in), c1 = get_unaligned_le64(in + 8);
-	u64 c2 = get_unaligned_le64(in + 16), c3 = get_unaligned_le64(in + 24);
-	u64 c4 = get_unaligned_le64(in + 32), c5 = get_unaligned_le64(in + 40);
-	u64 c6 = get_unaligned_le64(in + 48), c7 = get_unaligned_le64(in + 56);
-
-	put_unaligned_le64(c0, dst);
-	put_unaligned_le64(c1, dst + 8);
-	put_unaligned_le64(c2, dst + 16);
-	put_unaligned_le64(c3, dst + 24);
-	put_unaligned_le64(c4, dst + 32);
-	put_unaligned_le64(c5, dst + 40);
-	put_unaligned_le64(c6, dst + 48);
-	put_unaligned_le64(c7, dst + 56);
-	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+	for (i = 0; i < nwords; i += 8, dst += 64, in += 64)
+		h += mmt_copy64(nh + i, dst, in);
+	return h;
 }
 
 /*

@@ -11,7 +11,8 @@
  * for sealing.  The hot paths (mmt_crypto_ecb, mmt_crypto_ctr) allocate
  * nothing and issue one request per call, whatever the length (up to
  * MMT_CRYPTO_ECB_MAX).  CTR keystream is the encryption of the shared zero
- * page (as fscrypt_zeroout_range() does), so nothing is cleared first.
+ * page (as fscrypt_zeroout_range() does), so nothing is cleared first;
+ * mmt_crypto_ctr_xor() encrypts the caller's buffer instead.
  *
  * HKDF-SHA256 (RFC 5869) on the "hmac(sha256)" shash, after
  * fs/crypto/hkdf.c.
@@ -413,6 +414,58 @@ int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
 	skcipher_request_set_crypt(c->ctr_req, c->sg_in, c->sg_out, len,
 				   c->ctr_iv);
 	return crypto_wait_req(crypto_skcipher_encrypt(c->ctr_req), &c->wait);
+}
+
+/*
+ * Can @len > 0 bytes at @buf go into a scatterlist page by page?  Linear
+ * memory (kmalloc, the stack without CONFIG_VMAP_STACK) and vmalloc'd
+ * memory (kvmalloc, a vmapped stack) can; module static data, for one,
+ * cannot.
+ */
+static bool mmt_sg_ok(const u8 *buf, size_t len)
+{
+	if (is_vmalloc_addr(buf))
+		return is_vmalloc_addr(buf + len - 1);
+	return virt_addr_valid(buf) && virt_addr_valid(buf + len - 1);
+}
+
+int mmt_crypto_ctr_xor(struct mmt_crypto *c, const u8 *iv, const u8 *in,
+		       u8 *out, size_t len)
+{
+	struct skcipher_request *req = c->ctr_req;
+	struct scatterlist sg;
+	size_t n;
+	int err = 0;
+
+	if (len % MMT_AES_BLOCK || len > MMT_CRYPTO_ECB_MAX)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	memcpy(c->ctr_iv, iv, MMT_AES_BLOCK);
+	if (mmt_sg_ok(in, len) && mmt_sg_ok(out, len)) {
+		mmt_map_sg(c->sg_in, in, len);
+		if (in != out)
+			mmt_map_sg(c->sg_out, out, len);
+		skcipher_request_set_crypt(req, c->sg_in,
+					   in != out ? c->sg_out : c->sg_in,
+					   len, c->ctr_iv);
+		return crypto_wait_req(crypto_skcipher_encrypt(req), &c->wait);
+	}
+	/*
+	 * Elsewhere: through the bounce buffer.  "ctr(aes)" leaves the next
+	 * counter block in the IV (the crypto API's chaining rule for CTR).
+	 */
+	for (; len && !err; in += n, out += n, len -= n) {
+		n = min_t(size_t, len, MMT_BOUNCE_BYTES & ~(MMT_AES_BLOCK - 1));
+		memcpy(c->bounce, in, n);
+		sg_init_one(&sg, c->bounce, n);
+		skcipher_request_set_crypt(req, &sg, &sg, n, c->ctr_iv);
+		err = crypto_wait_req(crypto_skcipher_encrypt(req), &c->wait);
+		if (!err)
+			memcpy(out, c->bounce, n);
+	}
+	memzero_explicit(c->bounce, MMT_BOUNCE_BYTES);
+	return err;
 }
 
 int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,

@@ -219,7 +219,8 @@ int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
 /* The CTR source: keystream is the encryption of zeros (read-only). */
 static const u8 mmt_ossl_zeros[MMT_CRYPTO_ECB_MAX];
 
-int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
+int mmt_crypto_ctr_xor(struct mmt_crypto *c, const u8 *iv, const u8 *in,
+		       u8 *out, size_t len)
 {
 	int outl;
 
@@ -229,10 +230,15 @@ int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
 		return 0;
 	/* A new IV resets the counter and the partial-block state. */
 	if (EVP_EncryptInit_ex(c->ctr, NULL, NULL, NULL, iv) != 1 ||
-	    EVP_EncryptUpdate(c->ctr, out, &outl, mmt_ossl_zeros,
-			      (int)len) != 1 || outl != (int)len)
+	    EVP_EncryptUpdate(c->ctr, out, &outl, in, (int)len) != 1 ||
+	    outl != (int)len)
 		return -EIO;
 	return 0;
+}
+
+int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len)
+{
+	return mmt_crypto_ctr_xor(c, iv, mmt_ossl_zeros, out, len);
 }
 
 int mmt_crypto_seal(struct mmt_crypto *c, const u8 *nonce12, const u8 *ad,

@@ -284,6 +284,31 @@ int mmt_crypto_ecb(struct mmt_crypto *c, enum mmt_subkey k, const u8 *in,
 int mmt_crypto_ctr(struct mmt_crypto *c, const u8 *iv, u8 *out, size_t len);
 
 /**
+ * mmt_crypto_ctr_xor() - AES-128-CTR encryption under the ENC subkey
+ * @c: context
+ * @iv: MMT_AES_BLOCK bytes, the first counter block (not changed)
+ * @in: @len bytes
+ * @out: (out) @len bytes: @in XOR the keystream of mmt_crypto_ctr() from
+ *	@iv; may be @in (in place), must not overlap it otherwise
+ * @len: multiple of MMT_AES_BLOCK, at most MMT_CRYPTO_ECB_MAX; 0 is a no-op
+ *
+ * The data path's whole blocks (docs/ENGINE.md "Data encryption: pads"):
+ * mmt_write() encrypts plaintext into scratch, mmt_read() decrypts in the
+ * caller's buffer, the AES and the XOR in one pass of the library.
+ * Kernel: @in and @out are mapped page by page when they are linear or
+ * vmalloc'd memory; other memory (e.g. a module's static data) goes
+ * through the context's bounce buffer, 1 KiB at a time.  User space:
+ * OpenSSL's AES-128-CTR.
+ *
+ * Context: may sleep (async transforms are waited for).  Callers serialize
+ * use of one context (one request per context).
+ * Return: 0; -EINVAL if @len is not a multiple of 16 or too large; or the
+ * crypto library's error (none expected).
+ */
+int mmt_crypto_ctr_xor(struct mmt_crypto *c, const u8 *iv, const u8 *in,
+		       u8 *out, size_t len);
+
+/**
  * mmt_crypto_seal() - AES-128-GCM encryption under the SEAL subkey
  * @c: context
  * @nonce12: MMT_GCM_NONCE_BYTES nonce; must never repeat under one key

@@ -452,25 +452,67 @@ static void mmt_staged_ctrs(const struct mmt *m, u32 b, u32 n, u64 *ctr)
  */
 #define MMT_CTR_MIN_RUN	512
 
+/* What mmt_gen_pads() makes */
+#define MMT_PADS_DATA	1u	/* data pads, or data XOR pads */
+#define MMT_PADS_MAC	2u	/* MAC pads */
+
+/* @len bytes: dst = a ^ b (@dst may be @a or @b) */
+static void mmt_xor(u8 *dst, const u8 *a, const u8 *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 8)
+		put_unaligned_le64(get_unaligned_le64(a + i) ^
+				   get_unaligned_le64(b + i), dst + i);
+}
+
 /*
- * Pads for @n blocks from @b under (@gua, @ctr[i]): data pads (if @data) at
- * @out, n * block_size bytes, then n MAC pads of 16 bytes.  A run of blocks
- * with one counter has consecutive data nonces (docs/ENGINE.md, "Data
- * encryption: pads"), so its pads are one AES-CTR stream; the MAC nonces
- * are written for the whole batch and encrypted with one ECB call.
+ * mmt_gen_pads(): the data nonces written at [@from, @to) of @out become
+ * pads (ECB under the ENC subkey); with @in, XORed into @dout at the same
+ * offsets instead of being kept.
+ */
+static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
+		       const u8 *in, u8 *dout)
+{
+	size_t o = from - out;
+	int err;
+
+	err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, from, from, to - from);
+	if (!err && in)
+		mmt_xor(dout + o, in + o, from, to - from);
+	return err;
+}
+
+/*
+ * Pads for @n blocks from @b under (@gua, @ctr[i]), into @out (trusted
+ * scratch): with MMT_PADS_DATA the data pads, n * block_size bytes, then
+ * with MMT_PADS_MAC n MAC pads of 16 bytes.
+ *
+ * With @in, the data pads are not kept: @dout (n * block_size bytes,
+ * trusted) gets @in XOR the data pads, i.e. the ciphertext of plaintext
+ * @in, or the plaintext of ciphertext @in (@dout may be @in; @out then
+ * holds only the nonces of the short runs).
+ *
+ * A run of blocks with one counter has consecutive data nonces
+ * (docs/ENGINE.md, "Data encryption: pads"), so its pads are one AES-CTR
+ * stream, which the crypto library XORs into @in in the same pass; the
+ * nonces of short runs and the MAC nonces are written out and encrypted
+ * with one ECB call per stretch.
  */
 static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
-			const u64 *ctr, bool data, u8 *out)
+			const u64 *ctr, unsigned int what, u8 *out,
+			const u8 *in, u8 *dout)
 {
 	const struct mmt_params *p = m->p;
 	u32 bs = p->block_size, nsub = bs / MMT_AES_BLOCK, i, r, s;
+	bool data = what & MMT_PADS_DATA;
 	u8 *mac = data ? out + (size_t)n * bs : out, *d, *ecb = NULL;
 	u64 ghi = (gua & MMT_GUA_MASK) << 6;
 	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
 	u8 iv[MMT_AES_BLOCK];
 	int err;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; (what & MMT_PADS_MAC) && i < n; i++) {
 		u32 x = b + i;
 		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2;
 
@@ -488,21 +530,27 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 		u64 hi = gdhi | ((ctr[i] & MMT_CTR40_MASK) >> MMT_CTR_LO_BITS);
 		u64 lo = (ctr[i] & ((1ull << MMT_CTR_LO_BITS) - 1)) <<
 			 MMT_OFF16_BITS | (u64)(b + i) * nsub;
+		size_t o = (size_t)i * bs;
 
 		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
 			;
-		d = out + (size_t)i * bs;
+		d = out + o;
 		if ((size_t)r * bs >= MMT_CTR_MIN_RUN) {
 			if (ecb) {
-				err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC,
-						     ecb, ecb, d - ecb);
+				err = mmt_ecb_run(m, out, ecb, d, in, dout);
 				if (err)
 					return err;
 				ecb = NULL;
 			}
 			put_unaligned_be64(hi, iv);
 			put_unaligned_be64(lo, iv + 8);
-			err = mmt_crypto_ctr(m->crypto, iv, d, (size_t)r * bs);
+			if (in)
+				err = mmt_crypto_ctr_xor(m->crypto, iv, in + o,
+							 dout + o,
+							 (size_t)r * bs);
+			else
+				err = mmt_crypto_ctr(m->crypto, iv, d,
+						     (size_t)r * bs);
 			if (err)
 				return err;
 			continue;
@@ -515,11 +563,12 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 		}
 	}
 	if (ecb) {
-		err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, ecb, ecb,
-				     out + (size_t)n * bs - ecb);
+		err = mmt_ecb_run(m, out, ecb, out + (size_t)n * bs, in, dout);
 		if (err)
 			return err;
 	}
+	if (!(what & MMT_PADS_MAC))
+		return 0;
 	return mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, mac, mac, 16 * n);
 }
 
@@ -597,50 +646,6 @@ static bool mmt_diff_bad(u64 diff)
  */
 
 /*
- * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
- * computed in registers (never read back from untrusted memory).
- */
-static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
-				      const u8 *pad, size_t nwords)
-{
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	size_t i;
-
-	/* four independent accumulators: bound by the multiplier */
-	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64) {
-		u64 c0 = get_unaligned_le64(pad) ^ get_unaligned_le64(src);
-		u64 c1 = get_unaligned_le64(pad + 8) ^
-			 get_unaligned_le64(src + 8);
-		u64 c2 = get_unaligned_le64(pad + 16) ^
-			 get_unaligned_le64(src + 16);
-		u64 c3 = get_unaligned_le64(pad + 24) ^
-			 get_unaligned_le64(src + 24);
-		u64 c4 = get_unaligned_le64(pad + 32) ^
-			 get_unaligned_le64(src + 32);
-		u64 c5 = get_unaligned_le64(pad + 40) ^
-			 get_unaligned_le64(src + 40);
-		u64 c6 = get_unaligned_le64(pad + 48) ^
-			 get_unaligned_le64(src + 48);
-		u64 c7 = get_unaligned_le64(pad + 56) ^
-			 get_unaligned_le64(src + 56);
-
-		put_unaligned_le64(c0, dst);
-		put_unaligned_le64(c1, dst + 8);
-		put_unaligned_le64(c2, dst + 16);
-		put_unaligned_le64(c3, dst + 24);
-		put_unaligned_le64(c4, dst + 32);
-		put_unaligned_le64(c5, dst + 40);
-		put_unaligned_le64(c6, dst + 48);
-		put_unaligned_le64(c7, dst + 56);
-		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
-		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
-		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
-		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
-	}
-	return (a0 + a1) + (a2 + a3);
-}
-
-/*
  * Read: one pass over an untrusted ciphertext block: each word is loaded
  * once, hashed, and written decrypted to @dst (trusted), so the words that
  * are checked are the words that are decrypted.
@@ -709,6 +714,22 @@ static inline mmt_u128 mmt_nh8(const u64 *nh, u64 c0, u64 c1, u64 c2, u64 c3,
 	       (mmt_u128)(c6 + nh[6]) * (c7 + nh[7]);
 }
 
+/* Store the 8 words of a 64-byte block at @dst (untrusted or not), and NH */
+static inline mmt_u128 mmt_store64(const u64 *nh, u8 *dst, u64 c0, u64 c1,
+				   u64 c2, u64 c3, u64 c4, u64 c5, u64 c6,
+				   u64 c7)
+{
+	put_unaligned_le64(c0, dst);
+	put_unaligned_le64(c1, dst + 8);
+	put_unaligned_le64(c2, dst + 16);
+	put_unaligned_le64(c3, dst + 24);
+	put_unaligned_le64(c4, dst + 32);
+	put_unaligned_le64(c5, dst + 40);
+	put_unaligned_le64(c6, dst + 48);
+	put_unaligned_le64(c7, dst + 56);
+	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
 /* mmt_seal_words() of one 64-byte block */
 static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
 				  const u8 *pad)
@@ -722,15 +743,22 @@ static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
 	u64 c6 = get_unaligned_le64(pad + 48) ^ get_unaligned_le64(src + 48);
 	u64 c7 = get_unaligned_le64(pad + 56) ^ get_unaligned_le64(src + 56);
 
-	put_unaligned_le64(c0, dst);
-	put_unaligned_le64(c1, dst + 8);
-	put_unaligned_le64(c2, dst + 16);
-	put_unaligned_le64(c3, dst + 24);
-	put_unaligned_le64(c4, dst + 32);
-	put_unaligned_le64(c5, dst + 40);
-	put_unaligned_le64(c6, dst + 48);
-	put_unaligned_le64(c7, dst + 56);
-	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
+	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
+/*
+ * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
+ * computed in registers (never read back from untrusted memory).
+ */
+static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
+				      const u8 *pad, size_t nwords)
+{
+	mmt_u128 h = 0;
+	size_t i;
+
+	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64)
+		h += mmt_seal64(nh + i, dst, src, pad);
+	return h;
 }
 
 /* mmt_open_words() of one 64-byte block; @dst NULL: check only */
@@ -755,11 +783,42 @@ static inline mmt_u128 mmt_open64(const u64 *nh, u8 *dst, const u8 *ct,
 	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
 }
 
+/* Copy the 8 words of a 64-byte block from @in to @dst, hashing them (NH) */
+static inline mmt_u128 mmt_copy64(const u64 *nh, u8 *dst, const u8 *in)
+{
+	u64 c0 = get_unaligned_le64(in), c1 = get_unaligned_le64(in + 8);
+	u64 c2 = get_unaligned_le64(in + 16), c3 = get_unaligned_le64(in + 24);
+	u64 c4 = get_unaligned_le64(in + 32), c5 = get_unaligned_le64(in + 40);
+	u64 c6 = get_unaligned_le64(in + 48), c7 = get_unaligned_le64(in + 56);
+
+	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
+}
+
+/*
+ * Copy @nwords words from @in to @dst, hashing them on the way (NH):
+ * write, the ciphertext made in trusted scratch, stored to untrusted
+ * memory; read, untrusted ciphertext loaded once into trusted memory and
+ * decrypted there afterwards, so the words checked are the words
+ * decrypted.
+ */
+static inline mmt_u128 mmt_copy_words(const u64 *nh, u8 *dst, const u8 *in,
+				      size_t nwords)
+{
+	mmt_u128 h = 0;
+	size_t i;
+
+	for (i = 0; i < nwords; i += 8, dst += 64, in += 64)
+		h += mmt_copy64(nh + i, dst, in);
+	return h;
+}
+
 /*
  * Check @n consecutive blocks from @b (counters @ctr[i], MAC pads @mpads,
  * 16 bytes apart) and decrypt them with the data pads @dpads into @dst
  * (trusted, n * block_size bytes), in one pass over the untrusted
- * ciphertext; @dst NULL: check only (@dpads unused).  Returns the OR of
+ * ciphertext; @dpads NULL: copy the ciphertext into @dst (the caller
+ * decrypts it there after this pass); @dst NULL: check only (@dpads
+ * unused).  Returns the OR of
  * the differences between computed and stored tags, 0 if all match: the
  * caller tests it with mmt_diff_bad() and wipes @dst if it is not 0.
  */
@@ -774,7 +833,21 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 	mmt_u128 h;
 
 	/* one loop per case, so that each inner loop is specialized */
-	if (d->nwords == 8 && dst) {
+	if (d->nwords == 8 && dst && !dpads) {
+		for (i = 0; i < n; i++, ct += 64, dst += 64) {
+			h = mmt_copy64(d->nh, dst, ct);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	} else if (dst && !dpads) {
+		for (i = 0; i < n; i++, ct += bs, dst += bs) {
+			h = mmt_copy_words(d->nh, dst, ct, d->nwords);
+			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
+					     mpads + 16 * i) ^
+				get_unaligned_le64(mac + 8 * i);
+		}
+	} else if (d->nwords == 8 && dst) {
 		for (i = 0; i < n; i++, ct += 64, dst += 64, dpads += 64) {
 			h = mmt_open64(d->nh, dst, ct, dpads);
 			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
@@ -808,9 +881,10 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 
 /*
  * Encrypt @n consecutive blocks from @b (counters @ctr[i]) of plaintext
- * @src (trusted, n * block_size bytes; NULL: zeros) with the data pads
- * @dpads, storing ciphertext and MACs (MAC pads @mpads, 16 bytes apart)
- * in untrusted memory.
+ * @src (trusted, n * block_size bytes) with the data pads @dpads, storing
+ * ciphertext and MACs (MAC pads @mpads, 16 bytes apart) in untrusted
+ * memory.  @src NULL: @dpads is already the ciphertext, in trusted
+ * memory (the pads themselves for zeros, or mmt_gen_pads() with @in).
  */
 static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
 			   u32 n, const u64 *ctr, const u8 *src,
@@ -822,11 +896,16 @@ static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
 	mmt_u128 h;
 
 	/* one loop per case, so that each inner loop is specialized */
-	if (!src) {
-		/* zeros: the ciphertext is the pad, hashed in trusted memory */
+	if (!src && d->nwords == 8) {
+		for (i = 0; i < n; i++, ct += 64, dpads += 64) {
+			h = mmt_copy64(d->nh, ct, dpads);
+			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
+							mpads + 16 * i),
+					   mac + 8 * i);
+		}
+	} else if (!src) {
 		for (i = 0; i < n; i++, ct += bs, dpads += bs) {
-			h = mmt_hash_words64(d->nh, dpads, d->nwords);
-			memcpy(ct, dpads, bs);
+			h = mmt_copy_words(d->nh, ct, dpads, d->nwords);
 			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
 							mpads + 16 * i),
 					   mac + 8 * i);
@@ -861,7 +940,8 @@ static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
 	for (b = b0; b <= b1; b += n) {
 		n = min_t(u32, b1 - b + 1, MMT_BATCH_MAX);
 		mmt_staged_ctrs(m, b, n, ctr);
-		err = mmt_gen_pads(m, gua, b, n, ctr, false, pads);
+		err = mmt_gen_pads(m, gua, b, n, ctr, MMT_PADS_MAC, pads, NULL,
+				   NULL);
 		if (err)
 			return err;
 		if (mmt_diff_bad(mmt_open_batch(m, &d, b, n, ctr, NULL, NULL,
@@ -927,9 +1007,12 @@ static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
 		mmt_staged_ctrs(m, b, n, oc);
 		for (i = 0; i < n; i++)
 			nc[i] = new_ctr == MMT_CTR_STAGED ? oc[i] : new_ctr;
-		err = mmt_gen_pads(m, gua, b, n, oc, true, op);
+		err = mmt_gen_pads(m, gua, b, n, oc,
+				   MMT_PADS_DATA | MMT_PADS_MAC, op, NULL, NULL);
 		if (!err)
-			err = mmt_gen_pads(&t, new_gua, b, n, nc, true, np);
+			err = mmt_gen_pads(&t, new_gua, b, n, nc,
+					   MMT_PADS_DATA | MMT_PADS_MAC, np,
+					   NULL, NULL);
 		if (err)
 			break;
 		for (i = 0; i < n; i++) {
@@ -1004,7 +1087,9 @@ int mmt_format_major(struct mmt *m, u64 gua, u64 major)
 	for (b = 0; b < p->blocks; b += n) {
 		n = min_t(u32, p->blocks - b, mmt_batch(p, 1));
 		mmt_staged_ctrs(m, b, n, ctr);
-		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		err = mmt_gen_pads(m, gua, b, n, ctr,
+				   MMT_PADS_DATA | MMT_PADS_MAC, pads, NULL,
+				   NULL);
 		if (err)
 			return err;
 		mmt_seal_batch(m, &d, b, n, ctr, NULL, pads,
@@ -1102,7 +1187,34 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
 		mpads = pads + (size_t)n * bs;
 		mmt_staged_ctrs(m, b, n, ctr);
-		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		if (b >= w0 && b + n - 1 <= w1) {
+			/*
+			 * whole blocks: one pass copies the ciphertext into
+			 * @buf and hashes it, then the library decrypts it
+			 * there (AES and XOR in one pass); wiped if it fails
+			 */
+			u8 *dst = out + (((u64)b << p->log_block_size) - off);
+
+			err = mmt_gen_pads(m, gua, b, n, ctr, MMT_PADS_MAC,
+					   pads, NULL, NULL);
+			if (err)
+				goto fail;
+			diff = mmt_open_batch(m, &d, b, n, ctr, dst, NULL,
+					      pads);
+			err = mmt_gen_pads(m, gua, b, n, ctr, MMT_PADS_DATA,
+					   pads, dst, dst);
+			if (err)
+				goto fail;
+			if (mmt_diff_bad(diff)) {
+				mmt_report(m, gua, -1, b);
+				err = -EBADMSG;
+				goto fail;
+			}
+			continue;
+		}
+		err = mmt_gen_pads(m, gua, b, n, ctr,
+				   MMT_PADS_DATA | MMT_PADS_MAC, pads, NULL,
+				   NULL);
 		if (err)
 			goto fail;
 		/* decrypted before the verdict: wiped if it fails */
@@ -1200,7 +1312,8 @@ static int mmt_open_one(struct mmt *m, u64 gua, u32 b, u8 *dst)
 
 	mmt_dmac_init(m, gua, &d);
 	mmt_staged_ctrs(m, b, 1, ctr);
-	err = mmt_gen_pads(m, gua, b, 1, ctr, true, pads);
+	err = mmt_gen_pads(m, gua, b, 1, ctr, MMT_PADS_DATA | MMT_PADS_MAC,
+			   pads, NULL, NULL);
 	if (!err)
 		err = mmt_open_block(m, &d, b, ctr[0], dst, pads,
 				     pads + m->p->block_size);
@@ -1420,18 +1533,34 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	mmt_dmac_init(m, gua, &d);
 	mmt_whole(p, off, len, &w0, &w1);
 	for (b = b0; b <= b1; b += n) {
-		const u8 *mpads;
+		const u8 *mpads, *pt;
 		u32 x, e;
 
 		n = min_t(u32, b1 - b + 1, mmt_batch(p, 1));
 		mpads = pads + (size_t)n * bs;
 		mmt_staged_ctrs(m, b, n, ctr);
-		err = mmt_gen_pads(m, gua, b, n, ctr, true, pads);
+		if (b >= w0 && b + n - 1 <= w1) {
+			/*
+			 * whole blocks: the library makes the ciphertext
+			 * in scratch (AES and XOR in one pass), then one
+			 * pass copies it out and hashes it
+			 */
+			pt = in + (((u64)b << p->log_block_size) - off);
+			err = mmt_gen_pads(m, gua, b, n, ctr,
+					   MMT_PADS_DATA | MMT_PADS_MAC, pads,
+					   pt, pads);
+			if (err)
+				goto out;
+			mmt_seal_batch(m, &d, b, n, ctr, NULL, pads, mpads);
+			continue;
+		}
+		err = mmt_gen_pads(m, gua, b, n, ctr,
+				   MMT_PADS_DATA | MMT_PADS_MAC, pads, NULL,
+				   NULL);
 		if (err)
 			goto out;
 		for (x = b; x < b + n; x = e + 1) {
 			u32 i = x - b;
-			const u8 *pt;
 
 			if (x >= w0 && x <= w1) {	/* a run of whole blocks */
 				e = min(w1, b + n - 1);

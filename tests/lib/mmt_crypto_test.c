@@ -186,7 +186,8 @@ static const char *const *const sp800_38a_ctr_ct =
 /*
  * mmt_crypto_ctr() gives the keystream: XOR the standard's plaintext and it
  * is the standard's ciphertext (its counter blocks carry out of the last
- * byte).  Under the ENC subkey only; the IV is not changed.
+ * byte).  mmt_crypto_ctr_xor() encrypts and decrypts (F.5.1, F.5.2), out of
+ * place and in place.  Under the ENC subkey only; the IV is not changed.
  */
 static void ctr_kat(struct kunit *test)
 {
@@ -208,6 +209,12 @@ static void ctr_kat(struct kunit *test)
 	for (i = 0; i < 64; i++)
 		out[i] ^= pt[i];
 	KUNIT_EXPECT_EQ(test, memcmp(out, ct, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, pt, out, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, ct, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, out, out, 64), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, 64), 0);
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, ct, out, 48), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, pt, 48), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(iv, iv0, 16), 0);
 	/* The same key as MAC subkey only: the keystream is another one. */
 	put_ctx(test);
@@ -216,6 +223,60 @@ static void ctr_kat(struct kunit *test)
 	for (i = 0; i < 64; i++)
 		out[i] ^= pt[i];
 	KUNIT_EXPECT_NE(test, memcmp(out, ct, 64), 0);
+}
+
+/*
+ * Long calls: mmt_crypto_ctr_xor() is @in XOR mmt_crypto_ctr()'s keystream
+ * from the same IV, across the 2^64 carry of the counter block, in place
+ * and out of place, for lengths up to MMT_CRYPTO_ECB_MAX and from a
+ * static buffer (which the kernel build may have to take through its
+ * bounce buffer, 1 KiB at a time, chaining the counter).
+ */
+static u8 ctr_xor_static[4096 + 48];
+
+static void ctr_xor_long(struct kunit *test)
+{
+	static const u32 lens[] = { 16, 1040, 4096 + 48, MMT_CRYPTO_ECB_MAX };
+	u8 k[16] = { 9, 8, 7 }, iv[16];
+	u8 *ks = kunit_kzalloc(test, MMT_CRYPTO_ECB_MAX, GFP_KERNEL);
+	u8 *in = kunit_kzalloc(test, MMT_CRYPTO_ECB_MAX, GFP_KERNEL);
+	u8 *out = kunit_kzalloc(test, MMT_CRYPTO_ECB_MAX, GFP_KERNEL);
+	struct mmt_crypto *c;
+	unsigned int i, j;
+
+	KUNIT_ASSERT_TRUE(test, ks && in && out);
+	c = raw_ctx(test, k, k, k);
+	put_unaligned_be64(0x0123456789abcdefull, iv);
+	put_unaligned_be64(0xffffffffffffffc0ull, iv + 8);
+	for (i = 0; i < MMT_CRYPTO_ECB_MAX; i++)
+		in[i] = (u8)(i * 131 + 7);
+	for (i = 0; i < sizeof(ctr_xor_static); i++)
+		ctr_xor_static[i] = in[i];
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr(c, iv, ks, MMT_CRYPTO_ECB_MAX),
+			0);
+	for (j = 0; j < ARRAY_SIZE(lens); j++) {
+		KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, in, out,
+							 lens[j]), 0);
+		for (i = 0; i < lens[j]; i++)
+			if (out[i] != (in[i] ^ ks[i]))
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, i, lens[j], "%u bytes", lens[j]);
+		KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, out, out,
+							 lens[j]), 0);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(out, in, lens[j]), 0,
+				    "in place, %u bytes", lens[j]);
+	}
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, ctr_xor_static, out,
+						 sizeof(ctr_xor_static)), 0);
+	for (i = 0; i < sizeof(ctr_xor_static); i++)
+		if (out[i] != (in[i] ^ ks[i]))
+			break;
+	KUNIT_EXPECT_EQ(test, i, sizeof(ctr_xor_static));
+	KUNIT_ASSERT_EQ(test, mmt_crypto_ctr_xor(c, iv, ctr_xor_static,
+						 ctr_xor_static,
+						 sizeof(ctr_xor_static)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(ctr_xor_static, out,
+				     sizeof(ctr_xor_static)), 0);
 }
 
 /*
@@ -276,6 +337,11 @@ static void ctr_bad_args(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_crypto_ctr(c, iv, buf,
 					     MMT_CRYPTO_ECB_MAX + 16), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_crypto_ctr(c, iv, buf, 0), 0);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_ctr_xor(c, iv, buf, buf, 15), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_ctr_xor(c, iv, buf, buf,
+						 MMT_CRYPTO_ECB_MAX + 16),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_crypto_ctr_xor(c, iv, buf, buf, 0), 0);
 	/* Nothing written by a rejected or empty call. */
 	KUNIT_EXPECT_EQ(test, buf[0] | buf[15] | buf[MMT_CRYPTO_ECB_MAX], 0);
 }
@@ -1055,6 +1121,7 @@ static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE(ecb_bad_args),
 	KUNIT_CASE(ctr_kat),
 	KUNIT_CASE(ctr_carry),
+	KUNIT_CASE(ctr_xor_long),
 	KUNIT_CASE(ctr_bad_args),
 	KUNIT_CASE_PARAM(gcm_kat, gcm_gen_params),
 	KUNIT_CASE(gcm_bad_tag),

@@ -203,8 +203,8 @@ struct mmt_wait_cqe {
  *	the fd exists
  * @attested: the connection was made in attested mode: the handshake runs
  *	first (set at creation, never changed)
- * @hs_done: the attested handshake succeeded (under @lock); before it only
- *	handshake messages are taken, after it none
+ * @hs_done: the attested handshake succeeded (under @lock); after it no
+ *	handshake message is taken
  * @hs_inbox: handshake and key agreement messages (MMT_MSG_HS_*,
  *	MMT_MSG_AGREE*) not read yet
  * @ka_mutex: one MMT_IOC_CONN_KEY_AGREE at a time
@@ -521,12 +521,15 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	spin_lock_irqsave(&conn->lock, flags);
 	/*
-	 * Attested: only the handshake's messages before it is done, none
-	 * after, and key agreement's only after it; not attested: never one
-	 * of either (a peer in the other mode).
+	 * The handshake's messages only on an attested connection until
+	 * its handshake is done here, key agreement's only on an attested
+	 * connection.  Others may arrive before this side marked the
+	 * handshake done (the peer finished first and went on at once):
+	 * they wait in their inbox, which nothing reads before the fd
+	 * exists, and that needs the handshake done.
 	 */
-	if ((ka ? !(conn->attested && conn->hs_done) :
-		  hs != (conn->attested && !conn->hs_done)) ||
+	if ((hs && !(conn->attested && !conn->hs_done)) ||
+	    (ka && !conn->attested) ||
 	    conn->inbox_len >= MMT_INBOX_MAX) {
 		spin_unlock_irqrestore(&conn->lock, flags);
 		kfree(it);
@@ -1007,6 +1010,7 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 			    struct mmt_inbox_item **out)
 {
 	struct mmt_inbox_item *it;
+	bool drained = false;
 	unsigned long flags;
 	long left;
 	int err;
@@ -1025,6 +1029,16 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 			*out = it;
 			return 0;
 		}
+		if (err && !drained) {
+			/*
+			 * The peer's last message may still sit in the CQ
+			 * (its disconnect overtook the completion): after
+			 * the drain every completion has been handled.
+			 */
+			mmt_conn_shutdown(conn);
+			drained = true;
+			continue;
+		}
 		if (err)
 			return err;
 		left = (long)(deadline - jiffies);
@@ -1042,17 +1056,19 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
  * Wait until every message this side posted has completed (the peer has
  * it), at most until @deadline: the caller may close the connection right
  * after, and the drain would flush a SEND still in flight (the peer's
- * handshake then saw its last message lost).  Return: 0, -ETIMEDOUT, or
- * the connection's error once DEAD.
+ * handshake then saw its last message lost).  A connection that died
+ * meanwhile (the peer, done, closed it at once) is an error only without
+ * @dead_ok.  Return: 0, -ETIMEDOUT, or the connection's error once DEAD.
  */
-static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline)
+static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline,
+			       bool dead_ok)
 {
 	long left = max_t(long, (long)(deadline - jiffies), 1);
 	int err;
 
 	if (!wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), left))
 		return -ETIMEDOUT;
-	if (mmt_conn_state(conn, &err) == MMT_CONN_DEAD)
+	if (!dead_ok && mmt_conn_state(conn, &err) == MMT_CONN_DEAD)
 		return err;
 	return 0;
 }
@@ -1225,8 +1241,14 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 			kfree(it);
 		}
 	}
+	/*
+	 * Done: the peer's tag verified.  A peer that closed the connection
+	 * at once (its accept or connect returned first) is no failure of
+	 * the handshake: the fd is handed out, and using it reports the
+	 * reset, as for any connection the peer closed.
+	 */
 	if (!err)
-		err = mmt_conn_sends_done(conn, deadline);
+		err = mmt_conn_sends_done(conn, deadline, true);
 	if (!err)
 		err = mmt_hs_conn_id(hs, &id);
 	if (!err) {
@@ -4386,7 +4408,7 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	if (!err && crypto_memneq(tag, initiator ? tag_r : tag_i, sizeof(tag)))
 		err = -EKEYREJECTED;
 	if (!err)	/* our confirmation reached the peer */
-		err = mmt_conn_sends_done(conn, deadline);
+		err = mmt_conn_sends_done(conn, deadline, false);
 	if (err) {
 		/* the two sides' agreement numbers may differ now */
 		pr_info_ratelimited("conn %llx: key agreement %llu failed: %d\n",

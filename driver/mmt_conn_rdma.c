@@ -1224,8 +1224,6 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 		serr = mmt_conn_send_msg(conn, w, NULL, NULL);
 		if (!err)
 			err = serr;
-		else if (!serr)	/* let the verdict leave before the drain */
-			wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), HZ);
 	}
 	if (!err) {
 		err = mmt_conn_hs_next(conn, deadline, &it);
@@ -1263,6 +1261,12 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 			atomic64_inc(&mmt_stats.hs_rejected);
 		pr_info_ratelimited("conn %llx: attested handshake failed: %d\n",
 				    conn->conn_id, err);
+		/*
+		 * Let what we sent (our tag, our verdict) reach the peer
+		 * before the teardown's drain could flush it: the peer then
+		 * reports the same reason, not a reset.
+		 */
+		wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), HZ);
 		mmt_conn_fail(conn, err);
 	}
 	mutex_unlock(&conn->rx_mutex);

@@ -12,16 +12,22 @@
  * checked.  docs/ATTESTATION.md has the protocol and the credential
  * layout (the same as tools/attest/mmta_cred.c writes).
  *
- * The node key is an X25519 key pair drawn when attested mode is entered;
- * the authority binds its public half into the credential, so a credential
- * fits only this load of the module.  Its private half is for the
- * connection handshake and the key agreement (designed, not built) and
- * never leaves the module.
+ * The node key is an X25519 key pair drawn when attested mode is entered
+ * (through the kpp API, as every X25519 of the module: mmt_x25519()); the
+ * authority binds its public half into the credential, so a credential
+ * fits only this load of the module.  Its private half is used only here,
+ * by the connection handshake (mmt_attest_hs_derive()), and never leaves
+ * the module.
+ *
+ * Peers: every peer credential a handshake accepted binds its node id to
+ * its node key for this load (mmt_attest_peers); a peer presenting that
+ * node id with another key is refused unless its credential is newer
+ * (a higher serial: the authority gives an id only to the TPM that holds
+ * it, so a newer credential with another key is that node's next load).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <crypto/algapi.h>
-#include <crypto/curve25519.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/key.h>
@@ -29,8 +35,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/random.h>
 #include <linux/uaccess.h>
 #include <linux/verification.h>
+#include <linux/xarray.h>
 #include <asm/unaligned.h>
 
 #include "mmt_internal.h"
@@ -39,9 +47,24 @@
 /* mmt_attest_lock protects everything below. */
 static DEFINE_MUTEX(mmt_attest_lock);
 static struct key *mmt_attest_keyring;	/* NULL: not attested mode */
-static u8 mmt_node_sk[CURVE25519_KEY_SIZE];
-static u8 mmt_node_pk[CURVE25519_KEY_SIZE];
+static u8 mmt_node_sk[MMT_X25519_BYTES];
+static u8 mmt_node_pk[MMT_X25519_BYTES];
 static struct mmt_cred mmt_cur_cred;	/* serial 0: none installed */
+static u8 *mmt_cur_cred_file;		/* its file (the hello sends it) */
+static u32 mmt_cur_cred_len;
+
+/**
+ * struct mmt_attest_peer - a node id a handshake accepted, and its key
+ * @serial: the highest serial of a credential accepted for the id
+ * @node_key: the node key of that credential
+ */
+struct mmt_attest_peer {
+	u64 serial;
+	u8 node_key[MMT_CRED_KEY_LEN];
+};
+
+/* node id -> struct mmt_attest_peer, for this load (under mmt_attest_lock) */
+static DEFINE_XARRAY(mmt_attest_peers);
 
 /* The keyring's restriction: no key may be linked in (restrict_link_reject) */
 static int mmt_attest_restrict(struct key *keyring,
@@ -88,7 +111,8 @@ int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c)
  * Context: process; sleeps; takes mmt_attest_lock.
  * Return: 0; -EBUSY if an authority is installed; -EBADMSG (or another
  * error of the asymmetric key parser, -ENOPKG for a missing algorithm) if
- * @der is not a usable certificate; -ENOMEM.  On error nothing changes.
+ * @der is not a usable certificate; -ENOENT if the kernel has no
+ * "curve25519" kpp algorithm; -ENOMEM.  On error nothing changes.
  */
 int mmt_attest_set_authority(const void *der, size_t len)
 {
@@ -134,12 +158,12 @@ int mmt_attest_set_authority(const void *der, size_t len)
 		goto out;
 	}
 	key_ref_put(kref);
-	curve25519_generate_secret(mmt_node_sk);
-	if (!curve25519_generate_public(mmt_node_pk, mmt_node_sk)) {
-		/* a zero point: cannot happen for a clamped secret */
+	get_random_bytes(mmt_node_sk, sizeof(mmt_node_sk));
+	err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
+	if (err) {
+		/* no curve25519 kpp algorithm (-ENOENT), or -ENOMEM */
 		memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
 		key_put(keyring);
-		err = -EINVAL;
 		goto out;
 	}
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
@@ -150,6 +174,28 @@ int mmt_attest_set_authority(const void *der, size_t len)
 out:
 	mutex_unlock(&mmt_attest_lock);
 	return err;
+}
+
+/*
+ * The signature of a credential file under the authority (so nothing of an
+ * unsigned body is believed), then its body.  Caller holds mmt_attest_lock
+ * and checked that there is a keyring and that @len > MMT_CRED_BODY_LEN.
+ * Return: 0; -EKEYREJECTED (signature); -EINVAL (body); -ENOMEM.
+ */
+static int mmt_attest_verify(const u8 *buf, size_t len, struct mmt_cred *c)
+{
+	int err;
+
+	lockdep_assert_held(&mmt_attest_lock);
+	err = verify_pkcs7_signature(buf, MMT_CRED_BODY_LEN,
+				     buf + MMT_CRED_BODY_LEN,
+				     len - MMT_CRED_BODY_LEN,
+				     mmt_attest_keyring,
+				     VERIFYING_UNSPECIFIED_SIGNATURE, NULL,
+				     NULL);
+	if (err)
+		return err == -ENOMEM ? err : -EKEYREJECTED;
+	return mmt_cred_parse(buf, len, c);
 }
 
 /**
@@ -174,6 +220,7 @@ int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 			const u8 *node_pk)
 {
 	struct mmt_cred c;
+	u8 *file = NULL;
 	int err;
 
 	mutex_lock(&mmt_attest_lock);
@@ -185,18 +232,7 @@ int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 		err = -EINVAL;
 		goto out;
 	}
-	err = verify_pkcs7_signature(buf, MMT_CRED_BODY_LEN,
-				     buf + MMT_CRED_BODY_LEN,
-				     len - MMT_CRED_BODY_LEN,
-				     mmt_attest_keyring,
-				     VERIFYING_UNSPECIFIED_SIGNATURE, NULL,
-				     NULL);
-	if (err) {
-		if (err != -ENOMEM)
-			err = -EKEYREJECTED;
-		goto out;
-	}
-	err = mmt_cred_parse(buf, len, &c);
+	err = mmt_attest_verify(buf, len, &c);
 	if (err)
 		goto out;
 	if (crypto_memneq(c.node_key, node_pk ? node_pk : mmt_node_pk,
@@ -212,10 +248,20 @@ int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 		err = -ESTALE;
 		goto out;
 	}
-	err = mmt_set_node_id(c.node_id);
-	if (err)
+	file = kmemdup(buf, len, GFP_KERNEL);
+	if (!file) {
+		err = -ENOMEM;
 		goto out;
+	}
+	err = mmt_set_node_id(c.node_id);
+	if (err) {
+		kfree(file);
+		goto out;
+	}
 	mmt_cur_cred = c;
+	kfree(mmt_cur_cred_file);
+	mmt_cur_cred_file = file;
+	mmt_cur_cred_len = len;
 	pr_info("attested mode: node id %u from credential %llu\n",
 		c.node_id, c.serial);
 out:
@@ -237,6 +283,24 @@ bool mmt_attest_mode(void)
 	on = mmt_attest_keyring;
 	mutex_unlock(&mmt_attest_lock);
 	return on;
+}
+
+/**
+ * mmt_attest_state() - the attested mode's state
+ *
+ * Context: process; takes mmt_attest_lock.
+ * Return: MMT_ATTEST_OFF, MMT_ATTEST_WAITING (no credential yet) or
+ * MMT_ATTEST_ATTESTED.
+ */
+u32 mmt_attest_state(void)
+{
+	u32 state;
+
+	mutex_lock(&mmt_attest_lock);
+	state = !mmt_attest_keyring ? MMT_ATTEST_OFF :
+		mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED : MMT_ATTEST_WAITING;
+	mutex_unlock(&mmt_attest_lock);
+	return state;
 }
 
 /**
@@ -275,6 +339,139 @@ void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN])
 	mutex_unlock(&mmt_attest_lock);
 }
 
+/* Forget every peer binding.  Caller holds mmt_attest_lock. */
+static void mmt_attest_peers_clear(void)
+{
+	struct mmt_attest_peer *p;
+	unsigned long id;
+
+	xa_for_each(&mmt_attest_peers, id, p)
+		kfree(xa_erase(&mmt_attest_peers, id));
+}
+
+/**
+ * mmt_attest_hs_start() - start this node's half of a connection's
+ *	attested handshake (mmt_hs_start() with the installed credential)
+ * @hs: zeroed
+ * @initiator: true on the connecting side
+ * @conn_rand: the connecting side's rdma_cm hello nonce
+ * @accept_rand: the accepting side's
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0; -ENOKEY if not in attested mode or no credential is
+ * installed; mmt_hs_start()'s errors.  Call mmt_hs_clear() afterwards in
+ * every case.
+ */
+int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
+			u64 accept_rand)
+{
+	int err;
+
+	mutex_lock(&mmt_attest_lock);
+	if (!mmt_attest_keyring || !mmt_cur_cred_file)
+		err = -ENOKEY;
+	else
+		err = mmt_hs_start(hs, initiator, conn_rand, accept_rand,
+				   mmt_cur_cred_file, mmt_cur_cred_len);
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+
+/**
+ * mmt_attest_hs_peer() - check the peer's credential of a handshake and
+ *	bind its node id to its node key
+ * @hs: after mmt_hs_peer_hello(); (out) @hs->peer_cred
+ * @now: the current time, UNIX seconds
+ * @hello_node: the node id the peer's rdma_cm hello named
+ *
+ * The order: the signature under the authority, the body, the node id of
+ * the rdma_cm hello, the validity, then the binding: this node's own id
+ * is bound to its own key, a peer's id to the key of the newest
+ * credential accepted for it on this load.  A credential of a bound id
+ * with another key is accepted (and rebinds the id) only with a higher
+ * serial than the bound one.
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0; -ENOKEY if not in attested mode; -EKEYREJECTED for a
+ * signature that does not verify, a malformed body, a node id other than
+ * the hello's, or a node id bound to another key; -EKEYEXPIRED outside
+ * the validity; -ENOMEM.  On error no binding changes.
+ */
+int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
+{
+	const u8 *cred = hs->peer + MMT_X25519_BYTES;
+	u32 len = hs->peer_len - MMT_X25519_BYTES;
+	struct mmt_attest_peer *p, *n;
+	struct mmt_cred c;
+	int err;
+
+	mutex_lock(&mmt_attest_lock);
+	if (!mmt_attest_keyring) {
+		err = -ENOKEY;
+		goto out;
+	}
+	err = mmt_attest_verify(cred, len, &c);
+	if (err == -EINVAL || (!err && c.node_id != hello_node))
+		err = -EKEYREJECTED;
+	if (err)
+		goto out;
+	if (now < c.not_before || now > c.not_after) {
+		err = -EKEYEXPIRED;
+		goto out;
+	}
+	if (mmt_cur_cred.serial && c.node_id == mmt_cur_cred.node_id &&
+	    crypto_memneq(c.node_key, mmt_node_pk, MMT_CRED_KEY_LEN)) {
+		err = -EKEYREJECTED;	/* our own id, another key */
+		goto out;
+	}
+	p = xa_load(&mmt_attest_peers, c.node_id);
+	if (p && crypto_memneq(p->node_key, c.node_key, MMT_CRED_KEY_LEN) &&
+	    c.serial <= p->serial) {
+		err = -EKEYREJECTED;
+		goto out;
+	}
+	if (!p) {
+		n = kzalloc(sizeof(*n), GFP_KERNEL);
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = xa_err(xa_store(&mmt_attest_peers, c.node_id, n,
+				      GFP_KERNEL));
+		if (err) {
+			kfree(n);
+			goto out;
+		}
+		p = n;
+	}
+	if (c.serial > p->serial) {
+		p->serial = c.serial;
+		memcpy(p->node_key, c.node_key, MMT_CRED_KEY_LEN);
+	}
+	hs->peer_cred = c;
+out:
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+
+/**
+ * mmt_attest_hs_derive() - mmt_hs_derive() with this load's node key
+ * @hs: after mmt_attest_hs_peer()
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0; -ENOKEY if attested mode was left meanwhile;
+ * mmt_hs_derive()'s errors.
+ */
+int mmt_attest_hs_derive(struct mmt_hs *hs)
+{
+	int err;
+
+	mutex_lock(&mmt_attest_lock);
+	err = mmt_attest_keyring ? mmt_hs_derive(hs, mmt_node_sk) : -ENOKEY;
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+
 /**
  * mmt_attest_reset() - leave attested mode: drop the keyring, wipe the
  * node key (module exit; KUnit between cases)
@@ -293,6 +490,10 @@ void mmt_attest_reset(void)
 	memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
 	memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
+	kfree(mmt_cur_cred_file);
+	mmt_cur_cred_file = NULL;
+	mmt_cur_cred_len = 0;
+	mmt_attest_peers_clear();
 	mmt_node_id_unassign(false);
 	mutex_unlock(&mmt_attest_lock);
 }

@@ -32,6 +32,8 @@ static_assert(sizeof(struct mmt_xfer) == MMT_XFER_SIZE_VER0);
 static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
+static_assert(sizeof(struct mmt_key_agree) == MMT_KEY_AGREE_SIZE_VER0);
+static_assert(sizeof(struct mmt_wire_hello_att) == 32);
 static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
 static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER0);
 static_assert(2 * sizeof(struct mmt_wire_seg) == MMT_SHA256_BYTES);
@@ -91,7 +93,7 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
 	    w->reserved1[0] || w->reserved1[1])
 		return -EPROTO;
-	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_COMMIT ||
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_AGREE_CONFIRM ||
 	    w->type == MMT_MSG_DONE)
 		return -EPROTO;
 	if (w->nsegs > MMT_WIRE_MAX_SEGS ||
@@ -318,6 +320,27 @@ int mmt_conn_key_args(const void *key)
 	if (k->flags || (k->key_len != 16 && k->key_len != 32))
 		return -EINVAL;
 	if (memchr_inv(k->key + k->key_len, 0, sizeof(k->key) - k->key_len))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * mmt_conn_agree_args() - check an MMT_IOC_CONN_KEY_AGREE argument
+ * @agree: struct mmt_key_agree as copied in
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for flags other than MMT_KEY_RECEIVE, a key length
+ * other than 16 or 32, a timeout above 600000 ms, a non-zero seq or
+ * reserved field.
+ */
+int mmt_conn_agree_args(const void *agree)
+{
+	const struct mmt_key_agree *a = agree;
+
+	if ((a->flags & ~MMT_KEY_RECEIVE) ||
+	    (a->key_len != 16 && a->key_len != 32) ||
+	    a->timeout_ms > 600000 || a->seq || a->reserved[0] ||
+	    a->reserved[1])
 		return -EINVAL;
 	return 0;
 }

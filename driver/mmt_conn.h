@@ -77,6 +77,23 @@ struct mmt_wire_hello {
 	__le64 accept_rand;
 };
 
+/**
+ * struct mmt_wire_hello_att - the rdma_cm private data of an attested
+ *	node (32 bytes; a node not in attested mode sends 24)
+ * @h: the hello
+ * @flags: MMT_HELLO_ATTESTED when the sender is in attested mode
+ * @err: a rejection's reason, a positive errno (EKEYREJECTED: the modes
+ *	of the two sides differ); 0 otherwise
+ *
+ * The private data of a connect request is 56 bytes, zero-padded, so a
+ * request of a node not in attested mode reads as @flags 0.
+ */
+struct mmt_wire_hello_att {
+	struct mmt_wire_hello h;
+	__le32 flags;
+	__le32 err;
+};
+
 /* Message types */
 enum mmt_wire_type {
 	MMT_MSG_OFFER = 1,	/* sender -> receiver: a PMO to send */
@@ -87,7 +104,29 @@ enum mmt_wire_type {
 	MMT_MSG_DONE = 6,	/* not a SEND: the WRITE_WITH_IMM of closure i */
 	MMT_MSG_WANT = 7,	/* migration, sender -> receiver: grant i */
 	MMT_MSG_COMMIT = 8,	/* migration, sender -> receiver: commit */
+	MMT_MSG_HS_HELLO = 9,	/* attested mode, both ways: hello chunk */
+	MMT_MSG_HS_CONFIRM = 10, /* attested mode, both ways: tag or refusal */
+	MMT_MSG_AGREE = 11,	/* key agreement, both ways: a share */
+	MMT_MSG_AGREE_CONFIRM = 12, /* key agreement, both ways: a tag */
 };
+
+/*
+ * Attested mode (docs/ATTESTATION.md "The hello"): the rdma_cm hello grows
+ * by struct mmt_wire_hello_att, and the first messages on the connection
+ * are the handshake's.  MMT_MSG_HS_HELLO: the sender's hello (ephemeral
+ * X25519 share || credential file) in order, at most MMT_HS_CHUNK bytes a
+ * message in the bytes of @segs: @index = offset, @closures = total
+ * length, @bytes = bytes in this message, @nsegs = DIV_ROUND_UP(@bytes,
+ * 16).  MMT_MSG_HS_CONFIRM: @err 0 and the sender's 32-byte tag in @segs
+ * (@nsegs 2), or @err the positive errno of a refusal (no tag).
+ *
+ * Key agreement (MMT_IOC_CONN_KEY_AGREE), only after the handshake:
+ * MMT_MSG_AGREE with @bytes = the agreement's number, @closures = the key
+ * length, the 32-byte ephemeral share in @segs (@nsegs 2);
+ * MMT_MSG_AGREE_CONFIRM with @bytes = the number and the 32-byte tag.
+ */
+#define MMT_HS_CHUNK	(MMT_WIRE_MAX_SEGS * 16)
+#define MMT_HELLO_ATTESTED	BIT(0)	/* struct mmt_wire_hello_att.flags */
 
 /* OFFER flags besides MMT_XFER_COPY: the sender's PMO has no key */
 #define MMT_WIRE_OFFER_PLAIN	BIT(16)
@@ -242,6 +281,7 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
 int mmt_conn_migrate_args(const void *mig, bool send);
 int mmt_conn_key_args(const void *key);
+int mmt_conn_agree_args(const void *agree);
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 					   const u8 *conn_root,
 					   const struct mmt_conn_sec_id *id);

@@ -32,6 +32,11 @@
  *	commit noack	migration destination: once the COMMIT checked and
  *			the PMO committed, do not send its ACK: fail as a
  *			failed send does (the connection ends)
+ *	hs swap		attested handshake: replace the ephemeral share of the
+ *			next peer hello this node receives with another valid
+ *			X25519 public key (RFC 7748 section 6.1, Bob's): a man
+ *			in the middle who swapped one key share; the handshake
+ *			must fail (EKEYREJECTED on both sides)
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -83,6 +88,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_WANT,
 	MMT_FAULT_COMMIT_STRAY,
 	MMT_FAULT_COMMIT_NOACK,
+	MMT_FAULT_HS_SWAP,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -94,6 +100,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_ACK,
 	MMT_FAULT_AT_COMMIT_TX,
 	MMT_FAULT_AT_COMMIT_RX,
+	MMT_FAULT_AT_HS,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -110,6 +117,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 	case MMT_FAULT_COMMIT_STRAY:
 	case MMT_FAULT_COMMIT_NOACK:
 		return MMT_FAULT_AT_COMMIT_RX;
+	case MMT_FAULT_HS_SWAP:
+		return MMT_FAULT_AT_HS;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -320,8 +329,9 @@ void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head)
 }
 
 /**
- * mmt_conn_fault_msg() - sender hook: a message arrived; record a GRANT's
- *	first rkey and apply an rkey fault armed for its closure
+ * mmt_conn_fault_msg() - a message arrived: record a GRANT's first rkey
+ *	and apply an rkey fault armed for its closure (sender), an ACK
+ *	fault (sender), or swap the share of a handshake hello ("hs swap")
  * @msg: the decoded message, before it is queued
  *
  * Context: softirq (the receive completion); takes mmt_fault_lock.
@@ -334,6 +344,20 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 	unsigned long flags;
 	u32 stale, i;
 
+	if (msg->type == MMT_MSG_HS_HELLO) {
+		/* the share is the first 32 bytes of the hello (index 0) */
+		static const u8 other[32] = {
+			0xde, 0x9e, 0xdb, 0x7d, 0x7b, 0x7d, 0xc1, 0xb4,
+			0xd3, 0x5b, 0x61, 0xc2, 0xec, 0xe4, 0x35, 0x37,
+			0x3f, 0x83, 0x43, 0xc8, 0x5b, 0x78, 0x67, 0x4d,
+			0xad, 0xfc, 0x7e, 0x14, 0x6f, 0x88, 0x2b, 0x4f,
+		};
+
+		if (!msg->index && le64_to_cpu(msg->wire.bytes) >= 32 &&
+		    mmt_fault_take(0, MMT_FAULT_AT_HS, &f))
+			memcpy(msg->wire.segs, other, sizeof(other));
+		return;
+	}
 	if (msg->type == MMT_MSG_ACK) {
 		if (msg->err && mmt_fault_take(msg->index, MMT_FAULT_AT_ACK, &f)) {
 			msg->err = 0;
@@ -481,6 +505,10 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 		    strcmp(a, "accept"))
 			return -EINVAL;
 		f->op = MMT_FAULT_ACK_ACCEPT;
+	} else if (!strcmp(op, "hs")) {
+		if (sscanf(line, "hs %7s", a) != 1 || strcmp(a, "swap"))
+			return -EINVAL;
+		f->op = MMT_FAULT_HS_SWAP;
 	} else if (!strcmp(op, "commit")) {
 		if (sscanf(line, "commit %7s", a) != 1)
 			return -EINVAL;

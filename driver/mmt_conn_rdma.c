@@ -51,6 +51,7 @@
  * setup_mutex or a PMO's lock.  mmt_conn_mutex protects the
  * global lists used by device removal.
  */
+#include <crypto/algapi.h>
 #include <linux/anon_inodes.h>
 #include <linux/delay.h>
 #include <linux/file.h>
@@ -161,7 +162,8 @@ struct mmt_wait_cqe {
  * @node: in mmt_conns (device removal)
  * @lnode: in the listener's pending or ready list until accepted
  * @listener: the listener that created it (accepting side), or NULL
- * @lock: protects @state, @err, @routed, @tx_inbox, @rx_inbox
+ * @lock: protects @state, @err, @routed, @tx_inbox, @rx_inbox, @hs_inbox,
+ *	@hs_done
  * @state: enum mmt_conn_state
  * @err: why it is DEAD (negative errno)
  * @routed: connect side: ROUTE_RESOLVED arrived
@@ -194,8 +196,21 @@ struct mmt_wait_cqe {
  *	OFFER must be above it (else NACK ESTALE); an attacker can forge a
  *	high one, which only denies later transfers on this connection
  * @conn_rand: the connecting side's hello nonce (struct mmt_wire_hello)
+ * @accept_rand: the accepting side's hello nonce
  * @conn_id: connection id (closure headers, secure-channel keys), from
- *	both sides' hello nonces (mmt_conn_id_derive()); set before LIVE
+ *	both sides' hello nonces (mmt_conn_id_derive()); set before LIVE; in
+ *	attested mode replaced by the handshake's (mmt_hs_conn_id()) before
+ *	the fd exists
+ * @attested: the connection was made in attested mode: the handshake runs
+ *	first (set at creation, never changed)
+ * @hs_done: the attested handshake succeeded (under @lock); after it no
+ *	handshake message is taken
+ * @hs_inbox: handshake and key agreement messages (MMT_MSG_HS_*,
+ *	MMT_MSG_AGREE*) not read yet
+ * @ka_mutex: one MMT_IOC_CONN_KEY_AGREE at a time
+ * @ka_seq: the number of the last key agreement (under @ka_mutex)
+ * @hs_secret: the attested handshake's secret (zero otherwise); wiped when
+ *	the connection is freed
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
  * @peer: the peer's address
@@ -241,7 +256,14 @@ struct mmt_conn {
 	u32 tx_gen;
 	u32 rx_gen;
 	u64 conn_rand;
+	u64 accept_rand;
 	u64 conn_id;
+	bool attested;
+	bool hs_done;
+	struct list_head hs_inbox;
+	u8 hs_secret[MMT_HS_SECRET_BYTES];
+	struct mutex ka_mutex;		/* MMT_IOC_CONN_KEY_AGREE */
+	u64 ka_seq;
 	u16 peer_node;
 	u32 timeout_ms;
 	struct sockaddr_storage peer;
@@ -339,11 +361,15 @@ static void mmt_conn_free(struct kref *ref)
 		kfree(it);
 	list_for_each_entry_safe(it, tmp, &conn->rx_inbox, node)
 		kfree(it);
+	list_for_each_entry_safe(it, tmp, &conn->hs_inbox, node)
+		kfree(it);
+	memzero_explicit(conn->hs_secret, sizeof(conn->hs_secret));
 	mutex_destroy(&conn->setup_mutex);
 	mutex_destroy(&conn->tx_mutex);
 	mutex_destroy(&conn->rx_mutex);
 	mutex_destroy(&conn->post_mutex);
 	mutex_destroy(&conn->key_mutex);
+	mutex_destroy(&conn->ka_mutex);
 	memzero_explicit(conn->chan_root, sizeof(conn->chan_root));
 	kfree(conn);
 }
@@ -381,8 +407,10 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	mutex_init(&conn->tx_mutex);
 	mutex_init(&conn->rx_mutex);
 	mutex_init(&conn->key_mutex);
+	mutex_init(&conn->ka_mutex);
 	INIT_LIST_HEAD(&conn->tx_inbox);
 	INIT_LIST_HEAD(&conn->rx_inbox);
+	INIT_LIST_HEAD(&conn->hs_inbox);
 	mmt_mig_init(&conn->mig_tx, true);
 	mmt_mig_init(&conn->mig_rx, false);
 	conn->mig_tx.running = false;
@@ -427,6 +455,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct list_head *box;
 	unsigned long flags;
 	int err = 0;
+	bool hs, ka;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/*
@@ -470,18 +499,38 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		mmt_conn_fail(conn, -EPROTO);
 		return;
 	}
+	hs = it->msg.type == MMT_MSG_HS_HELLO ||
+	     it->msg.type == MMT_MSG_HS_CONFIRM;
+	ka = it->msg.type == MMT_MSG_AGREE ||
+	     it->msg.type == MMT_MSG_AGREE_CONFIRM;
 	switch (it->msg.type) {
 	case MMT_MSG_GRANT:
 	case MMT_MSG_ACK:
 	case MMT_MSG_NACK:
 		box = &conn->tx_inbox;
 		break;
+	case MMT_MSG_HS_HELLO:
+	case MMT_MSG_HS_CONFIRM:
+	case MMT_MSG_AGREE:
+	case MMT_MSG_AGREE_CONFIRM:
+		box = &conn->hs_inbox;
+		break;
 	default:
 		box = &conn->rx_inbox;
 		break;
 	}
 	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->inbox_len >= MMT_INBOX_MAX) {
+	/*
+	 * The handshake's messages only on an attested connection until
+	 * its handshake is done here, key agreement's only on an attested
+	 * connection.  Others may arrive before this side marked the
+	 * handshake done (the peer finished first and went on at once):
+	 * they wait in their inbox, which nothing reads before the fd
+	 * exists, and that needs the handshake done.
+	 */
+	if ((hs && !(conn->attested && !conn->hs_done)) ||
+	    (ka && !conn->attested) ||
+	    conn->inbox_len >= MMT_INBOX_MAX) {
 		spin_unlock_irqrestore(&conn->lock, flags);
 		kfree(it);
 		mmt_conn_fail(conn, -EPROTO);
@@ -878,50 +927,355 @@ static void mmt_conn_destroy(struct mmt_conn *conn)
 
 /* ------------------------------------------------------------ hello */
 
-static void mmt_hello_fill(struct mmt_wire_hello *h, u64 conn_rand,
-			   u64 accept_rand)
+/*
+ * Fill a hello; return its length: 24 bytes (struct mmt_wire_hello) when
+ * not @attested, as before attested mode existed, else 32 with the flag
+ * and @err (a rejection's positive errno, or 0).
+ */
+static u8 mmt_hello_fill(struct mmt_wire_hello_att *a, u64 conn_rand,
+			 u64 accept_rand, bool attested, int err)
 {
-	memset(h, 0, sizeof(*h));
+	struct mmt_wire_hello *h = &a->h;
+
+	memset(a, 0, sizeof(*a));
 	h->magic = cpu_to_le32(MMT_WIRE_HELLO_MAGIC);
 	h->version = cpu_to_le16(MMT_WIRE_VERSION);
 	h->node_id = cpu_to_le16(mmt_node_id());
 	h->conn_rand = cpu_to_le64(conn_rand);
 	h->accept_rand = cpu_to_le64(accept_rand);
+	if (!attested && !err)
+		return sizeof(*h);
+	a->flags = cpu_to_le32(attested ? MMT_HELLO_ATTESTED : 0);
+	a->err = cpu_to_le32(err);
+	return sizeof(*a);
 }
 
-/* Check a peer's hello: 0, -EPROTO (version or garbage). */
 /*
  * Parse a hello: a connect request's (@accept_rand NULL: its accept_rand
- * must be 0) or an accept reply's.
+ * must be 0) or an accept reply's.  @attested: whether the peer says it is
+ * in attested mode (struct mmt_wire_hello_att; a 24-byte hello is not).
+ * Return: 0, or -EPROTO (version or garbage).
  */
 static int mmt_hello_check(const void *data, u8 len, u16 *node,
-			   u64 *conn_rand, u64 *accept_rand)
+			   u64 *conn_rand, u64 *accept_rand, bool *attested)
 {
-	struct mmt_wire_hello h;
+	struct mmt_wire_hello_att a = {};
+	struct mmt_wire_hello *h = &a.h;
 
-	if (!data || len < sizeof(h))
+	if (!data || len < sizeof(*h))
 		return -EPROTO;
-	memcpy(&h, data, sizeof(h));
-	if (le32_to_cpu(h.magic) != MMT_WIRE_HELLO_MAGIC ||
-	    le16_to_cpu(h.version) != MMT_WIRE_VERSION ||
-	    (!accept_rand && h.accept_rand))
+	memcpy(&a, data, min_t(size_t, len, sizeof(a)));
+	if (le32_to_cpu(h->magic) != MMT_WIRE_HELLO_MAGIC ||
+	    le16_to_cpu(h->version) != MMT_WIRE_VERSION ||
+	    (!accept_rand && h->accept_rand))
 		return -EPROTO;
-	*node = le16_to_cpu(h.node_id);
-	*conn_rand = le64_to_cpu(h.conn_rand);
+	*node = le16_to_cpu(h->node_id);
+	*conn_rand = le64_to_cpu(h->conn_rand);
 	if (accept_rand)
-		*accept_rand = le64_to_cpu(h.accept_rand);
+		*accept_rand = le64_to_cpu(h->accept_rand);
+	*attested = le32_to_cpu(a.flags) & MMT_HELLO_ATTESTED;
 	return 0;
 }
 
 static void mmt_conn_param(struct rdma_conn_param *p,
-			   const struct mmt_wire_hello *h)
+			   const struct mmt_wire_hello_att *h, u8 len)
 {
 	memset(p, 0, sizeof(*p));
 	p->private_data = h;
-	p->private_data_len = sizeof(*h);
+	p->private_data_len = len;
 	p->flow_control = 1;
 	p->retry_count = 7;
 	p->rnr_retry_count = 7;
+}
+
+/* ------------------------------------------------------------ handshake */
+
+static bool mmt_conn_hs_ready(struct mmt_conn *conn)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ret = !list_empty(&conn->hs_inbox) || conn->state == MMT_CONN_DEAD;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
+}
+
+/*
+ * The next handshake message (the caller kfree()s it), waiting until
+ * @deadline (jiffies).  Return: 0; the connection's error once DEAD;
+ * -ETIMEDOUT; -EINTR.
+ */
+static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
+			    struct mmt_inbox_item **out)
+{
+	struct mmt_inbox_item *it;
+	bool drained = false;
+	unsigned long flags;
+	long left;
+	int err;
+
+	for (;;) {
+		spin_lock_irqsave(&conn->lock, flags);
+		it = list_first_entry_or_null(&conn->hs_inbox,
+					      struct mmt_inbox_item, node);
+		if (it) {
+			list_del(&it->node);
+			conn->inbox_len--;
+		}
+		err = conn->state == MMT_CONN_DEAD ? conn->err : 0;
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (it) {
+			*out = it;
+			return 0;
+		}
+		if (err && !drained) {
+			/*
+			 * The peer's last message may still sit in the CQ
+			 * (its disconnect overtook the completion): after
+			 * the drain every completion has been handled.
+			 */
+			mmt_conn_shutdown(conn);
+			drained = true;
+			continue;
+		}
+		if (err)
+			return err;
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		left = wait_event_interruptible_timeout(conn->wq,
+							mmt_conn_hs_ready(conn),
+							left);
+		if (left < 0)
+			return -EINTR;
+	}
+}
+
+/*
+ * Wait until every message this side posted has completed (the peer has
+ * it), at most until @deadline: the caller may close the connection right
+ * after, and the drain would flush a SEND still in flight (the peer's
+ * handshake then saw its last message lost).  A connection that died
+ * meanwhile (the peer, done, closed it at once) is an error only without
+ * @dead_ok.  Return: 0, -ETIMEDOUT, or the connection's error once DEAD.
+ */
+static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline,
+			       bool dead_ok)
+{
+	long left = max_t(long, (long)(deadline - jiffies), 1);
+	int err;
+
+	if (!wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), left))
+		return -ETIMEDOUT;
+	if (!dead_ok && mmt_conn_state(conn, &err) == MMT_CONN_DEAD)
+		return err;
+	return 0;
+}
+
+/* A refusal's errno as the peer sent it: its own verdicts, else refused */
+static int mmt_conn_hs_refusal(const struct mmt_msg *m)
+{
+	int err = m->wire_err;
+
+	return err == -EKEYREJECTED || err == -EKEYEXPIRED ? err :
+	       -ECONNREFUSED;
+}
+
+/*
+ * Receive the peer's hello (MMT_MSG_HS_HELLO chunks) into a kmalloc'ed
+ * buffer.  Return: 0 with *@out and *@len; -EKEYREJECTED for a length
+ * that cannot hold a share and a credential (or above MMT_HS_HELLO_MAX);
+ * -EPROTO for chunks out of order or inconsistent; the peer's refusal
+ * (mmt_conn_hs_refusal()); mmt_conn_hs_next()'s errors; -ENOMEM.
+ */
+static int mmt_conn_hs_recv_hello(struct mmt_conn *conn,
+				  unsigned long deadline, u8 **out, u32 *len)
+{
+	struct mmt_inbox_item *it;
+	u32 got = 0, total = 0, off, tot;
+	u64 n;
+	u8 *buf = NULL;
+	int err = 0;
+
+	while (!err && (!total || got < total)) {
+		err = mmt_conn_hs_next(conn, deadline, &it);
+		if (err)
+			break;
+		if (it->msg.type != MMT_MSG_HS_HELLO) {
+			/* a confirm before the hello ended: a refusal */
+			err = it->msg.wire_err ? mmt_conn_hs_refusal(&it->msg) :
+						 -EPROTO;
+			kfree(it);
+			break;
+		}
+		off = it->msg.index;
+		tot = le32_to_cpu(it->msg.wire.closures);
+		n = le64_to_cpu(it->msg.wire.bytes);
+		if (!total) {
+			if (tot <= MMT_X25519_BYTES + MMT_CRED_BODY_LEN ||
+			    tot > MMT_HS_HELLO_MAX) {
+				err = -EKEYREJECTED;
+			} else {
+				total = tot;
+				buf = kmalloc(total, GFP_KERNEL);
+				if (!buf)
+					err = -ENOMEM;
+			}
+		}
+		if (!err && (off != got || tot != total || !n ||
+			     n > MMT_HS_CHUNK || n > total - got ||
+			     it->msg.wire.nsegs * 16 < n))
+			err = -EPROTO;
+		if (!err) {
+			memcpy(buf + got, it->msg.wire.segs, n);
+			got += n;
+		}
+		kfree(it);
+	}
+	if (err) {
+		kfree(buf);
+		return err;
+	}
+	*out = buf;
+	*len = total;
+	return 0;
+}
+
+/*
+ * mmt_conn_handshake() - the attested hello on a new connection, either
+ * side (docs/ATTESTATION.md "The hello"; the crypto is mmt_handshake.c)
+ *
+ * Both sides send their hello (ephemeral share || credential) in chunks,
+ * read the peer's, check its credential (signature, node id of the
+ * rdma_cm hello, validity, binding), derive the handshake secret and the
+ * tags, send their tag and check the peer's.  A side that refuses sends
+ * a MMT_MSG_HS_CONFIRM carrying the errno, so the peer reports the same
+ * reason (unauthenticated: it can only turn a failure into another).  On
+ * success the connection id becomes mmt_hs_conn_id() and the handshake
+ * secret is kept for MMT_IOC_CONN_SET_KEY.
+ *
+ * Context: process, before the connection's fd exists (connect) or is
+ * handed out (accept); takes tx_mutex and rx_mutex (a teardown waits for
+ * it, and wakes it by marking the connection DEAD); sleeps until
+ * @timeout_ms (0: the default).
+ * Return: 0; -ENOKEY without an own credential; -EKEYREJECTED for a peer
+ * credential that does not verify or names another node id than the
+ * rdma_cm hello, a node id bound to another key, a tag that does not
+ * verify, a share of small order; -EKEYEXPIRED for an expired peer
+ * credential; the peer's refusal (the same errnos, -ECONNREFUSED for
+ * another); -EPROTO for a malformed handshake message; -ETIMEDOUT,
+ * -EINTR, -ECONNRESET, -ENOMEM.  On error the connection is DEAD.
+ */
+static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
+{
+	unsigned long deadline = jiffies + mmt_timeout(timeout_ms);
+	struct mmt_inbox_item *it;
+	struct mmt_wire_msg *w;
+	unsigned long flags;
+	struct mmt_hs *hs;
+	u8 *peer = NULL;
+	u32 off, n, peer_len = 0;
+	int err, serr;
+	u64 id;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!hs || !w) {
+		kfree(hs);
+		kfree(w);
+		mmt_conn_fail(conn, -ENOMEM);
+		return -ENOMEM;
+	}
+	mutex_lock(&conn->tx_mutex);
+	mutex_lock(&conn->rx_mutex);
+	err = mmt_attest_hs_start(hs, !conn->listener, conn->conn_rand,
+				  conn->accept_rand);
+	for (off = 0; !err && off < hs->own_len; off += n) {
+		n = min_t(u32, hs->own_len - off, MMT_HS_CHUNK);
+		memset(w, 0, sizeof(*w));
+		w->type = MMT_MSG_HS_HELLO;
+		w->index = cpu_to_le32(off);
+		w->closures = cpu_to_le32(hs->own_len);
+		w->bytes = cpu_to_le64(n);
+		w->nsegs = DIV_ROUND_UP(n, 16);
+		memcpy(w->segs, hs->own + off, n);
+		err = mmt_conn_send_msg(conn, w, NULL, NULL);
+	}
+	if (!err)
+		err = mmt_conn_hs_recv_hello(conn, deadline, &peer, &peer_len);
+	if (!err)
+		err = mmt_hs_peer_hello(hs, peer, peer_len);
+	if (!err)
+		err = mmt_attest_hs_peer(hs, ktime_get_real_seconds(),
+					 conn->peer_node);
+	if (!err)
+		err = mmt_attest_hs_derive(hs);
+	/* our tag, or our verdict on the peer */
+	if (!err || err == -EKEYREJECTED || err == -EKEYEXPIRED) {
+		memset(w, 0, sizeof(*w));
+		w->type = MMT_MSG_HS_CONFIRM;
+		if (err) {
+			w->err = cpu_to_le32(-err);
+		} else {
+			w->nsegs = MMT_HS_SECRET_BYTES / 16;
+			memcpy(w->segs, hs->tag_own, MMT_HS_SECRET_BYTES);
+		}
+		serr = mmt_conn_send_msg(conn, w, NULL, NULL);
+		if (!err)
+			err = serr;
+	}
+	if (!err) {
+		err = mmt_conn_hs_next(conn, deadline, &it);
+		if (!err) {
+			if (it->msg.type != MMT_MSG_HS_CONFIRM)
+				err = -EPROTO;
+			else if (it->msg.wire_err)
+				err = mmt_conn_hs_refusal(&it->msg);
+			else if (it->msg.wire.nsegs * 16 < MMT_HS_SECRET_BYTES)
+				err = -EPROTO;
+			else
+				err = mmt_hs_confirm(hs, (u8 *)it->msg.wire.segs);
+			kfree(it);
+		}
+	}
+	/*
+	 * Done: the peer's tag verified.  A peer that closed the connection
+	 * at once (its accept or connect returned first) is no failure of
+	 * the handshake: the fd is handed out, and using it reports the
+	 * reset, as for any connection the peer closed.
+	 */
+	if (!err)
+		err = mmt_conn_sends_done(conn, deadline, true);
+	if (!err)
+		err = mmt_hs_conn_id(hs, &id);
+	if (!err) {
+		spin_lock_irqsave(&conn->lock, flags);
+		conn->conn_id = id;
+		memcpy(conn->hs_secret, hs->secret, sizeof(conn->hs_secret));
+		conn->hs_done = true;
+		spin_unlock_irqrestore(&conn->lock, flags);
+		atomic64_inc(&mmt_stats.hs_done);
+	} else {
+		if (err == -EKEYREJECTED || err == -EKEYEXPIRED)
+			atomic64_inc(&mmt_stats.hs_rejected);
+		pr_info_ratelimited("conn %llx: attested handshake failed: %d\n",
+				    conn->conn_id, err);
+		/*
+		 * Let what we sent (our tag, our verdict) reach the peer
+		 * before the teardown's drain could flush it: the peer then
+		 * reports the same reason, not a reset.
+		 */
+		wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), HZ);
+		mmt_conn_fail(conn, err);
+	}
+	mutex_unlock(&conn->rx_mutex);
+	mutex_unlock(&conn->tx_mutex);
+	kfree(peer);
+	mmt_hs_clear(hs);
+	kfree(hs);
+	kfree(w);
+	return err;
 }
 
 /* ------------------------------------------------------------ rdma_cm */
@@ -945,6 +1299,7 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 {
 	unsigned long flags;
 	u64 crand, arand;
+	bool att;
 	u16 node;
 	int err;
 
@@ -980,14 +1335,19 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
 			u8 len = 0;
 			const void *d = rdma_consumer_reject_data(id, ev, &len);
-			struct mmt_wire_hello h;
+			struct mmt_wire_hello_att a = {};
 
-			if (d && len >= sizeof(h)) {
-				memcpy(&h, d, sizeof(h));
-				if (le32_to_cpu(h.magic) ==
+			if (d && len >= sizeof(a.h)) {
+				memcpy(&a, d, min_t(size_t, len, sizeof(a)));
+				if (le32_to_cpu(a.h.magic) ==
 				    MMT_WIRE_HELLO_MAGIC &&
-				    le16_to_cpu(h.version) != MMT_WIRE_VERSION)
+				    le16_to_cpu(a.h.version) != MMT_WIRE_VERSION)
 					err = -EPROTO;
+				/* the modes differ (struct mmt_wire_hello_att) */
+				else if (le32_to_cpu(a.h.magic) ==
+					 MMT_WIRE_HELLO_MAGIC &&
+					 le32_to_cpu(a.err) == EKEYREJECTED)
+					err = -EKEYREJECTED;
 			}
 		}
 		mmt_conn_fail(conn, err);
@@ -1000,14 +1360,17 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		if (!conn->listener) {
 			err = mmt_hello_check(ev->param.conn.private_data,
 					      ev->param.conn.private_data_len,
-					      &node, &crand, &arand);
+					      &node, &crand, &arand, &att);
 			if (!err && crand != conn->conn_rand)
 				err = -EPROTO;
+			if (!err && att != conn->attested)
+				err = -EKEYREJECTED;
 			if (err) {
 				mmt_conn_fail(conn, err);
 				break;
 			}
 			conn->peer_node = node;
+			conn->accept_rand = arand;
 			conn->conn_id = mmt_conn_id_derive(crand, arand);
 		}
 		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
@@ -1082,12 +1445,17 @@ static int mmt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 				 ev);
 }
 
-static void mmt_reject(struct rdma_cm_id *id)
+/*
+ * Reject a connect request with our hello as reject data; @err a positive
+ * errno for the connecting side (EKEYREJECTED: the modes differ), or 0.
+ */
+static void mmt_reject(struct rdma_cm_id *id, int err)
 {
-	struct mmt_wire_hello h;
+	struct mmt_wire_hello_att a;
+	u8 len;
 
-	mmt_hello_fill(&h, 0, 0);
-	rdma_reject(id, &h, sizeof(h), IB_CM_REJ_CONSUMER_DEFINED);
+	len = mmt_hello_fill(&a, 0, 0, mmt_attest_mode(), err);
+	rdma_reject(id, &a, len, IB_CM_REJ_CONSUMER_DEFINED);
 }
 
 /*
@@ -1098,20 +1466,38 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
 	struct rdma_conn_param param;
-	struct mmt_wire_hello h;
+	struct mmt_wire_hello_att h;
 	struct mmt_conn *conn;
 	unsigned long flags;
 	u64 crand, arand;
+	bool att, ours;
+	u32 state;
 	u16 node;
+	u8 len;
 	int err;
 
 	err = mmt_hello_check(ev->param.conn.private_data,
 			      ev->param.conn.private_data_len, &node, &crand,
-			      NULL);
+			      NULL, &att);
 	if (err) {
 		pr_info_ratelimited("rejecting a peer: bad hello\n");
-		mmt_reject(id);
+		mmt_reject(id, 0);
 		return err;
+	}
+	state = mmt_attest_state();
+	ours = state != MMT_ATTEST_OFF;
+	if (att != ours) {
+		pr_info_ratelimited("rejecting a peer: %s\n", ours ?
+				    "not in attested mode" :
+				    "in attested mode, this node is not");
+		atomic64_inc(&mmt_stats.hs_rejected);
+		mmt_reject(id, EKEYREJECTED);
+		return -EKEYREJECTED;
+	}
+	if (ours && state != MMT_ATTEST_ATTESTED) {
+		pr_info_ratelimited("rejecting a peer: attested mode, no credential installed yet\n");
+		mmt_reject(id, 0);
+		return -ENOKEY;
 	}
 	spin_lock_irqsave(&l->lock, flags);
 	if (l->dead || l->count >= l->backlog)
@@ -1120,7 +1506,7 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 		l->count++;
 	spin_unlock_irqrestore(&l->lock, flags);
 	if (err) {
-		mmt_reject(id);
+		mmt_reject(id, 0);
 		return err;
 	}
 	conn = mmt_conn_alloc();
@@ -1132,6 +1518,8 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	/* our fresh nonce: the id is new even for a replayed hello */
 	arand = get_random_u64();
 	conn->conn_rand = crand;
+	conn->accept_rand = arand;
+	conn->attested = ours;
 	conn->conn_id = mmt_conn_id_derive(crand, arand);
 	conn->peer_node = node;
 	memcpy(&conn->peer, &id->route.addr.dst_addr, sizeof(conn->peer));
@@ -1150,8 +1538,8 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	spin_lock_irqsave(&l->lock, flags);
 	list_add_tail(&conn->lnode, &l->pending);
 	spin_unlock_irqrestore(&l->lock, flags);
-	mmt_hello_fill(&h, crand, arand);
-	mmt_conn_param(&param, &h);
+	len = mmt_hello_fill(&h, crand, arand, ours, 0);
+	mmt_conn_param(&param, &h, len);
 	err = rdma_accept(id, &param);
 	if (!err)
 		set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
@@ -1169,7 +1557,7 @@ err_count:
 	spin_lock_irqsave(&l->lock, flags);
 	l->count--;
 	spin_unlock_irqrestore(&l->lock, flags);
-	mmt_reject(id);
+	mmt_reject(id, 0);
 	return err;
 }
 
@@ -1292,14 +1680,15 @@ int mmt_conn_connect(void __user *uarg)
 {
 	struct rdma_conn_param param;
 	struct sockaddr_storage dst;
-	struct mmt_wire_hello h;
+	struct mmt_wire_hello_att h;
 	struct rdma_cm_id *id;
 	struct mmt_connect c;
 	struct mmt_conn *conn;
 	unsigned long flags;
 	long left;
-	u32 usize;
+	u32 usize, state;
 	int err, cerr;
+	u8 len;
 
 	err = mmt_connect_args(&c, uarg, &usize);
 	if (err)
@@ -1307,11 +1696,15 @@ int mmt_conn_connect(void __user *uarg)
 	err = mmt_addr_in(&c.addr, &dst, false);
 	if (err)
 		return err;
+	state = mmt_attest_state();
+	if (state == MMT_ATTEST_WAITING)
+		return -ENOKEY;		/* attested mode, no credential */
 	conn = mmt_conn_alloc();
 	if (!conn)
 		return -ENOMEM;
 	conn->conn_rand = get_random_u64();
 	conn->conn_id = conn->conn_rand;	/* logs, until established */
+	conn->attested = state == MMT_ATTEST_ATTESTED;
 	conn->timeout_ms = c.timeout_ms ? c.timeout_ms : MMT_DEFAULT_TIMEOUT_MS;
 	memcpy(&conn->peer, &dst, sizeof(dst));
 
@@ -1362,8 +1755,8 @@ int mmt_conn_connect(void __user *uarg)
 	}
 	mutex_unlock(&conn->setup_mutex);
 	if (!err) {
-		mmt_hello_fill(&h, conn->conn_rand, 0);
-		mmt_conn_param(&param, &h);
+		len = mmt_hello_fill(&h, conn->conn_rand, 0, conn->attested, 0);
+		mmt_conn_param(&param, &h, len);
 		err = rdma_connect(id, &param);
 		if (!err)
 			set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
@@ -1378,6 +1771,8 @@ int mmt_conn_connect(void __user *uarg)
 	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
 	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
 		err = cerr;
+	if (!err && conn->attested)
+		err = mmt_conn_handshake(conn, c.timeout_ms);
 	if (err)
 		goto out_destroy;
 
@@ -1506,8 +1901,17 @@ static int mmt_listen_accept(struct mmt_listener *l, void __user *uarg)
 		return -ECONNABORTED;	/* the listener's device went away */
 	/*
 	 * Established, so it is handed out even if the peer has gone
-	 * since (as accept(2) does): using it reports the reset.
+	 * since (as accept(2) does): using it reports the reset.  In
+	 * attested mode the accepting side's half of the handshake runs
+	 * here, in the caller's context; a failed one ends the connection.
 	 */
+	if (conn->attested) {
+		err = mmt_conn_handshake(conn, c.timeout_ms);
+		if (err) {
+			mmt_conn_destroy(conn);
+			return err;
+		}
+	}
 	mmt_addr_out(&conn->peer, &c.addr);
 	err = mmt_conn_install(conn, &c, uarg, usize);
 	if (err)
@@ -3849,8 +4253,24 @@ static int mmt_conn_set_key(struct mmt_conn *conn, void __user *uarg)
 	if (!err)
 		err = mmt_chan_root_key(k.key, k.key_len, root);
 	memzero_explicit(&k, sizeof(k));
-	if (err)
+	/*
+	 * Attested: the root is bound to the handshake secret too, so the
+	 * channel keys hold only between the two attested ends of this
+	 * connection, whoever else knows the key.
+	 */
+	if (!err && conn->attested) {
+		static const char info[] = "mmt v1 attested chanroot";
+
+		err = mmt_crypto_hkdf_sha256(root, sizeof(root),
+					     conn->hs_secret,
+					     sizeof(conn->hs_secret),
+					     (const u8 *)info, sizeof(info) - 1,
+					     root, sizeof(root));
+	}
+	if (err) {
+		memzero_explicit(root, sizeof(root));
 		return err;
+	}
 	mutex_lock(&conn->key_mutex);
 	if (conn->has_key) {
 		err = -EBUSY;
@@ -3861,6 +4281,157 @@ static int mmt_conn_set_key(struct mmt_conn *conn, void __user *uarg)
 	}
 	mutex_unlock(&conn->key_mutex);
 	memzero_explicit(root, sizeof(root));
+	return err;
+}
+
+/*
+ * Send an agreement message: @type, the agreement's number @seq, @len
+ * (AGREE: the key length) and 32 bytes @data.
+ */
+static int mmt_conn_agree_send(struct mmt_conn *conn, u8 type, u64 seq,
+			       u32 len, const u8 *data)
+{
+	struct mmt_wire_msg *w;
+	int err;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->type = type;
+	w->bytes = cpu_to_le64(seq);
+	w->closures = cpu_to_le32(len);
+	w->nsegs = MMT_X25519_BYTES / 16;
+	memcpy(w->segs, data, MMT_X25519_BYTES);
+	err = mmt_conn_send_msg(conn, w, NULL, NULL);
+	kfree(w);
+	return err;
+}
+
+/*
+ * Receive the peer's agreement message of @type for agreement @seq (with
+ * @len in closures) into @data.  Return: 0, -EPROTO for another type,
+ * number or length, mmt_conn_hs_next()'s errors.
+ */
+static int mmt_conn_agree_recv(struct mmt_conn *conn, unsigned long deadline,
+			       u8 type, u64 seq, u32 len, u8 *data)
+{
+	struct mmt_inbox_item *it;
+	int err;
+
+	err = mmt_conn_hs_next(conn, deadline, &it);
+	if (err)
+		return err;
+	if (it->msg.type != type || le64_to_cpu(it->msg.wire.bytes) != seq ||
+	    le32_to_cpu(it->msg.wire.closures) != len ||
+	    it->msg.wire.nsegs * 16 < MMT_X25519_BYTES)
+		err = -EPROTO;
+	else
+		memcpy(data, it->msg.wire.segs, MMT_X25519_BYTES);
+	kfree(it);
+	return err;
+}
+
+/**
+ * mmt_conn_key_agree() - MMT_IOC_CONN_KEY_AGREE (see uapi/mmt.h)
+ * @conn: an attested connection
+ * @uarg: user pointer to struct mmt_key_agree
+ *
+ * Both sides: a fresh ephemeral X25519 key, AGREE(seq, share) both ways,
+ * mmt_hs_agree() of the DH under the handshake secret, AGREE_CONFIRM(seq,
+ * tag) both ways, then mmt_pmo_set_key() with the key, which is wiped.
+ *
+ * Context: process; sleeps; takes @conn->ka_mutex, the PMO's lock.
+ * Return: 0 or the errors of uapi/mmt.h; a failure after the first
+ * message ends the connection.
+ */
+static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
+{
+	u8 e_sk[MMT_X25519_BYTES], share[MMT_X25519_BYTES];
+	u8 peer[MMT_X25519_BYTES], dh[MMT_X25519_BYTES];
+	u8 key[32], tag_i[32], tag_r[32], tag[32];
+	unsigned long deadline;
+	struct mmt_key_agree a;
+	struct mmt_pmo *pmo;
+	bool initiator = !conn->listener;
+	struct fd f;
+	u32 usize;
+	int err;
+
+	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_KEY_AGREE_SIZE_VER0,
+			  &usize);
+	if (!err)
+		err = mmt_conn_agree_args(&a);
+	if (err)
+		return err;
+	if (!conn->attested)
+		return -ENOKEY;
+	f = fdget(a.pmo_fd);
+	if (!f.file)
+		return -EBADF;
+	pmo = mmt_pmo_from_file(f.file);
+	if (!pmo) {
+		fdput(f);
+		return -ENOTTY;
+	}
+	if (mutex_lock_interruptible(&conn->ka_mutex)) {
+		fdput(f);
+		return -EINTR;
+	}
+	err = mmt_conn_op_live(conn);
+	if (!err) {
+		mutex_lock(&pmo->lock);
+		if (pmo->crypto || pmo->plain_xfers)
+			err = -EBUSY;
+		mutex_unlock(&pmo->lock);
+	}
+	if (err)
+		goto out_unlock;
+	a.seq = ++conn->ka_seq;
+	deadline = jiffies + mmt_timeout(a.timeout_ms);
+	get_random_bytes(e_sk, sizeof(e_sk));
+	err = mmt_x25519(e_sk, NULL, share);
+	if (!err)
+		err = mmt_conn_agree_send(conn, MMT_MSG_AGREE, a.seq, a.key_len,
+					  share);
+	if (!err)
+		err = mmt_conn_agree_recv(conn, deadline, MMT_MSG_AGREE, a.seq,
+					  a.key_len, peer);
+	if (!err)
+		err = mmt_x25519(e_sk, peer, dh);
+	if (!err)
+		err = mmt_hs_agree(conn->hs_secret, conn->conn_id, a.seq,
+				   initiator ? share : peer,
+				   initiator ? peer : share, dh, a.key_len,
+				   key, tag_i, tag_r);
+	if (!err)
+		err = mmt_conn_agree_send(conn, MMT_MSG_AGREE_CONFIRM, a.seq, 0,
+					  initiator ? tag_i : tag_r);
+	if (!err)
+		err = mmt_conn_agree_recv(conn, deadline, MMT_MSG_AGREE_CONFIRM,
+					  a.seq, 0, tag);
+	if (!err && crypto_memneq(tag, initiator ? tag_r : tag_i, sizeof(tag)))
+		err = -EKEYREJECTED;
+	if (!err)	/* our confirmation reached the peer */
+		err = mmt_conn_sends_done(conn, deadline, false);
+	if (err) {
+		/* the two sides' agreement numbers may differ now */
+		pr_info_ratelimited("conn %llx: key agreement %llu failed: %d\n",
+				    conn->conn_id, a.seq, err);
+		mmt_conn_fail(conn, err);
+		goto out_wipe;
+	}
+	err = mmt_pmo_set_key(pmo, key, a.key_len, a.flags & MMT_KEY_RECEIVE);
+	if (!err && mmt_copy_out(uarg, &a, sizeof(a), usize))
+		err = -EFAULT;
+out_wipe:
+	memzero_explicit(e_sk, sizeof(e_sk));
+	memzero_explicit(dh, sizeof(dh));
+	memzero_explicit(key, sizeof(key));
+	memzero_explicit(tag_i, sizeof(tag_i));
+	memzero_explicit(tag_r, sizeof(tag_r));
+out_unlock:
+	mutex_unlock(&conn->ka_mutex);
+	fdput(f);
 	return err;
 }
 
@@ -3876,6 +4447,8 @@ static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
 		return mmt_conn_xfer(conn, (void __user *)arg, false);
 	case MMT_IOC_CONN_SET_KEY:
 		return mmt_conn_set_key(conn, (void __user *)arg);
+	case MMT_IOC_CONN_KEY_AGREE:
+		return mmt_conn_key_agree(conn, (void __user *)arg);
 	case MMT_IOC_MIGRATE_SEND:
 		return mmt_conn_migrate(conn, (void __user *)arg, true);
 	case MMT_IOC_MIGRATE_RECV:

@@ -173,6 +173,10 @@ struct mmt_pmo {
  * @ack_forged: MMT-channel acceptances that did not authenticate (wrong
  *	nonce or tag); each aborted its transfer as a lost ack
  * @ckpt_records: checkpoints waiting for their restore (docs/CRIU.md)
+ * @hs_done: attested handshakes that succeeded
+ * @hs_rejected: connections refused by this node in attested mode or for
+ *	it: a peer in the other mode, a credential or a key-confirmation tag
+ *	that did not verify, an expired credential, a bound node id
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -186,6 +190,8 @@ struct mmt_stats {
 	atomic64_t remote_access_errors;
 	atomic64_t ack_forged;
 	atomic64_t ckpt_records;
+	atomic64_t hs_done;
+	atomic64_t hs_rejected;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */
@@ -237,11 +243,67 @@ struct mmt_cred {
 
 struct mmt_attest_info;
 int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c);
+
+/* mmt_handshake.c: the attested hello of a connection */
+#define MMT_X25519_BYTES	32
+#define MMT_HS_SECRET_BYTES	32	/* handshake secret, each tag */
+/* A hello: the ephemeral share, then the credential file */
+#define MMT_HS_HELLO_MAX	(MMT_X25519_BYTES + MMT_ATTEST_BLOB_MAX)
+
+/**
+ * struct mmt_hs - one side of a connection's attested handshake
+ *	(driver/mmt_handshake.c, docs/ATTESTATION.md "The hello")
+ * @initiator: this side connected (MMT_IOC_CONNECT)
+ * @conn_rand: the connecting side's rdma_cm hello nonce
+ * @accept_rand: the accepting side's
+ * @e_sk: this side's ephemeral X25519 secret; wiped by mmt_hs_derive()
+ * @own: this side's hello: ephemeral public key || credential file
+ * @own_len: bytes of @own
+ * @peer: the peer's hello as received; NULL before
+ * @peer_len: bytes of @peer
+ * @peer_cred: the peer's credential body, once checked
+ * @th: the transcript hash
+ * @secret: the handshake secret
+ * @tag_own: the key-confirmation tag this side sends
+ * @tag_peer: the tag this side expects from the peer
+ */
+struct mmt_hs {
+	bool initiator;
+	u64 conn_rand;
+	u64 accept_rand;
+	u8 e_sk[MMT_X25519_BYTES];
+	u8 *own;
+	u32 own_len;
+	u8 *peer;
+	u32 peer_len;
+	struct mmt_cred peer_cred;
+	u8 th[MMT_SHA256_BYTES];
+	u8 secret[MMT_HS_SECRET_BYTES];
+	u8 tag_own[MMT_HS_SECRET_BYTES];
+	u8 tag_peer[MMT_HS_SECRET_BYTES];
+};
+
 #ifdef MMT_ATTEST
+int mmt_x25519(const u8 *sk, const u8 *peer, u8 *out);
+int mmt_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
+		 u64 accept_rand, const u8 *cred, u32 cred_len);
+int mmt_hs_peer_hello(struct mmt_hs *hs, const u8 *buf, u32 len);
+int mmt_hs_derive(struct mmt_hs *hs, const u8 *static_sk);
+int mmt_hs_confirm(const struct mmt_hs *hs, const u8 *tag);
+int mmt_hs_conn_id(const struct mmt_hs *hs, u64 *id);
+int mmt_hs_agree(const u8 *hs_secret, u64 conn_id, u64 seq,
+		 const u8 *share_i, const u8 *share_r, const u8 *dh,
+		 u32 key_len, u8 *key, u8 *tag_i, u8 *tag_r);
+void mmt_hs_clear(struct mmt_hs *hs);
+int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
+			u64 accept_rand);
+int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node);
+int mmt_attest_hs_derive(struct mmt_hs *hs);
 int mmt_attest_set_authority(const void *der, size_t len);
 int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 			const u8 *node_pk);
 bool mmt_attest_mode(void);
+u32 mmt_attest_state(void);
 void mmt_attest_info(struct mmt_attest_info *info);
 void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN]);
 void mmt_attest_reset(void);
@@ -249,9 +311,58 @@ int mmt_ioc_attest_set_authority(void __user *uarg);
 int mmt_ioc_attest_set_cred(void __user *uarg);
 int mmt_ioc_attest_info(void __user *uarg);
 #else
+static inline int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator,
+				      u64 conn_rand, u64 accept_rand)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now,
+				     u16 hello_node)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_attest_hs_derive(struct mmt_hs *hs)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void mmt_hs_clear(struct mmt_hs *hs)
+{
+}
+
+static inline int mmt_hs_confirm(const struct mmt_hs *hs, const u8 *tag)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_hs_conn_id(const struct mmt_hs *hs, u64 *id)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_x25519(const u8 *sk, const u8 *peer, u8 *out)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_hs_agree(const u8 *hs_secret, u64 conn_id, u64 seq,
+			       const u8 *share_i, const u8 *share_r,
+			       const u8 *dh, u32 key_len, u8 *key, u8 *tag_i,
+			       u8 *tag_r)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline bool mmt_attest_mode(void)
 {
 	return false;
+}
+
+static inline u32 mmt_attest_state(void)
+{
+	return MMT_ATTEST_OFF;
 }
 
 static inline void mmt_attest_reset(void)

@@ -113,6 +113,9 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 		   atomic64_read(&mmt_stats.ack_forged));
 	seq_printf(s, "ckpt_records %lld\n",
 		   atomic64_read(&mmt_stats.ckpt_records));
+	seq_printf(s, "hs_done %lld\n", atomic64_read(&mmt_stats.hs_done));
+	seq_printf(s, "hs_rejected %lld\n",
+		   atomic64_read(&mmt_stats.hs_rejected));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);

@@ -514,6 +514,32 @@ struct mmt_conn_key {
 
 #define MMT_CONN_KEY_SIZE_VER0	48
 
+/**
+ * struct mmt_key_agree - MMT_IOC_CONN_KEY_AGREE argument
+ * @size: (in) sizeof(struct mmt_key_agree)
+ * @pmo_fd: (in) the PMO to key with the agreed key; it must have no key
+ * @flags: (in) MMT_KEY_RECEIVE (make every MMT WAITING, as
+ *	MMT_IOC_PMO_SET_KEY does) or 0 (VALID, zero plaintext)
+ * @key_len: (in) 16 or 32 bytes (AES-128 or AES-256); the peer must ask
+ *	for the same
+ * @timeout_ms: (in) how long to wait for each message of the peer,
+ *	0..600000; 0 = 10000
+ * @seq: (in) 0; (out) the agreement's number on this connection, 1, 2,
+ *	... (the same on both sides)
+ * @reserved: (in) must be 0
+ */
+struct mmt_key_agree {
+	__u32 size;
+	__s32 pmo_fd;
+	__u64 flags;
+	__u32 key_len;
+	__u32 timeout_ms;
+	__u64 seq;
+	__u64 reserved[2];
+};
+
+#define MMT_KEY_AGREE_SIZE_VER0	48
+
 /* struct mmt_migrate.flags */
 #define MMT_MIGRATE_EAGER	_BITULL(0)	/* recv: verify all on receipt */
 
@@ -1135,13 +1161,28 @@ struct mmt_restore {
  *
  * On /dev/mmt.  Resolves the address and the route (the RDMA device
  * follows the route), creates one RC QP and connects; the private data
- * carries a hello (protocol version, node id).  Context: process; sleeps.
+ * carries a hello (protocol version, node id).  In attested mode
+ * (docs/ATTESTATION.md, "The hello") both sides then exchange their
+ * credentials and X25519 shares on the connection and confirm a
+ * handshake secret before the fd exists; the peer, which runs its half
+ * in MMT_IOC_ACCEPT, must accept within @timeout_ms.
+ * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (also non-zero @fd or
  *   @peer_node on input)
  * * ECONNREFUSED - nobody listens there, the peer's backlog is full, or
- *   the peer rejected us
+ *   the peer rejected us (also: the peer is in attested mode without a
+ *   credential yet)
+ * * EKEYREJECTED - one side is in attested mode and the other is not;
+ *   or attested: the peer's credential does not verify under the
+ *   authority, names another node id than its hello, or names a node id
+ *   bound to another node key on this node; a key-confirmation tag does
+ *   not verify (a key share changed on the way); or the peer refused ours
+ *   for one of these reasons
+ * * EKEYEXPIRED - attested: the peer's credential is outside its validity
+ *   (or the peer found ours so)
+ * * ENOKEY - attested mode, and this node has no credential yet
  * * ECONNRESET - the connection was reset while it was being set up: the
  *   peer dropped it (it closed its listener before accepting), a QP
  *   error, or the RDMA device went away
@@ -1166,9 +1207,18 @@ struct mmt_restore {
  * it was accepted is still returned (its fd reports POLLHUP, transfers
  * ECONNRESET); handshakes that failed are dropped.
  *
+ * In attested mode the accepting side's half of the attested handshake
+ * runs here (docs/ATTESTATION.md, "The hello"), bounded by @timeout_ms; a
+ * connection whose handshake fails is dropped and its error returned.
+ * A peer in the other mode never reaches the accept queue (it is refused
+ * in rdma_cm, debugfs mmt/stats hs_rejected).
+ *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL, ETIMEDOUT, EINTR,
  * ECONNABORTED (the listener's device went away), ENOTTY (not a listener
- * fd).
+ * fd); attested mode: EKEYREJECTED, EKEYEXPIRED (as for MMT_IOC_CONNECT),
+ * ENOKEY (this node's credential went away), ECONNREFUSED (the peer
+ * refused for another reason), EPROTO (a malformed handshake message),
+ * ECONNRESET (the peer went away during the handshake), ENOMEM.
  */
 #define MMT_IOC_ACCEPT		_IOWR(MMT_IOC_MAGIC, 0x22, struct mmt_connect)
 
@@ -1527,5 +1577,47 @@ struct mmt_restore {
  * runs on this connection).
  */
 #define MMT_IOC_MIGRATE_ABORT	_IO(MMT_IOC_MAGIC, 0x2a)
+
+/**
+ * MMT_IOC_CONN_KEY_AGREE - agree on a fresh MMT key with the peer and key
+ *	a PMO with it (attested connections; docs/ATTESTATION.md, "MMT key
+ *	agreement")
+ *
+ * On a connection fd made in attested mode; both sides call it, each
+ * naming its own PMO (the sender's usually without, the receiver's with
+ * MMT_KEY_RECEIVE).  Each draws an ephemeral X25519 key and sends its
+ * public half; both derive the key with HKDF-SHA256 from the shared
+ * secret, salted with the connection's handshake secret (so bound to
+ * both credentials and to the connection) and bound to the agreement's
+ * number and both shares, confirm it with tags, and key the PMO as
+ * MMT_IOC_PMO_SET_KEY would.  The key never reaches user space, and every
+ * agreement gives another key (fresh shares).  Agreements on a
+ * connection run one at a time and in the same order on both sides.  A
+ * failure after the first message (a timeout, a signal, a tag that does
+ * not verify, a malformed message) ends the connection (poll() reports
+ * POLLHUP); the PMO is then not keyed.  MMT_IOC_PMO_SET_KEY still works,
+ * in attested mode too.
+ * Context: process; sleeps.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command
+ * * EINVAL - bad @size, flags other than MMT_KEY_RECEIVE, @key_len not 16
+ *   or 32, @timeout_ms above 600000, non-zero @seq or @reserved
+ * * EBADF, ENOTTY - @pmo_fd is not a PMO fd (ENOTTY also: the fd is not a
+ *   connection)
+ * * ENOKEY - the connection was not made in attested mode (no handshake
+ *   secret to bind the key to)
+ * * EBUSY - the PMO has a key, or a transfer uses it as plain memory
+ *   (checked before any message; if it is keyed by another thread during
+ *   the agreement, EBUSY after it: the peer's PMO is then keyed)
+ * * EKEYREJECTED - the peer's key-confirmation tag does not verify (a
+ *   share was changed on the way), or its share is of small order
+ * * EPROTO - a malformed or out-of-order message, or the peer asked for
+ *   another @key_len
+ * * ECONNRESET, ETIMEDOUT, EINTR - the connection was reset, the peer did
+ *   not answer within @timeout_ms, a signal arrived
+ * * ENOMEM, EOVERFLOW - as for MMT_IOC_PMO_SET_KEY
+ */
+#define MMT_IOC_CONN_KEY_AGREE	_IOWR(MMT_IOC_MAGIC, 0x2b, struct mmt_key_agree)
 
 #endif /* _UAPI_LINUX_MMT_H */

@@ -150,6 +150,16 @@ mmtg_unload_mmt() {
 	mmtg_run 60 rmmod mmt
 }
 
+# mmtg_stat NAME - a counter of debugfs mmt/stats
+mmtg_stat() {
+	awk -v n="$1" '$1 == n { print $2 }' /sys/kernel/debug/mmt/stats
+}
+
+# mmtg_stat_is NAME VALUE - the debugfs mmt/stats counter NAME is VALUE
+mmtg_stat_is() {
+	[ "$(mmtg_stat "$1")" = "$2" ]
+}
+
 # mmtg_wait SECS CMD... - retry CMD every 0.2 s until it succeeds or SECS
 # pass; return its last status.  Each try of a program runs under timeout
 # $MMTG_TRY_TIMEOUT (default 20 s); a shell function is called as it is.

@@ -1136,7 +1136,7 @@ static void mmt_conn_migrate_arg(struct kunit *test)
 	a.reserved[1] = 1;
 	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
 
-	/* WANT and COMMIT decode; nothing past COMMIT does */
+	/* WANT, COMMIT and the handshake's decode; nothing past them does */
 	w->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
 	w->type = MMT_MSG_WANT;
 	w->index = cpu_to_le32(3);
@@ -1147,7 +1147,12 @@ static void mmt_conn_migrate_arg(struct kunit *test)
 	w->nsegs = 2;
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_COMMIT);
-	w->type = MMT_MSG_COMMIT + 1;
+	w->type = MMT_MSG_HS_CONFIRM;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_HS_CONFIRM);
+	w->type = MMT_MSG_AGREE_CONFIRM;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	w->type = MMT_MSG_AGREE_CONFIRM + 1;
 	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
 	/* a transfer's receive refuses a migration's offer */
 	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, false, false);

@@ -868,7 +868,7 @@ static enum fz_call rnd_ioctl_call(struct th *th)
 		[C_MIG_RECV] = 2, [C_MIG_INFO] = 4, [C_MIG_FINISH] = 3,
 		[C_MIG_ABORT] = 3, [C_MIG_RESOLVE] = 4, [C_ATT_AUTH] = 2,
 		[C_ATT_CRED] = 2, [C_ATT_INFO] = 3, [C_CKPT] = 3,
-		[C_RESTORE] = 3, [C_UNKNOWN] = 6,
+		[C_RESTORE] = 3, [C_KEY_AGREE] = 3, [C_UNKNOWN] = 6,
 	};
 	unsigned int total = 0, r, c;
 
@@ -899,6 +899,7 @@ static bool is_known_cmd(unsigned long cmd)
 		MMT_IOC_PMO_MIG_RESOLVE, MMT_IOC_ATTEST_SET_AUTHORITY,
 		MMT_IOC_ATTEST_SET_CRED, MMT_IOC_ATTEST_INFO,
 		MMT_IOC_PMO_CHECKPOINT, MMT_IOC_RESTORE,
+		MMT_IOC_CONN_KEY_AGREE,
 	};
 	unsigned int i;
 
@@ -1181,6 +1182,22 @@ static void fuzz_ioctl(struct th *th)
 		rs->buf_len = below(th, 4096);
 		rs->flags = chance(th, 50) ? MMT_PMO_CLOEXEC : 0;
 		pick(th, K_DEV, 90, &t);
+		break;
+	}
+	case C_KEY_AGREE: {
+		struct mmt_key_agree *ka = p;
+
+		cmd = MMT_IOC_CONN_KEY_AGREE;
+		v = ka->size = MMT_KEY_AGREE_SIZE_VER0;
+		pick(th, K_CONN, 90, &t);
+		pick(th, K_PMO, 85, &t2);
+		has_t2 = true;
+		ka->pmo_fd = t2.fd;
+		ka->key_len = chance(th, 80) ? (chance(th, 50) ? 16 : 32) :
+			below(th, 64);
+		if (chance(th, 50))
+			ka->flags = MMT_KEY_RECEIVE;
+		ka->timeout_ms = rnd_timeout(th);
 		break;
 	}
 	default:

@@ -550,6 +550,25 @@ int mmtu_conn_set_key(int connfd, const void *key, size_t key_len)
 	return set_errno(ret);
 }
 
+int mmtu_conn_key_agree(int connfd, int pmofd, size_t key_len,
+			uint64_t flags, unsigned int timeout_ms,
+			uint64_t *seq)
+{
+	struct mmt_key_agree a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.size = MMT_KEY_AGREE_SIZE_VER0;
+	a.pmo_fd = pmofd;
+	a.flags = flags;
+	a.key_len = key_len;
+	a.timeout_ms = timeout_ms;
+	ret = mmtu_ioctl(connfd, MMT_IOC_CONN_KEY_AGREE, &a);
+	if (!ret && seq)
+		*seq = a.seq;
+	return set_errno(ret);
+}
+
 int mmtu_send(int connfd, int pmofd, uint32_t channel, uint64_t flags,
 	      unsigned int timeout_ms, struct mmt_xfer *out)
 {

@@ -436,6 +436,29 @@ int mmtu_connect(int devfd, const struct mmt_conn_addr *addr,
 int mmtu_conn_set_key(int connfd, const void *key, size_t key_len);
 
 /**
+ * mmtu_conn_key_agree() - MMT_IOC_CONN_KEY_AGREE: agree on a fresh MMT key
+ * with the peer of an attested connection and key @pmofd with it; the key
+ * never reaches user space (docs/ATTESTATION.md, "MMT key agreement")
+ * @connfd: a connection made in attested mode
+ * @pmofd: the PMO to key (it must have no key)
+ * @key_len: 16 or 32 bytes; the peer asks for the same
+ * @flags: MMT_KEY_RECEIVE (every MMT WAITING) or 0 (VALID)
+ * @timeout_ms: wait for each message of the peer; 0 = 10000
+ * @seq: (out, may be NULL) the agreement's number on the connection
+ *
+ * Both ends call it, in the same order as their other agreements on the
+ * connection.
+ *
+ * Return: 0; -ENOKEY (not an attested connection), -EBUSY (the PMO has a
+ * key), -EKEYREJECTED (a share changed on the way), -EPROTO,
+ * -ECONNRESET, -ETIMEDOUT, -EINTR (these end the connection), -EINVAL,
+ * -EBADF, -ENOTTY, -ENOMEM, -EOVERFLOW.
+ */
+int mmtu_conn_key_agree(int connfd, int pmofd, size_t key_len,
+			uint64_t flags, unsigned int timeout_ms,
+			uint64_t *seq);
+
+/**
  * mmtu_send() - MMT_IOC_SEND: send a PMO to the peer over a channel
  * @connfd: connection fd (mmtu_connect() or mmtu_accept())
  * @pmofd: the PMO to send: MMT channel: keyed, every MMT VALID and

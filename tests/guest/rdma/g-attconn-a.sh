@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# g-attconn-a.sh - two-guest test of the attested hello, guest 1 (node 11;
+# docs/ATTESTATION.md "The hello"), with a test build of the module
+# (debugfs mmt/conn_fault) and a credential from the test issuer
+# (tests/attest/mmt-test-issuer.c, the authority's test key shipped as
+# /opt/mmt/auth.der and auth.key).  In the order of g-attconn-b.sh: set-ups
+# without attested mode, then attested ones, an MMT-channel delegation on
+# an attested connection (a key set by hand), MMT key agreement (two
+# agreements; mmt-attest-conn agree-recv's checks), a swapped key share
+# (B's hook), an unattested peer (B reloaded its module) refused in
+# rdma_cm, and this attested node refused by B's unattested listener.
+
+PEER=$(mmtg_ip_of 2)
+
+mmtg_t "a: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "a: insmod mmt.ko (test build)" mmtg_load_mmt
+mmtg_t "a: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
+
+mmtg_t "a: 10 connections, not in attested mode" \
+	mmt-attest-conn listen -p 7601 -n 10
+mmtg_t "a: attested mode, a credential for node 11 (test issuer)" \
+	"$MMTG_DIR/mmt-test-issuer" "$MMTG_DIR/auth.der" "$MMTG_DIR/auth.key" 11
+mmtg_t "a: 10 connections, attested" mmt-attest-conn listen -p 7602 -n 10
+mmtg_t "a: hs_done 10" mmtg_stat_is hs_done 10
+mmtg_t "a: an MMT-channel delegation on an attested connection, byte-exact" \
+	mmt-xfer recv -p 7603 -n 4 -s 31
+mmtg_t "a: MMT key agreement (agree-recv checks)" mmt-attest-conn agree-recv -p 7607
+mmtg_t "a: hs_done 12" mmtg_stat_is hs_done 12
+
+mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
+	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
+mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
+
+# B, reloaded without attested mode, connects: refused before any accept
+mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
+_l=$!
+mmtg_t "a: a peer not in attested mode is refused (hs_rejected 2)" \
+	mmtg_wait 90 mmtg_stat_is hs_rejected 2
+kill "$_l" 2>/dev/null
+wait "$_l" 2>/dev/null
+mmtg_t "a: hs_done still 12" mmtg_stat_is hs_done 12
+
+mmtg_t "a: attested, to a listener not in attested mode: connect fails with EKEYREJECTED" \
+	mmt-attest-conn connect -a "$PEER" -p 7606 -X EKEYREJECTED

@@ -13,13 +13,18 @@
 #            mmt-attest (TPM quote of PCR 10 and the IMA log), installs its
 #            credential: node id from the authority; replays its evidence
 #            and its old quote: refused (exit 12, 14)
-#   guest 3  a node, as guest 2, with another node id; receives a
-#            delegation from node 2 (hand-set key for now), byte-exact;
-#            then reloads mmt.ko with one byte changed, from a file
-#            named foo.ko: refused (exit 20)
+#   guest 3  a node, as guest 2, with another node id; node 2 connects
+#            to it (the attested hello: both credentials and key shares
+#            on the connection), they agree two PMO keys
+#            (MMT_IOC_CONN_KEY_AGREE; different: a closure under one into
+#            a PMO under the other is refused, EBADMSG) and node 2
+#            delegates under each, byte-exact; then guest 3 reloads mmt.ko
+#            with one byte changed, from a file named foo.ko: refused
+#            (exit 20)
 #
 # It is the guest run `attest` of tests/guest/tests, narrated: the
-# guests' "attest-demo:" lines, the authority's decisions, the times.
+# guests' "attest-demo:" lines, the authority's decisions, the times
+# (attestation, the attested connection's set-up, the key agreements).
 # Outputs: build/demo-attest/run.log, build/guest/attest/g<i>.log.
 # Exit status: 0 if every check of the run passed; 1 otherwise.
 set -euo pipefail
@@ -41,7 +46,7 @@ make -s module >"$OUT/make.log" 2>&1 ||
 	{ tail -n 20 "$OUT/make.log"; say "FAILED: make module"; exit 1; }
 t=$(date +%s)
 tests/guest/tests attest >"$OUT/run.log" 2>&1 || FAIL=1
-say "run: $(($(date +%s) - t)) s of host time (boot, TPMs, attestation, delegation)"
+say "run: $(($(date +%s) - t)) s of host time (boot, TPMs, attestation, key agreement, delegation)"
 
 for i in 1 2 3; do
 	case $i in
@@ -56,9 +61,10 @@ done
 echo
 echo "== summary =="
 grep -a -E '^(ok|not ok) - attest: ' "$OUT/run.log" |
-	grep -E 'refused|attests and installs|differs|byte-exact|without a credential' |
+	grep -E 'refused|attests and installs|differs|key agreements|byte-exact|EBADMSG|without a credential' |
 	sed 's/^ok - attest: /  yes: /; s/^not ok - attest: /  NO:  /'
-grep -a '^# attestation of node' "$OUT/run.log" | sed 's/^# /  /' || true
+grep -a -E '^# (attestation of node|attest: node 2 to node 3)' "$OUT/run.log" |
+	sed 's/^# attest: /  /; s/^# /  /' || true
 grep -a -E '^guest tests: ' "$OUT/run.log" | sed 's/^/  /'
 if [ $FAIL -eq 0 ]; then
 	say "OK (logs: build/guest/attest/g1.log .. g3.log)"

@@ -65,7 +65,7 @@ plant_stop() {
 	while [ "$(date +%s)" -lt "$_end" ]; do
 		if grep -q ': plain: ' "$PROGRESS.$RANK" 2>/dev/null; then
 			for _d in /proc/[0-9]*; do
-				case $(tr '\0' ' ' <"$_d/cmdline" 2>/dev/null) in
+				case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
 				*mmt-pagerank-mpi*)
 					echo "apps-mpi: planted hang: SIGSTOP to rank $RANK (pid ${_d#/proc/})"
 					kill -STOP "${_d#/proc/}" ;;
@@ -83,7 +83,7 @@ dump_state() {
 	cat "$PROGRESS".* 2>/dev/null ||
 		echo "rank $RANK: no step recorded (MPI_Init has not returned, or no rank started)"
 	for _d in /proc/[0-9]*; do
-		_c=$(tr '\0' ' ' <"$_d/cmdline" 2>/dev/null)
+		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline")
 		case $_c in
 		*mpiexec.hydra*|*hydra_pmi_proxy*|*mmt-wordcount-mpi*|*mmt-pagerank-mpi*) ;;
 		*) continue ;;
@@ -109,6 +109,20 @@ dump_state() {
 	echo "--- last kernel messages:"
 	dmesg | tail -n 20
 	echo "=== end of rank $RANK's state ==="
+}
+
+# rank_step - this guest's rank: its last step, and the state and wchan
+# of its process (a stopped or blocked rank shows there)
+rank_step() {
+	_s=$(cat "$PROGRESS.$RANK" 2>/dev/null) ||
+		_s="rank $RANK: no step recorded"
+	for _d in /proc/[0-9]*; do
+		case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
+		/opt/mmt/mmt-*-mpi*)
+			_s="$_s [$(sed -n 's/^State:[[:space:]]*//p' "$_d/status" 2>/dev/null), wchan $(cat "$_d/wchan" 2>/dev/null)]" ;;
+		esac
+	done
+	echo "$_s"
 }
 
 # behind FILE - from lines "PROG: rank R: step N: WHAT", the one with the
@@ -149,8 +163,7 @@ launch() {
 		[ -e /tmp/mpi.done ] && exit 0
 		: >/tmp/mpi.timedout
 		dump_state "mpiexec still running after $TMO s"
-		cat "$PROGRESS".0 >/tmp/steps 2>/dev/null ||
-			echo "rank 0: no step recorded" >/tmp/steps
+		rank_step >/tmp/steps
 		_j=1
 		while [ $_j -lt $((2 * N)) ]; do
 			mmtg_recv $((7590 + _j)) 30 >>/tmp/steps ||
@@ -161,7 +174,7 @@ launch() {
 		cat /tmp/steps
 		behind /tmp/steps >/tmp/behind
 		for _d in /proc/[0-9]*; do
-			case $(tr '\0' ' ' <"$_d/cmdline" 2>/dev/null) in
+			case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
 			mpiexec.hydra*|*/hydra_pmi_proxy*)
 				kill "${_d#/proc/}" 2>/dev/null ;;
 			esac
@@ -200,7 +213,7 @@ launch() {
 		_r=$(cut -f 1 /tmp/behind 2>/dev/null)
 		_x=$(cut -f 2- /tmp/behind 2>/dev/null)
 		mmtg_notok "apps-mpi: $_what timed out in phase '${_x:-unknown}' on rank ${_r:-unknown}" \
-			"mpiexec ran $TMO s; each rank's state and last step above"
+			"mpiexec ran $TMO s; that rank has the fewest steps; every rank: $(sed 's/^[a-z-]*: //' /tmp/steps | tr '\n' ';')"
 	fi
 	return $_rc
 }
@@ -220,9 +233,7 @@ proxy() {
 	(
 		sleep $((TMO - 20))
 		dump_state "the proxy still running after $((TMO - 20)) s"
-		_s=$(cat "$PROGRESS.$RANK" 2>/dev/null) ||
-			_s="rank $RANK: no step recorded"
-		mmtg_send "$(mmtg_ip_of 1)" $((7590 + RANK)) "$_s" 60
+		mmtg_send "$(mmtg_ip_of 1)" $((7590 + RANK)) "$(rank_step)" 60
 	) &
 	_wd=$!
 	[ "$STOP" = "$RANK" ] && [ "$1" = PageRank ] && plant_stop &

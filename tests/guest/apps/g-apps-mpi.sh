@@ -56,6 +56,18 @@ PROGRESS=/tmp/mmta-progress
 # apps_mpi_stop=R: the planted hang (tests/guest/tests APPS_MPI_STOP)
 STOP=$(mmtg_arg apps_mpi_stop)
 
+# pids_of PATTERN... - the processes whose command line (its arguments
+# joined by spaces) matches one of the shell PATTERNs
+pids_of() {
+	for _d in /proc/[0-9]*; do
+		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") || continue
+		for _p in "$@"; do
+			# shellcheck disable=SC2254 # a pattern, by design
+			case $_c in $_p) echo "${_d#/proc/}"; break ;; esac
+		done
+	done
+}
+
 # plant_stop - the planted hang: SIGSTOP this guest's PageRank rank at
 # its first step on the plain channel seen (the file holds the last step
 # only: polled, one in a few is seen), its connections made; the others
@@ -64,12 +76,9 @@ plant_stop() {
 	_end=$(($(date +%s) + TMO))
 	while [ "$(date +%s)" -lt "$_end" ]; do
 		if grep -q ': plain: ' "$PROGRESS.$RANK" 2>/dev/null; then
-			for _d in /proc/[0-9]*; do
-				case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
-				*mmt-pagerank-mpi*)
-					echo "apps-mpi: planted hang: SIGSTOP to rank $RANK (pid ${_d#/proc/})"
-					kill -STOP "${_d#/proc/}" ;;
-				esac
+			for _pid in $(pids_of '/opt/mmt/mmt-pagerank-mpi *'); do
+				echo "apps-mpi: planted hang: SIGSTOP to rank $RANK (pid $_pid)"
+				kill -STOP "$_pid"
 			done
 			return
 		fi
@@ -82,13 +91,10 @@ dump_state() {
 	echo "=== apps-mpi: rank $RANK (guest $MMTG_ID): state: $1 ==="
 	cat "$PROGRESS".* 2>/dev/null ||
 		echo "rank $RANK: no step recorded (MPI_Init has not returned, or no rank started)"
-	for _d in /proc/[0-9]*; do
-		_c=$(tr '\0' ' ' 2>/dev/null <"$_d/cmdline")
-		case $_c in
-		*mpiexec.hydra*|*hydra_pmi_proxy*|*mmt-wordcount-mpi*|*mmt-pagerank-mpi*) ;;
-		*) continue ;;
-		esac
-		echo "--- pid ${_d#/proc/}: $_c"
+	for _pid in $(pids_of '*mpiexec.hydra*' '*hydra_pmi_proxy*' \
+			      '*mmt-wordcount-mpi*' '*mmt-pagerank-mpi*'); do
+		_d=/proc/$_pid
+		echo "--- pid $_pid: $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline")"
 		for _t in "$_d"/task/*; do
 			echo "task ${_t##*/} $(cat "$_t/comm" 2>/dev/null):" \
 				"$(grep '^State:' "$_t/status" 2>/dev/null)" \
@@ -116,11 +122,8 @@ dump_state() {
 rank_step() {
 	_s=$(cat "$PROGRESS.$RANK" 2>/dev/null) ||
 		_s="rank $RANK: no step recorded"
-	for _d in /proc/[0-9]*; do
-		case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
-		/opt/mmt/mmt-*-mpi*)
-			_s="$_s [$(sed -n 's/^State:[[:space:]]*//p' "$_d/status" 2>/dev/null), wchan $(cat "$_d/wchan" 2>/dev/null)]" ;;
-		esac
+	for _pid in $(pids_of '/opt/mmt/mmt-*-mpi *'); do
+		_s="$_s [$(sed -n 's/^State:[[:space:]]*//p' "/proc/$_pid/status" 2>/dev/null), wchan $(cat "/proc/$_pid/wchan" 2>/dev/null)]"
 	done
 	echo "$_s"
 }
@@ -173,11 +176,8 @@ launch() {
 		echo "=== apps-mpi: each rank's last step ==="
 		cat /tmp/steps
 		behind /tmp/steps >/tmp/behind
-		for _d in /proc/[0-9]*; do
-			case $(tr '\0' ' ' 2>/dev/null <"$_d/cmdline") in
-			mpiexec.hydra*|*/hydra_pmi_proxy*)
-				kill "${_d#/proc/}" 2>/dev/null ;;
-			esac
+		for _pid in $(pids_of 'mpiexec.hydra*' '*/hydra_pmi_proxy*'); do
+			kill "$_pid" 2>/dev/null
 		done
 	) &
 	_wd=$!

@@ -54,6 +54,36 @@ void mmta_die(const char *fmt, ...)
 	exit(1);
 }
 
+void mmta_step(int coarse, const char *fmt, ...)
+{
+	static unsigned long step;
+	const char *base = getenv("MMTA_PROGRESS");
+	char line[512], path[4096];
+	va_list ap;
+	int n, fd;
+
+	if (!base || !*base)
+		return;
+	n = snprintf(line, sizeof(line), "%s: rank %d: step %lu: ", g.prog,
+		     g.rank, ++step);
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	line[n] = 0;
+	if (coarse)
+		fputs(line, stderr);
+	snprintf(path, sizeof(path), "%s.%d", base, g.rank);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;	/* nothing to do: the step is lost, not the run */
+	close(fd);
+}
+
 /* ---- control plane: MPI, or a TCP star around rank 0 */
 
 static void full_io(int fd, void *buf, size_t len, int wr)
@@ -208,8 +238,11 @@ void mmta_connect(int devfd, int n, const int *peer, const int *accept,
 			mmta_die("listen on port %u: %s", g.data_port + peer[i],
 				 mmtu_strerror(r));
 	}
+	mmta_step(0, "connections: barrier before connect");
 	mmta_ctl_barrier();
 	for (i = 0; i < n; i++) {
+		mmta_step(0, "connections: %s rank %d", accept[i] ?
+			  "accept from" : "connect to", peer[i]);
 		if (accept[i]) {
 			conn[i] = mmtu_accept(lfd[i], g.timeout_ms, 0, NULL);
 			if (conn[i] < 0)
@@ -405,6 +438,7 @@ void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg)
 	if (g.rank < 0 && !peer_arg) {
 		MPI_Init(argc, argv);
 		MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+		mmta_step(1, "MPI_Init done");
 		MPI_Comm_size(MPI_COMM_WORLD, &g.size);
 		g.mpi = 1;
 	}
@@ -445,7 +479,10 @@ void mmta_net_finish(void)
 {
 	explicit_bzero(g.key, sizeof(g.key));
 #ifdef MMTA_MPI
-	if (g.mpi)
+	if (g.mpi) {
+		mmta_step(1, "MPI_Finalize");
 		MPI_Finalize();
+	}
 #endif
+	mmta_step(1, "done");
 }

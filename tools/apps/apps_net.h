@@ -52,6 +52,22 @@ extern const char *const mmta_chan_names[3];
 
 void mmta_die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						   noreturn));
+
+/**
+ * mmta_step() - record where this rank is (a hang then names its last
+ * step): with MMTA_PROGRESS=PATH in the environment, the line
+ * "PROG: rank R: step N: WHAT" replaces the contents of PATH.R (N counts
+ * the calls, so the rank with the lowest N is the one behind); with
+ * @coarse, the line also goes to stderr (under mpiexec, to mpiexec's
+ * output), at the phases of a run: a few lines per channel, not per
+ * transfer.  Without MMTA_PROGRESS, nothing.  Never fails: a file that
+ * cannot be written is skipped.  Single-threaded.
+ * @coarse: 1 for a phase (stderr too), 0 for a step inside one
+ * @fmt: printf format of WHAT
+ */
+void mmta_step(int coarse, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* the unsigned decimal @s of option --@opt in @lo..@hi, else exit 2 */
 unsigned int mmta_num(const char *opt, const char *s, unsigned long lo,
 		      unsigned long hi);

@@ -215,6 +215,7 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 
 	for (v = 0; v < pr->n; v++)
 		pr->rank[v] = 1.0 / pr->n;
+	mmta_step(1, "%s: barrier before the run", mmta_chan_names[channel]);
 	mmta_ctl_barrier();
 	t0 = mmta_now();
 	for (it = 0; it < g.iters; it++) {
@@ -227,15 +228,25 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 			struct peer *pe = &peers[i];
 
 			if (net.rank < pe->q) {
+				mmta_step(0, "%s: iteration %u: send to rank %d",
+					  mmta_chan_names[channel], it, pe->q);
 				send_to(devfd, pe, pr, channel, &st);
+				mmta_step(0, "%s: iteration %u: receive from rank %d",
+					  mmta_chan_names[channel], it, pe->q);
 				recv_from(devfd, pe, pr, channel, &st);
 			} else {
+				mmta_step(0, "%s: iteration %u: receive from rank %d",
+					  mmta_chan_names[channel], it, pe->q);
 				recv_from(devfd, pe, pr, channel, &st);
+				mmta_step(0, "%s: iteration %u: send to rank %d",
+					  mmta_chan_names[channel], it, pe->q);
 				send_to(devfd, pe, pr, channel, &st);
 			}
 		}
 		st.remote += mmta_now() - t;
 		t = mmta_now();
+		mmta_step(0, "%s: iteration %u: allgather (dangling sums)",
+			  mmta_chan_names[channel], it);
 		mmta_ctl_allgather(&part, sizeof(part), parts);
 		pr->dangling = 0;
 		for (i = 0; i < net.size; i++)
@@ -250,6 +261,8 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 		mmta_pr_apply_range(pr, lo, hi);
 		st.apply += mmta_now() - t;
 	}
+	mmta_step(1, "%s: barrier after %u iterations",
+		  mmta_chan_names[channel], g.iters);
 	mmta_ctl_barrier();
 	*e2e = mmta_now() - t0;
 	st.checked = !!g.check;
@@ -257,6 +270,7 @@ static void run(int devfd, struct mmta_pr *pr, const struct mmta_graph *gr,
 		st.mismatch = check_ranks(pr, gr);
 	if (g.out)
 		write_ranks(pr, gr, mmta_chan_names[channel]);
+	mmta_step(0, "%s: allgather (timings)", mmta_chan_names[channel]);
 	mmta_ctl_allgather(&st, sizeof(st), all);
 }
 
@@ -443,7 +457,9 @@ int main(int argc, char **argv)
 		acc[npeers - 1] = q < net.rank;
 	}
 	mmta_net_ctl();
+	mmta_step(1, "connections: listen, then %d in rounds", npeers);
 	mmta_connect(devfd, npeers, pq, acc, conn);
+	mmta_step(1, "connections: made");
 	for (i = 0; i < npeers; i++)
 		peers[i].conn = conn[i];
 	/* cross-rank edges: those whose source another rank owns */

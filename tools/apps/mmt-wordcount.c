@@ -83,7 +83,9 @@ static void connect_all(int devfd, int *conn)
 		peers[i] = net.rank < g.n ? g.n + i : i;
 		accept[i] = net.rank >= g.n;
 	}
+	mmta_step(1, "connections: listen, then %d", g.n);
 	mmta_connect(devfd, g.n, peers, accept, conn);
+	mmta_step(1, "connections: made");
 }
 
 
@@ -269,6 +271,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 	unsigned int k;
 
 	mmta_wc_init(&wc);
+	mmta_step(1, "%s: barrier before the run", mmta_chan_names[channel]);
 	mmta_ctl_barrier();
 	t0 = mmta_now();
 	if (net.rank < g.n) {		/* map: files me, me + n, ... */
@@ -298,6 +301,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 			sizes[r] = bk[r].len;
 	}
 	/* the end of the map; the buckets' sizes */
+	mmta_step(0, "%s: allgather (bucket sizes)", mmta_chan_names[channel]);
 	mmta_ctl_allgather(sizes, sizeof(uint64_t) * g.n, allsz);
 	t1 = mmta_now();
 	if (net.rank < g.n) {
@@ -310,6 +314,8 @@ static void run(int devfd, const int *conn, unsigned int channel,
 			st.setup += mmta_now() - t;
 			t = mmta_now();
 			memset(&x, 0, sizeof(x));
+			mmta_step(0, "%s: send bucket to rank %d",
+				  mmta_chan_names[channel], g.n + r);
 			e = mmtu_send(conn[r], fd, channel, 0, net.timeout_ms, &x);
 			if (e < 0)
 				mmta_die("send bucket %d on the %s channel: %s", r,
@@ -330,6 +336,8 @@ static void run(int devfd, const int *conn, unsigned int channel,
 			st.setup += mmta_now() - t;
 			t = mmta_now();
 			memset(&x, 0, sizeof(x));
+			mmta_step(0, "%s: receive from rank %d",
+				  mmta_chan_names[channel], r);
 			e = mmtu_recv(conn[r], fd, channel, 0, net.timeout_ms, &x);
 			if (e < 0)
 				mmta_die("receive from mapper %d on the %s channel: %s",
@@ -350,6 +358,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 			st.pmo_bytes += (double)mmta_pmo_round(len);
 		}
 	}
+	mmta_step(0, "%s: barrier after the shuffle", mmta_chan_names[channel]);
 	mmta_ctl_barrier();			/* the end of the shuffle */
 	t2 = mmta_now();
 	if (net.rank >= g.n) {		/* reduce: merge, sort, check, write */
@@ -365,6 +374,8 @@ static void run(int devfd, const int *conn, unsigned int channel,
 		if (g.out)
 			write_share(&wc, mmta_chan_names[channel]);
 	}
+	mmta_step(1, "%s: barrier at the end of the job",
+		  mmta_chan_names[channel]);
 	mmta_ctl_barrier();			/* the end of the job */
 	t3 = mmta_now();
 	mmta_wc_free(&wc);
@@ -372,6 +383,7 @@ static void run(int devfd, const int *conn, unsigned int channel,
 	ph->map = t1 - t0;
 	ph->shuffle = t2 - t1;
 	ph->reduce = t3 - t2;
+	mmta_step(0, "%s: allgather (timings)", mmta_chan_names[channel]);
 	mmta_ctl_allgather(&st, sizeof(st), all);
 }
 

@@ -52,6 +52,7 @@ stub_run() {
 
 t_pass=0
 t_fail=0
+only_if=()
 
 # expect NAME WANT_CALLS WANT_FAIL OUTCOME... - run retry_once with the
 # stub and check how often it ran and what failures it left
@@ -62,7 +63,7 @@ expect() {
 	calls=0
 	PASS=0
 	FAIL=0
-	out=$(retry_once stub stub_run "$@"; echo "calls=$calls fail=$FAIL")
+	out=$(retry_once stub "${only_if[@]}" stub_run "$@"; echo "calls=$calls fail=$FAIL")
 	if [ "${out##*$'\n'}" = "calls=$want_calls fail=$want_fail" ]; then
 		t_pass=$((t_pass + 1))
 		echo "ok - harness: $name"
@@ -77,5 +78,11 @@ expect "retry_once runs a passing run once" 1 0 pass
 expect "retry_once runs a run that failed for the network again, only the second attempt counts" 2 0 net pass
 expect "retry_once keeps the second attempt's failure" 2 1 net net
 expect "retry_once does not run again a run whose kernel log has a report" 1 1 report pass
+only_if=(--only-if "ETIMEDOUT")
+expect "retry_once --only-if runs again a failure that matches" 2 0 net pass
+only_if=(--only-if "timed out in phase 'MPI_Finalize")
+expect "retry_once --only-if does not run again a failure that does not match" 1 1 net pass
+expect "retry_once --only-if does not run again a run whose kernel log has a report" 1 1 report pass
+only_if=()
 echo "harness: $t_pass passed, $t_fail failed"
 [ "$t_fail" -eq 0 ]

@@ -252,9 +252,7 @@ def plot(doc, png):
         gx.set_ylabel("throughput / the plain channel's")
         gx.set_title("guests (QEMU TCG, Soft-RoCE): ratios only", fontsize=10)
         gx.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, None, png)
 
 
 if __name__ == "__main__":

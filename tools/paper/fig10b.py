@@ -93,9 +93,8 @@ def measure(args):
 
 
 def check(doc, problems):
-    rows = doc.get("rows")
-    if not isinstance(rows, list) or not rows:
-        problems.append("no rows")
+    rows = paperlib.rows_of(doc, problems)
+    if rows is None:
         return
     ds = [r.get("delay_ms") for r in rows]
     if ds != sorted(set(ds)) or ds[0] != 0 or len(ds) < 2:
@@ -219,10 +218,7 @@ def plot(doc, png):
     a2.set_ylabel("delegation speed-up over the secure channel")
     a2.set_title("speed-up")
     a2.legend(fontsize=8)
-    fig.suptitle(TITLE + (" [smoke]" if doc["smoke"] else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, TITLE, png)
 
 
 if __name__ == "__main__":

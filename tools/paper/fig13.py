@@ -171,10 +171,7 @@ def plot(doc, png):
         ax.set_title(c["name"])
         ax.set_ylabel("end-to-end time (s)")
     axes[0].legend(fontsize=8)
-    fig.suptitle(TITLE + (" [smoke]" if doc["smoke"] else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, TITLE, png)
 
 
 if __name__ == "__main__":

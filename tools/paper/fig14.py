@@ -319,12 +319,8 @@ def plot(doc, png):
         ax.set_ylabel("time in the phase, slowest rank (s)")
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize=8)
-    fig.suptitle(TITLE + (" [smoke]" if doc["smoke"] else "") +
-                 "\npaper: remote phase 5 % (MMT) vs 37.5 % (secure channel)",
-                 fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, TITLE, png, "paper: remote phase "
+                         "5 % (MMT) vs 37.5 % (secure channel)")
 
 
 if __name__ == "__main__":

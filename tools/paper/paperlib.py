@@ -170,6 +170,25 @@ def check_common(doc, item, problems):
          problems)
 
 
+def rows_of(doc, problems):
+    """The document's non-empty list "rows", or None after a problem."""
+    rows = doc.get("rows")
+    if not isinstance(rows, list) or not rows:
+        problems.append("no rows")
+        return None
+    return rows
+
+
+def save_figure(plt, fig, doc, title, png, note=""):
+    """Title @fig (with " [smoke]" and a second line @note), write @png."""
+    if title:
+        fig.suptitle(title + (" [smoke]" if doc["smoke"] else "") +
+                     ("\n" + note if note else ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
 def size_label(n):
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift and n % (1 << shift) == 0:

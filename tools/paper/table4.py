@@ -76,9 +76,8 @@ def measure(args):
 
 
 def check(doc, problems):
-    rows = doc.get("rows")
-    if not isinstance(rows, list) or not rows:
-        problems.append("no rows")
+    rows = paperlib.rows_of(doc, problems)
+    if rows is None:
         return
     want = paperlib.parse_sizes(SMOKE_SIZES if doc["smoke"] else SIZES)
     got = [r.get("size") for r in rows]
@@ -163,10 +162,7 @@ def plot(doc, png):
     a2.set_ylabel("time per message (us)")
     a2.set_title("against delegation")
     a2.legend(fontsize=8)
-    fig.suptitle(TITLE + (" [smoke]" if doc["smoke"] else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, TITLE, png)
 
 
 if __name__ == "__main__":

@@ -90,9 +90,8 @@ def measure(args):
 
 
 def check(doc, problems):
-    rows = doc.get("rows")
-    if not isinstance(rows, list) or not rows:
-        problems.append("no rows")
+    rows = paperlib.rows_of(doc, problems)
+    if rows is None:
         return
     got = [r.get("levels") for r in rows]
     if got != [1, 2, 3, 4]:
@@ -166,10 +165,7 @@ def plot(doc, png):
     for a in (ax[0][0], ax[0][1], ax[1][0], ax[1][1]):
         a.set_xticks(lv)
         a.set_xlabel("tree levels")
-    fig.suptitle(TITLE + (" [smoke]" if doc["smoke"] else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    paperlib.save_figure(plt, fig, doc, TITLE, png)
 
 
 if __name__ == "__main__":

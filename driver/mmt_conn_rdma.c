@@ -990,13 +990,30 @@ static void mmt_conn_param(struct rdma_conn_param *p,
 
 /* ------------------------------------------------------------ handshake */
 
-static bool mmt_conn_hs_ready(struct mmt_conn *conn)
+/* Pop the first message of @box, or NULL. */
+static struct mmt_inbox_item *mmt_inbox_pop(struct mmt_conn *conn,
+					    struct list_head *box)
+{
+	struct mmt_inbox_item *it = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (!list_empty(box)) {
+		it = list_first_entry(box, struct mmt_inbox_item, node);
+		list_del(&it->node);
+		conn->inbox_len--;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return it;
+}
+
+static bool mmt_inbox_ready(struct mmt_conn *conn, struct list_head *box)
 {
 	unsigned long flags;
 	bool ret;
 
 	spin_lock_irqsave(&conn->lock, flags);
-	ret = !list_empty(&conn->hs_inbox) || conn->state == MMT_CONN_DEAD;
+	ret = !list_empty(box) || conn->state == MMT_CONN_DEAD;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return ret;
 }
@@ -1011,24 +1028,17 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 {
 	struct mmt_inbox_item *it;
 	bool drained = false;
-	unsigned long flags;
 	long left;
 	int err;
 
 	for (;;) {
-		spin_lock_irqsave(&conn->lock, flags);
-		it = list_first_entry_or_null(&conn->hs_inbox,
-					      struct mmt_inbox_item, node);
-		if (it) {
-			list_del(&it->node);
-			conn->inbox_len--;
-		}
-		err = conn->state == MMT_CONN_DEAD ? conn->err : 0;
-		spin_unlock_irqrestore(&conn->lock, flags);
+		it = mmt_inbox_pop(conn, &conn->hs_inbox);
 		if (it) {
 			*out = it;
 			return 0;
 		}
+		if (mmt_conn_state(conn, &err) != MMT_CONN_DEAD)
+			err = 0;
 		if (err && !drained) {
 			/*
 			 * The peer's last message may still sit in the CQ
@@ -1045,7 +1055,8 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 		if (left <= 0)
 			return -ETIMEDOUT;
 		left = wait_event_interruptible_timeout(conn->wq,
-							mmt_conn_hs_ready(conn),
+							mmt_inbox_ready(conn,
+									&conn->hs_inbox),
 							left);
 		if (left < 0)
 			return -EINTR;
@@ -2077,34 +2088,6 @@ static void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s)
 }
 
 /* ------------------------------------------------------------ waiting */
-
-/* Pop the first message of @box, or NULL. */
-static struct mmt_inbox_item *mmt_inbox_pop(struct mmt_conn *conn,
-					    struct list_head *box)
-{
-	struct mmt_inbox_item *it = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	if (!list_empty(box)) {
-		it = list_first_entry(box, struct mmt_inbox_item, node);
-		list_del(&it->node);
-		conn->inbox_len--;
-	}
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return it;
-}
-
-static bool mmt_inbox_ready(struct mmt_conn *conn, struct list_head *box)
-{
-	unsigned long flags;
-	bool ret;
-
-	spin_lock_irqsave(&conn->lock, flags);
-	ret = !list_empty(box) || conn->state == MMT_CONN_DEAD;
-	spin_unlock_irqrestore(&conn->lock, flags);
-	return ret;
-}
 
 /*
  * Wait for the next message of @box.  Messages come before the death of

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh - tests of the guest test harness itself, without a guest:
-# tests/guest/tests's retry_once() with stub runs in place of run_guests.
+# tests/guest/tests's retry_once() with stub runs in place of run_guests,
+# and run_pair() with stub runs in place of run_one.
 #
 #   - a run that fails once for the network (rxe under TCG) is run again,
 #     and only the second attempt counts;
@@ -84,5 +85,63 @@ only_if=(--only-if "timed out in phase 'MPI_Finalize")
 expect "retry_once --only-if does not run again a failure that does not match" 1 1 net pass
 expect "retry_once --only-if does not run again a run whose kernel log has a report" 1 1 report pass
 only_if=()
+
+# run_pair with stub runs: A (background) passes 2 checks and fails 1,
+# sleeping so that it ends after B; B passes 1.  Every line is counted
+# once, A's after B's, both times kept, and both really ran at once
+# (A's start file exists when B starts)
+pair_prepare() { :; }
+run_one() {
+	case $1 in
+	A)
+		: >"$GUEST_BUILD/A.started"
+		sleep 1
+		ok "A: one"
+		notok "A: two" "planted"
+		ok "A: three"
+		TIMES+=("A 1s")
+		;;
+	B)
+		if [ -f "$GUEST_BUILD/A.started" ]; then
+			ok "B: A runs at the same time"
+		else
+			sleep 0.5
+			[ -f "$GUEST_BUILD/A.started" ] &&
+				ok "B: A runs at the same time" ||
+				notok "B: A runs at the same time" "no"
+		fi
+		TIMES+=("B 0s")
+		;;
+	esac
+}
+PASS=0
+FAIL=0
+TIMES=()
+out=$(run_pair A B; echo "pass=$PASS fail=$FAIL times=${TIMES[*]}")
+want="pass=3 fail=1 times=B 0s A 1s (with B)"
+order=$(grep -E '^(not )?ok - ' <<<"$out" | sed -E 's/^(not )?ok - //' | tr '\n' '|')
+if [ "${out##*$'\n'}" = "$want" ] &&
+   [ "$order" = "B: A runs at the same time|A: one|A: two (planted)|A: three|" ]; then
+	t_pass=$((t_pass + 1))
+	echo "ok - harness: run_pair runs A and B at once, counts every line once, A's after B's"
+else
+	t_fail=$((t_fail + 1))
+	echo "not ok - harness: run_pair runs A and B at once, counts every line once, A's after B's (want $want, got ${out##*$'\n'}; order $order)"
+fi
+GUEST_JOBS=1
+PASS=0
+FAIL=0
+TIMES=()
+rm -f "$GUEST_BUILD/A.started"
+out=$(run_pair A B; echo "pass=$PASS fail=$FAIL")
+order=$(grep -E '^(not )?ok - ' <<<"$out" | sed -E 's/^(not )?ok - //' | cut -c1-2 | tr '\n' '|')
+if [ "${out##*$'\n'}" = "pass=3 fail=1" ] && [ "$order" = "A:|A:|A:|B:|" ]; then
+	t_pass=$((t_pass + 1))
+	echo "ok - harness: GUEST_JOBS=1: run_pair runs A, then B"
+else
+	t_fail=$((t_fail + 1))
+	echo "not ok - harness: GUEST_JOBS=1: run_pair runs A, then B (got ${out##*$'\n'})"
+fi
+unset GUEST_JOBS
 echo "harness: $t_pass passed, $t_fail failed"
 [ "$t_fail" -eq 0 ]

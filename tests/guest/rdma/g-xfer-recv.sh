@@ -57,15 +57,15 @@ r "IPv6 listener, 4 closures" 7412 -a :: -n 4 -s 20
 r "both directions at once on one connection" 7415 -n 32 -s 22 -B
 r "replay rule refuses every closure: ESTALE" 7414 -n 32 -s 21 \
 	-M 1000000 -X ESTALE
-r "PMO invalidated during the receive: EPERM here" 7418 -n 128 -s 31 \
+r "PMO invalidated during the receive: EPERM here" 7418 -n "$XFER_BIG_N" -s 31 \
 	-V -X EPERM
 MMTG_CMD_TIMEOUT=200 mmtg_t "recv: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 1 recv -i 2
 mmtg_t "recv: $XFER_LOOP_N delegations on one connection leak nothing" \
 	xfer_loop_leak 1 recv -i 2
-r "killed mid-transfer (copy)" 7409 -n 128 -s 17 -K "${KILL_MS:-300}"
-r "retry after the kill (copy)" 7410 -n 128 -s 17 -C
-r "killed mid-transfer (transfer)" 7411 -n 128 -s 19 -K "${KILL_MS:-300}"
+r "killed mid-transfer (copy)" 7409 -n "$XFER_BIG_N" -s 17 -K "${KILL_MS:-300}"
+r "retry after the kill (copy)" 7410 -n "$XFER_BIG_N" -s 17 -C
+r "killed mid-transfer (transfer)" 7411 -n "$XFER_BIG_N" -s 19 -K "${KILL_MS:-300}"
 
 # rxe counters (retransmissions, errors) for the record
 mmtg_run 10 rdma statistic show link rxe0/1

@@ -62,16 +62,16 @@ s "both directions at once on one connection" 7415 -n 32 -s 22 -B
 s "receiver refuses (replay rule): ESTALE, data intact" 7414 -n 32 \
 	-s 21 -X ESTALE -R
 s "receiver invalidates its PMO mid-receive: EREMOTEIO, data intact" \
-	7418 -n 128 -s 31 -X EREMOTEIO -R
+	7418 -n "$XFER_BIG_N" -s 31 -X EREMOTEIO -R
 MMTG_CMD_TIMEOUT=200 mmtg_t "send: 20 connections leak no kmalloc object" \
 	xfer_leak_rounds 2 send -i 1 -a "$PEER"
 mmtg_t "send: $XFER_LOOP_N delegations on one connection leak nothing" \
 	xfer_loop_leak 2 send -i 1 -a "$PEER"
 s "peer killed mid-transfer (copy): ECONNRESET, data intact" 7409 \
-	-n 128 -s 17 -C -X ECONNRESET -R
-s "retry after the kill (copy)" 7410 -n 128 -s 17 -C
+	-n "$XFER_BIG_N" -s 17 -C -X ECONNRESET -R
+s "retry after the kill (copy)" 7410 -n "$XFER_BIG_N" -s 17 -C
 s "peer killed mid-transfer (transfer): ECONNRESET, data intact" 7411 \
-	-n 128 -s 19 -X ECONNRESET -R
+	-n "$XFER_BIG_N" -s 19 -X ECONNRESET -R
 mmtg_run 10 rdma statistic show link rxe0/1
 s "idle connection while the peer's device is removed" 7413 -W 8000
 mmtg_t "send: rmmod mmt" mmtg_unload_mmt

@@ -59,9 +59,12 @@ xfer_leak_rounds() {
 # Delegations of xfer_loop_leak: 1000; 100 on the debug kernel, where one
 # costs 37 times as much (1000 took 227 s of guest time) and kmemleak
 # looks for leaks as well
+# and of the cases that kill or invalidate mid-transfer and the retry:
+# 128 closures (32 on the debug kernel, where 32 still take seconds
+# against the 300 ms before the kill)
 case $(uname -r) in
-*-mmt-debug) XFER_LOOP_N=100 ;;
-*) XFER_LOOP_N=1000 ;;
+*-mmt-debug) XFER_LOOP_N=100 XFER_BIG_N=32 ;;
+*) XFER_LOOP_N=1000 XFER_BIG_N=128 ;;
 esac
 # the loop's bound per cache: on the debug kernel KASAN's quarantine
 # keeps freed objects allocated in SLUB's eyes for seconds, among them the

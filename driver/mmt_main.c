@@ -139,6 +139,16 @@ static int __init mmt_init(void)
 {
 	int err;
 
+	/*
+	 * The SIMD NH must give the portable code's sums (the format, the
+	 * golden vector, other nodes): refuse to load rather than seal data
+	 * that no other node could open.
+	 */
+	err = mmt_nh_selftest();
+	if (err) {
+		pr_err("AVX2 NH self-test failed: %d\n", err);
+		return err;
+	}
 	mmt_node = 1;
 	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();

@@ -1004,7 +1004,7 @@ static inline void mmt_nh(bool simd, const u8 *key, u8 *dst, const u8 *in,
 
 /**
  * struct mmt_closure_hdr - decoded closure header (wire form: 96 bytes LE,
- * layout in docs/ENGINE.md "Closure format v2"); also the AEAD associated
+ * layout in docs/ENGINE.md "Closure format v3"); also the AEAD associated
  * data of the root
  * @version: closure format version, MMT_CLOSURE_VERSION
  * @flags: MMT_CLOSURE_F_* (copy mode)

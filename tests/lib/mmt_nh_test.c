@@ -16,8 +16,10 @@
 #define NH_BUF		(NH_BLOCKS * NH_MAX + 64)
 
 static u8 nh_key[8 * MMT_NH_KEYS];
-static u8 nh_in[NH_BUF], nh_pad[NH_BUF], nh_d0[NH_BUF], nh_d1[NH_BUF];
-static u8 nh_ct[NH_BUF];
+static u8 nh_in[NH_BUF], nh_pad[NH_BUF], nh_d0[NH_BUF], nh_ct[NH_BUF];
+#if MMT_NH_HAVE_AVX2
+static u8 nh_d1[NH_BUF];
+#endif
 
 static u64 nh_rand(u64 *x)	/* xorshift64 */
 {

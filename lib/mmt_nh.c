@@ -17,54 +17,44 @@
 #endif
 
 /*
- * Pass 0 and 1 of the pair (x, y), 32-bit words x = c_{16u+j} and
+ * Pass 0 and 1 of pair j of a unit, 32-bit words x = c_{16u+j} and
  * y = c_{16u+j+8}, with the unit's key words at @k (pass 0 at bytes 0..63,
  * pass 1 at bytes 64..127).
  */
-#define MMT_NH_PAIR(x, y, k, j)						\
-do {									\
-	s0 += (u64)(u32)((u32)(x) + get_unaligned_le32((k) + 4 * (j))) *	\
-	      (u32)((u32)(y) + get_unaligned_le32((k) + 32 + 4 * (j)));	\
-	s1 += (u64)(u32)((u32)(x) + get_unaligned_le32((k) + 64 + 4 * (j))) * \
-	      (u32)((u32)(y) + get_unaligned_le32((k) + 96 + 4 * (j)));	\
-} while (0)
+static inline void mmt_nh_pair(u32 x, u32 y, const u8 *k, unsigned int j,
+			       u64 *s)
+{
+	k += 4 * j;
+	s[0] += (u64)(u32)(x + get_unaligned_le32(k)) *
+		(u32)(y + get_unaligned_le32(k + 32));
+	s[1] += (u64)(u32)(x + get_unaligned_le32(k + 64)) *
+		(u32)(y + get_unaligned_le32(k + 96));
+}
 
 /*
- * One unit of 64 bytes held as eight 64-bit little-endian words w0..w7:
- * 32-bit word 2i is the low half of wi, 2i + 1 the high half, and word j
+ * One unit of 64 bytes held as eight 64-bit little-endian words w[0..7]:
+ * 32-bit word 2i is the low half of w[i], 2i + 1 the high half, and word j
  * < 8 is paired with word j + 8.
  */
-#define MMT_NH_UNIT8(k)							\
-do {									\
-	MMT_NH_PAIR(w0, w4, k, 0); MMT_NH_PAIR(w0 >> 32, w4 >> 32, k, 1);	\
-	MMT_NH_PAIR(w1, w5, k, 2); MMT_NH_PAIR(w1 >> 32, w5 >> 32, k, 3);	\
-	MMT_NH_PAIR(w2, w6, k, 4); MMT_NH_PAIR(w2 >> 32, w6 >> 32, k, 5);	\
-	MMT_NH_PAIR(w3, w7, k, 6); MMT_NH_PAIR(w3 >> 32, w7 >> 32, k, 7);	\
-} while (0)
+static inline void mmt_nh_unit(const u64 *w, const u8 *k, u64 *s)
+{
+	unsigned int i;
 
-#define MMT_NH_LOAD(p)							\
-do {									\
-	w0 = get_unaligned_le64((p));					\
-	w1 = get_unaligned_le64((p) + 8);				\
-	w2 = get_unaligned_le64((p) + 16);				\
-	w3 = get_unaligned_le64((p) + 24);				\
-	w4 = get_unaligned_le64((p) + 32);				\
-	w5 = get_unaligned_le64((p) + 40);				\
-	w6 = get_unaligned_le64((p) + 48);				\
-	w7 = get_unaligned_le64((p) + 56);				\
-} while (0)
+	for (i = 0; i < 4; i++) {
+		mmt_nh_pair((u32)w[i], (u32)w[i + 4], k, 2 * i, s);
+		mmt_nh_pair((u32)(w[i] >> 32), (u32)(w[i + 4] >> 32), k,
+			    2 * i + 1, s);
+	}
+}
 
-#define MMT_NH_STORE(p, x)						\
-do {									\
-	put_unaligned_le64(w0 ^ (x)[0], (p));				\
-	put_unaligned_le64(w1 ^ (x)[1], (p) + 8);			\
-	put_unaligned_le64(w2 ^ (x)[2], (p) + 16);			\
-	put_unaligned_le64(w3 ^ (x)[3], (p) + 24);			\
-	put_unaligned_le64(w4 ^ (x)[4], (p) + 32);			\
-	put_unaligned_le64(w5 ^ (x)[5], (p) + 40);			\
-	put_unaligned_le64(w6 ^ (x)[6], (p) + 48);			\
-	put_unaligned_le64(w7 ^ (x)[7], (p) + 56);			\
-} while (0)
+/* @x[i] ^ @y[i] (@y NULL: @x[i]) to the 8 little-endian words at @p */
+static inline void mmt_nh_store(u8 *p, const u64 *x, const u64 *y)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		put_unaligned_le64(y ? x[i] ^ y[i] : x[i], p + 8 * i);
+}
 
 /* the 8 little-endian words at @p, in @x */
 static inline void mmt_nh_words(u64 *x, const u8 *p)
@@ -80,28 +70,28 @@ static inline void mmt_nh_block(const u8 *k, u8 *dst, const u8 *in,
 				const u8 *pad, size_t len, unsigned int mode,
 				u64 *out)
 {
-	static const u64 zero[8];
-	u64 s0 = 0, s1 = 0, w0, w1, w2, w3, w4, w5, w6, w7, x[8];
+	u64 s[2] = { 0, 0 }, w[8], x[8];
+	unsigned int i;
 	size_t o;
 
-	/* one loop per mode: each input word is loaded once */
+	/* each input word is loaded once */
 	for (o = 0; o < len; o += MMT_NH_UNIT, k += MMT_NH_UNIT) {
-		MMT_NH_LOAD(in + o);
+		mmt_nh_words(w, in + o);
 		if (mode == MMT_NH_SEAL) {
 			mmt_nh_words(x, pad + o);
-			w0 ^= x[0], w1 ^= x[1], w2 ^= x[2], w3 ^= x[3];
-			w4 ^= x[4], w5 ^= x[5], w6 ^= x[6], w7 ^= x[7];
-			MMT_NH_STORE(dst + o, zero);
+			for (i = 0; i < 8; i++)
+				w[i] ^= x[i];
+			mmt_nh_store(dst + o, w, NULL);
 		} else if (mode == MMT_NH_OPEN) {
 			mmt_nh_words(x, pad + o);
-			MMT_NH_STORE(dst + o, x);
+			mmt_nh_store(dst + o, w, x);
 		} else if (dst) {
-			MMT_NH_STORE(dst + o, zero);
+			mmt_nh_store(dst + o, w, NULL);
 		}
-		MMT_NH_UNIT8(k);
+		mmt_nh_unit(w, k, s);
 	}
-	out[0] = s0;
-	out[1] = s1;
+	out[0] = s[0];
+	out[1] = s[1];
 }
 
 void mmt_nh_generic(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,

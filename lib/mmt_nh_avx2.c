@@ -18,7 +18,8 @@
  */
 #include "mmt_lib.h"
 
-#if MMT_NH_HAVE_AVX2
+/* sparse knows neither vector types nor the builtin: not for it */
+#if MMT_NH_HAVE_AVX2 && !defined(__CHECKER__)
 
 #ifdef __KERNEL__
 #define MMT_AVX2		/* the whole file is -mavx2 (Kbuild) */
@@ -33,24 +34,25 @@ typedef int mmt_v8si __attribute__((vector_size(32)));
 typedef u32 mmt_v8u32_u __attribute__((vector_size(32), aligned(1),
 				       may_alias));
 
-static inline __attribute__((always_inline)) MMT_AVX2 mmt_v8u32 mmt_ld(const u8 *p)
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_ld(const u8 *p)
 {
 	return *(const mmt_v8u32_u *)p;
 }
 
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_st(u8 *p, mmt_v8u32 v)
+static __always_inline MMT_AVX2 void mmt_st(u8 *p, mmt_v8u32 v)
 {
 	*(mmt_v8u32_u *)p = v;
 }
 
 /* lanes 0, 2, 4, 6 of @x and @y multiplied into four 64-bit products */
-static inline __attribute__((always_inline)) MMT_AVX2 mmt_v4u64 mmt_mul(mmt_v8u32 x, mmt_v8u32 y)
+static __always_inline MMT_AVX2 mmt_v4u64 mmt_mul(mmt_v8u32 x,
+						  mmt_v8u32 y)
 {
 	return (mmt_v4u64)__builtin_ia32_pmuludq256((mmt_v8si)x, (mmt_v8si)y);
 }
 
 /* odd lanes down to the even ones */
-static inline __attribute__((always_inline)) MMT_AVX2 mmt_v8u32 mmt_odd(mmt_v8u32 x)
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_odd(mmt_v8u32 x)
 {
 	return (mmt_v8u32)((mmt_v4u64)x >> 32);
 }
@@ -64,7 +66,8 @@ struct mmt_nh_key {
 	mmt_v8u32 a0, b0, a1, b1;
 };
 
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_key_ld(struct mmt_nh_key *k, const u8 *p)
+static __always_inline MMT_AVX2 void mmt_nh_key_ld(struct mmt_nh_key *k,
+						   const u8 *p)
 {
 	k->a0 = mmt_ld(p);
 	k->b0 = mmt_ld(p + 32);
@@ -72,9 +75,9 @@ static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_key_ld(struct 
 	k->b1 = mmt_ld(p + 96);
 }
 
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_step(struct mmt_nh_acc *s,
-					const struct mmt_nh_key *k,
-					mmt_v8u32 a, mmt_v8u32 b)
+static __always_inline MMT_AVX2 void mmt_nh_step(struct mmt_nh_acc *s,
+						 const struct mmt_nh_key *k,
+						 mmt_v8u32 a, mmt_v8u32 b)
 {
 	mmt_v8u32 x0 = a + k->a0, y0 = b + k->b0;
 	mmt_v8u32 x1 = a + k->a1, y1 = b + k->b1;
@@ -86,9 +89,10 @@ static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_step(struct mm
 }
 
 /* The unit at @o of @in, with @dst and @pad as @mode says: a and b. */
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in, const u8 *pad,
-				      size_t o, unsigned int mode,
-				      mmt_v8u32 *a, mmt_v8u32 *b)
+static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
+					       const u8 *pad, size_t o,
+					       unsigned int mode,
+					       mmt_v8u32 *a, mmt_v8u32 *b)
 {
 	*a = mmt_ld(in + o);
 	*b = mmt_ld(in + o + 32);
@@ -106,7 +110,8 @@ static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_io(u8 *dst, co
 	}
 }
 
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s, u64 *out)
+static __always_inline MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s,
+						u64 *out)
 {
 	mmt_v4u64 t0 = s->e0 + s->o0, t1 = s->e1 + s->o1;
 
@@ -119,10 +124,10 @@ static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_out(const stru
  * each loop is specialized): 64-byte blocks keep their one unit of key in
  * registers.
  */
-static inline __attribute__((always_inline)) MMT_AVX2 void mmt_nh_blocks(const u8 *key, u8 *dst,
-					  const u8 *in, const u8 *pad,
-					  size_t len, size_t n,
-					  unsigned int mode, u64 *out)
+static __always_inline MMT_AVX2 void mmt_nh_blocks(const u8 *key, u8 *dst,
+						   const u8 *in, const u8 *pad,
+						   size_t len, size_t n,
+						   unsigned int mode, u64 *out)
 {
 	struct mmt_nh_key k;
 	mmt_v8u32 a, b;
@@ -174,4 +179,4 @@ MMT_AVX2 void mmt_nh_avx2(const u8 *key, u8 *dst, const u8 *in,
 		mmt_nh_blocks(key, NULL, in, NULL, len, n, MMT_NH_COPY, out);
 }
 
-#endif /* MMT_NH_HAVE_AVX2 */
+#endif /* MMT_NH_HAVE_AVX2 && !__CHECKER__ */

@@ -11,7 +11,7 @@
 
 #include "mmt_lib.h"
 
-#define NH_MAX		(1u << MMT_MAX_LOG_BLOCK)
+#define NH_MAX		BIT(MMT_MAX_LOG_BLOCK)
 #define NH_BLOCKS	3			/* most blocks per call here */
 #define NH_BUF		(NH_BLOCKS * NH_MAX + 64)
 

@@ -137,6 +137,7 @@ static struct miscdevice mmt_miscdev = {
  */
 static int __init mmt_init(void)
 {
+	bool simd;
 	int err;
 
 	/*
@@ -149,6 +150,9 @@ static int __init mmt_init(void)
 		pr_err("AVX2 NH self-test failed: %d\n", err);
 		return err;
 	}
+	simd = mmt_nh_simd_begin();
+	mmt_nh_simd_end(simd);
+	pr_info("data MAC hash: NH with %s\n", simd ? "AVX2" : "portable C");
 	mmt_node = 1;
 	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();

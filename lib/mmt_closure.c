@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_closure.c - MMT closure format v2: build on the sender, parse and
+ * mmt_closure.c - MMT closure format v3: build on the sender, parse and
  * check on the receiver (paper section IV-B; DESIGN.md section 5, steps 3-5).
  *
  * A closure is everything another node needs to decrypt and verify one MMT:
@@ -8,7 +8,7 @@
  *	header (96) | sealed root (128) | tree nodes | data MACs | ciphertext
  *
  * all little-endian; the byte layout is in docs/ENGINE.md "Closure format
- * v2".  The header is the AEAD associated data of the sealed root, so every
+ * v3".  The header is the AEAD associated data of the sealed root, so every
  * header byte is authenticated.  Everything in a received closure is
  * untrusted and may change while it is being read (it sits in memory the
  * NIC writes): the receiver copies what it checks and installs only what it
@@ -23,7 +23,7 @@
  */
 #include "mmt_lib.h"
 
-/* Header offsets (docs/ENGINE.md "Closure format v2") */
+/* Header offsets (docs/ENGINE.md "Closure format v3") */
 #define MMT_H_MAGIC		0	/* u32 "MMTC" */
 #define MMT_H_VERSION		4	/* u16, 2 */
 #define MMT_H_HDR_LEN		6	/* u16, 96 */
@@ -35,7 +35,7 @@
 #define MMT_H_LEVELS		32	/* u8 */
 #define MMT_H_LOG_BLOCK		33	/* u8 */
 #define MMT_H_LOG_ARITY		34	/* u8[4], leaf level first */
-#define MMT_H_SUITE		38	/* u8, MMT_CLOSURE_SUITE_V2 */
+#define MMT_H_SUITE		38	/* u8, MMT_CLOSURE_SUITE */
 #define MMT_H_RESERVED1		39	/* 1 byte, 0 */
 #define MMT_H_SEALED_LEN	40	/* u32 */
 #define MMT_H_NODES_LEN		44	/* u32 */
@@ -140,7 +140,7 @@ static int mmt_closure_decode(const u8 *b, size_t len,
 	if (get_unaligned_le16(b + MMT_H_HDR_LEN) != MMT_CLOSURE_HDR_BYTES)
 		return -EMSGSIZE;
 	h->suite = b[MMT_H_SUITE];
-	if (h->suite != MMT_CLOSURE_SUITE_V2)
+	if (h->suite != MMT_CLOSURE_SUITE)
 		return -EPROTONOSUPPORT;
 	h->flags = get_unaligned_le32(b + MMT_H_FLAGS);
 	if (h->flags & ~MMT_CLOSURE_F_ALL)
@@ -192,8 +192,8 @@ static int mmt_closure_decode(const u8 *b, size_t len,
  * @h: (out) decoded header; written only on success
  *
  * Checks, in this order: @len >= 96 (else -EMSGSIZE); magic "MMTC" (else
- * -EPROTO); version 2 (else -EPROTONOSUPPORT, so v1 closures are refused);
- * hdr_len 96 (else -EMSGSIZE); suite MMT_CLOSURE_SUITE_V2 (else
+ * -EPROTO); version 3 (else -EPROTONOSUPPORT, so v1 and v2 closures are
+ * refused); hdr_len 96 (else -EMSGSIZE); suite MMT_CLOSURE_SUITE (else
  * -EPROTONOSUPPORT); no unknown flag and a zero reserved byte (else
  * -EINVAL); a valid geometry with zero arities above @levels (else
  * -EMEDIUMTYPE); each section length equal to what the geometry implies
@@ -611,7 +611,7 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 	e.gen = h->gen;
 	memcpy(e.rx_nonce, h->rx_nonce, MMT_RX_NONCE_BYTES);
 	memcpy(e.ksalt, mmt_crypto_ksalt(m->crypto), MMT_KSALT_BYTES);
-	e.suite = MMT_CLOSURE_SUITE_V2;
+	e.suite = MMT_CLOSURE_SUITE;
 	e.levels = p->levels;
 	e.log_block_size = p->log_block_size;
 	memcpy(e.log_arity, p->log_arity, p->levels);

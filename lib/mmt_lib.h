@@ -131,10 +131,16 @@ enum mmt_subkey {
 /*
  * Carter-Wegman hash keys (docs/ENGINE.md): MMT_HASH_KEYS multilinear keys
  * in Z_p, p = 2^61 - 1 (node MACs, and the last stage of data MACs), then
- * MMT_NH_KEYS NH keys, one per 64-bit word of a 4 KiB block (data MACs).
+ * MMT_NH_KEYS 64-bit words of NH key (data MACs, format v3): the 32-bit
+ * key words L_x, two per 64-bit word, one per 32-bit word of a 4 KiB block
+ * plus MMT_NH_SHIFT for the second pass.
  */
 #define MMT_HASH_KEYS		64
-#define MMT_NH_KEYS		((1u << MMT_MAX_LOG_BLOCK) / 8)
+#define MMT_NH_PASSES		2	/* Toeplitz passes of NH with w = 32 */
+#define MMT_NH_UNIT		64	/* bytes: word j paired with word j + 8 */
+#define MMT_NH_SHIFT		16	/* key words between passes */
+#define MMT_NH_KEYS		(((1u << MMT_MAX_LOG_BLOCK) / 4 + \
+				  (MMT_NH_PASSES - 1) * MMT_NH_SHIFT) / 2)
 
 /*
  * The crypto interface: the only code that calls a crypto library.  One file
@@ -406,8 +412,9 @@ int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out);
  * @c: context
  *
  * Return: MMT_HASH_KEYS values, each < 2^61 - 1, followed by MMT_NH_KEYS
- * 64-bit NH keys; key material, wiped by mmt_crypto_free().  Read-only for
- * callers.
+ * 64-bit words of NH key stored little-endian (as bytes: the 32-bit NH key
+ * words L_0, L_1, ... in little-endian order, see mmt_nh()); key material,
+ * wiped by mmt_crypto_free().  Read-only for callers.
  */
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
 
@@ -416,7 +423,9 @@ const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
  * @c: context whose MAC transform is keyed
  * @key: (out) MMT_HASH_KEYS + MMT_NH_KEYS values: key i is the 64-bit
  *	half (i % 2, big endian) of AES_MAC(nonce(domain 3, index i / 2)),
- *	reduced mod 2^61 - 1 for i < MMT_HASH_KEYS, as is for the NH keys
+ *	reduced mod 2^61 - 1 for i < MMT_HASH_KEYS, stored little-endian as
+ *	is for the NH keys (NH key word L_x is bits 32 (x % 2) .. 32 (x % 2)
+ *	+ 31 of key MMT_HASH_KEYS + x / 2)
  *
  * Called by the backends at the end of mmt_crypto_alloc(); not by others.
  *
@@ -868,18 +877,134 @@ void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
  */
 int mmt_verify_top(struct mmt *m);
 
+/* ---------------------------------------------------------------- NH */
+
+/*
+ * The first stage of the data MAC (format v3, docs/ENGINE.md "Carter-Wegman
+ * MACs"): NH with 32-bit words (Black, Halevi, Krawczyk, Krovetz, Rogaway,
+ * "UMAC", CRYPTO 1999), two Toeplitz passes, fused with the one pass the
+ * engine makes over a block's bytes.  lib/mmt_nh.c has the portable C,
+ * lib/mmt_nh_avx2.c the same function with AVX2 (x86-64 only; not under
+ * UML).
+ */
+enum mmt_nh_mode {
+	MMT_NH_COPY,	/* c = in; dst = c (dst may be NULL: hash only) */
+	MMT_NH_SEAL,	/* c = in ^ pad; dst = c */
+	MMT_NH_OPEN,	/* c = in; dst = c ^ pad */
+};
+
+#if defined(__x86_64__) && !(defined(__KERNEL__) && defined(CONFIG_UML))
+#define MMT_NH_HAVE_AVX2	1
+#else
+#define MMT_NH_HAVE_AVX2	0
+#endif
+
+/**
+ * mmt_nh_generic() - hash blocks with NH while copying them (portable C)
+ * @key: NH key as bytes (mmt_crypto_hash_key() + MMT_HASH_KEYS): the
+ *	32-bit little-endian words L_0 .. L_{len / 4 + 15}
+ * @dst: where the block goes (trusted or not, as @mode says); NULL only with
+ *	MMT_NH_COPY (hash only)
+ * @in: the block's bytes, read once each: ciphertext for MMT_NH_COPY and
+ *	MMT_NH_OPEN, plaintext for MMT_NH_SEAL
+ * @pad: @len bytes of data pad for MMT_NH_SEAL and MMT_NH_OPEN, else unused
+ * @len: bytes per block, a nonzero multiple of MMT_NH_UNIT, at most
+ *	2^MMT_MAX_LOG_BLOCK
+ * @n: blocks, consecutive in @dst, @in and @pad (n * len bytes each)
+ * @mode: enum mmt_nh_mode
+ * @out: (out) 2 * @n sums, out[2i + p] pass p of block i: with the
+ *	block's ciphertext c as 32-bit
+ *	little-endian words c_0 .. c_{n-1} (n = len / 4) and the pairs
+ *	(c_{16u + j}, c_{16u + j + 8}), u < n / 16, j < 8,
+ *	out[2i + p] = sum over the pairs of ((c_{16u+j} + L_{16u+j+16p})
+ *	mod 2^32) * ((c_{16u+j+8} + L_{16u+j+8+16p}) mod 2^32), mod 2^64,
+ *	p < 2.
+ *
+ * Context: any; no locks, no allocation.
+ */
+void mmt_nh_generic(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,
+		    size_t len, size_t n, unsigned int mode, u64 *out);
+
+#if MMT_NH_HAVE_AVX2
+/**
+ * mmt_nh_avx2() - mmt_nh_generic() with AVX2: the same bytes and sums
+ * @key: as mmt_nh_generic()
+ * @dst: as mmt_nh_generic()
+ * @in: as mmt_nh_generic()
+ * @pad: as mmt_nh_generic()
+ * @len: as mmt_nh_generic()
+ * @n: as mmt_nh_generic()
+ * @mode: as mmt_nh_generic()
+ * @out: as mmt_nh_generic()
+ *
+ * Context: only between mmt_nh_simd_begin() returning true and
+ * mmt_nh_simd_end() (in the kernel, inside kernel_fpu_begin()).
+ */
+void mmt_nh_avx2(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,
+		 size_t len, size_t n, unsigned int mode, u64 *out);
+#endif
+
+/**
+ * mmt_nh_simd_begin() - start a stretch of mmt_nh() calls that may use SIMD
+ *
+ * Kernel: true, with kernel_fpu_begin() done (preemption off), if the CPU
+ * has AVX2 and OS-enabled YMM state and irq_fpu_usable(); false otherwise
+ * (also under UML).  User space: true if the CPU has AVX2 and the
+ * environment does not set MMT_NH_GENERIC (which forces the portable code,
+ * for tests).
+ *
+ * Context: any; pair each call with mmt_nh_simd_end(), and call no crypto
+ * library and nothing that sleeps in between (kernel).
+ * Return: whether mmt_nh() may use mmt_nh_avx2().
+ */
+bool mmt_nh_simd_begin(void);
+
+/**
+ * mmt_nh_simd_end() - end what mmt_nh_simd_begin() started
+ * @simd: its return value (kernel_fpu_end() if true)
+ */
+void mmt_nh_simd_end(bool simd);
+
+/**
+ * mmt_nh_selftest() - compare mmt_nh_avx2() with mmt_nh_generic()
+ *
+ * Hashes 4 KiB of fixed bytes under a fixed key at every length and in
+ * every mode with both; the module calls it at load, so that a kernel whose
+ * SIMD build disagrees with the portable code (and so with other nodes and
+ * the golden vector) never seals data.
+ *
+ * Context: may sleep (allocates).
+ * Return: 0 (also when SIMD is not usable), -ENOMEM, or -EIO on any
+ * difference.
+ */
+int mmt_nh_selftest(void);
+
+/* @n blocks through NH (docs/ENGINE.md): mmt_nh_avx2() if @simd. */
+static inline void mmt_nh(bool simd, const u8 *key, u8 *dst, const u8 *in,
+			  const u8 *pad, size_t len, size_t n,
+			  unsigned int mode, u64 *out)
+{
+#if MMT_NH_HAVE_AVX2
+	if (simd) {
+		mmt_nh_avx2(key, dst, in, pad, len, n, mode, out);
+		return;
+	}
+#endif
+	mmt_nh_generic(key, dst, in, pad, len, n, mode, out);
+}
+
 /* ---------------------------------------------------------------- closure */
 
 #define MMT_CLOSURE_MAGIC	0x43544d4du	/* "MMTC" little-endian */
-#define MMT_CLOSURE_VERSION	2	/* v1 is refused: -EPROTONOSUPPORT */
+#define MMT_CLOSURE_VERSION	3	/* v1, v2 refused: -EPROTONOSUPPORT */
 #define MMT_CLOSURE_HDR_BYTES	96
-#define MMT_CLOSURE_SUITE_V2	1	/* the only suite of format v2 */
+#define MMT_CLOSURE_SUITE	1	/* the only suite of format v3 */
 #define MMT_SEALED_ROOT_BYTES	128	/* root plaintext + 16-byte GCM tag */
 #define MMT_CLOSURE_F_COPY	0x1u	/* receiver gets a read-only copy */
 
 /**
  * struct mmt_closure_hdr - decoded closure header (wire form: 96 bytes LE,
- * layout in docs/ENGINE.md "Closure format v2"); also the AEAD associated
+ * layout in docs/ENGINE.md "Closure format v3"); also the AEAD associated
  * data of the root
  * @version: closure format version, MMT_CLOSURE_VERSION
  * @flags: MMT_CLOSURE_F_* (copy mode)
@@ -890,7 +1015,7 @@ int mmt_verify_top(struct mmt *m);
  * @levels: geometry: counter levels
  * @log_block_size: geometry: log2 of the block size in bytes
  * @log_arity: geometry: log2 arity per level, leaf first
- * @suite: algorithms of pads, MACs and sealing, MMT_CLOSURE_SUITE_V2
+ * @suite: algorithms of pads, MACs and sealing, MMT_CLOSURE_SUITE
  * @sealed_len: bytes of the sealed root section (MMT_SEALED_ROOT_BYTES)
  * @nodes_len: bytes of the tree-node section
  * @macs_len: bytes of the data-MAC section

@@ -28,6 +28,7 @@
 #define MMT_DKEY	(MMT_HASH_KEYS - 8)	/* the first of them */
 #define MMT_ALL_KEYS	(MMT_HASH_KEYS + MMT_NH_KEYS)
 #define MMT_NODE_BUF	128			/* >= the largest node_size */
+#define MMT_NH_CHUNK	16			/* blocks per mmt_nh() call */
 /* Most blocks per batch: MMT_PAD_AREA / (64-byte block + MAC pad) */
 #define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
 
@@ -186,7 +187,8 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
 	BUILD_BUG_ON(MMT_DKEY < (MMT_NODE_BUF - MMT_MAC_BYTES) / 4 +
 		     MMT_TAIL_WORDS);
 	BUILD_BUG_ON(MMT_DKEY + MMT_DMAC_KEYS > MMT_HASH_KEYS);
-	BUILD_BUG_ON(MMT_NH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 8);
+	BUILD_BUG_ON(2 * MMT_NH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 4 +
+		     (MMT_NH_PASSES - 1) * MMT_NH_SHIFT);
 	BUILD_BUG_ON(MMT_NODE_BUF < 16 + (1u << MMT_MAX_LOG_ARITY));
 	BUILD_BUG_ON(MMT_PAD_AREA < 2 * ((1u << MMT_MAX_LOG_BLOCK) +
 					 MMT_AES_BLOCK));
@@ -202,8 +204,14 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
 	for (i = 0; !err && i < n; i++) {
 		u64 v = get_unaligned_be64(buf + 8 * i);
 
-		/* multilinear keys live in Z_p; NH keys are whole words */
-		key[i] = i < MMT_HASH_KEYS ? v % MMT_P61 : v;
+		/*
+		 * multilinear keys live in Z_p; NH keys are whole words, stored
+		 * little-endian: bytes of 32-bit key words (mmt_nh())
+		 */
+		if (i < MMT_HASH_KEYS)
+			key[i] = v % MMT_P61;
+		else
+			put_unaligned_le64(v, key + i);
 	}
 	memzero_explicit(buf, n * 8);
 	kfree(buf);
@@ -588,33 +596,32 @@ static u32 mmt_batch(const struct mmt_params *p, unsigned int copies)
  * to block (GUA, domain) are hashed once per call.
  */
 struct mmt_dmac {
-	const u64 *nh;		/* NH keys, one per 64-bit ciphertext word */
+	const u8 *nh;		/* NH key words, little-endian (mmt_nh()) */
 	const u64 *kt;		/* MMT_DMAC_KEYS multilinear keys */
 	mmt_u128 fixed;		/* kt[4] * GUA + kt[5] * domain */
-	u32 nwords;		/* 64-bit words per block (a multiple of 8) */
 };
 
 static void mmt_dmac_init(const struct mmt *m, u64 gua, struct mmt_dmac *d)
 {
 	const u64 *k = mmt_crypto_hash_key(m->crypto);
 
-	d->nwords = m->p->block_size / 8;
-	d->nh = k + MMT_HASH_KEYS;
+	d->nh = (const u8 *)(k + MMT_HASH_KEYS);
 	d->kt = k + MMT_DKEY;
 	d->fixed = (mmt_u128)d->kt[4] * (gua & MMT_GUA_MASK) +
 		   (mmt_u128)d->kt[5] * MMT_DOM_DATA;
 }
 
 /*
- * Tag of block @b, counter @ctr, whose ciphertext has the NH value @nh.
- * The multilinear words: the NH value in three pieces of 43, 43 and 42
- * bits, ctr << 20 | b (60 bits), GUA (58 bits), domain: all below p, so the
- * sum stays below 3 * 2^104 + 2^121 + 2^119 + 2^61 < 2^122.
+ * Tag of block @b, counter @ctr, whose ciphertext has the NH sums @nh (the
+ * 128-bit NH value nh[0] + 2^64 nh[1]).  The multilinear words: the NH
+ * value in three pieces of 43, 43 and 42 bits, ctr << 20 | b (60 bits), GUA
+ * (58 bits), domain: all below p, so the sum stays below 3 * 2^104 + 2^121
+ * + 2^119 + 2^61 < 2^122.
  */
-static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, mmt_u128 nh,
+static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, const u64 nh[2],
 			       u32 b, u64 ctr, const u8 *pad16)
 {
-	u64 lo = (u64)nh, hi = (u64)(nh >> 64);
+	u64 lo = nh[0], hi = nh[1];
 	mmt_u128 h = d->fixed;
 
 	h += (mmt_u128)d->kt[0] * (lo & MMT_M43);
@@ -636,246 +643,41 @@ static bool mmt_diff_bad(u64 diff)
 }
 
 /*
- * NH (Black et al., UMAC, CRYPTO 1999) over 64-bit words, the sum mod
- * 2^128:  sum_i (c[2i] + nh[2i] mod 2^64) * (c[2i+1] + nh[2i+1] mod 2^64).
- * One 64 x 64 -> 128-bit multiply per 16 bytes.  The loops below are the
- * only code that reads or writes block contents.  Each one has a single
- * caller, so that it is inlined into a loop over a whole batch; @nwords is
- * a multiple of 8, and the 64-byte block (8 words) has loops of its own,
- * written out.
- */
-
-/*
- * Read: one pass over an untrusted ciphertext block: each word is loaded
- * once, hashed, and written decrypted to @dst (trusted), so the words that
- * are checked are the words that are decrypted.
- */
-static inline mmt_u128 mmt_open_words(const u64 *nh, u8 *dst, const u8 *ct,
-				      const u8 *pad, size_t nwords)
-{
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	size_t i;
-
-	for (i = 0; i < nwords; i += 8, dst += 64, ct += 64, pad += 64) {
-		u64 c0 = get_unaligned_le64(ct), c1 = get_unaligned_le64(ct + 8);
-		u64 c2 = get_unaligned_le64(ct + 16);
-		u64 c3 = get_unaligned_le64(ct + 24);
-		u64 c4 = get_unaligned_le64(ct + 32);
-		u64 c5 = get_unaligned_le64(ct + 40);
-		u64 c6 = get_unaligned_le64(ct + 48);
-		u64 c7 = get_unaligned_le64(ct + 56);
-
-		put_unaligned_le64(c0 ^ get_unaligned_le64(pad), dst);
-		put_unaligned_le64(c1 ^ get_unaligned_le64(pad + 8), dst + 8);
-		put_unaligned_le64(c2 ^ get_unaligned_le64(pad + 16), dst + 16);
-		put_unaligned_le64(c3 ^ get_unaligned_le64(pad + 24), dst + 24);
-		put_unaligned_le64(c4 ^ get_unaligned_le64(pad + 32), dst + 32);
-		put_unaligned_le64(c5 ^ get_unaligned_le64(pad + 40), dst + 40);
-		put_unaligned_le64(c6 ^ get_unaligned_le64(pad + 48), dst + 48);
-		put_unaligned_le64(c7 ^ get_unaligned_le64(pad + 56), dst + 56);
-		a0 += (mmt_u128)(c0 + nh[i]) * (c1 + nh[i + 1]);
-		a1 += (mmt_u128)(c2 + nh[i + 2]) * (c3 + nh[i + 3]);
-		a2 += (mmt_u128)(c4 + nh[i + 4]) * (c5 + nh[i + 5]);
-		a3 += (mmt_u128)(c6 + nh[i + 6]) * (c7 + nh[i + 7]);
-	}
-	return (a0 + a1) + (a2 + a3);
-}
-
-/* Check only, or hash trusted bytes: NH of @nwords words at @ct. */
-static inline mmt_u128 mmt_hash_words64(const u64 *nh, const u8 *ct,
-					size_t nwords)
-{
-	mmt_u128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	size_t i;
-
-	for (i = 0; i < nwords; i += 8) {
-		a0 += (mmt_u128)(get_unaligned_le64(ct + 8 * i) + nh[i]) *
-		      (get_unaligned_le64(ct + 8 * i + 8) + nh[i + 1]);
-		a1 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 16) +
-				 nh[i + 2]) *
-		      (get_unaligned_le64(ct + 8 * i + 24) + nh[i + 3]);
-		a2 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 32) +
-				 nh[i + 4]) *
-		      (get_unaligned_le64(ct + 8 * i + 40) + nh[i + 5]);
-		a3 += (mmt_u128)(get_unaligned_le64(ct + 8 * i + 48) +
-				 nh[i + 6]) *
-		      (get_unaligned_le64(ct + 8 * i + 56) + nh[i + 7]);
-	}
-	return (a0 + a1) + (a2 + a3);
-}
-
-/* NH of the 8 words of a 64-byte block, written out. */
-static inline mmt_u128 mmt_nh8(const u64 *nh, u64 c0, u64 c1, u64 c2, u64 c3,
-			       u64 c4, u64 c5, u64 c6, u64 c7)
-{
-	return (mmt_u128)(c0 + nh[0]) * (c1 + nh[1]) +
-	       (mmt_u128)(c2 + nh[2]) * (c3 + nh[3]) +
-	       (mmt_u128)(c4 + nh[4]) * (c5 + nh[5]) +
-	       (mmt_u128)(c6 + nh[6]) * (c7 + nh[7]);
-}
-
-/* Store the 8 words of a 64-byte block at @dst (untrusted or not), and NH */
-static inline mmt_u128 mmt_store64(const u64 *nh, u8 *dst, u64 c0, u64 c1,
-				   u64 c2, u64 c3, u64 c4, u64 c5, u64 c6,
-				   u64 c7)
-{
-	put_unaligned_le64(c0, dst);
-	put_unaligned_le64(c1, dst + 8);
-	put_unaligned_le64(c2, dst + 16);
-	put_unaligned_le64(c3, dst + 24);
-	put_unaligned_le64(c4, dst + 32);
-	put_unaligned_le64(c5, dst + 40);
-	put_unaligned_le64(c6, dst + 48);
-	put_unaligned_le64(c7, dst + 56);
-	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
-}
-
-/* mmt_seal_words() of one 64-byte block */
-static inline mmt_u128 mmt_seal64(const u64 *nh, u8 *dst, const u8 *src,
-				  const u8 *pad)
-{
-	u64 c0 = get_unaligned_le64(pad) ^ get_unaligned_le64(src);
-	u64 c1 = get_unaligned_le64(pad + 8) ^ get_unaligned_le64(src + 8);
-	u64 c2 = get_unaligned_le64(pad + 16) ^ get_unaligned_le64(src + 16);
-	u64 c3 = get_unaligned_le64(pad + 24) ^ get_unaligned_le64(src + 24);
-	u64 c4 = get_unaligned_le64(pad + 32) ^ get_unaligned_le64(src + 32);
-	u64 c5 = get_unaligned_le64(pad + 40) ^ get_unaligned_le64(src + 40);
-	u64 c6 = get_unaligned_le64(pad + 48) ^ get_unaligned_le64(src + 48);
-	u64 c7 = get_unaligned_le64(pad + 56) ^ get_unaligned_le64(src + 56);
-
-	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
-}
-
-/*
- * Write: dst (untrusted) = src ^ pad, hashing the ciphertext as it is
- * computed in registers (never read back from untrusted memory).
- */
-static inline mmt_u128 mmt_seal_words(const u64 *nh, u8 *dst, const u8 *src,
-				      const u8 *pad, size_t nwords)
-{
-	mmt_u128 h = 0;
-	size_t i;
-
-	for (i = 0; i < nwords; i += 8, dst += 64, src += 64, pad += 64)
-		h += mmt_seal64(nh + i, dst, src, pad);
-	return h;
-}
-
-/* mmt_open_words() of one 64-byte block; @dst NULL: check only */
-static inline mmt_u128 mmt_open64(const u64 *nh, u8 *dst, const u8 *ct,
-				  const u8 *pad)
-{
-	u64 c0 = get_unaligned_le64(ct), c1 = get_unaligned_le64(ct + 8);
-	u64 c2 = get_unaligned_le64(ct + 16), c3 = get_unaligned_le64(ct + 24);
-	u64 c4 = get_unaligned_le64(ct + 32), c5 = get_unaligned_le64(ct + 40);
-	u64 c6 = get_unaligned_le64(ct + 48), c7 = get_unaligned_le64(ct + 56);
-
-	if (dst) {
-		put_unaligned_le64(c0 ^ get_unaligned_le64(pad), dst);
-		put_unaligned_le64(c1 ^ get_unaligned_le64(pad + 8), dst + 8);
-		put_unaligned_le64(c2 ^ get_unaligned_le64(pad + 16), dst + 16);
-		put_unaligned_le64(c3 ^ get_unaligned_le64(pad + 24), dst + 24);
-		put_unaligned_le64(c4 ^ get_unaligned_le64(pad + 32), dst + 32);
-		put_unaligned_le64(c5 ^ get_unaligned_le64(pad + 40), dst + 40);
-		put_unaligned_le64(c6 ^ get_unaligned_le64(pad + 48), dst + 48);
-		put_unaligned_le64(c7 ^ get_unaligned_le64(pad + 56), dst + 56);
-	}
-	return mmt_nh8(nh, c0, c1, c2, c3, c4, c5, c6, c7);
-}
-
-/* Copy the 8 words of a 64-byte block from @in to @dst, hashing them (NH) */
-static inline mmt_u128 mmt_copy64(const u64 *nh, u8 *dst, const u8 *in)
-{
-	u64 c0 = get_unaligned_le64(in), c1 = get_unaligned_le64(in + 8);
-	u64 c2 = get_unaligned_le64(in + 16), c3 = get_unaligned_le64(in + 24);
-	u64 c4 = get_unaligned_le64(in + 32), c5 = get_unaligned_le64(in + 40);
-	u64 c6 = get_unaligned_le64(in + 48), c7 = get_unaligned_le64(in + 56);
-
-	return mmt_store64(nh, dst, c0, c1, c2, c3, c4, c5, c6, c7);
-}
-
-/*
- * Copy @nwords words from @in to @dst, hashing them on the way (NH):
- * write, the ciphertext made in trusted scratch, stored to untrusted
- * memory; read, untrusted ciphertext loaded once into trusted memory and
- * decrypted there afterwards, so the words checked are the words
- * decrypted.
- */
-static inline mmt_u128 mmt_copy_words(const u64 *nh, u8 *dst, const u8 *in,
-				      size_t nwords)
-{
-	mmt_u128 h = 0;
-	size_t i;
-
-	for (i = 0; i < nwords; i += 8, dst += 64, in += 64)
-		h += mmt_copy64(nh + i, dst, in);
-	return h;
-}
-
-/*
  * Check @n consecutive blocks from @b (counters @ctr[i], MAC pads @mpads,
  * 16 bytes apart) and decrypt them with the data pads @dpads into @dst
  * (trusted, n * block_size bytes), in one pass over the untrusted
- * ciphertext; @dpads NULL: copy the ciphertext into @dst (the caller
+ * ciphertext that loads each word once, hashes it (NH) and writes it
+ * decrypted; @dpads NULL: copy the ciphertext into @dst (the caller
  * decrypts it there after this pass); @dst NULL: check only (@dpads
- * unused).  Returns the OR of
- * the differences between computed and stored tags, 0 if all match: the
- * caller tests it with mmt_diff_bad() and wipes @dst if it is not 0.
+ * unused).  Returns the OR of the differences between computed and stored
+ * tags, 0 if all match: the caller tests it with mmt_diff_bad() and wipes
+ * @dst if it is not 0.  SIMD (mmt_nh_simd_begin()) for the whole batch.
  */
 static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 			  u32 b, u32 n, const u64 *ctr, u8 *dst,
 			  const u8 *dpads, const u8 *mpads)
 {
-	u32 bs = m->p->block_size, i;
+	u32 bs = m->p->block_size, i, j, k;
 	const u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
 	const u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
-	u64 diff = 0;
-	mmt_u128 h;
+	unsigned int mode = dst && dpads ? MMT_NH_OPEN : MMT_NH_COPY;
+	bool simd = mmt_nh_simd_begin();
+	u64 diff = 0, h[2 * MMT_NH_CHUNK];
 
-	/* one loop per case, so that each inner loop is specialized */
-	if (d->nwords == 8 && dst && !dpads) {
-		for (i = 0; i < n; i++, ct += 64, dst += 64) {
-			h = mmt_copy64(d->nh, dst, ct);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
-	} else if (dst && !dpads) {
-		for (i = 0; i < n; i++, ct += bs, dst += bs) {
-			h = mmt_copy_words(d->nh, dst, ct, d->nwords);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
-	} else if (d->nwords == 8 && dst) {
-		for (i = 0; i < n; i++, ct += 64, dst += 64, dpads += 64) {
-			h = mmt_open64(d->nh, dst, ct, dpads);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
-	} else if (d->nwords == 8) {
-		for (i = 0; i < n; i++, ct += 64) {
-			h = mmt_open64(d->nh, NULL, ct, NULL);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
-	} else if (dst) {
-		for (i = 0; i < n; i++, ct += bs, dst += bs, dpads += bs) {
-			h = mmt_open_words(d->nh, dst, ct, dpads, d->nwords);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
-	} else {
-		for (i = 0; i < n; i++, ct += bs) {
-			h = mmt_hash_words64(d->nh, ct, d->nwords);
-			diff |= mmt_dmac_tag(d, h, b + i, ctr[i],
-					     mpads + 16 * i) ^
-				get_unaligned_le64(mac + 8 * i);
-		}
+	for (i = 0; i < n; i += k, ct += (size_t)k * bs) {
+		k = min_t(u32, n - i, MMT_NH_CHUNK);
+		mmt_nh(simd, d->nh, dst, ct, dpads, bs, k, mode, h);
+		for (j = 0; j < k; j++)
+			diff |= mmt_dmac_tag(d, h + 2 * j, b + i + j,
+					     ctr[i + j],
+					     mpads + 16 * (i + j)) ^
+				get_unaligned_le64(mac + 8 * (i + j));
+		if (dst)
+			dst += (size_t)k * bs;
+		if (dpads)
+			dpads += (size_t)k * bs;
 	}
+	mmt_nh_simd_end(simd);
 	return diff;
 }
 
@@ -883,48 +685,39 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
  * Encrypt @n consecutive blocks from @b (counters @ctr[i]) of plaintext
  * @src (trusted, n * block_size bytes) with the data pads @dpads, storing
  * ciphertext and MACs (MAC pads @mpads, 16 bytes apart) in untrusted
- * memory.  @src NULL: @dpads is already the ciphertext, in trusted
- * memory (the pads themselves for zeros, or mmt_gen_pads() with @in).
+ * memory, hashing the ciphertext as it is computed (never read back from
+ * untrusted memory).  @src NULL: @dpads is already the ciphertext, in
+ * trusted memory (the pads themselves for zeros, or mmt_gen_pads() with
+ * @in).  SIMD (mmt_nh_simd_begin()) for the whole batch.
  */
 static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
 			   u32 n, const u64 *ctr, const u8 *src,
 			   const u8 *dpads, const u8 *mpads)
 {
-	u32 bs = m->p->block_size, i;
+	u32 bs = m->p->block_size, i, j, k;
 	u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
 	u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
-	mmt_u128 h;
+	bool simd = mmt_nh_simd_begin();
+	u64 h[2 * MMT_NH_CHUNK];
 
-	/* one loop per case, so that each inner loop is specialized */
-	if (!src && d->nwords == 8) {
-		for (i = 0; i < n; i++, ct += 64, dpads += 64) {
-			h = mmt_copy64(d->nh, ct, dpads);
-			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
-							mpads + 16 * i),
-					   mac + 8 * i);
+	for (i = 0; i < n; i += k, ct += (size_t)k * bs,
+	     dpads += (size_t)k * bs) {
+		k = min_t(u32, n - i, MMT_NH_CHUNK);
+		if (src) {
+			mmt_nh(simd, d->nh, ct, src, dpads, bs, k,
+			       MMT_NH_SEAL, h);
+			src += (size_t)k * bs;
+		} else {
+			mmt_nh(simd, d->nh, ct, dpads, NULL, bs, k,
+			       MMT_NH_COPY, h);
 		}
-	} else if (!src) {
-		for (i = 0; i < n; i++, ct += bs, dpads += bs) {
-			h = mmt_copy_words(d->nh, ct, dpads, d->nwords);
-			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
-							mpads + 16 * i),
-					   mac + 8 * i);
-		}
-	} else if (d->nwords == 8) {
-		for (i = 0; i < n; i++, ct += 64, src += 64, dpads += 64) {
-			h = mmt_seal64(d->nh, ct, src, dpads);
-			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
-							mpads + 16 * i),
-					   mac + 8 * i);
-		}
-	} else {
-		for (i = 0; i < n; i++, ct += bs, src += bs, dpads += bs) {
-			h = mmt_seal_words(d->nh, ct, src, dpads, d->nwords);
-			put_unaligned_le64(mmt_dmac_tag(d, h, b + i, ctr[i],
-							mpads + 16 * i),
-					   mac + 8 * i);
-		}
+		for (j = 0; j < k; j++)
+			put_unaligned_le64(mmt_dmac_tag(d, h + 2 * j, b + i + j,
+							ctr[i + j],
+							mpads + 16 * (i + j)),
+					   mac + 8 * (i + j));
 	}
+	mmt_nh_simd_end(simd);
 }
 
 /* Check the MACs of blocks [b0, b1] against staging; no decryption. */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_nh.c - the NH stage of the data MAC (format v3), portable C, and the
+ * choice between it and the AVX2 code of lib/mmt_nh_avx2.c.
+ *
+ * Source: Black, Halevi, Krawczyk, Krovetz, Rogaway, "UMAC: Fast and Secure
+ * Message Authentication", CRYPTO 1999 (NH, and its Toeplitz extension);
+ * the pairing and the key shift: docs/ENGINE.md, "Carter-Wegman MACs".
+ * Both files compute the same sums: tests/lib/mmt_nh_test.c checks them
+ * against each other and against a transcription of the definition.
+ */
+#include "mmt_lib.h"
+
+#if MMT_NH_HAVE_AVX2 && defined(__KERNEL__)
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#endif
+
+/*
+ * Pass 0 and 1 of pair j of a unit, 32-bit words x = c_{16u+j} and
+ * y = c_{16u+j+8}, with the unit's key words at @k (pass 0 at bytes 0..63,
+ * pass 1 at bytes 64..127).
+ */
+static inline void mmt_nh_pair(u32 x, u32 y, const u8 *k, unsigned int j,
+			       u64 *s)
+{
+	k += 4 * j;
+	s[0] += (u64)(u32)(x + get_unaligned_le32(k)) *
+		(u32)(y + get_unaligned_le32(k + 32));
+	s[1] += (u64)(u32)(x + get_unaligned_le32(k + 64)) *
+		(u32)(y + get_unaligned_le32(k + 96));
+}
+
+/*
+ * One unit of 64 bytes held as eight 64-bit little-endian words w[0..7]:
+ * 32-bit word 2i is the low half of w[i], 2i + 1 the high half, and word j
+ * < 8 is paired with word j + 8.
+ */
+static inline void mmt_nh_unit(const u64 *w, const u8 *k, u64 *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		mmt_nh_pair((u32)w[i], (u32)w[i + 4], k, 2 * i, s);
+		mmt_nh_pair((u32)(w[i] >> 32), (u32)(w[i + 4] >> 32), k,
+			    2 * i + 1, s);
+	}
+}
+
+/* @x[i] ^ @y[i] (@y NULL: @x[i]) to the 8 little-endian words at @p */
+static inline void mmt_nh_store(u8 *p, const u64 *x, const u64 *y)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		put_unaligned_le64(y ? x[i] ^ y[i] : x[i], p + 8 * i);
+}
+
+/* the 8 little-endian words at @p, in @x */
+static inline void mmt_nh_words(u64 *x, const u8 *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		x[i] = get_unaligned_le64(p + 8 * i);
+}
+
+/* One block: mmt_nh_generic() with n = 1. */
+static inline void mmt_nh_block(const u8 *k, u8 *dst, const u8 *in,
+				const u8 *pad, size_t len, unsigned int mode,
+				u64 *out)
+{
+	u64 s[2] = { 0, 0 }, w[8], x[8];
+	unsigned int i;
+	size_t o;
+
+	/* each input word is loaded once */
+	for (o = 0; o < len; o += MMT_NH_UNIT, k += MMT_NH_UNIT) {
+		mmt_nh_words(w, in + o);
+		if (mode == MMT_NH_SEAL) {
+			mmt_nh_words(x, pad + o);
+			for (i = 0; i < 8; i++)
+				w[i] ^= x[i];
+			mmt_nh_store(dst + o, w, NULL);
+		} else if (mode == MMT_NH_OPEN) {
+			mmt_nh_words(x, pad + o);
+			mmt_nh_store(dst + o, w, x);
+		} else if (dst) {
+			mmt_nh_store(dst + o, w, NULL);
+		}
+		mmt_nh_unit(w, k, s);
+	}
+	out[0] = s[0];
+	out[1] = s[1];
+}
+
+void mmt_nh_generic(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,
+		    size_t len, size_t n, unsigned int mode, u64 *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++, in += len, out += 2) {
+		mmt_nh_block(key, dst, in, pad, len, mode, out);
+		if (dst)
+			dst += len;
+		if (pad)
+			pad += len;
+	}
+}
+
+#if MMT_NH_HAVE_AVX2 && defined(__KERNEL__)
+
+bool mmt_nh_simd_begin(void)
+{
+	if (!boot_cpu_has(X86_FEATURE_AVX2) ||
+	    !boot_cpu_has(X86_FEATURE_OSXSAVE) ||
+	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
+	    !irq_fpu_usable())
+		return false;
+	kernel_fpu_begin();
+	return true;
+}
+
+void mmt_nh_simd_end(bool simd)
+{
+	if (simd)
+		kernel_fpu_end();
+}
+
+#elif MMT_NH_HAVE_AVX2
+
+bool mmt_nh_simd_begin(void)
+{
+	static int usable = -1;	/* racy but idempotent: same value */
+
+	if (usable < 0)
+		usable = __builtin_cpu_supports("avx2") &&
+			 !getenv("MMT_NH_GENERIC");
+	return usable;
+}
+
+void mmt_nh_simd_end(bool simd)
+{
+}
+
+#else
+
+bool mmt_nh_simd_begin(void)
+{
+	return false;
+}
+
+void mmt_nh_simd_end(bool simd)
+{
+}
+
+#endif
+
+int mmt_nh_selftest(void)
+{
+	const size_t max = 1u << MMT_MAX_LOG_BLOCK;
+	const size_t keylen = 8 * MMT_NH_KEYS;
+	u8 *buf, *key, *in, *pad, *d0, *d1;
+	u64 h0[2], h1[2], x = 0x9e3779b97f4a7c15ull;
+	unsigned int mode;
+	size_t i, len;
+	bool simd;
+	int err = 0;
+
+	simd = mmt_nh_simd_begin();
+	mmt_nh_simd_end(simd);
+	if (!simd)
+		return 0;
+	buf = kmalloc(keylen + 4 * max, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	key = buf;
+	in = key + keylen;
+	pad = in + max;
+	d0 = pad + max;
+	d1 = d0 + max;
+	for (i = 0; i < keylen + 2 * max; i++) {	/* xorshift64 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (u8)(x >> 24);
+	}
+	for (len = MMT_NH_UNIT; len <= max && !err; len += MMT_NH_UNIT) {
+		for (mode = MMT_NH_COPY; mode <= MMT_NH_OPEN; mode++) {
+			mmt_nh_generic(key, d0, in, pad, len, 1, mode, h0);
+			simd = mmt_nh_simd_begin();
+			if (simd)
+				mmt_nh(simd, key, d1, in, pad, len, 1, mode,
+				       h1);
+			mmt_nh_simd_end(simd);
+			if (!simd)	/* FPU not usable here: nothing to do */
+				continue;
+			if (h0[0] != h1[0] || h0[1] != h1[1] ||
+			    memcmp(d0, d1, len))
+				err = -EIO;
+		}
+	}
+	kfree(buf);
+	return err;
+}

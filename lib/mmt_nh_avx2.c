@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_nh_avx2.c - mmt_nh_generic() (lib/mmt_nh.c) with AVX2: the same
+ * sums and bytes, 64 bytes per step in two 256-bit vectors.
+ *
+ * GCC vector extensions and one GCC builtin (vpmuludq), no <immintrin.h>,
+ * so that the same source builds in the kernel and in user space.  Kernel
+ * (x86-64, not UML): this file alone is built with -mavx2 (Kbuild), and its
+ * only function runs between mmt_nh_simd_begin() and mmt_nh_simd_end(),
+ * i.e. inside kernel_fpu_begin(); nothing else may go in this file.  User
+ * space: the functions carry target("avx2") and mmt_nh_simd_begin() asks
+ * the CPU first.
+ *
+ * The 32-bit words of a unit: vector a holds words 0..7, b words 8..15, so
+ * lane j of a is paired with lane j of b (docs/ENGINE.md); vpmuludq
+ * multiplies the even lanes of each 64-bit element, a shift by 32 brings
+ * the odd ones down.  Pass 1's key is pass 0's shifted by 16 words.
+ */
+#include "mmt_lib.h"
+
+/* sparse knows neither vector types nor the builtin: not for it */
+#if MMT_NH_HAVE_AVX2 && !defined(__CHECKER__)
+
+#ifdef __KERNEL__
+#define MMT_AVX2		/* the whole file is -mavx2 (Kbuild) */
+#else
+#define MMT_AVX2		__attribute__((target("avx2")))
+#endif
+
+typedef u32 mmt_v8u32 __attribute__((vector_size(32)));
+typedef u64 mmt_v4u64 __attribute__((vector_size(32)));
+typedef int mmt_v8si __attribute__((vector_size(32)));
+/* unaligned, may alias anything: loads and stores of bytes */
+typedef u32 mmt_v8u32_u __attribute__((vector_size(32), aligned(1),
+				       may_alias));
+
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_ld(const u8 *p)
+{
+	return *(const mmt_v8u32_u *)p;
+}
+
+static __always_inline MMT_AVX2 void mmt_st(u8 *p, mmt_v8u32 v)
+{
+	*(mmt_v8u32_u *)p = v;
+}
+
+/* lanes 0, 2, 4, 6 of @x and @y multiplied into four 64-bit products */
+static __always_inline MMT_AVX2 mmt_v4u64 mmt_mul(mmt_v8u32 x,
+						  mmt_v8u32 y)
+{
+	return (mmt_v4u64)__builtin_ia32_pmuludq256((mmt_v8si)x, (mmt_v8si)y);
+}
+
+/* odd lanes down to the even ones */
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_odd(mmt_v8u32 x)
+{
+	return (mmt_v8u32)((mmt_v4u64)x >> 32);
+}
+
+struct mmt_nh_acc {
+	mmt_v4u64 e0, o0, e1, o1;	/* pass 0 and 1, even and odd lanes */
+};
+
+/* key words of one unit: pass 0 (a's, b's), pass 1 (a's, b's) */
+struct mmt_nh_key {
+	mmt_v8u32 a0, b0, a1, b1;
+};
+
+static __always_inline MMT_AVX2 void mmt_nh_key_ld(struct mmt_nh_key *k,
+						   const u8 *p)
+{
+	k->a0 = mmt_ld(p);
+	k->b0 = mmt_ld(p + 32);
+	k->a1 = mmt_ld(p + 64);
+	k->b1 = mmt_ld(p + 96);
+}
+
+static __always_inline MMT_AVX2 void mmt_nh_step(struct mmt_nh_acc *s,
+						 const struct mmt_nh_key *k,
+						 mmt_v8u32 a, mmt_v8u32 b)
+{
+	mmt_v8u32 x0 = a + k->a0, y0 = b + k->b0;
+	mmt_v8u32 x1 = a + k->a1, y1 = b + k->b1;
+
+	s->e0 += mmt_mul(x0, y0);
+	s->o0 += mmt_mul(mmt_odd(x0), mmt_odd(y0));
+	s->e1 += mmt_mul(x1, y1);
+	s->o1 += mmt_mul(mmt_odd(x1), mmt_odd(y1));
+}
+
+/* The unit at @o of @in, with @dst and @pad as @mode says: a and b. */
+static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
+					       const u8 *pad, size_t o,
+					       unsigned int mode,
+					       mmt_v8u32 *a, mmt_v8u32 *b)
+{
+	*a = mmt_ld(in + o);
+	*b = mmt_ld(in + o + 32);
+	if (mode == MMT_NH_SEAL) {
+		*a ^= mmt_ld(pad + o);
+		*b ^= mmt_ld(pad + o + 32);
+		mmt_st(dst + o, *a);
+		mmt_st(dst + o + 32, *b);
+	} else if (mode == MMT_NH_OPEN) {
+		mmt_st(dst + o, *a ^ mmt_ld(pad + o));
+		mmt_st(dst + o + 32, *b ^ mmt_ld(pad + o + 32));
+	} else if (dst) {
+		mmt_st(dst + o, *a);
+		mmt_st(dst + o + 32, *b);
+	}
+}
+
+static __always_inline MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s,
+						u64 *out)
+{
+	static const mmt_v4u64 even = { 0, 4, 2, 6 }, odd = { 1, 5, 3, 7 };
+	mmt_v4u64 t0 = s->e0 + s->o0, t1 = s->e1 + s->o1;
+	/* r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]) */
+	mmt_v4u64 r = __builtin_shuffle(t0, t1, even) +
+		      __builtin_shuffle(t0, t1, odd);
+
+	out[0] = r[0] + r[2];
+	out[1] = r[1] + r[3];
+}
+
+/*
+ * @n blocks of @len bytes in one @mode (a constant after inlining, so that
+ * each loop is specialized): 64-byte blocks keep their one unit of key in
+ * registers.
+ */
+static __always_inline MMT_AVX2 void mmt_nh_blocks(const u8 *key, u8 *dst,
+						   const u8 *in, const u8 *pad,
+						   size_t len, size_t n,
+						   unsigned int mode, u64 *out)
+{
+	struct mmt_nh_key k;
+	mmt_v8u32 a, b;
+	size_t i, o;
+
+	if (len == MMT_NH_UNIT) {
+		mmt_nh_key_ld(&k, key);
+		for (i = 0; i < n; i++, in += len, out += 2) {
+			struct mmt_nh_acc s = { { 0 }, { 0 }, { 0 }, { 0 } };
+
+			mmt_nh_io(dst, in, pad, 0, mode, &a, &b);
+			mmt_nh_step(&s, &k, a, b);
+			mmt_nh_out(&s, out);
+			if (dst)
+				dst += len;
+			if (pad)
+				pad += len;
+		}
+		return;
+	}
+	for (i = 0; i < n; i++, in += len, out += 2) {
+		struct mmt_nh_acc s = { { 0 }, { 0 }, { 0 }, { 0 } };
+
+		for (o = 0; o < len; o += MMT_NH_UNIT) {
+			mmt_nh_key_ld(&k, key + o);
+			mmt_nh_io(dst, in, pad, o, mode, &a, &b);
+			mmt_nh_step(&s, &k, a, b);
+		}
+		mmt_nh_out(&s, out);
+		if (dst)
+			dst += len;
+		if (pad)
+			pad += len;
+	}
+}
+
+MMT_AVX2 void mmt_nh_avx2(const u8 *key, u8 *dst, const u8 *in,
+			  const u8 *pad, size_t len, size_t n,
+			  unsigned int mode, u64 *out)
+{
+	/* one copy of the loops per mode: each input vector is loaded once */
+	if (mode == MMT_NH_SEAL)
+		mmt_nh_blocks(key, dst, in, pad, len, n, MMT_NH_SEAL, out);
+	else if (mode == MMT_NH_OPEN)
+		mmt_nh_blocks(key, dst, in, pad, len, n, MMT_NH_OPEN, out);
+	else if (dst)
+		mmt_nh_blocks(key, dst, in, NULL, len, n, MMT_NH_COPY, out);
+	else
+		mmt_nh_blocks(key, NULL, in, NULL, len, n, MMT_NH_COPY, out);
+}
+
+#endif /* MMT_NH_HAVE_AVX2 && !__CHECKER__ */

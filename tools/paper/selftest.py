@@ -154,6 +154,7 @@ FAULTS = {
                            s["us"].__setitem__(0, s["us"][0] / 100)))),
         ("unknown where", series("mmt delegation",
                                  lambda s: s.__setitem__("where", "moon"))),
+        ("a guest part promised, none there", setkey(["guest_part"], True)),
         ("values and sizes differ in length",
          series("mmt delegation", lambda s: s["MBps"].pop())),
         ("a guest part without the mmt channel and ib_write_bw",

@@ -61,6 +61,8 @@ PROGRESS=/tmp/mmta-progress
 WARM=$(mmtg_arg apps_warmup 0)
 PR_REPEAT=$(mmtg_arg apps_pr_repeat 1)
 WC_REPEAT=$(mmtg_arg apps_wc_repeat 5)
+# apps_pr_scale=S: PageRank's R-MAT scale (12; the paper's size: 17)
+PR_SCALE=$(mmtg_arg apps_pr_scale 12)
 # apps_mpi_stop=R: the planted hang (tests/guest/tests APPS_MPI_STOP)
 STOP=$(mmtg_arg apps_mpi_stop)
 # apps_mpi_genv=VAR=VALUE,...: more environment for every rank (mpiexec
@@ -342,7 +344,7 @@ if [ "$RANK" = 0 ]; then
 	fi
 	[ "$N_PR" = 0 ] || mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, plain, secure, mmt" \
 		launch "PageRank M${N}R$N" "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
-		--node-id rank --key-file /tmp/key --levels 2 --rmat 12 \
+		--node-id rank --key-file /tmp/key --levels 2 --rmat "$PR_SCALE" \
 		--iters 10 --check "$MMTG_DIR/apps-pr-ref.txt" --out /tmp/pr \
 		--repeat "$PR_REPEAT" --warmup "$WARM" --json
 	[ "$N_PR" = 0 ] || sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
@@ -351,7 +353,7 @@ if [ "$RANK" = 0 ]; then
 		mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, --compute-per-edge $k" \
 			launch "PageRank M${N}R$N, K = $k" "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
 			--node-id rank --key-file /tmp/key --levels 2 \
-			--rmat 12 --iters 10 --compute-per-edge "$k" \
+			--rmat "$PR_SCALE" --iters 10 --compute-per-edge "$k" \
 			--repeat "$PR_REPEAT" --warmup "$WARM" \
 			--check "$MMTG_DIR/apps-pr-ref.txt" --json
 		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >"/tmp/pr-k$k.json"

@@ -74,6 +74,10 @@ GENV=$(mmtg_arg apps_mpi_genv none)
 # apps_mpi_genv (each setting's hangs counted apart)
 LOOP=$(mmtg_arg apps_mpi_loop 0)
 LOOP_GENVS=$(mmtg_arg apps_mpi_loop_genvs "$GENV" | tr / ' ')
+# apps_mpi_loop_rmat=S, apps_mpi_loop_iters=N: the loop's PageRank (8, 2;
+# the apps-mpi run's own is 12, 10)
+LOOP_RMAT=$(mmtg_arg apps_mpi_loop_rmat 8)
+LOOP_ITERS=$(mmtg_arg apps_mpi_loop_iters 2)
 
 # pids_of PATTERN... - the processes whose command line (its arguments
 # joined by spaces) matches one of the shell PATTERNs
@@ -281,7 +285,8 @@ kill_ranks() {
 }
 
 # the finalize loop: $LOOP short PageRank runs (R-MAT scale 8, 2
-# iterations, all three channels), each ending in MPI_Finalize; the hangs
+# iterations by default, all three channels, the JSON printed as in the
+# apps-mpi run), each ending in MPI_Finalize; the hangs
 # counted (a hang fails its check, named by the watchdog as above)
 if [ "$LOOP" -gt 0 ]; then
 	_li=1
@@ -294,7 +299,8 @@ if [ "$LOOP" -gt 0 ]; then
 		if [ "$RANK" = 0 ]; then
 			launch "finalize loop $_li/$LOOP" "$MMTG_DIR/mmt-pagerank-mpi" \
 				--addrs "$ADDRS" --node-id rank --key-file /tmp/key \
-				--levels 2 --rmat 8 --iters 2 >/tmp/loop.out 2>&1
+				--levels 2 --rmat "$LOOP_RMAT" --iters "$LOOP_ITERS" \
+				--json >/tmp/loop.out 2>&1
 			_rc=$?
 			_ph=-
 			if [ "$_rc" = 124 ]; then

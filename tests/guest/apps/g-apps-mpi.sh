@@ -319,6 +319,10 @@ if [ "$LOOP" -gt 0 ]; then
 	done
 	if [ "$RANK" = 0 ]; then
 		mmtg_result_quiet finalize-loop /tmp/loop.runs
+		# the last run's JSON (its times) to the host
+		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/loop-last.json
+		[ -s /tmp/loop-last.json ] &&
+			mmtg_result_quiet loop-last.json /tmp/loop-last.json
 		for GENV in $LOOP_GENVS; do
 			_n=$(awk -v g="$GENV" '$2 == g' /tmp/loop.runs | wc -l)
 			_h=$(awk -v g="$GENV" '$2 == g && $3 == 124' /tmp/loop.runs | wc -l)

@@ -312,7 +312,8 @@ if [ "$LOOP" -gt 0 ]; then
 			echo "$_li $GENV $_rc $_ph" >>/tmp/loop.runs
 			echo "apps-mpi: finalize loop $_li/$LOOP (genv $GENV): mpiexec rc $_rc, hang: $_ph"
 		else
-			proxy Loop >/tmp/loop.out 2>&1
+			# its state dump on a hang is in the output: shown then
+			proxy Loop >/tmp/loop.out 2>&1 || cat /tmp/loop.out
 		fi
 		kill_ranks
 		_li=$((_li + 1))

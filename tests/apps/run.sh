@@ -201,6 +201,8 @@ app_args() {
 	R below their number|--rank 2 --peers 10.0.0.1,10.0.0.2 --channel plain $in
 	$prog: --levels 5: want 1..4|$p --levels 5 --channel plain $in
 	$prog: --repeat 0: want 1..1000|$p --repeat 0 --channel plain $in
+	$prog: --warmup 101: want 0..100|$p --warmup 101 --channel plain $in
+	$prog: --warmup x: want 0..100|$p --warmup x --channel plain $in
 	$prog: --node-id 0: want 1..65535|$p --node-id 0 --channel plain $in
 	EOF
 }

@@ -350,10 +350,20 @@ int mmta_opt(struct mmta_opts *o, int c, char *arg)
 	case 'j':
 		o->json = 1;
 		break;
+	case 'w':
+		o->warmup = mmta_num("warmup", arg, 0, 100);
+		break;
 	default:
 		return 0;
 	}
 	return 1;
+}
+
+int mmta_round_channel(const struct mmta_opts *o, int round, int j)
+{
+	int n = o->nchan;
+
+	return ((j + round) % n + n) % n;
 }
 
 void mmta_opts_done(struct mmta_opts *o)

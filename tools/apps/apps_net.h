@@ -84,6 +84,7 @@ void mmta_load_key(const char *path);
  * @key_file, @out, @check: --key-file, --out, --check; NULL if not given
  * @node_id: --node-id N, ~0u for "rank" (rank + 1), 0 if not given
  * @repeat: --repeat (default 1)
+ * @warmup: --warmup (default 0)
  * @json: --json
  * @channels, @nchan: mmta_opts_done(): the MMT_CHANNEL_* of @chans, in
  *	the order given
@@ -91,7 +92,7 @@ void mmta_load_key(const char *path);
 struct mmta_opts {
 	char *peers, *addrs, *chans;
 	const char *key_file, *out, *check;
-	unsigned int node_id, repeat;
+	unsigned int node_id, repeat, warmup;
 	int json;
 	unsigned int channels[8];
 	int nchan;
@@ -99,7 +100,7 @@ struct mmta_opts {
 
 /*
  * The shared options, for each program's getopt_long() table; their
- * short codes (r P A c k l C p t i o x n j) are taken.
+ * short codes (r P A c k l C p t i o x n j w) are taken.
  */
 #define MMTA_OPTIONS							\
 	{ "rank", required_argument, NULL, 'r' },			\
@@ -115,7 +116,8 @@ struct mmta_opts {
 	{ "out", required_argument, NULL, 'o' },			\
 	{ "check", required_argument, NULL, 'x' },			\
 	{ "repeat", required_argument, NULL, 'n' },			\
-	{ "json", no_argument, NULL, 'j' }
+	{ "json", no_argument, NULL, 'j' },				\
+	{ "warmup", required_argument, NULL, 'w' }
 
 /*
  * mmta_opt() - take option @c (getopt_long()'s return) with argument
@@ -130,6 +132,13 @@ int mmta_opt(struct mmta_opts *o, int c, char *arg);
  * --key-file.
  */
 void mmta_opts_done(struct mmta_opts *o);
+/*
+ * mmta_round_channel() - the index into @o->channels of the @j-th run of
+ * round @round (0 <= @j < @o->nchan; a warm-up round is negative): the
+ * channels rotate by one per round, so each runs first in turn and none
+ * always pays what the first run of a round pays (mmt-apps(1), --repeat).
+ */
+int mmta_round_channel(const struct mmta_opts *o, int round, int j);
 /*
  * mmta_open_dev() - /dev/mmt, with this node's id set when @o->node_id
  * asks for one (after mmta_net_start(): "rank" is rank + 1).  Exits 1 if

@@ -458,8 +458,8 @@ static void usage(int code)
 		"usage: mmt-wordcount [--rank R --peers A0,A1,...] [--addrs A0,A1,...]\n"
 "         [--channel plain,secure,mmt] [--key-file FILE] [--levels L]\n"
 "         [--ctl-port P] [--port P] [--timeout-ms MS] [--node-id N|rank]\n"
-"         [--out PREFIX] [--check REF] [--repeat N] [--compute-per-byte K]\n"
-"         [--json] PATH...\n"
+"         [--out PREFIX] [--check REF] [--repeat N] [--warmup N]\n"
+"         [--compute-per-byte K] [--json] PATH...\n"
 "  2n ranks: 0..n-1 map, n..2n-1 reduce.  Without MPI, --rank and --peers\n"
 "  (rank 0 first; its --ctl-port carries the control messages).  Data moves\n"
 "  over mmt connections to the --addrs (default: the --peers) on --port + m.\n");
@@ -477,9 +477,10 @@ int main(int argc, char **argv)
 	struct mmta_opts o = { .repeat = 1 };
 	int c, devfd, r, i;
 	int conn[MMTA_MAX_RANKS];
-	struct wc_stats all[MMTA_MAX_RANKS], best[MMTA_MAX_RANKS];
-	struct phases ph, bph = { 0 };
-	unsigned int k;
+	struct wc_stats all[MMTA_MAX_RANKS], best[8][MMTA_MAX_RANKS];
+	struct phases ph, bph[8] = { 0 };
+	int kept[8] = { 0 }, cbad[8] = { 0 }, j;
+	int k;
 	int bad;
 	char **files;
 	size_t nfiles;
@@ -524,30 +525,38 @@ int main(int argc, char **argv)
 	mmta_net_ctl();
 	connect_all(devfd, conn);
 	if (net.rank == 0 && g.json)
-		printf("{\"app\": \"wordcount\", \"mappers\": %d, \"reducers\": %d, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"compute_per_byte\": %u, \"runs\": [\n",
+		printf("{\"app\": \"wordcount\", \"mappers\": %d, \"reducers\": %d, \"levels\": %u, \"control\": \"%s\", \"repeat\": %u, \"warmup\": %u, \"compute_per_byte\": %u, \"runs\": [\n",
 		       g.n, g.n, net.levels, net.mpi ? "mpi" : "tcp", o.repeat,
-		       g.compute);
+		       o.warmup, g.compute);
 	else if (net.rank == 0)
 		printf("M%dR%d, %u-level MMTs, control plane %s, best of %u; times in s\n"
 		       "channel      e2e       map   shuffle    reduce   comm   shuffle-B    send-s  krecv-s  result\n",
 		       g.n, g.n, net.levels, net.mpi ? "MPI" : "TCP", o.repeat);
 	r = 0;
-	for (i = 0; i < o.nchan; i++) {
-		/* --repeat: every run checked, the fastest reported */
-		for (k = 0; k < o.repeat; k++) {
+	/*
+	 * --warmup rounds first (checked, not reported), then --repeat
+	 * rounds over the channels in a rotated order: every run checked,
+	 * per channel the fastest reported, or the first that differs
+	 */
+	for (k = -(int)o.warmup; k < (int)o.repeat; k++) {
+		for (j = 0; j < o.nchan; j++) {
+			i = mmta_round_channel(&o, k, j);
 			run(devfd, conn, o.channels[i], files, nfiles, &ph, all);
 			bad = RSUM(all, mismatch, g.n, net.size) > 0;
-			/* a run that differs is the one reported */
-			if (!k || (!r && (bad || ph.e2e < bph.e2e))) {
-				bph = ph;
-				memcpy(best, all, sizeof(best));
-			}
 			r |= bad;
+			if (k < 0)
+				continue;
+			if (!kept[i] || (!cbad[i] && (bad || ph.e2e < bph[i].e2e))) {
+				bph[i] = ph;
+				memcpy(best[i], all, sizeof(all));
+				kept[i] = 1;
+			}
+			cbad[i] |= bad;
 		}
-		if (net.rank == 0)
-			report(o.channels[i], &bph, best, i == 0, i == o.nchan - 1);
-		fflush(stdout);
 	}
+	for (i = 0; i < o.nchan && net.rank == 0; i++)
+		report(o.channels[i], &bph[i], best[i], i == 0, i == o.nchan - 1);
+	fflush(stdout);
 	if (files)
 		mmta_free_list(files, nfiles);
 	for (i = 0; i < g.n; i++)

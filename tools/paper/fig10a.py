@@ -13,8 +13,12 @@ delegation through the module between two QEMU TCG guests over
 Soft-RoCE, and perftest's ib_write_bw at one closure per write, from
 tools/mmt-bench in the guest run `tests/guest/tests bench-sizes` (every
 transfer verified by SHA-256).  Emulated: read its ratios to the plain
-channel, not its MB/s.  FIG10A_FROM=DIR reads an earlier run's JSON
-(DIR/bench-sizes/g1.results/bench.0.json).
+channel, not its MB/s.  Each channel runs BENCH_ROUNDS times (3), the
+channel order rotated each round after a warm-up round; per size and
+channel the round with the median time is shown.  FIG10A_FROM=DIR reads
+an earlier run's JSONs (DIR/bench-sizes/g1.results/bench.sizes.*.json;
+make check's bench-smoke does, and then the smoke run has the guest part
+too).
 
 The document's "series" is a list; each series says where it was
 measured ("native" or "guest")."""
@@ -55,10 +59,12 @@ IBWB = "ib_write_bw (rxe)"
 
 
 def guest_series(args):
-    """The guest part's series and its command, from bench-sizes."""
-    f = "bench-sizes/g1.results/bench.0.json"
-    cmd, docs = paperlib.guest_run(args, ITEM, "bench-sizes", [f])
-    doc = docs[f]
+    """The guest part's series and its command, from bench-sizes: per size
+    and channel the round with the median time (paperlib.bench_merge())."""
+    files = paperlib.bench_files("bench-sizes", "sizes")
+    extra = "bench-sizes/g1.results/bench.sizes.extra.json"
+    cmd, docs = paperlib.guest_run(args, ITEM, "bench-sizes", files + [extra])
+    doc = paperlib.bench_merge(docs, "bench-sizes", "sizes")
     series = []
     for name, chan in GUEST:
         rs = sorted((r for r in doc.get("results", [])
@@ -71,8 +77,9 @@ def guest_series(args):
             "us": [r["ns_mean"] / 1e3 for r in rs],
             "MBps": [r["size"] / (r["ns_mean"] / 1e3) for r in rs],
             "moved_bytes": [r["moved_bytes"] for r in rs],
+            "rounds": doc["rounds"],
         })
-    ib = doc.get("ib_write_bw")
+    ib = docs[extra].get("ib_write_bw")
     if not ib:
         raise paperlib.Problem("bench-sizes: no ib_write_bw result")
     series.append({"name": IBWB, "where": "guest", "transport": "soft-roce",
@@ -95,11 +102,15 @@ def measure(args):
             "us": [by[s][part] for s in sizes],
             "MBps": [s / by[s][part] for s in sizes],   # bytes/us = MB/s
         })
-    if not args.smoke and os.environ.get("FIG10A_GUEST", "1") != "0":
+    # the guest part: not in the smoke run, unless it reads a run's JSONs
+    # (make check's bench-smoke: FIG10A_FROM)
+    if (not args.smoke or os.environ.get("FIG10A_FROM")) and \
+            os.environ.get("FIG10A_GUEST", "1") != "0":
         gcmd, gseries = guest_series(args)
         cmds.append(gcmd)
         series += gseries
     return {
+        "guest_part": any(s["where"] == "guest" for s in series),
         "commands": cmds,
         "paper": PAPER,
         "notes": [
@@ -113,7 +124,10 @@ def measure(args):
             "ib_write_bw (one closure per write): compare their ratios to "
             "the plain channel, not their MB/s",
             "guest times: the sender's kernel time per transfer (offer to "
-            "the last ack), mean of the iterations"
+            "the last ack), mean of the iterations; per size and channel "
+            "the round with the median mean, of BENCH_ROUNDS rounds (one "
+            "mmt-bench per channel, the channel order rotated each round, "
+            "after a warm-up round)"
         ],
         "series": series,
     }
@@ -155,6 +169,8 @@ def check(doc, problems):
         if ("native", name) not in names:
             problems.append("no native series %r" % name)
     guest = {s["name"]: s for s in series if s["where"] == "guest"}
+    if doc.get("guest_part") and not guest:
+        problems.append("guest_part, but no guest series")
     if guest:
         for name, _ in GUEST:
             if name not in guest:

@@ -8,9 +8,12 @@ mmt channels, once per delay that a netem qdisc adds on each guest's eth0
 (`tc qdisc replace dev eth0 root netem delay Dms`: D each way, 2D per
 round trip).  Every transfer's data is verified (SHA-256) on every
 channel; this item fails unless every check of that run passed.
-FIG10B_FROM=DIR reads the JSONs a run wrote before
-(DIR/bench-delay/g1.results/bench.<D>.json).  BENCH_DELAYS (ms,
-comma-separated, default 0,1,2,5,10) and BENCH_ITERS (8) are the run's."""
+Each channel runs BENCH_ROUNDS times (3) per delay, the channel order
+rotated each round after a warm-up round; per channel the round with the
+median time is shown.  FIG10B_FROM=DIR reads the JSONs a run wrote before
+(DIR/bench-delay/g1.results/bench.<D>.r<R>.<channel>.json; make check's
+bench-smoke does).  BENCH_DELAYS (ms, comma-separated, default
+0,1,2,5,10), BENCH_ITERS (3) and BENCH_ROUNDS are the run's."""
 import os
 import sys
 
@@ -39,12 +42,13 @@ def delays():
 
 def measure(args):
     ds = delays()
-    files = ["bench-delay/g1.results/bench.%d.json" % d for d in ds]
+    files = [f for d in ds for f in paperlib.bench_files("bench-delay",
+                                                          str(d))]
     rtts = ["bench-delay/g1.results/rtt.%d" % d for d in ds]
     cmd, docs = paperlib.guest_run(args, ITEM, "bench-delay", files + rtts)
     rows = []
-    for d, path, rtt in zip(ds, files, rtts):
-        doc = docs[path]
+    for d, rtt in zip(ds, rtts):
+        doc = paperlib.bench_merge(docs, "bench-delay", str(d))
         row = {"delay_ms": d, "rtt_added_ms": 2 * d,
                "ping_rtt_ms": docs[rtt], "channels": {}}
         for r in doc.get("results", []):
@@ -59,6 +63,8 @@ def measure(args):
                 "moved_bytes": r["moved_bytes"],
                 "iters": r["iters"],
                 "verified": r["verified"] is True and r["status"] == "ok",
+                "round_us_means": [x / 1e3 if x else x
+                                   for x in r["round_ns_means"]],
             }
         ch = row["channels"]
         if "secure" in ch and "mmt" in ch and ch["mmt"]["us_mean"] > 0:
@@ -78,8 +84,10 @@ def measure(args):
             "every round trip; ping_rtt_ms: ping's mean round trip between "
             "the guests after the round, both still at D",
             "time per transfer: the sender's kernel time (mmt_xfer.ns: the "
-            "offer to the last ack), mean of the iterations; speedup = "
-            "secure / mmt",
+            "offer to the last ack), mean of the iterations; per channel the "
+            "round with the median mean, of BENCH_ROUNDS rounds (one "
+            "mmt-bench per channel, the order rotated each round, after a "
+            "warm-up round); speedup = secure / mmt",
             "the guests' kernel runs aes-generic (no AES-NI under TCG): the "
             "secure channel's crypto is slower than on a real host, so the "
             "speed-up at 0 ms is not the paper's",

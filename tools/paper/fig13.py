@@ -54,7 +54,10 @@ def measure(args):
         "notes": [
             "QEMU TCG guests on a shared 2-core host, Soft-RoCE over an "
             "emulated e1000 link: for correctness and shape, not speed; "
-            "each channel's figure is the fastest of 5 runs (--repeat 5), every run checked",
+            "each channel's figure is the fastest of its runs (the JSON's "
+            "repeat, after warmup warm-up rounds; the channel order rotated "
+            "each round, so each channel runs first in turn), every run "
+            "checked",
             "input: Documentation/process of Debian's linux-source-6.1 "
             "(41 files, 0.6 MiB), not the paper's data set",
             "phases are barrier to barrier on rank 0: e2e = map + shuffle "

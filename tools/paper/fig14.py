@@ -92,10 +92,12 @@ def measure(args):
         "notes": [
             "QEMU TCG guests on a shared 2-core host, Soft-RoCE over an "
             "emulated e1000 link (UDP multicast): for correctness and shape, "
-            "not speed; one run per channel",
-            "R-MAT scale 12 (4096 vertices, 65 536 edges), 10 iterations, "
-            "not the paper's ~100k vertices: scale 17 is too slow for the "
-            "TCG guests here",
+            "not speed; each channel's fastest run of the JSON's repeat, "
+            "after warmup warm-up rounds, the channel order rotated each "
+            "round, every run checked",
+            "R-MAT scale 12 (4096 vertices, 65 536 edges) unless "
+            "APPS_PR_SCALE says otherwise, 10 iterations; the paper has "
+            "~100k vertices (scale 17: APPS_PR_SCALE=17)",
             "each phase is the slowest rank's total over the iterations; "
             "remote_share = remote / (scatter + remote + dangling + gather "
             "+ apply); comm_share adds the dangling sum (MPI_Allgather)",

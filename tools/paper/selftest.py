@@ -154,6 +154,7 @@ FAULTS = {
                            s["us"].__setitem__(0, s["us"][0] / 100)))),
         ("unknown where", series("mmt delegation",
                                  lambda s: s.__setitem__("where", "moon"))),
+        ("a guest part promised, none there", setkey(["guest_part"], True)),
         ("values and sizes differ in length",
          series("mmt delegation", lambda s: s["MBps"].pop())),
         ("a guest part without the mmt channel and ib_write_bw",
@@ -165,10 +166,59 @@ FAULTS = {
 }
 
 
+def merge_cases():
+    """paperlib.bench_merge() on made-up rounds: (what, ok) per case."""
+    def doc(c, ns, status="ok", verified=True):
+        return {"results": [{"size": 4096, "channel": c, "ns_mean": ns,
+                             "status": status, "verified": verified}]}
+
+    def merged(rounds):
+        docs = {}
+        for r, by in enumerate(rounds):
+            for c in paperlib.BENCH_CHANNELS:
+                docs["x/g1.results/bench.0.r%d.%s.json" % (r, c)] = \
+                    doc(c, *by.get(c, (100.0 + r,)))
+        os.environ["BENCH_ROUNDS"] = str(len(rounds))
+        try:
+            return {x["channel"]: x for x in
+                    paperlib.bench_merge(docs, "x", "0")["results"]}
+        finally:
+            del os.environ["BENCH_ROUNDS"]
+
+    out = []
+    m = merged([{"mmt": (300.0,)}, {"mmt": (100.0,)}, {"mmt": (200.0,)}])
+    out.append(("takes each channel's median round",
+                m["mmt"]["ns_mean"] == 200.0 and
+                m["mmt"]["round_ns_means"] == [300.0, 100.0, 200.0]))
+    m = merged([{}, {"secure": (500.0, "ok", False)}, {}])
+    out.append(("takes a round that differs, not the median",
+                m["secure"]["verified"] is False))
+    m = merged([{}, {"plain": (float("nan"),)}, {}])
+    out.append(("takes a round without a time, not the median",
+                m["plain"]["ns_mean"] != m["plain"]["ns_mean"]))
+    try:
+        os.environ["BENCH_ROUNDS"] = "2"
+        paperlib.bench_merge({"x/g1.results/bench.0.r0.%s.json" % c:
+                              doc(c, 1.0) for c in paperlib.BENCH_CHANNELS}
+                             | {"x/g1.results/bench.0.r1.%s.json" % c:
+                                {"results": []}
+                                for c in paperlib.BENCH_CHANNELS}, "x", "0")
+        out.append(("refuses a round without a result", False))
+    except paperlib.Problem:
+        out.append(("refuses a round without a result", True))
+    finally:
+        del os.environ["BENCH_ROUNDS"]
+    return out
+
+
 def main():
     d = sys.argv[1]
     items = sys.argv[2:] or sorted(FAULTS)
     bad = 0
+    for what, good in merge_cases():
+        print("%s - paper selftest bench_merge %s" % (
+            "ok" if good else "not ok", what))
+        bad += not good
     for item in items:
         mod = importlib.import_module(item)
         path = os.path.join(d, item + ".json")

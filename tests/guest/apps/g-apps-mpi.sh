@@ -8,7 +8,7 @@
 # host and waits for them to connect).  Guest 1 runs mpiexec and proxy 0
 # and hands proxy i's command line to guest i+1 over the guests' TCP link
 # (mmtg_send/mmtg_recv), which runs it: rank i runs in guest i+1 (one slot
-# per host; each channel the fastest of 5 runs).  MPI carries the control messages (UCX over TCP on eth0); the
+# per host; each channel the fastest of apps_wc_repeat runs, 5 by default).  MPI carries the control messages (UCX over TCP on eth0); the
 # data moves over mmt connections on the three channels.  WordCount, then
 # PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
 # ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9
@@ -37,7 +37,9 @@ hostname "g$MMTG_ID"
 mmtg_t "mpi rank $RANK: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "mpi rank $RANK: insmod mmt.ko" mmtg_load_mmt
 mkdir -p /tmp/in
-mmtg_t "mpi rank $RANK: unpack the input" tar -xf "$MMTG_DIR/apps-input.tar" -C /tmp/in
+# (the finalize loop, apps_mpi_loop=K below, has no input)
+[ "$(mmtg_arg apps_mpi_loop 0)" -gt 0 ] ||
+	mmtg_t "mpi rank $RANK: unpack the input" tar -xf "$MMTG_DIR/apps-input.tar" -C /tmp/in
 # a fixed, public test key: the run shows correctness, not secrecy
 echo 000102030405060708090a0b0c0d0e0f >/tmp/key
 
@@ -53,8 +55,29 @@ echo 000102030405060708090a0b0c0d0e0f >/tmp/key
 TMO=$(mmtg_arg apps_mpi_timeout 200)
 [ "$TMO" -ge 60 ] || TMO=60
 PROGRESS=/tmp/mmta-progress
+# apps_warmup=W, apps_pr_repeat=R, apps_wc_repeat=R (make paper: 1, 3, 5):
+# warm-up rounds and rounds of the programs (mmt-apps(1), --warmup and
+# --repeat: the channels' order rotates each round)
+WARM=$(mmtg_arg apps_warmup 0)
+PR_REPEAT=$(mmtg_arg apps_pr_repeat 1)
+WC_REPEAT=$(mmtg_arg apps_wc_repeat 5)
+# apps_pr_scale=S: PageRank's R-MAT scale (12; the paper's size: 17)
+PR_SCALE=$(mmtg_arg apps_pr_scale 12)
 # apps_mpi_stop=R: the planted hang (tests/guest/tests APPS_MPI_STOP)
 STOP=$(mmtg_arg apps_mpi_stop)
+# apps_mpi_genv=VAR=VALUE,...: more environment for every rank (mpiexec
+# -genv); "none" for none (tests/guest/tests APPS_MPI_GENV)
+GENV=$(mmtg_arg apps_mpi_genv none)
+# apps_mpi_loop=K: only K short mpiexecs in a row (the finalize loop,
+# tests/guest/tests apps-mpi-finalize), each bounded as above; with
+# apps_mpi_loop_genvs=G1/G2/..., mpiexec i gets setting G(i mod n) as its
+# apps_mpi_genv (each setting's hangs counted apart)
+LOOP=$(mmtg_arg apps_mpi_loop 0)
+LOOP_GENVS=$(mmtg_arg apps_mpi_loop_genvs "$GENV" | tr / ' ')
+# apps_mpi_loop_rmat=S, apps_mpi_loop_iters=N: the loop's PageRank (8, 2;
+# the apps-mpi run's own is 12, 10)
+LOOP_RMAT=$(mmtg_arg apps_mpi_loop_rmat 8)
+LOOP_ITERS=$(mmtg_arg apps_mpi_loop_iters 2)
 
 # pids_of PATTERN... - the processes whose command line (its arguments
 # joined by spaces) matches one of the shell PATTERNs
@@ -150,9 +173,16 @@ launch() {
 	_what=$1
 	shift
 	rm -f "$PROGRESS".* /tmp/mpi.done /tmp/mpi.timedout
+	_genv=
+	if [ "$GENV" != none ]; then
+		for _e in $(echo "$GENV" | tr , ' '); do
+			_genv="$_genv -genv ${_e%%=*} ${_e#*=}"
+		done
+	fi
+	# shellcheck disable=SC2086 # _genv: words without spaces
 	timeout -k 10 $((TMO + 60)) mpiexec.hydra -launcher manual -iface eth0 \
 		-hosts "$HOSTS" -n $((2 * N)) \
-		-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 \
+		-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 $_genv \
 		-genv MMTA_PROGRESS "$PROGRESS" "$@" >/tmp/mpi.out 2>/tmp/mpi.err &
 	_mpi=$!
 	mmtg_wait 60 grep -q HYDRA_LAUNCH_END /tmp/mpi.out /tmp/mpi.err || {
@@ -247,11 +277,71 @@ proxy() {
 SWEEP=$(mmtg_arg apps_pr_sweep | tr , ' ')
 [ "$N" = 1 ] || SWEEP=
 
+# kill_ranks - after a bounded mpiexec: no rank left spinning (the loop)
+kill_ranks() {
+	for _pid in $(pids_of '/opt/mmt/mmt-*-mpi *'); do
+		kill -KILL "$_pid" 2>/dev/null
+	done
+}
+
+# the finalize loop: $LOOP short PageRank runs (R-MAT scale 8, 2
+# iterations by default, all three channels, the JSON printed as in the
+# apps-mpi run), each ending in MPI_Finalize; the hangs
+# counted (a hang fails its check, named by the watchdog as above)
+if [ "$LOOP" -gt 0 ]; then
+	_li=1
+	: >/tmp/loop.runs
+	while [ "$_li" -le "$LOOP" ]; do
+		# shellcheck disable=SC2086 # a word list
+		set -- $LOOP_GENVS
+		shift $(((_li - 1) % $#))
+		GENV=$1
+		if [ "$RANK" = 0 ]; then
+			launch "finalize loop $_li/$LOOP" "$MMTG_DIR/mmt-pagerank-mpi" \
+				--addrs "$ADDRS" --node-id rank --key-file /tmp/key \
+				--levels 2 --rmat "$LOOP_RMAT" --iters "$LOOP_ITERS" \
+				--json >/tmp/loop.out 2>&1
+			_rc=$?
+			_ph=-
+			if [ "$_rc" = 124 ]; then
+				cat /tmp/loop.out
+				_ph=other
+				grep -q "timed out in phase 'MPI_Finalize" /tmp/loop.out &&
+					_ph=MPI_Finalize
+			fi
+			echo "$_li $GENV $_rc $_ph" >>/tmp/loop.runs
+			echo "apps-mpi: finalize loop $_li/$LOOP (genv $GENV): mpiexec rc $_rc, hang: $_ph"
+		else
+			# its state dump on a hang is in the output: shown then
+			proxy Loop >/tmp/loop.out 2>&1 || cat /tmp/loop.out
+		fi
+		kill_ranks
+		_li=$((_li + 1))
+	done
+	if [ "$RANK" = 0 ]; then
+		mmtg_result_quiet finalize-loop /tmp/loop.runs
+		# the last run's JSON (its times) to the host
+		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/loop-last.json
+		[ -s /tmp/loop-last.json ] &&
+			mmtg_result_quiet loop-last.json /tmp/loop-last.json
+		for GENV in $LOOP_GENVS; do
+			_n=$(awk -v g="$GENV" '$2 == g' /tmp/loop.runs | wc -l)
+			_h=$(awk -v g="$GENV" '$2 == g && $3 == 124' /tmp/loop.runs | wc -l)
+			_o=$(awk -v g="$GENV" '$2 == g && $3 != 124 && $3 != 0' /tmp/loop.runs | wc -l)
+			mmtg_t "apps-mpi: finalize loop, genv $GENV: $_h of $_n mpiexecs hung, $_o failed otherwise" \
+				test "$_h$_o" = 00
+		done
+	fi
+	mmtg_t "mpi rank $RANK: rmmod mmt" mmtg_unload_mmt
+	mmtg_done
+fi
+
 if [ "$RANK" = 0 ]; then
 	# mmtg_t puts no timeout on a shell function: launch bounds mpiexec
 	mmtg_t "mpi rank 0: mpiexec -launcher manual: WordCount M${N}R$N, plain, secure, mmt" \
 		launch "WordCount M${N}R$N" "$MMTG_DIR/mmt-wordcount-mpi" --addrs "$ADDRS" \
-		--node-id rank --key-file /tmp/key --levels 2 --repeat 5 \
+		--node-id rank --key-file /tmp/key --levels 2 \
+		--repeat "$WC_REPEAT" --warmup "$WARM" \
 		--check "$MMTG_DIR/apps-ref.txt" --out /tmp/wc --json /tmp/in
 	_wc=$?
 	sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/wc.json
@@ -265,16 +355,17 @@ if [ "$RANK" = 0 ]; then
 	fi
 	[ "$N_PR" = 0 ] || mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, plain, secure, mmt" \
 		launch "PageRank M${N}R$N" "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
-		--node-id rank --key-file /tmp/key --levels 2 --rmat 12 \
+		--node-id rank --key-file /tmp/key --levels 2 --rmat "$PR_SCALE" \
 		--iters 10 --check "$MMTG_DIR/apps-pr-ref.txt" --out /tmp/pr \
-		--json
+		--repeat "$PR_REPEAT" --warmup "$WARM" --json
 	[ "$N_PR" = 0 ] || sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/pr.json
 	[ -s /tmp/pr.json ] && mmtg_result_quiet pagerank.json /tmp/pr.json
 	for k in $SWEEP; do
 		mmtg_t "mpi rank 0: mpiexec -launcher manual: PageRank on $((2 * N)) ranks, --compute-per-edge $k" \
 			launch "PageRank M${N}R$N, K = $k" "$MMTG_DIR/mmt-pagerank-mpi" --addrs "$ADDRS" \
 			--node-id rank --key-file /tmp/key --levels 2 \
-			--rmat 12 --iters 10 --compute-per-edge "$k" \
+			--rmat "$PR_SCALE" --iters 10 --compute-per-edge "$k" \
+			--repeat "$PR_REPEAT" --warmup "$WARM" \
 			--check "$MMTG_DIR/apps-pr-ref.txt" --json
 		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >"/tmp/pr-k$k.json"
 		[ -s "/tmp/pr-k$k.json" ] &&

@@ -1,49 +1,97 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# g-bench-client.sh - guest 1 (node A) of the mmt-bench check: Soft-RoCE,
-# the module, node id 1, then `mmt-bench 10.0.0.2` with the arguments of
-# g-bench-server.sh (bench_args=... on the kernel command line, '+' for
-# spaces).  With bench_delays=D1,D2,... (ms; the guest runs bench-delay
-# and bench-sizes, docs/PAPER.md), one round per delay: iproute2's tc
-# (/usr/sbin/tc: busybox's, first in PATH, has no netem) puts
-# a netem qdisc with that delay on eth0 (each guest does, so each way of
-# the link is delayed by D and a round trip by 2D; A tells B the delay
-# over TCP port 7601, B sets it and then listens), then mmt-bench runs;
-# its output (JSON with --json) goes to the host as result file
-# bench.D.json, and the round trip ping measures after it (both guests
-# still at D: B waits for the next delay, or "done", before it goes on)
-# as rtt.D (ms).  Without bench_delays: one round, no qdisc.
+# g-bench-client.sh - guest 1 (node A) of the mmt-bench runs (bench-sizes,
+# bench-delay, bench-smoke in tests/guest/tests; docs/PAPER.md): Soft-RoCE,
+# the module, node id 1, then `mmt-bench 10.0.0.2` in sets of rounds that
+# g-bench-server.sh mirrors.  From the kernel command line ('+' for
+# spaces in the arguments):
+#   bench_chans=C1,C2,...  the channels
+#   bench_rounds=R         rounds per set (default 3): round r runs one
+#                          mmt-bench per channel, the channels rotated by
+#                          r, so each is first in turn (no channel always
+#                          pays the round's first connection)
+#   bench_warmup=W         warm-up rounds before them (-n 1, default 1),
+#                          not sent to the host
+#   bench_sizes_args=ARGS  a set with ARGS at no delay (Fig. 10a): results
+#                          bench.sizes.r<R>.<C>.json
+#   bench_extra=ARGS       after that set, one mmt-bench with ARGS (for
+#                          perftest's ib_write_bw): bench.sizes.extra.json
+#   bench_args=ARGS, bench_delays=D1,D2,...  one set per delay D (ms each
+#                          way, Fig. 10b): iproute2's tc
+#                          (/usr/sbin/tc: busybox's, first in PATH, has
+#                          no netem) puts a netem qdisc with D on eth0
+#                          (each guest does: each way of the link is
+#                          delayed by D, a round trip by 2D; A tells B the
+#                          delay over TCP port 7601, B sets it), then the
+#                          set runs: bench.D.r<R>.<C>.json; ping's round
+#                          trip after it (both guests still at D: B waits
+#                          for the next delay, or "done") as rtt.D (ms)
+# The host takes, per channel and size, the round with the median time
+# (tools/paper/paperlib.py, bench_merge()).
 
-ARGS=$(sed -n 's/.*bench_args=\([^ ]*\).*/\1/p' /proc/cmdline | tr + ' ')
-DELAYS=$(mmtg_arg bench_delays | tr , ' ')
+. "$MMTG_DIR/benchlib.sh"
 PEER=$(mmtg_ip_of 2)
+ID="-i 1"
+
+# bench_set TAG ARGS - the warm-up and the rounds of one set
+bench_set() {
+	_tag=$1
+	_args=$2
+	_w=0
+	while [ "$_w" -lt "$WARMUP" ]; do
+		for _c in $CHANS; do
+			# shellcheck disable=SC2086 # word lists
+			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
+				"A: mmt-bench client, $_tag, warm-up, $_c" sh -c \
+				"/opt/mmt/mmt-bench $ID $_args -n 1 -c $_c $PEER >/dev/null"
+			ID=
+		done
+		_w=$((_w + 1))
+	done
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		# shellcheck disable=SC2086 # a word list
+		for _c in $(bench_rotate "$_r" $CHANS); do
+			# shellcheck disable=SC2086 # word lists
+			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
+				"A: mmt-bench client, $_tag, round $_r, $_c" sh -c \
+				"/opt/mmt/mmt-bench $ID $_args -c $_c $PEER >/tmp/bench.$_tag.r$_r.$_c.json"
+			ID=
+			mmtg_result_quiet "bench.$_tag.r$_r.$_c.json" \
+				"/tmp/bench.$_tag.r$_r.$_c.json"
+		done
+		_r=$((_r + 1))
+	done
+}
+
 mmtg_t "A: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "A: insmod mmt.ko" mmtg_load_mmt
 mmtg_t "A: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
-if [ -z "$DELAYS" ]; then
-	# shellcheck disable=SC2086 # word list
-	MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t "A: mmt-bench client" \
-		/opt/mmt/mmt-bench -i 1 $ARGS "$PEER"
-else
+if [ -n "$SIZES_ARGS" ]; then
+	bench_set sizes "$SIZES_ARGS"
+	if [ -n "$EXTRA" ]; then
+		# shellcheck disable=SC2086 # word list
+		MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
+			"A: mmt-bench client, $EXTRA" sh -c \
+			"/opt/mmt/mmt-bench $ID $EXTRA $PEER >/tmp/bench.sizes.extra.json"
+		ID=
+		mmtg_result_quiet bench.sizes.extra.json /tmp/bench.sizes.extra.json
+	fi
+fi
+if [ -n "$DELAYS" ]; then
 	mmtg_t "A: modprobe sch_netem" mmtg_run 30 modprobe sch_netem
-	ID="-i 1"
 	for d in $DELAYS; do
 		mmtg_t "A: netem delay $d ms on eth0" mmtg_run 10 /usr/sbin/tc qdisc \
 			replace dev eth0 root netem delay "${d}ms" limit 100000
 		mmtg_t "A: delay $d ms to B" mmtg_send "$PEER" 7601 "$d" 120
-		# shellcheck disable=SC2086 # word list
-		MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-			"A: mmt-bench client, $d ms each way" sh -c \
-			"/opt/mmt/mmt-bench $ID $ARGS $PEER >/tmp/bench.$d.json"
-		mmtg_result_quiet "bench.$d.json" "/tmp/bench.$d.json"
+		bench_set "$d" "$ARGS"
 		# the delay as the guests see it: B waits for the next round
 		mmtg_run 30 ping -c 5 -i 0.2 "$PEER" >"/tmp/ping.$d" 2>&1
 		sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/.*|\1|p' \
 			"/tmp/ping.$d" >"/tmp/rtt.$d"
 		mmtg_t "A: ping's round trip at $d ms each way" test -s "/tmp/rtt.$d"
 		mmtg_result_quiet "rtt.$d" "/tmp/rtt.$d"
-		ID=
 	done
 	mmtg_run 10 /usr/sbin/tc -s qdisc show dev eth0
 	mmtg_t "A: done to B" mmtg_send "$PEER" 7601 "done" 120

@@ -113,11 +113,14 @@ static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
 static __always_inline MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s,
 						u64 *out)
 {
-	static const mmt_v4u64 even = { 0, 4, 2, 6 }, odd = { 1, 5, 3, 7 };
 	mmt_v4u64 t0 = s->e0 + s->o0, t1 = s->e1 + s->o1;
-	/* r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]) */
-	mmt_v4u64 r = __builtin_shuffle(t0, t1, even) +
-		      __builtin_shuffle(t0, t1, odd);
+	/*
+	 * r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]);
+	 * __builtin_shufflevector: GCC 12 and clang (the fuzz build) both
+	 * have it, GCC's __builtin_shuffle clang has not
+	 */
+	mmt_v4u64 r = __builtin_shufflevector(t0, t1, 0, 4, 2, 6) +
+		      __builtin_shufflevector(t0, t1, 1, 5, 3, 7);
 
 	out[0] = r[0] + r[2];
 	out[1] = r[1] + r[3];

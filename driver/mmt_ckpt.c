@@ -23,6 +23,12 @@
  * MMT_IOC_PMO_MIG_RESOLVE, which drops the record (mmt_ckpt_cancel())
  * before the PMO is writable again, and refuses if a restore consumed it.
  *
+ * A migration between nodes (MMT_IOC_MIGRATE_RECV with MMT_MIGRATE_PARK,
+ * docs/CRIU.md section 6) leaves a *parked* record at the destination: it
+ * holds a reference to the committed PMO's file instead of a COMMIT to
+ * check, and is named by the receive's nonce.  MMT_IOC_RESTORE with no
+ * buffer gives that file a new fd, once, when no other fd refers to it.
+ *
  * Locking: mmt_ckpt_lock (a mutex) around the list and each record's
  * @busy flag.  It nests inside a PMO's lock (MMT_IOC_PMO_MIG_RESOLVE);
  * no PMO lock is taken while it is held.
@@ -57,10 +63,14 @@
  * @ksalt: the keying salt of its own keying
  * @tx_root_counter: its last root counter sealed as a sender
  * @tx_last_gua: the GUA of its last closure sent
+ * @parked: a parked record (MMT_MIGRATE_PARK): a reference to the
+ *	committed PMO's file; only @node and @bind.rx_nonce (the handle) are
+ *	set then.  NULL for a checkpoint's record
  */
 struct mmt_ckpt {
 	struct list_head node;
 	bool busy;
+	struct file *parked;
 	struct mmt_bind bind;
 	u8 digest[MMT_SHA256_BYTES];
 	u8 tag[MMT_MIG_TAG_BYTES];
@@ -86,6 +96,8 @@ static bool mmt_ckpt_capable(void)
 
 static void mmt_ckpt_free(struct mmt_ckpt *c)
 {
+	if (c->parked)
+		fput(c->parked);	/* its PMO goes with its last file */
 	kfree_sensitive(c);	/* the keying roots */
 }
 
@@ -341,6 +353,102 @@ out:
 	return err;
 }
 
+/*
+ * MMT_IOC_RESTORE of a parked record @c: a new fd for its PMO's file,
+ * consuming the record (freed on success).  The caller holds
+ * mmt_ckpt_lock throughout, so no other restore or park sees the record
+ * half consumed; the file's count cannot rise meanwhile (no fd refers to
+ * it when it is 1: only the record does).
+ */
+static int mmt_ckpt_unpark(struct mmt_ckpt *c, struct mmt_restore *a,
+			   void __user *uarg, u32 usize)
+{
+	struct file *file = c->parked;
+	int fd;
+
+	lockdep_assert_held(&mmt_ckpt_lock);
+	if (a->buf || a->buf_len)
+		return -EINVAL;	/* a parked PMO has no image to read */
+	if (file_count(file) > 1)
+		return -EBUSY;	/* its receiver (or a child) still holds it */
+	fd = get_unused_fd_flags(O_RDWR |
+				 (a->flags & MMT_PMO_CLOEXEC ? O_CLOEXEC : 0));
+	if (fd < 0)
+		return fd;
+	a->size = sizeof(*a);
+	a->fd = fd;
+	if (mmt_copy_out(uarg, a, sizeof(*a), usize)) {
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	/* consumed: the file is the fd's now */
+	list_del(&c->node);
+	atomic64_dec(&mmt_stats.ckpt_records);
+	c->parked = NULL;
+	mmt_ckpt_free(c);
+	fd_install(fd, file);
+	return 0;
+}
+
+/**
+ * mmt_ckpt_park_begin() - make ready a record for MMT_MIGRATE_PARK
+ *
+ * Before the receive starts, so that nothing can fail once it commits:
+ * the capability check, the record's memory and its place under
+ * MMT_CKPT_MAX (counted in mmt_stats.ckpt_records from now on).
+ *
+ * Context: process; takes mmt_ckpt_lock.
+ * Return: the record, for mmt_ckpt_park_end(); ERR_PTR(-EPERM) without
+ * CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, ERR_PTR(-ENOMEM),
+ * ERR_PTR(-ENOSPC) with MMT_CKPT_MAX records waiting.
+ */
+struct mmt_ckpt *mmt_ckpt_park_begin(void)
+{
+	struct mmt_ckpt *c;
+
+	if (!mmt_ckpt_capable())
+		return ERR_PTR(-EPERM);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&mmt_ckpt_lock);
+	if (atomic64_read(&mmt_stats.ckpt_records) >= MMT_CKPT_MAX) {
+		mutex_unlock(&mmt_ckpt_lock);
+		kfree(c);
+		return ERR_PTR(-ENOSPC);
+	}
+	atomic64_inc(&mmt_stats.ckpt_records);	/* its place */
+	mutex_unlock(&mmt_ckpt_lock);
+	return c;
+}
+
+/**
+ * mmt_ckpt_park_end() - park a committed PMO, or give the place back
+ * @c: from mmt_ckpt_park_begin()
+ * @file: the committed PMO's file (a reference is taken), or NULL if the
+ *	receive failed (the record is freed)
+ * @handle: MMT_CKPT_HANDLE_BYTES, the receive's nonce (unused if @file is
+ *	NULL)
+ *
+ * Context: process; takes mmt_ckpt_lock.  Cannot fail.
+ */
+void mmt_ckpt_park_end(struct mmt_ckpt *c, struct file *file,
+		       const u8 *handle)
+{
+	if (file) {
+		c->parked = get_file(file);
+		memcpy(c->bind.rx_nonce, handle, MMT_CKPT_HANDLE_BYTES);
+	}
+	mutex_lock(&mmt_ckpt_lock);
+	if (file)
+		list_add_tail(&c->node, &mmt_ckpts);
+	else
+		atomic64_dec(&mmt_stats.ckpt_records);
+	mutex_unlock(&mmt_ckpt_lock);
+	if (!file)
+		kfree(c);
+}
+
 /**
  * mmt_ckpt_restore() - MMT_IOC_RESTORE: a new PMO from an image, consuming
  * its record
@@ -358,6 +466,7 @@ out:
 int mmt_ckpt_restore(void __user *uarg)
 {
 	struct mmt_restore a;
+	bool unparked = false;
 	struct mmt_ckpt *c;
 	struct mmt_pmo *pmo;
 	struct file *file;
@@ -379,12 +488,16 @@ int mmt_ckpt_restore(void __user *uarg)
 		err = -ESTALE;
 	else if (c->busy)
 		err = -EBUSY;
+	else if (c->parked)
+		unparked = true;
 	else if (a.buf_len != (u64)c->closures * mmt_closure_bytes(&c->params))
 		err = -EINVAL;
 	else
 		c->busy = true;
+	if (unparked)
+		err = mmt_ckpt_unpark(c, &a, uarg, usize);
 	mutex_unlock(&mmt_ckpt_lock);
-	if (err)
+	if (err || unparked)
 		return err;
 
 	pmo = mmt_pmo_alloc(&c->params, c->closures);
@@ -457,7 +570,7 @@ int mmt_ckpt_cancel(const u8 *handle)
 
 	mutex_lock(&mmt_ckpt_lock);
 	c = mmt_ckpt_find(handle);
-	if (!c) {
+	if (!c || c->parked) {
 		err = -ESTALE;
 	} else if (c->busy) {
 		err = -EBUSY;

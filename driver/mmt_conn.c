@@ -35,6 +35,8 @@ static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
 static_assert(sizeof(struct mmt_key_agree) == MMT_KEY_AGREE_SIZE_VER0);
 static_assert(sizeof(struct mmt_wire_hello_att) == 32);
 static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
+static_assert(sizeof_field(struct mmt_migrate_info, nonce) == MMT_RX_NONCE_BYTES &&
+	      MMT_RX_NONCE_BYTES == MMT_CKPT_HANDLE_BYTES);
 static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER0);
 static_assert(2 * sizeof(struct mmt_wire_seg) == MMT_SHA256_BYTES);
 
@@ -265,8 +267,8 @@ int mmt_wire_offer_check(const struct mmt_msg *offer, struct mmt_pmo *pmo,
  * @send: MMT_IOC_MIGRATE_SEND (else MMT_IOC_MIGRATE_RECV)
  *
  * Context: any.
- * Return: 0; -EINVAL for unknown flags (MMT_MIGRATE_EAGER is the
- * receiver's), non-zero reserved fields, a timeout above 600000 ms, a
+ * Return: 0; -EINVAL for unknown flags (MMT_MIGRATE_EAGER and
+ * MMT_MIGRATE_PARK are the receiver's), non-zero reserved fields, a timeout above 600000 ms, a
  * downtime limit above 600000 ms or rounds above 1000 (and either
  * non-zero on the receiver), or a window above MMT_MIGRATE_WINDOW_MAX.
  */
@@ -274,8 +276,8 @@ int mmt_conn_migrate_args(const void *mig, bool send)
 {
 	const struct mmt_migrate *m = mig;
 
-	if ((m->flags & ~MMT_MIGRATE_EAGER) ||
-	    (send && (m->flags & MMT_MIGRATE_EAGER)) ||
+	if ((m->flags & ~(MMT_MIGRATE_EAGER | MMT_MIGRATE_PARK)) ||
+	    (send && (m->flags & (MMT_MIGRATE_EAGER | MMT_MIGRATE_PARK))) ||
 	    m->timeout_ms > 600000 || m->downtime_limit_ms > 600000 ||
 	    m->max_rounds > 1000 || m->window > MMT_MIGRATE_WINDOW_MAX ||
 	    m->reserved0 || m->reserved[0] || m->reserved[1])

@@ -3403,6 +3403,7 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	if (!mtx->have_nonce) {
 		memcpy(mtx->t.rx_nonce, w->nonce, MMT_RX_NONCE_BYTES);
 		mtx->have_nonce = true;
+		mmt_mig_set_nonce(mtx->t.mig, w->nonce);
 	} else if (memcmp(mtx->t.rx_nonce, w->nonce, MMT_RX_NONCE_BYTES)) {
 		return -EPROTO;
 	}
@@ -3934,6 +3935,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	rx->n = pmo->closures;
 	rx->window = window;
 	kfree(it);
+	mmt_mig_set_nonce(mig, nonce);
 	err = mmt_rx_alloc(rx);
 	/* what this receive holds besides the PMO: W head slots, its record */
 	extra = sizeof(*rx) + (size_t)rx->nslots * MMT_CONN_HEAD_BYTES;
@@ -4082,6 +4084,7 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 			    bool send)
 {
 	struct mmt_migrate_info info;
+	struct mmt_ckpt *park = NULL;
 	struct mmt_migrate a;
 	struct mmt_conn_op op;
 	u32 usize, isize = 0;
@@ -4104,11 +4107,24 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 	err = mmt_conn_op_begin(conn, a.pmo_fd, send, &op);
 	if (err)
 		return err;
+	if (a.flags & MMT_MIGRATE_PARK) {
+		/* everything that could fail, before anything is received */
+		park = mmt_ckpt_park_begin();
+		if (IS_ERR(park)) {
+			mmt_conn_op_end(&op);
+			return PTR_ERR(park);
+		}
+	}
 	err = mmt_conn_op_live(conn);
 	if (!err && send)
 		err = mmt_conn_do_migrate_send(conn, op.pmo, &a, &started);
 	else if (!err)
 		err = mmt_conn_do_migrate_recv(conn, op.pmo, &a, &started);
+	if (park) {
+		/* committed: parked under the receive's nonce, in this call */
+		mmt_mig_get_info(&conn->mig_rx, &info);
+		mmt_ckpt_park_end(park, err ? NULL : op.f.file, info.nonce);
+	}
 	mmt_conn_op_end(&op);
 	if (a.info) {
 		/* never the figures of an earlier migration */
@@ -4138,7 +4154,7 @@ static int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg)
 	if (err)
 		return err;
 	if (info.flags || info.phase || info.round || info.error ||
-	    info.reserved0 || info.reserved[0] || info.reserved[1])
+	    info.reserved0 || memchr_inv(info.nonce, 0, sizeof(info.nonce)))
 		return -EINVAL;
 	spin_lock_irqsave(&conn->lock, flags);
 	mig = conn->mig_last;

@@ -172,7 +172,8 @@ struct mmt_pmo {
  *	refused the rkey or range) or a QP access-error event
  * @ack_forged: MMT-channel acceptances that did not authenticate (wrong
  *	nonce or tag); each aborted its transfer as a lost ack
- * @ckpt_records: checkpoints waiting for their restore (docs/CRIU.md)
+ * @ckpt_records: checkpoints and parked PMOs waiting for their restore,
+ *	and MMT_MIGRATE_PARK receives running (docs/CRIU.md)
  * @hs_done: attested handshakes that succeeded
  * @hs_rejected: connections refused by this node in attested mode or for
  *	it: a peer in the other mode, a credential or a key-confirmation tag
@@ -433,9 +434,13 @@ int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
 
 /* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
+struct mmt_ckpt;
 int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg);
 int mmt_ckpt_restore(void __user *uarg);
 int mmt_ckpt_cancel(const u8 *handle);
+struct mmt_ckpt *mmt_ckpt_park_begin(void);
+void mmt_ckpt_park_end(struct mmt_ckpt *c, struct file *file,
+		       const u8 *handle);
 void mmt_ckpt_exit(void);
 
 /* mmt_stats.c */

@@ -92,6 +92,24 @@ void mmt_mig_get_info(struct mmt_mig *mig, struct mmt_migrate_info *out)
 }
 
 /**
+ * mmt_mig_set_nonce() - record the migration's receive nonce in its figures
+ * @mig: the migration
+ * @nonce: MMT_RX_NONCE_BYTES: the destination's nonce (its own, or the one
+ *	the source learnt from the first GRANT)
+ *
+ * struct mmt_migrate_info @nonce: what a parked PMO is named by
+ * (MMT_MIGRATE_PARK, docs/CRIU.md section 6).
+ *
+ * Context: any; takes @mig's spinlock.
+ */
+void mmt_mig_set_nonce(struct mmt_mig *mig, const u8 *nonce)
+{
+	spin_lock(&mig->lock);
+	memcpy(mig->info.nonce, nonce, sizeof(mig->info.nonce));
+	spin_unlock(&mig->lock);
+}
+
+/**
  * mmt_mig_info_unstarted() - the figures of a migration refused before it
  * started (bad PMO size, generations exhausted, no memory, the connection
  * not live)

@@ -186,6 +186,7 @@ struct mmt_mig_params {
 void mmt_mig_init(struct mmt_mig *mig, bool source);
 void mmt_mig_reset(struct mmt_mig *mig, bool source);
 void mmt_mig_get_info(struct mmt_mig *mig, struct mmt_migrate_info *out);
+void mmt_mig_set_nonce(struct mmt_mig *mig, const u8 *nonce);
 void mmt_mig_request(struct mmt_mig *mig, unsigned int bit);
 void mmt_mig_extra(struct mmt_mig *mig, ssize_t delta);
 int mmt_mig_snap(struct mmt_mig_xport *t, u32 index, u8 *buf, size_t len,

@@ -71,7 +71,7 @@ enum {
 	OPT_OFFSET, OPT_LENGTH, OPT_MODE, OPT_EAGER, OPT_RECEIVE, OPT_NOKEY,
 	OPT_COUNTER, OPT_TOFD, OPT_RXKEY, OPT_REGION, OPT_CLOSURE, OPT_XOR,
 	OPT_DEV, OPT_NODE, OPT_ROLE, OPT_PEER, OPT_PORT, OPT_LISTEN,
-	OPT_DOWNTIME, OPT_ROUNDS, OPT_WINDOW, OPT_TIMEOUT,
+	OPT_DOWNTIME, OPT_ROUNDS, OPT_WINDOW, OPT_TIMEOUT, OPT_PARK,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "park", no_argument, NULL, OPT_PARK },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -124,7 +125,7 @@ struct args {
 	const char *in, *out, *dev;
 	int fd, to_fd;
 	uint64_t offset, length, counter;
-	bool copy, eager, receive, nokey, mode_given, region_given;
+	bool copy, eager, receive, nokey, mode_given, region_given, park;
 	uint32_t region, closure, node_id;
 	uint8_t xor_mask;
 	char **rest;		/* with-pmo: the command */
@@ -969,11 +970,14 @@ static int cmd_migrate(struct args *a)
 	src = !strcmp(a->role, "src");
 	if (src && !a->peer)
 		usage_err("--role src needs --peer ADDR");
-	if (src && (a->out || a->eager))
-		usage_err("--out and --eager are the destination's");
-	if (!src && (a->in || (a->given & O_FD) || a->peer || a->downtime ||
-		     a->rounds))
-		usage_err("--in, --fd, --peer, --downtime, --rounds are the source's");
+	if (src && (a->out || a->eager || a->park))
+		usage_err("--out, --eager and --park are the destination's");
+	if (a->park && a->out)
+		usage_err("--park keeps the PMO for MMT_IOC_RESTORE: no --out");
+	if (!src && (a->in || a->peer || a->downtime || a->rounds))
+		usage_err("--in, --peer, --downtime, --rounds are the source's");
+	if (!src && (a->given & O_FD) && a->out)
+		usage_err("dst: --out writes a PMO it made, not --fd's");
 	if (src && !a->in && !(a->given & O_FD))
 		usage_err("--role src needs --in FILE or --fd N");
 	if (!(a->given & O_FD) && !a->key_len)
@@ -995,6 +999,8 @@ static int cmd_migrate(struct args *a)
 		n = mmtu_pmo_write_all(pmo, in, len, 0);
 		if (n < 0)
 			return fail("pwrite", (int)n);
+	} else if (a->given & O_FD) {
+		pmo = a->fd;	/* keyed by its owner, every MMT WAITING */
 	} else {
 		bytes = pmo_size(a, 0);
 		pmo = create_pmo(dev, a, bytes, MMT_KEY_RECEIVE, &c);
@@ -1007,12 +1013,21 @@ static int cmd_migrate(struct args *a)
 		ret = mmtu_migrate_send(conn, pmo, a->downtime, a->rounds,
 					a->window, a->timeout, &info);
 	else
-		ret = mmtu_migrate_recv(conn, pmo, a->eager ?
-					MMT_MIGRATE_EAGER : 0, a->window,
-					a->timeout, &info);
+		ret = mmtu_migrate_recv(conn, pmo, (a->eager ?
+					MMT_MIGRATE_EAGER : 0) |
+					(a->park ? MMT_MIGRATE_PARK : 0),
+					a->window, a->timeout, &info);
 	p.stop = 1;
 	pthread_join(p.t, NULL);
 	mig_summary(a, &info, ret);
+	if (!ret && a->park) {
+		/* the module holds the PMO now; ours goes */
+		printf("parked: ");
+		for (size_t i = 0; i < sizeof(info.nonce); i++)
+			printf("%02x", info.nonce[i]);
+		printf("\n");
+		fflush(stdout);
+	}
 	if (ret) {
 		close(conn);
 		return fail(src ? "MMT_IOC_MIGRATE_SEND" :
@@ -1231,13 +1246,14 @@ static const struct subcmd subcmds[] = {
 	{ "migrate", cmd_migrate,
 	  O_JSON | O_SIZE | O_GEOM | O_KEY | O_IN | O_OUT | O_FD | O_MODE |
 	  O_MIG | O_NODE | O_DEV,
-	  "--role src --peer ADDR --port P (--in FILE | --fd N) [options] | --role dst --port P --size N --key-hex H [--out FILE]",
+	  "--role src --peer ADDR --port P (--in FILE | --fd N) [options] | --role dst --port P (--size N --key-hex H [--out FILE] | --fd N) [--park]",
 	  "Live migration of a PMO over an mmt connection (docs/MIGRATION.md).\n"
 	  "src: a PMO holding FILE (or the inherited --fd, whose owner may go\n"
 	  "on writing) is migrated to the peer: pre-copy rounds, then the\n"
 	  "handover; dst: listens on --port, receives it into a new PMO of\n"
-	  "--size bytes and the same geometry and key, and writes its\n"
-	  "plaintext to --out.  A progress line per round (stderr with\n"
+	  "--size bytes and the same geometry and key (or into the inherited\n"
+	  "--fd, keyed with MMT_KEY_RECEIVE), and writes its plaintext to\n"
+	  "--out, or parks it (--park).  A progress line per round (stderr with\n"
 	  "--json), then a summary: total, setup and downtime, rounds, dirty\n"
 	  "syncs, closures and bytes sent, peak extra memory.\n"
 	  "  --role R          src or dst\n"
@@ -1250,6 +1266,11 @@ static const struct subcmd subcmds[] = {
 	  "  --timeout MS      per answer of the peer (default 10000); src:\n"
 	  "                    also how long to retry a refused connect\n"
 	  "  --eager           dst: verify whole closures on receipt\n"
+	  "  --park            dst: once committed, the module keeps the PMO\n"
+	  "                    in a one-time record named by the receive's\n"
+	  "                    nonce (printed: \"parked: HEX\"), for\n"
+	  "                    MMT_IOC_RESTORE (CRIU's cross-node mode,\n"
+	  "                    docs/CRIU.md); needs CAP_CHECKPOINT_RESTORE\n"
 	  "  --node-id N       set this node's id first\n"
 	  GEOM_HELP KEY_HELP FD_HELP },
 	{ "with-pmo", cmd_with_pmo,
@@ -1367,6 +1388,7 @@ static unsigned int opt_bit(int c)
 	case OPT_ROUNDS:
 	case OPT_WINDOW:
 	case OPT_TIMEOUT:
+	case OPT_PARK:
 		return O_MIG;
 	}
 	return 0;
@@ -1475,6 +1497,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_EAGER:
 			a->eager = true;
+			break;
+		case OPT_PARK:
+			a->park = true;
 			break;
 		case OPT_RECEIVE:
 			a->receive = true;

@@ -540,8 +540,15 @@ struct mmt_key_agree {
 
 #define MMT_KEY_AGREE_SIZE_VER0	48
 
-/* struct mmt_migrate.flags */
+/*
+ * struct mmt_migrate.flags.  MMT_MIGRATE_PARK (recv only; needs
+ * CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN): once committed, the PMO is
+ * also parked in a one-time record of the module named by this receive's
+ * nonce (struct mmt_migrate_info @nonce), which MMT_IOC_RESTORE with no
+ * buffer consumes: CRIU's migration between nodes (docs/CRIU.md section 6).
+ */
 #define MMT_MIGRATE_EAGER	_BITULL(0)	/* recv: verify all on receipt */
+#define MMT_MIGRATE_PARK	_BITULL(1)	/* recv: park the PMO once committed */
 
 /* Defaults and bounds of struct mmt_migrate */
 #define MMT_MIGRATE_DOWNTIME_MS	300	/* as QEMU's downtime-limit */
@@ -555,7 +562,7 @@ struct mmt_key_agree {
  * @pmo_fd: (in) the PMO to migrate (send: keyed, every MMT VALID and
  *	writable) or to migrate into (recv: keyed with the same key, same
  *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
- * @flags: (in) MMT_MIGRATE_EAGER (recv only) or 0
+ * @flags: (in) MMT_MIGRATE_EAGER, MMT_MIGRATE_PARK (recv only) or 0
  * @timeout_ms: (in) how long to wait for each answer of the peer in
  *	pre-copy, and (send) for the whole handover, from the freeze to a
  *	genuine answer to the COMMIT, whatever arrives meanwhile;
@@ -640,7 +647,13 @@ struct mmt_migrate {
  *	the RDMA driver's own objects (MRs, the queue pairs' buffers)
  * @error: (out) 0, or the negative errno the migration failed with
  * @reserved0: (out) zero
- * @reserved: (in) must be 0; (out) zero
+ * @nonce: (in) must be 0; (out) the destination's receive nonce of this
+ *	migration (16 bytes, = MMT_CKPT_HANDLE_BYTES; on the source from the
+ *	destination's first GRANT on, zero before).  Bound into every
+ *	closure and the COMMIT, so a source whose migration committed knows
+ *	it names the receive that committed; with MMT_MIGRATE_PARK it is the
+ *	handle of the record the destination parked the PMO in
+ *	(MMT_IOC_RESTORE; not a secret)
  */
 struct mmt_migrate_info {
 	__u32 size;
@@ -659,7 +672,7 @@ struct mmt_migrate_info {
 	__u64 peak_extra_bytes;
 	__s32 error;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u8 nonce[16];
 };
 
 #define MMT_MIGRATE_INFO_SIZE_VER0	120
@@ -711,11 +724,13 @@ struct mmt_checkpoint {
  * struct mmt_restore - MMT_IOC_RESTORE argument (docs/CRIU.md)
  * @size: (in) sizeof(struct mmt_restore)
  * @flags: (in) MMT_PMO_CLOEXEC or 0
- * @handle: (in) the handle MMT_IOC_PMO_CHECKPOINT returned
+ * @handle: (in) the handle MMT_IOC_PMO_CHECKPOINT returned, or the
+ *	nonce of a MMT_IOC_MIGRATE_RECV that parked its PMO
  * @buf: (in) user pointer to the closures MMT_IOC_PMO_CHECKPOINT wrote
- *	(untrusted: each is checked as a received closure)
+ *	(untrusted: each is checked as a received closure); 0 for a PMO
+ *	parked by MMT_IOC_MIGRATE_RECV (MMT_MIGRATE_PARK)
  * @buf_len: (in) bytes at @buf: exactly closures x closure length of the
- *	checkpoint
+ *	checkpoint; 0 for a parked PMO
  * @fd: (in) must be 0; (out) the restored PMO's file descriptor
  * @reserved0: (in) must be 0
  * @reserved: (in) must be 0
@@ -874,6 +889,12 @@ struct mmt_restore {
 /**
  * MMT_IOC_RESTORE - a new PMO from a checkpoint image, once
  *
+ * Or, with @buf and @buf_len 0, the PMO a MMT_IOC_MIGRATE_RECV with
+ * MMT_MIGRATE_PARK parked under @handle (a migration between nodes,
+ * docs/CRIU.md section 6): a new fd for it, which consumes the record;
+ * EBUSY while another fd still refers to the PMO (its receiver has not
+ * closed it), EINVAL for a buffer (or for none on a checkpoint's record).
+ *
  * On /dev/mmt; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN
  * (docs/CRIU.md).  Looks up the record MMT_IOC_PMO_CHECKPOINT left under
  * @handle, makes a PMO of its geometry and size (charged as
@@ -894,12 +915,14 @@ struct mmt_restore {
  * Return: 0 (the PMO's fd in @fd); -1 with errno set to:
  * * EFAULT, E2BIG - as for every command; EFAULT also a bad @buf
  * * EINVAL - bad @size, @flags, reserved fields or @fd, or @buf_len not
- *   the checkpoint's closures x closure length
+ *   the checkpoint's closures x closure length (0, with @buf 0, for a
+ *   parked PMO)
  * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN
  * * ESTALE - no record under @handle: the image was restored already,
  *   or was made before the module was last loaded, or is not an image
  *   of this node; also a closure older than the checkpoint's
- * * EBUSY - another restore of this handle runs
+ * * EBUSY - another restore of this handle runs; or the parked PMO is
+ *   still open elsewhere (its receiver's fd)
  * * EBADMSG - a closure or the record's COMMIT does not authenticate or
  *   verify (a tampered image)
  * * EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE, EXDEV - a
@@ -1506,11 +1529,25 @@ struct mmt_restore {
  * MMT_MIG_PHASE_COMMITTED.  A COMMIT that arrives while a closure is
  * still granted (registered for remote write) is refused with EPROTO.
  *
+ * With MMT_MIGRATE_PARK the module also takes a reference to the PMO's
+ * file in a one-time record named by the receive nonce (the figures'
+ * @nonce, which the source learns too), in the same call as the commit:
+ * a receiver that dies after it loses nothing.  The record is made ready
+ * before the offer is taken (so it cannot fail after the commit) and
+ * dropped if the receive fails.  MMT_IOC_RESTORE with that handle and no
+ * buffer gives the PMO a new fd, once, when no other fd refers to it
+ * (the receiver closes its own).  The module stays loaded while a PMO is
+ * parked (its file holds the module).  docs/CRIU.md section 6.
+ *
  * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set
  * to:
  * * EFAULT, E2BIG, EINVAL - bad argument (@downtime_limit_ms and
  *   @max_rounds must be 0; @window 0 or 1..MMT_MIGRATE_WINDOW_MAX: the
  *   largest window taken, else the offer is refused with E2BIG)
+ * * EPERM - MMT_MIGRATE_PARK without CAP_CHECKPOINT_RESTORE or
+ *   CAP_SYS_ADMIN (nothing was received)
+ * * ENOSPC - MMT_MIGRATE_PARK with MMT_CKPT_MAX records waiting (nothing
+ *   was received)
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - the PMO has no key or an MMT is not WAITING
  * * EBUSY - another receive fills the PMO, or it is being migrated

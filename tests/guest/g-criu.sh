@@ -20,9 +20,9 @@
 # CRIU_MIB (kernel command line criu_mib=, default 1): the PMO's size.
 
 MIB=$(mmtg_arg criu_mib 1)
-LIB=/tmp/criu-lib
-mkdir -p "$LIB"
-cp "$MMTG_DIR/mmt_criu.so" "$LIB/"
+# helpers: field, advanced, alive, restored, start, dump, restore, refused,
+# stop, gone, pmos, flip, show_logs; the plugin in $LIB
+. "$MMTG_DIR/criulib.sh"
 
 mmtg_t "insmod mmt.ko" mmtg_load_mmt
 # criu's start-up checks create an nftables table
@@ -34,100 +34,12 @@ mmtg_t "criu is there (criu --version)" criu --version
 MMTG_CMD_TIMEOUT=120 mmtg_t "mmt-ckpt (MMT_IOC_PMO_CHECKPOINT, MMT_IOC_RESTORE, their refusals)" \
 	mmt-ckpt /dev/mmt
 
-# --- helpers ---------------------------------------------------------------
-
-# field NAME FILE - the number after NAME= in FILE (0 if none)
-field() {
-	_v=$(sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$2" 2>/dev/null)
-	echo "${_v:-0}"
-}
-
-# advanced FILE COUNT CHECKS - the status in FILE has a count above
-# COUNT and more checks than CHECKS, and no FAIL
-advanced() {
-	! grep -q FAIL "$1" 2>/dev/null &&
-		[ "$(field count "$1")" -gt "$2" ] &&
-		[ "$(field checks "$1")" -gt "$3" ]
-}
-
-# alive - the process $PID (a restored one: from criu's pidfile) runs
-alive() {
-	[ "${PID:-0}" -gt 1 ] && kill -0 "$PID" 2>/dev/null
-}
-
-# restored FILE COUNT CHECKS - alive, and advanced FILE COUNT CHECKS
-restored() {
-	alive && advanced "$@"
-}
-
-# start ARGS... - start mmt-criu-count in its own session; sets PID
-start() {
-	rm -f /tmp/status
-	# stdio: /dev/null (a file there must keep its size for criu
-	# restore, and the plugin's messages at restore would go to it)
-	setsid mmt-criu-count "$@" </dev/null >/dev/null 2>&1 &
-	PID=$!
-}
-
-# dump DIR - criu dump of $PID into DIR (its log DIR/dump.log, its
-# stderr DIR/stderr.log)
-dump() {
-	rm -rf "$1"
-	mkdir -p "$1"
-	mmtg_run 120 criu dump -t "$PID" -D "$1" -L "$LIB" -o dump.log -v4 \
-		2>"$1/stderr.log"
-}
-
-# restore DIR - criu restore from DIR, detached (log DIR/restore.log,
-# stderr DIR/stderr.log)
-restore() {
-	mmtg_run 120 criu restore -D "$1" -d -L "$LIB" -o restore.log -v4 \
-		--pidfile "$1/restored.pid" 2>"$1/stderr.log"
-}
-
-# refused CMD DIR - CMD (dump or restore) of DIR fails
-refused() {
-	! "$@"
-}
-
-# stop - kill the counter ($PID, if it is one) and wait until it is gone
-stop() {
-	[ "${PID:-0}" -gt 1 ] || return 0
-	kill "$PID" 2>/dev/null
-	mmtg_wait 10 gone
-}
-
-# gone - the counter's process is not running
-gone() {
-	! kill -0 "$PID" 2>/dev/null
-}
-
-# pmos - PMOs alive (debugfs mmt/stats)
-pmos() {
-	sed -n 's/^pmos //p' /sys/kernel/debug/mmt/stats
-}
-
-# flip FILE OFFSET - xor one byte of FILE with 1
-flip() {
-	_b=$(dd if="$1" bs=1 skip="$2" count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
-	# shellcheck disable=SC2059 # the octal escape is the format
-	printf "$(printf '\\%03o' $((_b ^ 1)))" |
-		dd of="$1" bs=1 seek="$2" count=1 conv=notrunc 2>/dev/null
-}
-
 # keyed_img DIR - the image file of the keyed PMO (the largest mmt-*.img)
 keyed_img() {
 	# shellcheck disable=SC2012 # names we made
 	ls -S "$1"/mmt-*.img | head -n 1
 }
 
-show_logs() {
-	for _f in "$@"; do
-		[ -f "$_f" ] || continue
-		echo "# --- $_f (errors)"
-		grep -iE 'error|mmt_criu|fail' "$_f" | head -n 20 | sed 's/^/# /'
-	done
-}
 
 # --- b. a counter with PMOs ------------------------------------------------
 

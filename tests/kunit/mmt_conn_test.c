@@ -1108,7 +1108,12 @@ static void mmt_conn_migrate_arg(struct kunit *test)
 	a.flags = MMT_MIGRATE_EAGER;
 	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
-	a.flags = 2;
+	a.flags = MMT_MIGRATE_PARK;	/* the receiver's too */
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = MMT_MIGRATE_EAGER | MMT_MIGRATE_PARK;
+	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), 0);
+	a.flags = 4;
 	KUNIT_EXPECT_EQ(test, mmt_conn_migrate_args(&a, false), -EINVAL);
 	a.flags = 0;
 	a.downtime_limit_ms = 600000;

@@ -22,6 +22,14 @@
  *                        MMT_IOC_RESTORE, checked in full, consumed once.
  *                        Plain (no key): its bytes, which are not secure
  *                        memory, as they are.
+ *                        With MMT_CRIU_PEER=ADDR:PORT in CRIU's
+ *                        environment (cross-node mode, docs/CRIU.md
+ *                        section 6): a keyed PMO is migrated live to the
+ *                        node at ADDR (MMT_IOC_MIGRATE_SEND; its receiver,
+ *                        `mmtctl migrate --role dst --park`, parks it
+ *                        under the receive's nonce) and the image holds
+ *                        only that handle; restore on that node:
+ *                        MMT_IOC_RESTORE with no buffer.
  *   a connection or a listener ([mmt-conn], [mmt-listen])
  *                        refused: a live RDMA connection cannot be frozen
  *                        into an image (the dump fails with a message)
@@ -40,6 +48,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -61,6 +70,12 @@ CR_PLUGIN_REGISTER("mmt", mmt_criu_init, mmt_criu_exit)
 #define MMT_CRIU_DEV		1	/* /dev/mmt */
 #define MMT_CRIU_PMO		2	/* a keyed PMO: closures, a handle */
 #define MMT_CRIU_PMO_PLAIN	3	/* a PMO without a key: its bytes */
+#define MMT_CRIU_PMO_MOVED	4	/* a keyed PMO parked on the peer */
+
+/* MMT_CRIU_PEER=ADDR:PORT: the node the PMOs move to (cross-node mode) */
+#define MMT_CRIU_PEER_ENV	"MMT_CRIU_PEER"
+/* how long the migration waits for each answer of the peer */
+#define MMT_CRIU_PEER_TIMEOUT_MS 60000
 
 /**
  * struct mmt_criu_hdr - head of an mmt image file (little-endian host
@@ -74,7 +89,8 @@ CR_PLUGIN_REGISTER("mmt", mmt_criu_init, mmt_criu_exit)
  * @closure_len: keyed PMO: bytes of one closure
  * @bytes: PMO: data bytes
  * @geometry: PMO: its shape
- * @handle: keyed PMO: MMT_IOC_PMO_CHECKPOINT's one-time handle
+ * @handle: keyed PMO: MMT_IOC_PMO_CHECKPOINT's one-time handle; moved
+ *	PMO: the receive nonce its destination parked it under
  * @data_len: bytes after the header
  */
 struct mmt_criu_hdr {
@@ -99,6 +115,8 @@ struct mmt_criu_hdr {
 #define MMT_CRIU_MAX_PENDING	1024
 static int mmt_criu_pending[MMT_CRIU_MAX_PENDING];
 static unsigned int mmt_criu_npending;
+/* PMOs this dump moved to MMT_CRIU_PEER (cross-node mode) */
+static unsigned int mmt_criu_nmoved;
 
 /* CRIU's own log when its symbol is there (it exports it), else stderr. */
 static void mmt_criu_log(const char *fmt, ...)
@@ -150,9 +168,75 @@ static int mmt_criu_kind(int fd, const char **what)
 	return MMT_CRIU_DEV;
 }
 
+/*
+ * Cross-node mode: migrate the PMO behind @fd live to @peer ("ADDR:PORT")
+ * and put the handle its receiver parked it under into @h.  The process
+ * is frozen (CRIU froze it before collecting its files), so the first
+ * round is the whole copy and the handover follows at once.  On success
+ * the PMO here is INVALID (the authenticated COMMIT ACK); on a failure of
+ * known outcome it is as before (the dump fails and CRIU resumes the
+ * process with it); of unknown outcome it is read-only until its owner
+ * resolves it (docs/MIGRATION.md section 7), which the message says.
+ */
+static int mmt_criu_move_pmo(int fd, const char *peer, struct mmt_criu_hdr *h)
+{
+	struct mmt_migrate_info info = { 0 };
+	struct mmt_conn_addr addr;
+	char host[128], hex[2 * MMT_CKPT_HANDLE_BYTES + 1], *colon, *end;
+	unsigned long port;
+	int dev, conn, err;
+	size_t i;
+
+	if (strlen(peer) >= sizeof(host))
+		return -EINVAL;
+	strcpy(host, peer);
+	colon = strrchr(host, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = 0;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || port > 65535)
+		return -EINVAL;
+	err = mmtu_parse_addr(host, port, &addr);
+	if (err)
+		return err;
+	dev = mmtu_open();
+	if (dev < 0)
+		return dev;
+	conn = mmtu_connect(dev, &addr, MMT_CRIU_PEER_TIMEOUT_MS, 0, NULL);
+	close(dev);
+	if (conn < 0) {
+		mmt_criu_log("cannot connect to %s=%s: %s", MMT_CRIU_PEER_ENV,
+			     peer, mmtu_strerror(conn));
+		return conn;
+	}
+	err = mmtu_migrate_send(conn, fd, 0, 0, 0, MMT_CRIU_PEER_TIMEOUT_MS,
+				&info);
+	close(conn);
+	if (err) {
+		if (info.flags & MMT_MIG_F_OUTCOME_UNKNOWN)
+			mmt_criu_log("the migration of fd %d to %s failed after its COMMIT left (outcome unknown): the PMO is read-only here until its owner resolves it (MMT_IOC_PMO_MIG_RESOLVE if %s holds no parked PMO under the nonce below, else MMT_IOC_PMO_INVALIDATE)",
+				     fd, peer, peer);
+		return err;
+	}
+	memcpy(h->handle, info.nonce, sizeof(h->handle));
+	mmt_criu_nmoved++;
+	for (i = 0; i < sizeof(h->handle); i++)
+		sprintf(hex + 2 * i, "%02x", h->handle[i]);
+	mmt_criu_log("fd %d: %llu bytes moved to %s, parked there under %s, in %.1f ms (downtime %.1f ms, %llu closures, peak extra memory %llu bytes)",
+		     fd, (unsigned long long)h->bytes, peer, hex,
+		     info.total_ns / 1e6,
+		     info.downtime_ns / 1e6,
+		     (unsigned long long)info.closures_sent,
+		     (unsigned long long)info.peak_extra_bytes);
+	return 0;
+}
+
 /* Write the image: header, then @data_len bytes written by @fill. */
 static int mmt_criu_dump_pmo(int fd, struct mmt_criu_hdr *h, int imgfd)
 {
+	const char *peer = getenv(MMT_CRIU_PEER_ENV);
 	struct mmt_pmo_info info;
 	uint64_t len;
 	void *map;
@@ -164,6 +248,10 @@ static int mmt_criu_dump_pmo(int fd, struct mmt_criu_hdr *h, int imgfd)
 	h->bytes = info.bytes;
 	h->geometry = info.geometry;
 	h->closures = info.closures;
+	if (info.key_len && peer && *peer) {
+		h->kind = MMT_CRIU_PMO_MOVED;
+		return mmt_criu_move_pmo(fd, peer, h);
+	}
 	if (info.key_len) {
 		h->kind = MMT_CRIU_PMO;
 		if (mmt_criu_npending == MMT_CRIU_MAX_PENDING)
@@ -253,6 +341,7 @@ CR_PLUGIN_REGISTER_HOOK(CR_PLUGIN_HOOK__DUMP_EXT_FILE, mmt_criu_dump_file)
 static int mmt_criu_init(int stage)
 {
 	mmt_criu_npending = 0;
+	mmt_criu_nmoved = 0;
 	return 0;
 }
 
@@ -280,6 +369,15 @@ static void mmt_criu_exit(int stage, int ret)
 		close(fd);
 	}
 	mmt_criu_npending = 0;
+	/*
+	 * A moved PMO cannot be taken back from here: its one copy is
+	 * parked on the peer (a migration's commit is final), and this
+	 * process, resumed, finds it INVALID (EPERM).
+	 */
+	if (ret && mmt_criu_nmoved)
+		mmt_criu_log("the dump failed after %u PMO(s) moved to %s: each is parked there under the handle logged above (restore it there with MMT_IOC_RESTORE); here they are INVALID",
+			     mmt_criu_nmoved, getenv(MMT_CRIU_PEER_ENV));
+	mmt_criu_nmoved = 0;
 }
 
 /* A new PMO from the image's data; returns its fd or -errno. */
@@ -288,6 +386,17 @@ static int mmt_criu_restore_pmo(const struct mmt_criu_hdr *h, int imgfd)
 	void *map;
 	int devfd, fd;
 
+	if (h->kind == MMT_CRIU_PMO_MOVED) {
+		/* parked here by the migration: no data in the image */
+		if (h->data_len)
+			return -EINVAL;
+		devfd = mmtu_open();
+		if (devfd < 0)
+			return devfd;
+		fd = mmtu_restore(devfd, h->handle, NULL, 0, 0);
+		close(devfd);
+		return fd;
+	}
 	if (!h->data_len)
 		return -EINVAL;
 	map = mmap(NULL, h->data_len, PROT_READ, MAP_PRIVATE, imgfd,
@@ -341,6 +450,7 @@ static int mmt_criu_restore_file(int id)
 		break;
 	case MMT_CRIU_PMO:
 	case MMT_CRIU_PMO_PLAIN:
+	case MMT_CRIU_PMO_MOVED:
 		fd = mmt_criu_restore_pmo(&h, imgfd);
 		if (fd >= 0 && h.pos && lseek(fd, h.pos, SEEK_SET) < 0) {
 			err = -errno;

@@ -3,8 +3,9 @@
  * mmt_nh_avx2.c - mmt_nh_generic() (lib/mmt_nh.c) with AVX2: the same
  * sums and bytes, 64 bytes per step in two 256-bit vectors.
  *
- * GCC vector extensions and one GCC builtin (vpmuludq), no <immintrin.h>,
- * so that the same source builds in the kernel and in user space.  Kernel
+ * GCC vector extensions, the vpmuludq builtin and a vector shuffle, no
+ * <immintrin.h>, so that the same source builds in the kernel and in user
+ * space, with GCC and with clang (the fuzz build).  Kernel
  * (x86-64, not UML): this file alone is built with -mavx2 (Kbuild), and its
  * only function runs between mmt_nh_simd_begin() and mmt_nh_simd_end(),
  * i.e. inside kernel_fpu_begin(); nothing else may go in this file.  User
@@ -25,6 +26,24 @@
 #define MMT_AVX2		/* the whole file is -mavx2 (Kbuild) */
 #else
 #define MMT_AVX2		__attribute__((target("avx2")))
+#endif
+
+/*
+ * Lanes @i..@l of the concatenation of @x and @y: __builtin_shufflevector
+ * (clang, GCC >= 12; the fuzz build is clang's), else GCC's
+ * __builtin_shuffle.
+ */
+#ifdef __has_builtin
+#if __has_builtin(__builtin_shufflevector)
+#define MMT_HAVE_SHUFFLEVECTOR	1
+#endif
+#endif
+#ifdef MMT_HAVE_SHUFFLEVECTOR
+#define MMT_SHUFFLE(x, y, i, j, k, l) \
+	__builtin_shufflevector(x, y, i, j, k, l)
+#else
+#define MMT_SHUFFLE(x, y, i, j, k, l) \
+	__builtin_shuffle(x, y, (mmt_v4u64){ i, j, k, l })
 #endif
 
 typedef u32 mmt_v8u32 __attribute__((vector_size(32)));
@@ -113,11 +132,10 @@ static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
 static __always_inline MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s,
 						u64 *out)
 {
-	static const mmt_v4u64 even = { 0, 4, 2, 6 }, odd = { 1, 5, 3, 7 };
 	mmt_v4u64 t0 = s->e0 + s->o0, t1 = s->e1 + s->o1;
 	/* r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]) */
-	mmt_v4u64 r = __builtin_shuffle(t0, t1, even) +
-		      __builtin_shuffle(t0, t1, odd);
+	mmt_v4u64 r = MMT_SHUFFLE(t0, t1, 0, 4, 2, 6) +
+		      MMT_SHUFFLE(t0, t1, 1, 5, 3, 7);
 
 	out[0] = r[0] + r[2];
 	out[1] = r[1] + r[3];

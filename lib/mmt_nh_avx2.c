@@ -63,6 +63,21 @@ static __always_inline MMT_AVX2 void mmt_st(u8 *p, mmt_v8u32 v)
 	*(mmt_v8u32_u *)p = v;
 }
 
+/*
+ * An untrusted input vector, loaded once: the empty asm makes the value
+ * opaque, so the compiler cannot fold the load into both passes' vpaddd
+ * (GCC 12 did, in the hash-only loops), which would let memory that
+ * changes under us (the NIC, a racing writer) show pass 0 and pass 1
+ * different words, and then one pass's collision (2^-32) passes a check.
+ */
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_ld_once(const u8 *p)
+{
+	mmt_v8u32 v = mmt_ld(p);
+
+	__asm__("" : "+x"(v));
+	return v;
+}
+
 /* lanes 0, 2, 4, 6 of @x and @y multiplied into four 64-bit products */
 static __always_inline MMT_AVX2 mmt_v4u64 mmt_mul(mmt_v8u32 x,
 						  mmt_v8u32 y)
@@ -113,8 +128,8 @@ static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
 					       unsigned int mode,
 					       mmt_v8u32 *a, mmt_v8u32 *b)
 {
-	*a = mmt_ld(in + o);
-	*b = mmt_ld(in + o + 32);
+	*a = mmt_ld_once(in + o);
+	*b = mmt_ld_once(in + o + 32);
 	if (mode == MMT_NH_SEAL) {
 		*a ^= mmt_ld(pad + o);
 		*b ^= mmt_ld(pad + o + 32);

@@ -198,14 +198,16 @@ static void nh_simd_matches_generic(struct kunit *test)
 
 #define NH_RACE_BLOCKS	16
 
-static u8 nh_race[NH_RACE_BLOCKS * 64] __attribute__((aligned(64)));
+/* 32-bit words, so that the writer's stores have the array's type */
+static u32 nh_race_w[NH_RACE_BLOCKS * 16] __attribute__((aligned(64)));
+#define nh_race		((u8 *)nh_race_w)
 static atomic_int nh_race_stop;
 static atomic_long nh_race_flips;
 
 /* flip word 0 of every block, again and again */
 static void *nh_race_writer(void *arg)
 {
-	volatile u32 *w = (volatile u32 *)nh_race;
+	volatile u32 *w = nh_race_w;
 	unsigned int b;
 
 	while (!atomic_load_explicit(&nh_race_stop, memory_order_relaxed)) {
@@ -242,18 +244,16 @@ static void nh_loads_input_once(struct kunit *test)
 	double end;
 	bool simd;
 
-	for (i = 0; i < sizeof(nh_race); i++)
+	for (i = 0; i < sizeof(nh_race_w); i++)
 		nh_race[i] = (u8)(i * 17 + 3);
 	for (i = 0; i < 128; i++)	/* L_0 .. L_31 */
 		nh_key[i] = (u8)(i * 131 + 7);
 	for (i = 1; i < NH_RACE_BLOCKS; i++)
 		memcpy(nh_race + 64 * i, nh_race, 64);
 	mmt_nh_generic(nh_key, NULL, nh_race, NULL, 64, 1, MMT_NH_COPY, a);
-	nh_race[0] ^= 0xff, nh_race[1] ^= 0xff;
-	nh_race[2] ^= 0xff, nh_race[3] ^= 0xff;
+	nh_race_w[0] ^= 0xffffffffu;
 	mmt_nh_generic(nh_key, NULL, nh_race, NULL, 64, 1, MMT_NH_COPY, b);
-	nh_race[0] ^= 0xff, nh_race[1] ^= 0xff;
-	nh_race[2] ^= 0xff, nh_race[3] ^= 0xff;
+	nh_race_w[0] ^= 0xffffffffu;
 	KUNIT_ASSERT_TRUE(test, a[0] != b[0] && a[1] != b[1]);
 	atomic_store(&nh_race_stop, 0);
 	atomic_store(&nh_race_flips, 0);

@@ -43,7 +43,7 @@
 	__builtin_shufflevector(x, y, i, j, k, l)
 #else
 #define MMT_SHUFFLE(x, y, i, j, k, l) \
-	__builtin_shuffle(x, y, (mmt_v4u64){ i, j, k, l })
+	__builtin_shuffle(x, y, (mmt_v4u64) { i, j, k, l })
 #endif
 
 typedef u32 mmt_v8u32 __attribute__((vector_size(32)));

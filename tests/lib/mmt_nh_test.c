@@ -199,7 +199,7 @@ static void nh_simd_matches_generic(struct kunit *test)
 #define NH_RACE_BLOCKS	16
 
 /* 32-bit words, so that the writer's stores have the array's type */
-static u32 nh_race_w[NH_RACE_BLOCKS * 16] __attribute__((aligned(64)));
+static u32 nh_race_w[NH_RACE_BLOCKS * 16];
 #define nh_race		((u8 *)nh_race_w)
 static atomic_int nh_race_stop;
 static atomic_long nh_race_flips;
@@ -207,12 +207,15 @@ static atomic_long nh_race_flips;
 /* flip word 0 of every block, again and again */
 static void *nh_race_writer(void *arg)
 {
-	volatile u32 *w = nh_race_w;
+	u32 *w;
 	unsigned int b;
 
 	while (!atomic_load_explicit(&nh_race_stop, memory_order_relaxed)) {
-		for (b = 0; b < NH_RACE_BLOCKS; b++)
-			w[16 * b] ^= 0xffffffffu;
+		for (b = 0; b < NH_RACE_BLOCKS; b++) {
+			w = nh_race_w + 16 * b;
+			__atomic_store_n(w, ~__atomic_load_n(w, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		}
 		atomic_fetch_add_explicit(&nh_race_flips, 1,
 					  memory_order_relaxed);
 	}
@@ -224,7 +227,7 @@ static double nh_now(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /*

@@ -968,8 +968,9 @@ void mmt_nh_simd_end(bool simd);
 /**
  * mmt_nh_selftest() - compare mmt_nh_avx2() with mmt_nh_generic()
  *
- * Hashes 4 KiB of fixed bytes under a fixed key at every length and in
- * every mode with both; the module calls it at load, so that a kernel whose
+ * Hashes 4 KiB of fixed bytes under a fixed key at every length (as many
+ * blocks per call as fit, up to 3), in every mode and hash only, with both;
+ * the module calls it at load, so that a kernel whose
  * SIMD build disagrees with the portable code (and so with other nodes and
  * the golden vector) never seals data.
  *

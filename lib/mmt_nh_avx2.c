@@ -3,8 +3,9 @@
  * mmt_nh_avx2.c - mmt_nh_generic() (lib/mmt_nh.c) with AVX2: the same
  * sums and bytes, 64 bytes per step in two 256-bit vectors.
  *
- * GCC vector extensions and one GCC builtin (vpmuludq), no <immintrin.h>,
- * so that the same source builds in the kernel and in user space.  Kernel
+ * GCC vector extensions, the vpmuludq builtin and a vector shuffle, no
+ * <immintrin.h>, so that the same source builds in the kernel and in user
+ * space, with GCC and with clang (the fuzz build).  Kernel
  * (x86-64, not UML): this file alone is built with -mavx2 (Kbuild), and its
  * only function runs between mmt_nh_simd_begin() and mmt_nh_simd_end(),
  * i.e. inside kernel_fpu_begin(); nothing else may go in this file.  User
@@ -27,6 +28,24 @@
 #define MMT_AVX2		__attribute__((target("avx2")))
 #endif
 
+/*
+ * Lanes @i..@l of the concatenation of @x and @y: __builtin_shufflevector
+ * (clang, GCC >= 12; the fuzz build is clang's), else GCC's
+ * __builtin_shuffle.
+ */
+#ifdef __has_builtin
+#if __has_builtin(__builtin_shufflevector)
+#define MMT_HAVE_SHUFFLEVECTOR	1
+#endif
+#endif
+#ifdef MMT_HAVE_SHUFFLEVECTOR
+#define MMT_SHUFFLE(x, y, i, j, k, l) \
+	__builtin_shufflevector(x, y, i, j, k, l)
+#else
+#define MMT_SHUFFLE(x, y, i, j, k, l) \
+	__builtin_shuffle(x, y, (mmt_v4u64) { i, j, k, l })
+#endif
+
 typedef u32 mmt_v8u32 __attribute__((vector_size(32)));
 typedef u64 mmt_v4u64 __attribute__((vector_size(32)));
 typedef int mmt_v8si __attribute__((vector_size(32)));
@@ -42,6 +61,21 @@ static __always_inline MMT_AVX2 mmt_v8u32 mmt_ld(const u8 *p)
 static __always_inline MMT_AVX2 void mmt_st(u8 *p, mmt_v8u32 v)
 {
 	*(mmt_v8u32_u *)p = v;
+}
+
+/*
+ * An untrusted input vector, loaded once: the empty asm makes the value
+ * opaque, so the compiler cannot fold the load into both passes' vpaddd
+ * (GCC 12 did, in the hash-only loops), which would let memory that
+ * changes under us (the NIC, a racing writer) show pass 0 and pass 1
+ * different words, and then one pass's collision (2^-32) passes a check.
+ */
+static __always_inline MMT_AVX2 mmt_v8u32 mmt_ld_once(const u8 *p)
+{
+	mmt_v8u32 v = mmt_ld(p);
+
+	__asm__("" : "+x"(v));
+	return v;
 }
 
 /* lanes 0, 2, 4, 6 of @x and @y multiplied into four 64-bit products */
@@ -94,8 +128,8 @@ static __always_inline MMT_AVX2 void mmt_nh_io(u8 *dst, const u8 *in,
 					       unsigned int mode,
 					       mmt_v8u32 *a, mmt_v8u32 *b)
 {
-	*a = mmt_ld(in + o);
-	*b = mmt_ld(in + o + 32);
+	*a = mmt_ld_once(in + o);
+	*b = mmt_ld_once(in + o + 32);
 	if (mode == MMT_NH_SEAL) {
 		*a ^= mmt_ld(pad + o);
 		*b ^= mmt_ld(pad + o + 32);
@@ -114,13 +148,9 @@ static __always_inline MMT_AVX2 void mmt_nh_out(const struct mmt_nh_acc *s,
 						u64 *out)
 {
 	mmt_v4u64 t0 = s->e0 + s->o0, t1 = s->e1 + s->o1;
-	/*
-	 * r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]);
-	 * __builtin_shufflevector: GCC 12 and clang (the fuzz build) both
-	 * have it, GCC's __builtin_shuffle clang has not
-	 */
-	mmt_v4u64 r = __builtin_shufflevector(t0, t1, 0, 4, 2, 6) +
-		      __builtin_shufflevector(t0, t1, 1, 5, 3, 7);
+	/* r = (t0[0] + t0[1], t1[0] + t1[1], t0[2] + t0[3], t1[2] + t1[3]) */
+	mmt_v4u64 r = MMT_SHUFFLE(t0, t1, 0, 4, 2, 6) +
+		      MMT_SHUFFLE(t0, t1, 1, 5, 3, 7);
 
 	out[0] = r[0] + r[2];
 	out[1] = r[1] + r[3];

@@ -191,6 +191,107 @@ static void nh_simd_matches_generic(struct kunit *test)
 #endif
 }
 
+#ifndef __KERNEL__
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#define NH_RACE_BLOCKS	16
+
+/* 32-bit words, so that the writer's stores have the array's type */
+static u32 nh_race_w[NH_RACE_BLOCKS * 16];
+#define nh_race		((u8 *)nh_race_w)
+static atomic_int nh_race_stop;
+static atomic_long nh_race_flips;
+
+/* flip word 0 of every block, again and again */
+static void *nh_race_writer(void *arg)
+{
+	u32 *w;
+	unsigned int b;
+
+	while (!atomic_load_explicit(&nh_race_stop, memory_order_relaxed)) {
+		for (b = 0; b < NH_RACE_BLOCKS; b++) {
+			w = nh_race_w + 16 * b;
+			__atomic_store_n(w, ~__atomic_load_n(w, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		}
+		atomic_fetch_add_explicit(&nh_race_flips, 1,
+					  memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static double nh_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * Hash only, with another thread flipping word 0 of each block (memory the
+ * NIC or a racing writer changes under a check): each block's two sums
+ * must be those of one value of the word, either one, never pass 0 of one
+ * and pass 1 of the other, which a second load of the input (GCC folded
+ * the loads into both passes' additions) gives.  Both codes; up to 1 s
+ * each, stopping at the first mixed pair.  User space only (threads).
+ */
+static void nh_loads_input_once(struct kunit *test)
+{
+	u64 a[2], b[2], out[2 * NH_RACE_BLOCKS];
+	unsigned long calls = 0, mixed = 0;
+	unsigned int i, code;
+	pthread_t t;
+	double end;
+	bool simd;
+
+	for (i = 0; i < sizeof(nh_race_w); i++)
+		nh_race[i] = (u8)(i * 17 + 3);
+	for (i = 0; i < 128; i++)	/* L_0 .. L_31 */
+		nh_key[i] = (u8)(i * 131 + 7);
+	for (i = 1; i < NH_RACE_BLOCKS; i++)
+		memcpy(nh_race + 64 * i, nh_race, 64);
+	mmt_nh_generic(nh_key, NULL, nh_race, NULL, 64, 1, MMT_NH_COPY, a);
+	nh_race_w[0] ^= 0xffffffffu;
+	mmt_nh_generic(nh_key, NULL, nh_race, NULL, 64, 1, MMT_NH_COPY, b);
+	nh_race_w[0] ^= 0xffffffffu;
+	KUNIT_ASSERT_TRUE(test, a[0] != b[0] && a[1] != b[1]);
+	atomic_store(&nh_race_stop, 0);
+	atomic_store(&nh_race_flips, 0);
+	KUNIT_ASSERT_EQ(test, pthread_create(&t, NULL, nh_race_writer, NULL),
+			0);
+	while (!atomic_load(&nh_race_flips))
+		;
+	for (code = 0; code < 2 && !mixed; code++) {
+		simd = code ? mmt_nh_simd_begin() : false;
+		end = nh_now() + 1;
+		while (!mixed && (calls & 1023 || nh_now() < end)) {
+			mmt_nh(simd, nh_key, NULL, nh_race, NULL, 64,
+			       NH_RACE_BLOCKS, MMT_NH_COPY, out);
+			calls++;
+			for (i = 0; i < NH_RACE_BLOCKS; i++)
+				mixed += !((out[2 * i] == a[0] &&
+					    out[2 * i + 1] == a[1]) ||
+					   (out[2 * i] == b[0] &&
+					    out[2 * i + 1] == b[1]));
+		}
+		if (code)
+			mmt_nh_simd_end(simd);
+	}
+	atomic_store(&nh_race_stop, 1);
+	pthread_join(t, NULL);
+	KUNIT_EXPECT_GT(test, calls, 0ul);
+	KUNIT_EXPECT_EQ(test, mixed, 0ul);
+}
+#else
+static void nh_loads_input_once(struct kunit *test)
+{
+	kunit_skip(test, "user space only (threads)");
+}
+#endif
+
 static void nh_selftest_passes(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, mmt_nh_selftest(), 0);
@@ -200,6 +301,7 @@ static struct kunit_case mmt_nh_cases[] = {
 	KUNIT_CASE(nh_generic_matches_definition),
 	KUNIT_CASE(nh_sensitive),
 	KUNIT_CASE(nh_simd_matches_generic),
+	KUNIT_CASE(nh_loads_input_once),
 	KUNIT_CASE(nh_selftest_passes),
 	{}
 };

@@ -131,12 +131,15 @@ void mmt_nh_simd_end(bool simd)
 
 bool mmt_nh_simd_begin(void)
 {
-	static int usable = -1;	/* racy but idempotent: same value */
+	/* every thread computes the same value: relaxed atomics suffice */
+	static int usable = -1;
+	int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
 
-	if (usable < 0)
-		usable = __builtin_cpu_supports("avx2") &&
-			 !getenv("MMT_NH_GENERIC");
-	return usable;
+	if (u < 0) {
+		u = __builtin_cpu_supports("avx2") && !getenv("MMT_NH_GENERIC");
+		__atomic_store_n(&usable, u, __ATOMIC_RELAXED);
+	}
+	return u;
 }
 
 void mmt_nh_simd_end(bool simd)

@@ -96,6 +96,12 @@ tcti() {
 boot() {
 	local name=$1 pid=$W/swtpm-$1.pid h i p sig
 	shift
+	# a boot that fails leaves no log behind, so that no later round can
+	# quote the previous boot's TPM with the previous boot's log (under a
+	# heavy load the old swtpm once outlived the wait below, the new one
+	# could not bind its port, and a tampered boot verified as the good
+	# one before it)
+	rm -f "$W/$name.ima"
 	if [ -e "$pid" ]; then
 		p=$(cat "$pid")
 		# an orderly shutdown: after a disorderly one the TPM counts a
@@ -106,6 +112,10 @@ boot() {
 			kill -0 "$p" 2>/dev/null || break
 			sleep 0.1
 		done
+		if kill -0 "$p" 2>/dev/null; then
+			kill -KILL "$p" 2>/dev/null
+			sleep 0.5
+		fi
 		rm -f "$pid"
 	fi
 	swtpm socket --tpm2 --tpmstate dir="$W/tpm-$name" \

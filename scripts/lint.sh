@@ -6,6 +6,8 @@
 #   checkpatch  the kernel's scripts/checkpatch.pl --strict
 #   sparse      make C=2 (every file, sparse from Debian)
 #   kernel-doc  the kernel's scripts/kernel-doc -none (malformed comments)
+#   simd        objdump of driver/mmt.ko: vector registers only in the
+#               functions of lib/mmt_nh_avx2.o (the kernel_fpu_begin rule)
 # and the manual pages of man/ with mandoc -T lint -W warning (one check per
 # page; they need no kernel source, so they run first).
 # A finding fails unless a line of scripts/lint-allow.txt matches it; that
@@ -94,6 +96,26 @@ if [ "$sparse_rc" -ne 0 ]; then
 	echo "sparse: make module C=2 exited $sparse_rc" >>"$out/lint-sparse"
 fi
 verdict "sparse (make C=2)" "$out/lint-sparse"
+
+# SIMD confinement: vector registers (%xmm, %ymm) appear in the module only
+# in the functions of lib/mmt_nh_avx2.o, the one object built with -mavx2,
+# which the engine calls between kernel_fpu_begin() and kernel_fpu_end()
+# (docs/ENGINE.md, "Carter-Wegman MACs"); a vector instruction anywhere
+# else would run outside that section and clobber a user task's registers.
+# Run on the module sparse's build just made.
+if [ -f driver/mmt.ko ] && [ -f lib/mmt_nh_avx2.o ]; then
+	nm --defined-only lib/mmt_nh_avx2.o | awk '$2 ~ /^[tT]$/ { print $3 }' \
+		>"$out/lint-simd.allowed"
+	objdump -d --no-show-raw-insn driver/mmt.ko |
+		awk '/^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn) }
+		     /%[xy]mm[0-9]/ { print fn }' | sort -u >"$out/lint-simd.fns"
+	grep -vxF -f "$out/lint-simd.allowed" "$out/lint-simd.fns" |
+		sed 's/^/simd: vector registers outside lib\/mmt_nh_avx2.o, in /' \
+		>"$out/lint-simd" || true
+else
+	echo "simd: driver/mmt.ko or lib/mmt_nh_avx2.o not built" >"$out/lint-simd"
+fi
+verdict "vector registers only in lib/mmt_nh_avx2.o (objdump of driver/mmt.ko)" "$out/lint-simd"
 
 # kernel-doc: malformed or incomplete kernel-doc comments.
 perl "$ksrc/scripts/kernel-doc" -none "${files[@]}" >"$out/lint-kdoc.raw" 2>&1

@@ -2,8 +2,9 @@
 # shellcheck shell=sh
 #
 # benchlib.sh - what g-bench-client.sh and g-bench-server.sh share: their
-# settings from the kernel command line (g-bench-client.sh lists them)
-# and the channel order of a round.
+# settings from the kernel command line (g-bench-client.sh lists them),
+# the channel order of a round and the loop of a set (bench_set, which
+# calls the side's own bench_one).
 # shellcheck disable=SC2034 # the settings: used where this is sourced
 
 CHANS=$(mmtg_arg bench_chans plain,secure,mmt | tr , ' ')
@@ -26,4 +27,28 @@ bench_rotate() {
 		_k=$((_k - 1))
 	done
 	echo "$@"
+}
+
+# bench_set TAG ARGS - one set: WARMUP warm-up rounds in the order CHANS,
+# then ROUNDS rounds in rotated order, each mmt-bench by the side's
+# bench_one TAG ROUND CHANNEL ARGS (ROUND "warm-up" for the warm-up, whose
+# ARGS end in -n 1); both sides run the same sequence
+bench_set() {
+	_tag=$1
+	_args=$2
+	_w=0
+	while [ "$_w" -lt "$WARMUP" ]; do
+		for _c in $CHANS; do
+			bench_one "$_tag" warm-up "$_c" "$_args -n 1"
+		done
+		_w=$((_w + 1))
+	done
+	_r=0
+	while [ "$_r" -lt "$ROUNDS" ]; do
+		# shellcheck disable=SC2086 # a word list
+		for _c in $(bench_rotate "$_r" $CHANS); do
+			bench_one "$_tag" "$_r" "$_c" "$_args"
+		done
+		_r=$((_r + 1))
+	done
 }

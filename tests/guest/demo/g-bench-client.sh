@@ -34,35 +34,23 @@
 PEER=$(mmtg_ip_of 2)
 ID="-i 1"
 
-# bench_set TAG ARGS - the warm-up and the rounds of one set
-bench_set() {
-	_tag=$1
-	_args=$2
-	_w=0
-	while [ "$_w" -lt "$WARMUP" ]; do
-		for _c in $CHANS; do
-			# shellcheck disable=SC2086 # word lists
-			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-				"A: mmt-bench client, $_tag, warm-up, $_c" sh -c \
-				"/opt/mmt/mmt-bench $ID $_args -n 1 -c $_c $PEER >/dev/null"
-			ID=
-		done
-		_w=$((_w + 1))
-	done
-	_r=0
-	while [ "$_r" -lt "$ROUNDS" ]; do
-		# shellcheck disable=SC2086 # a word list
-		for _c in $(bench_rotate "$_r" $CHANS); do
-			# shellcheck disable=SC2086 # word lists
-			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-				"A: mmt-bench client, $_tag, round $_r, $_c" sh -c \
-				"/opt/mmt/mmt-bench $ID $_args -c $_c $PEER >/tmp/bench.$_tag.r$_r.$_c.json"
-			ID=
-			mmtg_result_quiet "bench.$_tag.r$_r.$_c.json" \
-				"/tmp/bench.$_tag.r$_r.$_c.json"
-		done
-		_r=$((_r + 1))
-	done
+# bench_one TAG ROUND CHANNEL ARGS - one mmt-bench of bench_set
+# (benchlib.sh); a round's JSON to the host, a warm-up's nowhere
+bench_one() {
+	if [ "$2" = warm-up ]; then
+		_out=/dev/null
+		_what="warm-up"
+	else
+		_out=/tmp/bench.$1.r$2.$3.json
+		_what="round $2"
+	fi
+	# shellcheck disable=SC2086 # word lists
+	MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
+		"A: mmt-bench client, $1, $_what, $3" sh -c \
+		"/opt/mmt/mmt-bench $ID $4 -c $3 $PEER >$_out"
+	ID=
+	[ "$2" = warm-up ] ||
+		mmtg_result_quiet "bench.$1.r$2.$3.json" "$_out"
 }
 
 mmtg_t "A: rxe0 on eth0" mmtg_add_rxe rxe0 eth0

@@ -10,33 +10,19 @@
 . "$MMTG_DIR/benchlib.sh"
 ID="-i 2"
 
-# bench_set TAG ARGS - the servers of one set (g-bench-client.sh)
-bench_set() {
-	_tag=$1
-	_args=$2
-	_w=0
-	while [ "$_w" -lt "$WARMUP" ]; do
-		for _c in $CHANS; do
-			# shellcheck disable=SC2086 # word lists
-			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-				"B: mmt-bench server, $_tag, warm-up, $_c" sh -c \
-				"/opt/mmt/mmt-bench -S $ID $_args -n 1 -c $_c >/dev/null"
-			ID=
-		done
-		_w=$((_w + 1))
-	done
-	_r=0
-	while [ "$_r" -lt "$ROUNDS" ]; do
-		# shellcheck disable=SC2086 # a word list
-		for _c in $(bench_rotate "$_r" $CHANS); do
-			# shellcheck disable=SC2086 # word lists
-			MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-				"B: mmt-bench server, $_tag, round $_r, $_c" sh -c \
-				"/opt/mmt/mmt-bench -S $ID $_args -c $_c >/dev/null"
-			ID=
-		done
-		_r=$((_r + 1))
-	done
+# bench_one TAG ROUND CHANNEL ARGS - the server of one mmt-bench of
+# g-bench-client.sh (bench_set, benchlib.sh)
+bench_one() {
+	if [ "$2" = warm-up ]; then
+		_what="warm-up"
+	else
+		_what="round $2"
+	fi
+	# shellcheck disable=SC2086 # word lists
+	MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
+		"B: mmt-bench server, $1, $_what, $3" sh -c \
+		"/opt/mmt/mmt-bench -S $ID $4 -c $3 >/dev/null"
+	ID=
 }
 
 mmtg_t "B: rxe0 on eth0" mmtg_add_rxe rxe0 eth0

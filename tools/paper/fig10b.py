@@ -21,7 +21,7 @@ import paperlib
 
 ITEM = "fig10b"
 TITLE = "Fig. 10b: delegation against the secure channel as delay grows (QEMU guests)"
-CHANNELS = ("plain", "secure", "mmt")
+CHANNELS = paperlib.CHANNELS
 SIZE = 2 << 20
 
 PAPER = {

@@ -16,7 +16,7 @@ import paperlib
 
 ITEM = "fig13"
 TITLE = "Fig. 13a: MapReduce WordCount over the three channels (QEMU guests)"
-CHANNELS = ("plain", "secure", "mmt")
+CHANNELS = paperlib.CHANNELS
 CONFIGS = (("M1R1", 1), ("M2R2", 2))
 CLOSURE = 128 << 10		# 2-level MMTs in the guest run
 
@@ -79,27 +79,17 @@ def check(doc, problems):
         if c.get("mappers") != n or c.get("reducers") != n:
             problems.append("%s: %r mappers, %r reducers" % (
                 name, c.get("mappers"), c.get("reducers")))
-        runs = c.get("runs")
-        if not isinstance(runs, list) or len(runs) != 3 or not all(
-                isinstance(r, dict) for r in runs):
-            problems.append("%s: not one run per channel" % name)
+        runs = paperlib.channel_runs(c, name, problems)
+        if runs is None:
             continue
         for r, ch in zip(runs, CHANNELS):
             where = "%s %s" % (name, ch)
-            if not paperlib.need(r, RUN_FIELDS, where, problems):
+            if not paperlib.check_channel_run(
+                    r, ch, where, RUN_FIELDS,
+                    ("e2e_s", "map_s", "shuffle_s", "reduce_s", "comm_share",
+                     "shuffle_bytes", "pmo_bytes", "words", "distinct"),
+                    "the result was", problems):
                 continue
-            if r["channel"] != ch:
-                problems.append("%s: channel %r" % (where, r["channel"]))
-            for k in ("e2e_s", "map_s", "shuffle_s", "reduce_s",
-                      "comm_share", "shuffle_bytes", "pmo_bytes", "words",
-                      "distinct"):
-                if not paperlib.finite_pos(r[k]):
-                    problems.append("%s: %s = %r" % (where, k, r[k]))
-            if any("%s: " % where in p for p in problems):
-                continue
-            if r["checked"] is not True or r["match"] is not True:
-                problems.append("%s: the result was not checked equal to "
-                                "the reference" % where)
             parts = r["map_s"] + r["shuffle_s"] + r["reduce_s"]
             if abs(parts - r["e2e_s"]) > 0.01 * r["e2e_s"] + 1e-4:
                 problems.append("%s: phases sum to %.6f s, e2e %.6f s" % (

@@ -18,7 +18,7 @@ import paperlib
 
 ITEM = "fig14"
 TITLE = "Fig. 14: PageRank (GAS) over the three channels (QEMU guests)"
-CHANNELS = ("plain", "secure", "mmt")
+CHANNELS = paperlib.CHANNELS
 # (name, ranks, the apps-mpi configuration that ran it)
 CONFIGS = (("2 ranks", 2, "m1r1"), ("4 ranks", 4, "m2r2"))
 PHASES = ("scatter_s", "remote_s", "dangling_s", "gather_s", "apply_s")
@@ -128,27 +128,17 @@ def check(doc, problems):
         if not problems and c["cross_edges"] > c["edges"]:
             problems.append("%s: %d cross-rank edges of %d" % (
                 name, c["cross_edges"], c["edges"]))
-        runs = c.get("runs")
-        if not isinstance(runs, list) or len(runs) != 3 or not all(
-                isinstance(r, dict) for r in runs):
-            problems.append("%s: not one run per channel" % name)
+        runs = paperlib.channel_runs(c, name, problems)
+        if runs is None:
             continue
         for r, ch in zip(runs, CHANNELS):
             where = "%s %s" % (name, ch)
-            if not paperlib.need(r, RUN_FIELDS + ("comm_share",), where,
-                                 problems):
+            if not paperlib.check_channel_run(
+                    r, ch, where, RUN_FIELDS + ("comm_share",),
+                    ("e2e_s", "remote_share", "comm_share", "remote_bytes",
+                     "remote_kernel_s") + PHASES,
+                    "the ranks were", problems):
                 continue
-            if r["channel"] != ch:
-                problems.append("%s: channel %r" % (where, r["channel"]))
-            for k in ("e2e_s", "remote_share", "comm_share", "remote_bytes",
-                      "remote_kernel_s") + PHASES:
-                if not paperlib.finite_pos(r[k]):
-                    problems.append("%s: %s = %r" % (where, k, r[k]))
-            if any("%s: " % where in p for p in problems):
-                continue
-            if r["checked"] is not True or r["match"] is not True:
-                problems.append("%s: the ranks were not checked equal to "
-                                "the reference" % where)
             # a phase is one rank's time inside the run: at most e2e (the
             # slowest ranks of two phases may differ, so not their sum)
             for k in PHASES:

@@ -154,7 +154,7 @@ def guest_run(args, item, run, names):
 # The guest bench runs' rounds (tests/guest/demo/g-bench-client.sh): the
 # same BENCH_ROUNDS as the run (default 3), one mmt-bench per channel per
 # round, the channels rotated by one each round after a warm-up round
-BENCH_CHANNELS = ("plain", "secure", "mmt")
+CHANNELS = ("plain", "secure", "mmt")
 
 
 def bench_rounds():
@@ -164,7 +164,7 @@ def bench_rounds():
 def bench_files(run, tag):
     """The result files of one set of a guest bench run, round by round."""
     return ["%s/g1.results/bench.%s.r%d.%s.json" % (run, tag, r, c)
-            for r in range(bench_rounds()) for c in BENCH_CHANNELS]
+            for r in range(bench_rounds()) for c in CHANNELS]
 
 
 def bench_merge(docs, run, tag):
@@ -177,7 +177,7 @@ def bench_merge(docs, run, tag):
     rounds = bench_rounds()
     by = {}
     for r in range(rounds):
-        for c in BENCH_CHANNELS:
+        for c in CHANNELS:
             path = "%s/g1.results/bench.%s.r%d.%s.json" % (run, tag, r, c)
             for x in docs[path].get("results", []):
                 if x.get("channel") != c:
@@ -213,6 +213,37 @@ def need(doc, keys, where, problems):
     for k in missing:
         problems.append("%s: no '%s'" % (where, k))
     return not missing
+
+
+def channel_runs(doc, where, problems):
+    """@doc's list "runs", one dict per channel, or None after a problem."""
+    runs = doc.get("runs")
+    if not isinstance(runs, list) or len(runs) != len(CHANNELS) or not all(
+            isinstance(r, dict) for r in runs):
+        problems.append("%s: not one run per channel" % where)
+        return None
+    return runs
+
+
+def check_channel_run(r, ch, where, fields, positive, checked, problems):
+    """The checks every application's run of channel @ch shares: the
+    @fields present, its channel, the @positive fields finite and
+    positive, and its result checked equal to the reference (@checked
+    names what was: "the result was", "the ranks were").  True if the
+    run's own checks can go on."""
+    if not need(r, fields, where, problems):
+        return False
+    if r["channel"] != ch:
+        problems.append("%s: channel %r" % (where, r["channel"]))
+    for k in positive:
+        if not finite_pos(r[k]):
+            problems.append("%s: %s = %r" % (where, k, r[k]))
+    if any("%s: " % where in p for p in problems):
+        return False
+    if r["checked"] is not True or r["match"] is not True:
+        problems.append("%s: %s not checked equal to the reference" % (
+            where, checked))
+    return True
 
 
 def check_common(doc, item, problems):

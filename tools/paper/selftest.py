@@ -175,7 +175,7 @@ def merge_cases():
     def merged(rounds):
         docs = {}
         for r, by in enumerate(rounds):
-            for c in paperlib.BENCH_CHANNELS:
+            for c in paperlib.CHANNELS:
                 docs["x/g1.results/bench.0.r%d.%s.json" % (r, c)] = \
                     doc(c, *by.get(c, (100.0 + r,)))
         os.environ["BENCH_ROUNDS"] = str(len(rounds))
@@ -199,10 +199,10 @@ def merge_cases():
     try:
         os.environ["BENCH_ROUNDS"] = "2"
         paperlib.bench_merge({"x/g1.results/bench.0.r0.%s.json" % c:
-                              doc(c, 1.0) for c in paperlib.BENCH_CHANNELS}
+                              doc(c, 1.0) for c in paperlib.CHANNELS}
                              | {"x/g1.results/bench.0.r1.%s.json" % c:
                                 {"results": []}
-                                for c in paperlib.BENCH_CHANNELS}, "x", "0")
+                                for c in paperlib.CHANNELS}, "x", "0")
         out.append(("refuses a round without a result", False))
     except paperlib.Problem:
         out.append(("refuses a round without a result", True))

@@ -31,15 +31,16 @@ bench_rotate() {
 
 # bench_set TAG ARGS - one set: WARMUP warm-up rounds in the order CHANS,
 # then ROUNDS rounds in rotated order, each mmt-bench by the side's
-# bench_one TAG ROUND CHANNEL ARGS (ROUND "warm-up" for the warm-up, whose
-# ARGS end in -n 1); both sides run the same sequence
+# bench_one TAG ROUND CHANNEL ARGS LABEL (ROUND "warm-up" for the warm-up,
+# whose ARGS end in -n 1; LABEL "warm-up" or "round N", for the check's
+# name); both sides run the same sequence
 bench_set() {
 	_tag=$1
 	_args=$2
 	_w=0
 	while [ "$_w" -lt "$WARMUP" ]; do
 		for _c in $CHANS; do
-			bench_one "$_tag" warm-up "$_c" "$_args -n 1"
+			bench_one "$_tag" warm-up "$_c" "$_args -n 1" warm-up
 		done
 		_w=$((_w + 1))
 	done
@@ -47,7 +48,7 @@ bench_set() {
 	while [ "$_r" -lt "$ROUNDS" ]; do
 		# shellcheck disable=SC2086 # a word list
 		for _c in $(bench_rotate "$_r" $CHANS); do
-			bench_one "$_tag" "$_r" "$_c" "$_args"
+			bench_one "$_tag" "$_r" "$_c" "$_args" "round $_r"
 		done
 		_r=$((_r + 1))
 	done

@@ -34,19 +34,14 @@
 PEER=$(mmtg_ip_of 2)
 ID="-i 1"
 
-# bench_one TAG ROUND CHANNEL ARGS - one mmt-bench of bench_set
+# bench_one TAG ROUND CHANNEL ARGS LABEL - one mmt-bench of bench_set
 # (benchlib.sh); a round's JSON to the host, a warm-up's nowhere
 bench_one() {
-	if [ "$2" = warm-up ]; then
-		_out=/dev/null
-		_what="warm-up"
-	else
-		_out=/tmp/bench.$1.r$2.$3.json
-		_what="round $2"
-	fi
+	_out=/tmp/bench.$1.r$2.$3.json
+	[ "$2" != warm-up ] || _out=/dev/null
 	# shellcheck disable=SC2086 # word lists
 	MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-		"A: mmt-bench client, $1, $_what, $3" sh -c \
+		"A: mmt-bench client, $1, $5, $3" sh -c \
 		"/opt/mmt/mmt-bench $ID $4 -c $3 $PEER >$_out"
 	ID=
 	[ "$2" = warm-up ] ||

@@ -10,17 +10,12 @@
 . "$MMTG_DIR/benchlib.sh"
 ID="-i 2"
 
-# bench_one TAG ROUND CHANNEL ARGS - the server of one mmt-bench of
+# bench_one TAG ROUND CHANNEL ARGS LABEL - the server of one mmt-bench of
 # g-bench-client.sh (bench_set, benchlib.sh)
 bench_one() {
-	if [ "$2" = warm-up ]; then
-		_what="warm-up"
-	else
-		_what="round $2"
-	fi
 	# shellcheck disable=SC2086 # word lists
 	MMTG_CMD_TIMEOUT=${BENCH_TIMEOUT:-600} mmtg_t \
-		"B: mmt-bench server, $1, $_what, $3" sh -c \
+		"B: mmt-bench server, $1, $5, $3" sh -c \
 		"/opt/mmt/mmt-bench -S $ID $4 -c $3 >/dev/null"
 	ID=
 }

@@ -366,6 +366,18 @@ int mmta_round_channel(const struct mmta_opts *o, int round, int j)
 	return ((j + round) % n + n) % n;
 }
 
+int mmta_keep(struct mmta_kept *k, int i, int bad, double e2e)
+{
+	int keep = !k->kept[i] || (!k->bad[i] && (bad || e2e < k->e2e[i]));
+
+	if (keep) {
+		k->e2e[i] = e2e;
+		k->kept[i] = 1;
+	}
+	k->bad[i] |= bad;
+	return keep;
+}
+
 void mmta_opts_done(struct mmta_opts *o)
 {
 	char all[] = "plain,secure,mmt", *tok, *save = NULL;

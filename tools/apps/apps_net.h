@@ -140,6 +140,22 @@ void mmta_opts_done(struct mmta_opts *o);
  */
 int mmta_round_channel(const struct mmta_opts *o, int round, int j);
 /*
+ * struct mmta_kept - the run a program reports per channel (the index
+ * into mmta_opts.channels) over --repeat rounds: the first, until one
+ * differs from the reference, then the first that differs; otherwise
+ * the fastest.  @e2e: the kept run's end-to-end seconds.  Zero it first.
+ */
+struct mmta_kept {
+	double e2e[8];
+	unsigned char kept[8], bad[8];
+};
+/*
+ * mmta_keep() - record the run of channel @i (@bad: it differs from the
+ * reference; @e2e seconds); 1 if it is now the kept one (the caller
+ * copies its figures), else 0.
+ */
+int mmta_keep(struct mmta_kept *k, int i, int bad, double e2e);
+/*
  * mmta_open_dev() - /dev/mmt, with this node's id set when @o->node_id
  * asks for one (after mmta_net_start(): "rank" is rank + 1).  Exits 1 if
  * the device cannot be opened or the id is refused.

@@ -367,8 +367,9 @@ int main(int argc, char **argv)
 	int npeers = 0, c, devfd, r = 0, i, bad;
 	int pq[MMTA_MAX_RANKS], acc[MMTA_MAX_RANKS], conn[MMTA_MAX_RANKS];
 	uint64_t cross = 0, allcross[MMTA_MAX_RANKS];
-	double e2e, be2e[8] = { 0 };
-	int kept[8] = { 0 }, cbad[8] = { 0 }, j;
+	struct mmta_kept kept = { 0 };
+	double e2e;
+	int j;
 	FILE *f;
 
 	net.prog = "mmt-pagerank";
@@ -492,16 +493,13 @@ int main(int argc, char **argv)
 			r |= bad;
 			if (k < 0)
 				continue;
-			if (!kept[i] || (!cbad[i] && (bad || e2e < be2e[i]))) {
-				be2e[i] = e2e;
+			if (mmta_keep(&kept, i, bad, e2e))
 				memcpy(best[i], all, sizeof(all));
-				kept[i] = 1;
-			}
-			cbad[i] |= bad;
 		}
 	}
 	for (i = 0; i < o.nchan && net.rank == 0; i++)
-		report(o.channels[i], be2e[i], best[i], i == 0, i == o.nchan - 1);
+		report(o.channels[i], kept.e2e[i], best[i], i == 0,
+		       i == o.nchan - 1);
 	fflush(stdout);
 	for (i = 0; i < npeers; i++) {
 		close(peers[i].conn);

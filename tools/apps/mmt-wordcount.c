@@ -479,7 +479,8 @@ int main(int argc, char **argv)
 	int conn[MMTA_MAX_RANKS];
 	struct wc_stats all[MMTA_MAX_RANKS], best[8][MMTA_MAX_RANKS];
 	struct phases ph, bph[8] = { 0 };
-	int kept[8] = { 0 }, cbad[8] = { 0 }, j;
+	struct mmta_kept kept = { 0 };
+	int j;
 	int k;
 	int bad;
 	char **files;
@@ -546,12 +547,10 @@ int main(int argc, char **argv)
 			r |= bad;
 			if (k < 0)
 				continue;
-			if (!kept[i] || (!cbad[i] && (bad || ph.e2e < bph[i].e2e))) {
+			if (mmta_keep(&kept, i, bad, ph.e2e)) {
 				bph[i] = ph;
 				memcpy(best[i], all, sizeof(all));
-				kept[i] = 1;
 			}
-			cbad[i] |= bad;
 		}
 	}
 	for (i = 0; i < o.nchan && net.rank == 0; i++)

@@ -491,9 +491,105 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
 }
 
 /*
+ * Data MAC pads, format v4 (docs/ENGINE.md, "Carter-Wegman MACs"): the pad
+ * of block x under counter c is the 8 bytes at 8 (x & 1) of
+ * AES_ENC(1 << 126 | GUA << 68 | c << 28 | x >> 1), i.e. the data nonce's
+ * layout (mmt_data_nonce()) with the pair index x >> 1 in the offset field
+ * and bit 126 set, which no data nonce has.  Two blocks of a pair under one
+ * counter share one AES block, and a run of pairs under one counter is one
+ * CTR stream.
+ */
+static void mmt_tpad_nonce(u8 *out, u64 gua, u64 ctr, u32 pair)
+{
+	mmt_data_nonce(out, gua, ctr, pair);
+	out[0] |= 0x40;			/* bit 126 */
+}
+
+/*
+ * The CTR part [*s, *e) of the run of @r blocks from index @i (block @b +
+ * @i, one counter): whole pairs, at least MMT_CTR_MIN_RUN bytes of pads;
+ * *s == *e: none (the run's pads come from ECB over written nonces).
+ */
+static void mmt_tpad_span(u32 b, u32 i, u32 r, u32 *s, u32 *e)
+{
+	u32 h = (b + i) & 1;		/* an odd first block: by ECB */
+	u32 k = r > h ? (r - h) & ~1u : 0;
+
+	*s = i + h;
+	*e = *s + k;
+	if (k * MMT_MAC_BYTES < MMT_CTR_MIN_RUN)
+		*e = *s;
+}
+
+/*
+ * The pads of blocks [@from, @to) of the batch (from block @b) whose nonces
+ * were written at @mac + 16 k: one ECB call, then each block's half moved
+ * down to @mac + 8 k, in increasing k, so that no nonce slot is overwritten
+ * before it is read.
+ */
+static int mmt_tpad_ecb(struct mmt *m, u32 b, u8 *mac, u32 from, u32 to)
+{
+	int err;
+	u32 k;
+
+	err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, mac + 16 * from,
+			     mac + 16 * from, 16 * (to - from));
+	for (k = from; !err && k < to; k++)
+		memmove(mac + MMT_MAC_BYTES * k,
+			mac + 16 * k + 8 * ((b + k) & 1), MMT_MAC_BYTES);
+	return err;
+}
+
+/*
+ * The data MAC pads of @n blocks from @b into @mac (trusted scratch of
+ * 16 @n bytes): pad k at @mac + 8 k.  A long run of whole pairs under one
+ * counter is one mmt_crypto_ctr() call, written in place; the other blocks
+ * (short runs, and the odd first and last block of a long run) have their
+ * nonces written at @mac + 16 k and go through mmt_tpad_ecb(), one call per
+ * stretch, before the next CTR call writes over that area.
+ */
+static int mmt_gen_tpads(struct mmt *m, u64 gua, u32 b, u32 n,
+			 const u64 *ctr, u8 *mac)
+{
+	u8 iv[MMT_AES_BLOCK];
+	u32 i, k, r, s, e, ecb = n;	/* ecb: first slot of the stretch */
+	int err;
+
+	for (i = 0; i < n; i += r) {
+		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
+			;
+		mmt_tpad_span(b, i, r, &s, &e);
+		for (k = i; k < i + r; k++) {
+			if (k == s && s < e) {
+				/* the stretch so far, then the CTR run */
+				if (ecb < k) {
+					err = mmt_tpad_ecb(m, b, mac, ecb, k);
+					if (err)
+						return err;
+				}
+				ecb = n;
+				mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
+				err = mmt_crypto_ctr(m->crypto, iv,
+						     mac + MMT_MAC_BYTES * s,
+						     MMT_MAC_BYTES * (e - s));
+				if (err)
+					return err;
+				k = e - 1;
+				continue;
+			}
+			if (ecb == n)
+				ecb = k;
+			mmt_tpad_nonce(mac + 16 * k, gua, ctr[k], (b + k) >> 1);
+		}
+	}
+	return ecb < n ? mmt_tpad_ecb(m, b, mac, ecb, n) : 0;
+}
+
+/*
  * Pads for @n blocks from @b under (@gua, @ctr[i]), into @out (trusted
  * scratch): with MMT_PADS_DATA the data pads, n * block_size bytes, then
- * with MMT_PADS_MAC n MAC pads of 16 bytes.
+ * with MMT_PADS_MAC n data MAC pads of 8 bytes (mmt_gen_tpads(); the area
+ * holds 16 n bytes).
  *
  * With @in, the data pads are not kept: @dout (n * block_size bytes,
  * trusted) gets @in XOR the data pads, i.e. the ciphertext of plaintext
@@ -503,8 +599,8 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
  * A run of blocks with one counter has consecutive data nonces
  * (docs/ENGINE.md, "Data encryption: pads"), so its pads are one AES-CTR
  * stream, which the crypto library XORs into @in in the same pass; the
- * nonces of short runs and the MAC nonces are written out and encrypted
- * with one ECB call per stretch.
+ * nonces of short runs are written out and encrypted with one ECB call per
+ * stretch.
  */
 static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 			const u64 *ctr, unsigned int what, u8 *out,
@@ -514,20 +610,10 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 	u32 bs = p->block_size, nsub = bs / MMT_AES_BLOCK, i, r, s;
 	bool data = what & MMT_PADS_DATA;
 	u8 *mac = data ? out + (size_t)n * bs : out, *d, *ecb = NULL;
-	u64 ghi = (gua & MMT_GUA_MASK) << 6;
 	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
 	u8 iv[MMT_AES_BLOCK];
 	int err;
 
-	for (i = 0; (what & MMT_PADS_MAC) && i < n; i++) {
-		u32 x = b + i;
-		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2;
-
-		/* mmt_mac_nonce_fill(m, MMT_DOM_DATA, ...), inlined */
-		put_unaligned_be64(ghi | (x & 0xfffffff) >> 22, mac + 16 * i);
-		put_unaligned_be64((u64)(x & 0x3fffff) << 42 | c |
-				   MMT_DOM_DATA, mac + 16 * i + 8);
-	}
 	for (i = 0; data && i < n; i += r) {
 		/*
 		 * mmt_data_nonce() of sub-block 0 of block b + i: off16 =
@@ -576,7 +662,7 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 	}
 	if (!(what & MMT_PADS_MAC))
 		return 0;
-	return mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, mac, mac, 16 * n);
+	return mmt_gen_tpads(m, gua, b, n, ctr, mac);
 }
 
 /* Blocks per batch when each needs @copies sets of data and MAC pads. */
@@ -618,7 +704,7 @@ static bool mmt_diff_bad(u64 diff)
 }
 
 /*
- * Check @n consecutive blocks from @b (MAC pads @mpads, 16 bytes apart) and
+ * Check @n consecutive blocks from @b (MAC pads @mpads, 8 bytes apart) and
  * decrypt them with the data pads @dpads into @dst (trusted, n *
  * block_size bytes), in one pass over the untrusted ciphertext that loads
  * each word once, hashes it (NH; then GF(2^64) over the sums) and writes it
@@ -645,7 +731,8 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 		mmt_gf64(simd, d->gf, h, k, g);
 		for (j = 0; j < k; j++)
 			diff |= g[j] ^
-				get_unaligned_le64(mpads + 16 * (i + j)) ^
+				get_unaligned_le64(mpads +
+						   MMT_MAC_BYTES * (i + j)) ^
 				get_unaligned_le64(mac + 8 * (i + j));
 		if (dst)
 			dst += (size_t)k * bs;
@@ -659,7 +746,7 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 /*
  * Encrypt @n consecutive blocks from @b of plaintext
  * @src (trusted, n * block_size bytes) with the data pads @dpads, storing
- * ciphertext and MACs (MAC pads @mpads, 16 bytes apart) in untrusted
+ * ciphertext and MACs (MAC pads @mpads, 8 bytes apart) in untrusted
  * memory, hashing the ciphertext as it is computed (never read back from
  * untrusted memory).  @src NULL: @dpads is already the ciphertext, in
  * trusted memory (the pads themselves for zeros, or mmt_gen_pads() with
@@ -690,7 +777,8 @@ static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
 		for (j = 0; j < k; j++)
 			put_unaligned_le64(g[j] ^
 					   get_unaligned_le64(mpads +
-							      16 * (i + j)),
+							      MMT_MAC_BYTES *
+							      (i + j)),
 					   mac + 8 * (i + j));
 	}
 	mmt_nh_simd_end(simd);
@@ -787,7 +875,8 @@ static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
 
 			if (mmt_open_block(m, &od, x, tmp,
 					   op + (size_t)i * bs,
-					   op + (size_t)n * bs + 16 * i)) {
+					   op + (size_t)n * bs +
+					   MMT_MAC_BYTES * i)) {
 				mmt_report(m, gua, -1, x);
 				bad = -EBADMSG;
 				if (!keep_going)
@@ -796,7 +885,8 @@ static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
 			}
 			mmt_seal_batch(m, &nd, x, 1, tmp,
 				       np + (size_t)i * bs,
-				       np + (size_t)n * bs + 16 * i);
+				       np + (size_t)n * bs +
+				       MMT_MAC_BYTES * i);
 		}
 	}
 out:
@@ -994,7 +1084,8 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 				diff |= mmt_open_batch(m, &d, x, e - x + 1,
 						       out + (start - off),
 						       pads + (size_t)i * bs,
-						       mpads + 16 * i);
+						       mpads +
+						       MMT_MAC_BYTES * i);
 			} else {			/* partial, via tmp */
 				u64 from = max(start, off);
 				u64 to = min(start + bs, off + len);
@@ -1002,7 +1093,8 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 				e = x;
 				diff |= mmt_open_batch(m, &d, x, 1, tmp,
 						       pads + (size_t)i * bs,
-						       mpads + 16 * i);
+						       mpads +
+						       MMT_MAC_BYTES * i);
 				memcpy(out + (from - off), tmp + (from - start),
 				       to - from);
 			}
@@ -1336,7 +1428,8 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 				pt = x == b0 ? mmt_head(m) : mmt_tailbuf(m);
 			}
 			mmt_seal_batch(m, &d, x, e - x + 1, pt,
-				       pads + (size_t)i * bs, mpads + 16 * i);
+				       pads + (size_t)i * bs,
+				       mpads + MMT_MAC_BYTES * i);
 		}
 	}
 	for (l = 0; l + 1 < p->levels; l++) {

@@ -865,10 +865,11 @@ void mmt_data_nonce(u8 *out, u64 gua, u64 ctr, u32 off16);
  * mmt_mac_nonce() - the AES input of one MAC pad (MAC subkey)
  * @out: (out) 16 bytes, big-endian: GUA (58) | index (28) | counter (40) |
  *	domain (2)
- * @domain: 1 data MAC, 2 node MAC, 3 hash key derivation
+ * @domain: 2 node MAC, 3 hash key derivation (1 was format v3's data MAC;
+ *	data MAC pads are under the ENC subkey since v4, docs/ENGINE.md)
  * @gua: GUA (58 bits)
- * @index: block index, or level << 24 | node index for node MACs
- * @ctr: counter of the block, or the parent's counter of the node
+ * @index: level << 24 | node index for node MACs, j for hash key j
+ * @ctr: the parent's counter of the node (0 for hash keys)
  */
 void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
 		   u64 ctr);

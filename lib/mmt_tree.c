@@ -30,7 +30,7 @@
 #define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
 
 enum mmt_domain {
-	MMT_DOM_DATA = 1,	/* data MAC pads */
+	MMT_DOM_DATA = 1,	/* format v3's data MAC pads: unused since v4 */
 	MMT_DOM_NODE = 2,	/* node MAC pads */
 	MMT_DOM_HKEY = 3,	/* hash key derivation */
 };

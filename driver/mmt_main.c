@@ -141,18 +141,19 @@ static int __init mmt_init(void)
 	int err;
 
 	/*
-	 * The SIMD NH must give the portable code's sums (the format, the
-	 * golden vector, other nodes): refuse to load rather than seal data
-	 * that no other node could open.
+	 * The SIMD data MAC hash (NH, then GF(2^64)) must give the portable
+	 * code's values (the format, the golden vector, other nodes): refuse
+	 * to load rather than seal data that no other node could open.
 	 */
 	err = mmt_nh_selftest();
 	if (err) {
-		pr_err("AVX2 NH self-test failed: %d\n", err);
+		pr_err("SIMD data MAC hash self-test failed: %d\n", err);
 		return err;
 	}
 	simd = mmt_nh_simd_begin();
 	mmt_nh_simd_end(simd);
-	pr_info("data MAC hash: NH with %s\n", simd ? "AVX2" : "portable C");
+	pr_info("data MAC hash: %s\n",
+		simd ? "NH with AVX2, GF(2^64) with PCLMULQDQ" : "portable C");
 	mmt_node = 1;
 	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();

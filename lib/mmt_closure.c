@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_closure.c - MMT closure format v3: build on the sender, parse and
+ * mmt_closure.c - MMT closure format v4: build on the sender, parse and
  * check on the receiver (paper section IV-B; DESIGN.md section 5, steps 3-5).
  *
  * A closure is everything another node needs to decrypt and verify one MMT:
@@ -23,9 +23,9 @@
  */
 #include "mmt_lib.h"
 
-/* Header offsets (docs/ENGINE.md "Closure format v3") */
+/* Header offsets (docs/ENGINE.md "Closure format v4") */
 #define MMT_H_MAGIC		0	/* u32 "MMTC" */
-#define MMT_H_VERSION		4	/* u16, 2 */
+#define MMT_H_VERSION		4	/* u16, MMT_CLOSURE_VERSION */
 #define MMT_H_HDR_LEN		6	/* u16, 96 */
 #define MMT_H_FLAGS		8	/* u32, MMT_CLOSURE_F_* */
 #define MMT_H_SENDER		12	/* u16 */

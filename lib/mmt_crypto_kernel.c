@@ -68,7 +68,7 @@ struct mmt_crypto {
 	struct scatterlist sg_gcm;
 	u8 iv[MMT_GCM_NONCE_BYTES];
 	u8 *bounce;
-	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
+	u64 hash_key[MMT_ALL_KEYS];
 	u8 ksalt[MMT_KSALT_BYTES];
 };
 

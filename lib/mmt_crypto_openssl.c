@@ -30,7 +30,7 @@ struct mmt_crypto {
 	EVP_CIPHER_CTX *gcm_enc;
 	EVP_CIPHER_CTX *gcm_dec;
 	u8 bounce[MMT_CRYPTO_SEAL_MAX];
-	u64 hash_key[MMT_HASH_KEYS + MMT_NH_KEYS];
+	u64 hash_key[MMT_ALL_KEYS];
 	u8 ksalt[MMT_KSALT_BYTES];
 };
 

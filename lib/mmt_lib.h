@@ -130,10 +130,11 @@ enum mmt_subkey {
 #define MMT_CRYPTO_SEAL_MAX	1024	/* ad_len + text length per seal */
 /*
  * Carter-Wegman hash keys (docs/ENGINE.md): MMT_HASH_KEYS multilinear keys
- * in Z_p, p = 2^61 - 1 (node MACs, and the last stage of data MACs), then
- * MMT_NH_KEYS 64-bit words of NH key (data MACs, format v3): the 32-bit
- * key words L_x, two per 64-bit word, one per 32-bit word of a 4 KiB block
- * plus MMT_NH_SHIFT for the second pass.
+ * in Z_p, p = 2^61 - 1 (node MACs), then MMT_NH_KEYS 64-bit words of NH key
+ * (data MACs, the first stage): the 32-bit key words L_x, two per 64-bit
+ * word, one per 32-bit word of a 4 KiB block plus MMT_NH_SHIFT for the
+ * second pass; then MMT_GF_KEYS keys K_0, K_1 of GF(2^64) (data MACs, the
+ * second stage, format v4).
  */
 #define MMT_HASH_KEYS		64
 #define MMT_NH_PASSES		2	/* Toeplitz passes of NH with w = 32 */
@@ -141,6 +142,8 @@ enum mmt_subkey {
 #define MMT_NH_SHIFT		16	/* key words between passes */
 #define MMT_NH_KEYS		(((1u << MMT_MAX_LOG_BLOCK) / 4 + \
 				  (MMT_NH_PASSES - 1) * MMT_NH_SHIFT) / 2)
+#define MMT_GF_KEYS		2	/* K_0, K_1 in GF(2^64) */
+#define MMT_ALL_KEYS		(MMT_HASH_KEYS + MMT_NH_KEYS + MMT_GF_KEYS)
 
 /*
  * The crypto interface: the only code that calls a crypto library.  One file
@@ -411,21 +414,23 @@ int mmt_crypto_sha256_final(struct mmt_sha256_ctx *c, u8 *out);
  * mmt_crypto_hash_key() - the Carter-Wegman hash key of a context
  * @c: context
  *
- * Return: MMT_HASH_KEYS values, each < 2^61 - 1, followed by MMT_NH_KEYS
- * 64-bit words of NH key stored little-endian (as bytes: the 32-bit NH key
- * words L_0, L_1, ... in little-endian order, see mmt_nh()); key material,
- * wiped by mmt_crypto_free().  Read-only for callers.
+ * Return: MMT_ALL_KEYS values: MMT_HASH_KEYS values, each < 2^61 - 1,
+ * then MMT_NH_KEYS 64-bit words of NH key stored little-endian (as bytes:
+ * the 32-bit NH key words L_0, L_1, ... in little-endian order, see
+ * mmt_nh()), then the MMT_GF_KEYS elements of GF(2^64) of mmt_gf64(); key
+ * material, wiped by mmt_crypto_free().  Read-only for callers.
  */
 const u64 *mmt_crypto_hash_key(const struct mmt_crypto *c);
 
 /**
  * mmt_hash_key_init() - derive the Carter-Wegman hash key (lib/mmt_tree.c)
  * @c: context whose MAC transform is keyed
- * @key: (out) MMT_HASH_KEYS + MMT_NH_KEYS values: key i is the 64-bit
- *	half (i % 2, big endian) of AES_MAC(nonce(domain 3, index i / 2)),
- *	reduced mod 2^61 - 1 for i < MMT_HASH_KEYS, stored little-endian as
- *	is for the NH keys (NH key word L_x is bits 32 (x % 2) .. 32 (x % 2)
- *	+ 31 of key MMT_HASH_KEYS + x / 2)
+ * @key: (out) MMT_ALL_KEYS values: key i is the 64-bit half (i % 2, big
+ *	endian) of AES_MAC(nonce(domain 3, index i / 2)), reduced mod 2^61 - 1
+ *	for i < MMT_HASH_KEYS, stored little-endian as is for the NH keys (NH
+ *	key word L_x is bits 32 (x % 2) .. 32 (x % 2) + 31 of key
+ *	MMT_HASH_KEYS + x / 2), as is for the last MMT_GF_KEYS (K_0, K_1 of
+ *	mmt_gf64())
  *
  * Called by the backends at the end of mmt_crypto_alloc(); not by others.
  *
@@ -860,10 +865,11 @@ void mmt_data_nonce(u8 *out, u64 gua, u64 ctr, u32 off16);
  * mmt_mac_nonce() - the AES input of one MAC pad (MAC subkey)
  * @out: (out) 16 bytes, big-endian: GUA (58) | index (28) | counter (40) |
  *	domain (2)
- * @domain: 1 data MAC, 2 node MAC, 3 hash key derivation
+ * @domain: 2 node MAC, 3 hash key derivation (1 was format v3's data MAC;
+ *	data MAC pads are under the ENC subkey since v4, docs/ENGINE.md)
  * @gua: GUA (58 bits)
- * @index: block index, or level << 24 | node index for node MACs
- * @ctr: counter of the block, or the parent's counter of the node
+ * @index: level << 24 | node index for node MACs, j for hash key j
+ * @ctr: the parent's counter of the node (0 for hash keys)
  */
 void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
 		   u64 ctr);
@@ -945,17 +951,19 @@ void mmt_nh_avx2(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,
 #endif
 
 /**
- * mmt_nh_simd_begin() - start a stretch of mmt_nh() calls that may use SIMD
+ * mmt_nh_simd_begin() - start a stretch of mmt_nh() and mmt_gf64() calls
+ * that may use SIMD
  *
  * Kernel: true, with kernel_fpu_begin() done (preemption off), if the CPU
- * has AVX2 and OS-enabled YMM state and irq_fpu_usable(); false otherwise
- * (also under UML).  User space: true if the CPU has AVX2 and the
- * environment does not set MMT_NH_GENERIC (which forces the portable code,
- * for tests).
+ * has AVX2, PCLMULQDQ and OS-enabled YMM state and irq_fpu_usable(); false
+ * otherwise (also under UML).  User space: true if the CPU has AVX2 and
+ * PCLMULQDQ and the environment does not set MMT_NH_GENERIC (which forces
+ * the portable code, for tests).
  *
  * Context: any; pair each call with mmt_nh_simd_end(), and call no crypto
  * library and nothing that sleeps in between (kernel).
- * Return: whether mmt_nh() may use mmt_nh_avx2().
+ * Return: whether mmt_nh() and mmt_gf64() may use mmt_nh_avx2() and
+ * mmt_gf64_clmul().
  */
 bool mmt_nh_simd_begin(void);
 
@@ -966,11 +974,14 @@ bool mmt_nh_simd_begin(void);
 void mmt_nh_simd_end(bool simd);
 
 /**
- * mmt_nh_selftest() - compare mmt_nh_avx2() with mmt_nh_generic()
+ * mmt_nh_selftest() - compare the SIMD code of the data MAC's hash with the
+ * portable code
  *
  * Hashes 4 KiB of fixed bytes under a fixed key at every length (as many
- * blocks per call as fit, up to 3), in every mode and hash only, with both;
- * the module calls it at load, so that a kernel whose
+ * blocks per call as fit, up to 3), in every mode and hash only, with both
+ * mmt_nh_avx2() and mmt_nh_generic(), and the sums of every call through
+ * both mmt_gf64_clmul() and mmt_gf64_generic(); the module calls it at
+ * load, so that a kernel whose
  * SIMD build disagrees with the portable code (and so with other nodes and
  * the golden vector) never seals data.
  *
@@ -994,18 +1005,73 @@ static inline void mmt_nh(bool simd, const u8 *key, u8 *dst, const u8 *in,
 	mmt_nh_generic(key, dst, in, pad, len, n, mode, out);
 }
 
+/**
+ * mmt_gf64_generic() - the data MAC's second stage (format v4), portable C
+ * @key: K_0, K_1 (mmt_crypto_hash_key() + MMT_HASH_KEYS + MMT_NH_KEYS)
+ * @nh: 2 * @n NH sums, as mmt_nh() gives them: Y_0 = nh[2i], Y_1 = nh[2i + 1]
+ * @n: blocks
+ * @out: (out) @n values: out[i] = K_0 * Y_0 + K_1 * Y_1 in GF(2^64) =
+ *	GF(2)[x] / (x^64 + x^4 + x^3 + x + 1), bit j of a 64-bit word the
+ *	coefficient of x^j (docs/ENGINE.md, "Carter-Wegman MACs")
+ *
+ * Constant time (no branch or index on the sums or the keys).
+ *
+ * Context: any; no locks, no allocation.
+ */
+void mmt_gf64_generic(const u64 *key, const u64 *nh, size_t n, u64 *out);
+
+/*
+ * @lo + x^64 @hi mod x^64 + x^4 + x^3 + x + 1: x^64 = x^4 + x^3 + x + 1,
+ * and the bits that @hi * (x^4 + x^3 + x + 1) puts at x^64 .. x^67 (from
+ * the top 4 bits of @hi) are folded in the same way, once (they fit in 8
+ * bits after it).
+ */
+static inline u64 mmt_gf64_reduce(u64 lo, u64 hi)
+{
+	u64 t = hi ^ hi >> 63 ^ hi >> 61 ^ hi >> 60;
+
+	return lo ^ t ^ t << 1 ^ t << 3 ^ t << 4;
+}
+
+#if MMT_NH_HAVE_AVX2
+/**
+ * mmt_gf64_clmul() - mmt_gf64_generic() with PCLMULQDQ: the same values
+ * @key: as mmt_gf64_generic()
+ * @nh: as mmt_gf64_generic()
+ * @n: as mmt_gf64_generic()
+ * @out: as mmt_gf64_generic()
+ *
+ * Context: only between mmt_nh_simd_begin() returning true and
+ * mmt_nh_simd_end() (in the kernel, inside kernel_fpu_begin()).
+ */
+void mmt_gf64_clmul(const u64 *key, const u64 *nh, size_t n, u64 *out);
+#endif
+
+/* The second stage of @n blocks' data MACs: mmt_gf64_clmul() if @simd. */
+static inline void mmt_gf64(bool simd, const u64 *key, const u64 *nh,
+			    size_t n, u64 *out)
+{
+#if MMT_NH_HAVE_AVX2
+	if (simd) {
+		mmt_gf64_clmul(key, nh, n, out);
+		return;
+	}
+#endif
+	mmt_gf64_generic(key, nh, n, out);
+}
+
 /* ---------------------------------------------------------------- closure */
 
 #define MMT_CLOSURE_MAGIC	0x43544d4du	/* "MMTC" little-endian */
-#define MMT_CLOSURE_VERSION	3	/* v1, v2 refused: -EPROTONOSUPPORT */
+#define MMT_CLOSURE_VERSION	4	/* v1-v3 refused: -EPROTONOSUPPORT */
 #define MMT_CLOSURE_HDR_BYTES	96
-#define MMT_CLOSURE_SUITE	1	/* the only suite of format v3 */
+#define MMT_CLOSURE_SUITE	1	/* the only suite of format v4 */
 #define MMT_SEALED_ROOT_BYTES	128	/* root plaintext + 16-byte GCM tag */
 #define MMT_CLOSURE_F_COPY	0x1u	/* receiver gets a read-only copy */
 
 /**
  * struct mmt_closure_hdr - decoded closure header (wire form: 96 bytes LE,
- * layout in docs/ENGINE.md "Closure format v3"); also the AEAD associated
+ * layout in docs/ENGINE.md "Closure format v4"); also the AEAD associated
  * data of the root
  * @version: closure format version, MMT_CLOSURE_VERSION
  * @flags: MMT_CLOSURE_F_* (copy mode)

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_nh.c - the NH stage of the data MAC (format v3), portable C, and the
- * choice between it and the AVX2 code of lib/mmt_nh_avx2.c.
+ * mmt_nh.c - the data MAC's hash (format v4), portable C: its NH stage and
+ * its second stage over GF(2^64), and the choice between them and the
+ * SIMD code of lib/mmt_nh_avx2.c.
  *
  * Source: Black, Halevi, Krawczyk, Krovetz, Rogaway, "UMAC: Fast and Secure
  * Message Authentication", CRYPTO 1999 (NH, and its Toeplitz extension);
- * the pairing and the key shift: docs/ENGINE.md, "Carter-Wegman MACs".
- * Both files compute the same sums: tests/lib/mmt_nh_test.c checks them
- * against each other and against a transcription of the definition.
+ * the pairing, the key shift and the second stage: docs/ENGINE.md,
+ * "Carter-Wegman MACs".  Both files compute the same values:
+ * tests/lib/mmt_nh_test.c checks them against each other and against a
+ * transcription of the definition.
  */
 #include "mmt_lib.h"
 
@@ -108,11 +110,76 @@ void mmt_nh_generic(const u8 *key, u8 *dst, const u8 *in, const u8 *pad,
 	}
 }
 
+/*
+ * Bits at the positions of one class mod 5 of a 64-bit word: class k at
+ * positions 5i + k.  Bit 64 + t of a 128-bit product is of class
+ * (t + 4) mod 5, so the high word of class r uses mmt_gf_class[(r + 1) % 5].
+ */
+static const u64 mmt_gf_class[5] = {
+	0x1084210842108421ull, 0x2108421084210842ull, 0x4210842108421084ull,
+	0x8421084210842108ull, 0x0842108421084210ull,
+};
+
+/*
+ * K_0 * Y_0 + K_1 * Y_1 over GF(2), unreduced, into (*lo, *hi), with
+ * integer multiplies and no branch or table index on the values.  Each
+ * operand is split into its 5 classes of bits mod 5 (at most 13 bits each),
+ * so that in the integer product of a class i of K and a class j of Y, a
+ * column of class (i + j) mod 5 sums at most 13 bit products: its parity,
+ * the carry-less product's bit, is its lowest bit, and the carries go no
+ * further than 3 columns up, i.e. into other classes, which are masked off
+ * (after the XOR of all the products of a class, which commutes with it).
+ */
+static inline void mmt_clmul2(const u64 *k, u64 y0, u64 y1, u64 *lo,
+			      u64 *hi)
+{
+	u64 zl[5] = { 0 }, zh[5] = { 0 }, ka[5], kb[5], ya[5], yb[5];
+	unsigned int i, j, r;
+
+	for (i = 0; i < 5; i++) {
+		ka[i] = k[0] & mmt_gf_class[i];
+		kb[i] = k[1] & mmt_gf_class[i];
+		ya[i] = y0 & mmt_gf_class[i];
+		yb[i] = y1 & mmt_gf_class[i];
+	}
+	/* unrolled: (i + j) % 5 is then a constant, and z in registers */
+#pragma GCC unroll 5
+	for (i = 0; i < 5; i++) {
+#pragma GCC unroll 5
+		for (j = 0; j < 5; j++) {
+			mmt_u128 p = (mmt_u128)ka[i] * ya[j];
+			mmt_u128 q = (mmt_u128)kb[i] * yb[j];
+
+			r = (i + j) % 5;
+			zl[r] ^= (u64)p ^ (u64)q;
+			zh[r] ^= (u64)(p >> 64) ^ (u64)(q >> 64);
+		}
+	}
+	*lo = 0;
+	*hi = 0;
+	for (r = 0; r < 5; r++) {
+		*lo ^= zl[r] & mmt_gf_class[r];
+		*hi ^= zh[r] & mmt_gf_class[(r + 1) % 5];
+	}
+}
+
+void mmt_gf64_generic(const u64 *key, const u64 *nh, size_t n, u64 *out)
+{
+	size_t i;
+	u64 lo, hi;
+
+	for (i = 0; i < n; i++) {
+		mmt_clmul2(key, nh[2 * i], nh[2 * i + 1], &lo, &hi);
+		out[i] = mmt_gf64_reduce(lo, hi);
+	}
+}
+
 #if MMT_NH_HAVE_AVX2 && defined(__KERNEL__)
 
 bool mmt_nh_simd_begin(void)
 {
 	if (!boot_cpu_has(X86_FEATURE_AVX2) ||
+	    !boot_cpu_has(X86_FEATURE_PCLMULQDQ) ||
 	    !boot_cpu_has(X86_FEATURE_OSXSAVE) ||
 	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
 	    !irq_fpu_usable())
@@ -136,7 +203,9 @@ bool mmt_nh_simd_begin(void)
 	int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
 
 	if (u < 0) {
-		u = __builtin_cpu_supports("avx2") && !getenv("MMT_NH_GENERIC");
+		u = __builtin_cpu_supports("avx2") &&
+		    __builtin_cpu_supports("pclmul") &&
+		    !getenv("MMT_NH_GENERIC");
 		__atomic_store_n(&usable, u, __ATOMIC_RELAXED);
 	}
 	return u;
@@ -164,7 +233,7 @@ int mmt_nh_selftest(void)
 	const size_t max = 1u << MMT_MAX_LOG_BLOCK;
 	const size_t keylen = 8 * MMT_NH_KEYS;
 	u8 *buf, *key, *in, *pad, *d0, *d1;
-	u64 h0[2 * 3], h1[2 * 3], x = 0x9e3779b97f4a7c15ull;
+	u64 h0[2 * 3], h1[2 * 3], g0[3], g1[3], x = 0x9e3779b97f4a7c15ull;
 	unsigned int mode;
 	size_t i, len, n;
 	bool simd;
@@ -201,14 +270,19 @@ int mmt_nh_selftest(void)
 
 			mmt_nh_generic(key, copy ? d0 : NULL, in, pad, len, n,
 				       mo, h0);
+			/* the key's first words as K_0, K_1: any values do */
+			mmt_gf64_generic((const u64 *)key, h0, n, g0);
 			simd = mmt_nh_simd_begin();
-			if (simd)
+			if (simd) {
 				mmt_nh(simd, key, copy ? d1 : NULL, in, pad, len,
 				       n, mo, h1);
+				mmt_gf64(simd, (const u64 *)key, h1, n, g1);
+			}
 			mmt_nh_simd_end(simd);
 			if (!simd)	/* FPU not usable here: nothing to do */
 				continue;
 			if (memcmp(h0, h1, 2 * n * sizeof(*h0)) ||
+			    memcmp(g0, g1, n * sizeof(*g0)) ||
 			    (copy && memcmp(d0, d1, n * len)))
 				err = -EIO;
 		}

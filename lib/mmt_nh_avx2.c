@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt_nh_avx2.c - mmt_nh_generic() (lib/mmt_nh.c) with AVX2: the same
- * sums and bytes, 64 bytes per step in two 256-bit vectors.
+ * sums and bytes, 64 bytes per step in two 256-bit vectors; and
+ * mmt_gf64_generic() with PCLMULQDQ (format v4's second stage).
  *
- * GCC vector extensions, the vpmuludq builtin and a vector shuffle, no
- * <immintrin.h>, so that the same source builds in the kernel and in user
- * space, with GCC and with clang (the fuzz build).  Kernel
- * (x86-64, not UML): this file alone is built with -mavx2 (Kbuild), and its
- * only function runs between mmt_nh_simd_begin() and mmt_nh_simd_end(),
- * i.e. inside kernel_fpu_begin(); nothing else may go in this file.  User
- * space: the functions carry target("avx2") and mmt_nh_simd_begin() asks
- * the CPU first.
+ * GCC vector extensions, the vpmuludq and pclmulqdq builtins and a vector
+ * shuffle, no <immintrin.h>, so that the same source builds in the kernel
+ * and in user space, with GCC and with clang (the fuzz build).  Kernel
+ * (x86-64, not UML): this file alone is built with -mavx2 -mpclmul
+ * (Kbuild), and its two functions run only between mmt_nh_simd_begin() and
+ * mmt_nh_simd_end(), i.e. inside kernel_fpu_begin(); nothing else may go in
+ * this file.  User space: the functions carry target("avx2,pclmul") and
+ * mmt_nh_simd_begin() asks the CPU first.
  *
  * The 32-bit words of a unit: vector a holds words 0..7, b words 8..15, so
  * lane j of a is paired with lane j of b (docs/ENGINE.md); vpmuludq
@@ -23,9 +24,9 @@
 #if MMT_NH_HAVE_AVX2 && !defined(__CHECKER__)
 
 #ifdef __KERNEL__
-#define MMT_AVX2		/* the whole file is -mavx2 (Kbuild) */
+#define MMT_AVX2		/* the whole file is -mavx2 -mpclmul (Kbuild) */
 #else
-#define MMT_AVX2		__attribute__((target("avx2")))
+#define MMT_AVX2		__attribute__((target("avx2,pclmul")))
 #endif
 
 /*
@@ -214,6 +215,28 @@ MMT_AVX2 void mmt_nh_avx2(const u8 *key, u8 *dst, const u8 *in,
 		mmt_nh_blocks(key, dst, in, NULL, len, n, MMT_NH_COPY, out);
 	else
 		mmt_nh_blocks(key, NULL, in, NULL, len, n, MMT_NH_COPY, out);
+}
+
+typedef long long mmt_v2di __attribute__((vector_size(16)));
+
+/*
+ * K_0 * Y_0 + K_1 * Y_1 over GF(2) per block with two pclmulqdq (the low
+ * halves, then the high halves, of (Y_0, Y_1) and (K_0, K_1)), then the
+ * reduction mmt_gf64_generic() uses too.
+ */
+MMT_AVX2 void mmt_gf64_clmul(const u64 *key, const u64 *nh, size_t n,
+			     u64 *out)
+{
+	const mmt_v2di k = { (long long)key[0], (long long)key[1] };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mmt_v2di y = { (long long)nh[2 * i], (long long)nh[2 * i + 1] };
+		mmt_v2di p = __builtin_ia32_pclmulqdq128(y, k, 0x00) ^
+			     __builtin_ia32_pclmulqdq128(y, k, 0x11);
+
+		out[i] = mmt_gf64_reduce((u64)p[0], (u64)p[1]);
+	}
 }
 
 #endif /* MMT_NH_HAVE_AVX2 && !__CHECKER__ */

@@ -23,17 +23,14 @@
 #define MMT_P61		((1ull << 61) - 1)	/* hash modulus, a prime */
 #define MMT_PAD_AREA	32768			/* pad bytes per batch */
 #define MMT_TAIL_WORDS	6			/* bound words after a node */
-#define MMT_M43		((1ull << 43) - 1)	/* NH value split: 43+43+42 bits */
-#define MMT_DMAC_KEYS	6			/* multilinear keys of a data MAC */
-#define MMT_DKEY	(MMT_HASH_KEYS - 8)	/* the first of them */
-#define MMT_ALL_KEYS	(MMT_HASH_KEYS + MMT_NH_KEYS)
+#define MMT_GF_KEY	(MMT_HASH_KEYS + MMT_NH_KEYS)	/* K_0, K_1 of a data MAC */
 #define MMT_NODE_BUF	128			/* >= the largest node_size */
 #define MMT_NH_CHUNK	16			/* blocks per mmt_nh() call */
 /* Most blocks per batch: MMT_PAD_AREA / (64-byte block + MAC pad) */
 #define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
 
 enum mmt_domain {
-	MMT_DOM_DATA = 1,	/* data MAC pads */
+	MMT_DOM_DATA = 1,	/* format v3's data MAC pads: unused since v4 */
 	MMT_DOM_NODE = 2,	/* node MAC pads */
 	MMT_DOM_HKEY = 3,	/* hash key derivation */
 };
@@ -183,10 +180,9 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
 	unsigned int i;
 	int err;
 
-	BUILD_BUG_ON(MMT_HASH_KEYS % 2 || MMT_NH_KEYS % 2);
-	BUILD_BUG_ON(MMT_DKEY < (MMT_NODE_BUF - MMT_MAC_BYTES) / 4 +
+	BUILD_BUG_ON(MMT_HASH_KEYS % 2 || MMT_NH_KEYS % 2 || MMT_GF_KEYS % 2);
+	BUILD_BUG_ON(MMT_HASH_KEYS < (MMT_NODE_BUF - MMT_MAC_BYTES) / 4 +
 		     MMT_TAIL_WORDS);
-	BUILD_BUG_ON(MMT_DKEY + MMT_DMAC_KEYS > MMT_HASH_KEYS);
 	BUILD_BUG_ON(2 * MMT_NH_KEYS < (1u << MMT_MAX_LOG_BLOCK) / 4 +
 		     (MMT_NH_PASSES - 1) * MMT_NH_SHIFT);
 	BUILD_BUG_ON(MMT_NODE_BUF < 16 + (1u << MMT_MAX_LOG_ARITY));
@@ -206,12 +202,15 @@ int mmt_hash_key_init(struct mmt_crypto *c, u64 *key)
 
 		/*
 		 * multilinear keys live in Z_p; NH keys are whole words, stored
-		 * little-endian: bytes of 32-bit key words (mmt_nh())
+		 * little-endian: bytes of 32-bit key words (mmt_nh()); K_0 and
+		 * K_1 are elements of GF(2^64) as they are (mmt_gf64())
 		 */
 		if (i < MMT_HASH_KEYS)
 			key[i] = v % MMT_P61;
-		else
+		else if (i < MMT_GF_KEY)
 			put_unaligned_le64(v, key + i);
+		else
+			key[i] = v;
 	}
 	memzero_explicit(buf, n * 8);
 	kfree(buf);
@@ -492,9 +491,105 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
 }
 
 /*
+ * Data MAC pads, format v4 (docs/ENGINE.md, "Carter-Wegman MACs"): the pad
+ * of block x under counter c is the 8 bytes at 8 (x & 1) of
+ * AES_ENC(1 << 126 | GUA << 68 | c << 28 | x >> 1), i.e. the data nonce's
+ * layout (mmt_data_nonce()) with the pair index x >> 1 in the offset field
+ * and bit 126 set, which no data nonce has.  Two blocks of a pair under one
+ * counter share one AES block, and a run of pairs under one counter is one
+ * CTR stream.
+ */
+static void mmt_tpad_nonce(u8 *out, u64 gua, u64 ctr, u32 pair)
+{
+	mmt_data_nonce(out, gua, ctr, pair);
+	out[0] |= 0x40;			/* bit 126 */
+}
+
+/*
+ * The CTR part [*s, *e) of the run of @r blocks from index @i (block @b +
+ * @i, one counter): whole pairs, at least MMT_CTR_MIN_RUN bytes of pads;
+ * *s == *e: none (the run's pads come from ECB over written nonces).
+ */
+static void mmt_tpad_span(u32 b, u32 i, u32 r, u32 *s, u32 *e)
+{
+	u32 h = (b + i) & 1;		/* an odd first block: by ECB */
+	u32 k = r > h ? (r - h) & ~1u : 0;
+
+	*s = i + h;
+	*e = *s + k;
+	if (k * MMT_MAC_BYTES < MMT_CTR_MIN_RUN)
+		*e = *s;
+}
+
+/*
+ * The pads of blocks [@from, @to) of the batch (from block @b) whose nonces
+ * were written at @mac + 16 k: one ECB call, then each block's half moved
+ * down to @mac + 8 k, in increasing k, so that no nonce slot is overwritten
+ * before it is read.
+ */
+static int mmt_tpad_ecb(struct mmt *m, u32 b, u8 *mac, u32 from, u32 to)
+{
+	int err;
+	u32 k;
+
+	err = mmt_crypto_ecb(m->crypto, MMT_SUBKEY_ENC, mac + 16 * from,
+			     mac + 16 * from, 16 * (to - from));
+	for (k = from; !err && k < to; k++)
+		memmove(mac + MMT_MAC_BYTES * k,
+			mac + 16 * k + 8 * ((b + k) & 1), MMT_MAC_BYTES);
+	return err;
+}
+
+/*
+ * The data MAC pads of @n blocks from @b into @mac (trusted scratch of
+ * 16 @n bytes): pad k at @mac + 8 k.  A long run of whole pairs under one
+ * counter is one mmt_crypto_ctr() call, written in place; the other blocks
+ * (short runs, and the odd first and last block of a long run) have their
+ * nonces written at @mac + 16 k and go through mmt_tpad_ecb(), one call per
+ * stretch, before the next CTR call writes over that area.
+ */
+static int mmt_gen_tpads(struct mmt *m, u64 gua, u32 b, u32 n,
+			 const u64 *ctr, u8 *mac)
+{
+	u8 iv[MMT_AES_BLOCK];
+	u32 i, k, r, s, e, ecb = n;	/* ecb: first slot of the stretch */
+	int err;
+
+	for (i = 0; i < n; i += r) {
+		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
+			;
+		mmt_tpad_span(b, i, r, &s, &e);
+		for (k = i; k < i + r; k++) {
+			if (k == s && s < e) {
+				/* the stretch so far, then the CTR run */
+				if (ecb < k) {
+					err = mmt_tpad_ecb(m, b, mac, ecb, k);
+					if (err)
+						return err;
+				}
+				ecb = n;
+				mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
+				err = mmt_crypto_ctr(m->crypto, iv,
+						     mac + MMT_MAC_BYTES * s,
+						     MMT_MAC_BYTES * (e - s));
+				if (err)
+					return err;
+				k = e - 1;
+				continue;
+			}
+			if (ecb == n)
+				ecb = k;
+			mmt_tpad_nonce(mac + 16 * k, gua, ctr[k], (b + k) >> 1);
+		}
+	}
+	return ecb < n ? mmt_tpad_ecb(m, b, mac, ecb, n) : 0;
+}
+
+/*
  * Pads for @n blocks from @b under (@gua, @ctr[i]), into @out (trusted
  * scratch): with MMT_PADS_DATA the data pads, n * block_size bytes, then
- * with MMT_PADS_MAC n MAC pads of 16 bytes.
+ * with MMT_PADS_MAC n data MAC pads of 8 bytes (mmt_gen_tpads(); the area
+ * holds 16 n bytes).
  *
  * With @in, the data pads are not kept: @dout (n * block_size bytes,
  * trusted) gets @in XOR the data pads, i.e. the ciphertext of plaintext
@@ -504,8 +599,8 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
  * A run of blocks with one counter has consecutive data nonces
  * (docs/ENGINE.md, "Data encryption: pads"), so its pads are one AES-CTR
  * stream, which the crypto library XORs into @in in the same pass; the
- * nonces of short runs and the MAC nonces are written out and encrypted
- * with one ECB call per stretch.
+ * nonces of short runs are written out and encrypted with one ECB call per
+ * stretch.
  */
 static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 			const u64 *ctr, unsigned int what, u8 *out,
@@ -515,20 +610,10 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 	u32 bs = p->block_size, nsub = bs / MMT_AES_BLOCK, i, r, s;
 	bool data = what & MMT_PADS_DATA;
 	u8 *mac = data ? out + (size_t)n * bs : out, *d, *ecb = NULL;
-	u64 ghi = (gua & MMT_GUA_MASK) << 6;
 	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
 	u8 iv[MMT_AES_BLOCK];
 	int err;
 
-	for (i = 0; (what & MMT_PADS_MAC) && i < n; i++) {
-		u32 x = b + i;
-		u64 c = (ctr[i] & ((1ull << 40) - 1)) << 2;
-
-		/* mmt_mac_nonce_fill(m, MMT_DOM_DATA, ...), inlined */
-		put_unaligned_be64(ghi | (x & 0xfffffff) >> 22, mac + 16 * i);
-		put_unaligned_be64((u64)(x & 0x3fffff) << 42 | c |
-				   MMT_DOM_DATA, mac + 16 * i + 8);
-	}
 	for (i = 0; data && i < n; i += r) {
 		/*
 		 * mmt_data_nonce() of sub-block 0 of block b + i: off16 =
@@ -577,7 +662,7 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 	}
 	if (!(what & MMT_PADS_MAC))
 		return 0;
-	return mmt_crypto_ecb(m->crypto, MMT_SUBKEY_MAC, mac, mac, 16 * n);
+	return mmt_gen_tpads(m, gua, b, n, ctr, mac);
 }
 
 /* Blocks per batch when each needs @copies sets of data and MAC pads. */
@@ -590,46 +675,22 @@ static u32 mmt_batch(const struct mmt_params *p, unsigned int copies)
 /* ------------------------------------------------------------ data */
 
 /*
- * Data MAC of one block under one GUA (docs/ENGINE.md, "Carter-Wegman
- * MACs"): NH over the ciphertext, then a multilinear hash mod p of the NH
- * value and the bound words.  The bound words that do not change from block
- * to block (GUA, domain) are hashed once per call.
+ * Data MAC of a block (docs/ENGINE.md, "Carter-Wegman MACs", format v4):
+ * NH over the ciphertext, then K_0 * Y_0 + K_1 * Y_1 in GF(2^64) of the two
+ * NH sums, XOR the block's MAC pad, which binds the GUA, the block and its
+ * counter.
  */
 struct mmt_dmac {
 	const u8 *nh;		/* NH key words, little-endian (mmt_nh()) */
-	const u64 *kt;		/* MMT_DMAC_KEYS multilinear keys */
-	mmt_u128 fixed;		/* kt[4] * GUA + kt[5] * domain */
+	const u64 *gf;		/* K_0, K_1 (mmt_gf64()) */
 };
 
-static void mmt_dmac_init(const struct mmt *m, u64 gua, struct mmt_dmac *d)
+static void mmt_dmac_init(const struct mmt *m, struct mmt_dmac *d)
 {
 	const u64 *k = mmt_crypto_hash_key(m->crypto);
 
 	d->nh = (const u8 *)(k + MMT_HASH_KEYS);
-	d->kt = k + MMT_DKEY;
-	d->fixed = (mmt_u128)d->kt[4] * (gua & MMT_GUA_MASK) +
-		   (mmt_u128)d->kt[5] * MMT_DOM_DATA;
-}
-
-/*
- * Tag of block @b, counter @ctr, whose ciphertext has the NH sums @nh (the
- * 128-bit NH value nh[0] + 2^64 nh[1]).  The multilinear words: the NH
- * value in three pieces of 43, 43 and 42 bits, ctr << 20 | b (60 bits), GUA
- * (58 bits), domain: all below p, so the sum stays below 3 * 2^104 + 2^121
- * + 2^119 + 2^61 < 2^122.
- */
-static inline u64 mmt_dmac_tag(const struct mmt_dmac *d, const u64 nh[2],
-			       u32 b, u64 ctr, const u8 *pad16)
-{
-	u64 lo = nh[0], hi = nh[1];
-	mmt_u128 h = d->fixed;
-
-	h += (mmt_u128)d->kt[0] * (lo & MMT_M43);
-	h += (mmt_u128)d->kt[1] * ((lo >> 43 | hi << 21) & MMT_M43);
-	h += (mmt_u128)d->kt[2] * (hi >> 22);
-	h += (mmt_u128)d->kt[3] * ((ctr & ((1ull << 40) - 1)) << 20 |
-				   (b & 0xfffff));
-	return mmt_reduce(h) ^ get_unaligned_le64(pad16);
+	d->gf = k + MMT_GF_KEY;
 }
 
 /* Nonzero differences of tags, compared once with crypto_memneq(). */
@@ -643,10 +704,10 @@ static bool mmt_diff_bad(u64 diff)
 }
 
 /*
- * Check @n consecutive blocks from @b (counters @ctr[i], MAC pads @mpads,
- * 16 bytes apart) and decrypt them with the data pads @dpads into @dst
- * (trusted, n * block_size bytes), in one pass over the untrusted
- * ciphertext that loads each word once, hashes it (NH) and writes it
+ * Check @n consecutive blocks from @b (MAC pads @mpads, 8 bytes apart) and
+ * decrypt them with the data pads @dpads into @dst (trusted, n *
+ * block_size bytes), in one pass over the untrusted ciphertext that loads
+ * each word once, hashes it (NH; then GF(2^64) over the sums) and writes it
  * decrypted; @dpads NULL: copy the ciphertext into @dst (the caller
  * decrypts it there after this pass); @dst NULL: check only (@dpads
  * unused).  Returns the OR of the differences between computed and stored
@@ -654,23 +715,24 @@ static bool mmt_diff_bad(u64 diff)
  * @dst if it is not 0.  SIMD (mmt_nh_simd_begin()) for the whole batch.
  */
 static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
-			  u32 b, u32 n, const u64 *ctr, u8 *dst,
-			  const u8 *dpads, const u8 *mpads)
+			  u32 b, u32 n, u8 *dst, const u8 *dpads,
+			  const u8 *mpads)
 {
 	u32 bs = m->p->block_size, i, j, k;
 	const u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
 	const u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
 	unsigned int mode = dst && dpads ? MMT_NH_OPEN : MMT_NH_COPY;
 	bool simd = mmt_nh_simd_begin();
-	u64 diff = 0, h[2 * MMT_NH_CHUNK];
+	u64 diff = 0, h[2 * MMT_NH_CHUNK], g[MMT_NH_CHUNK];
 
 	for (i = 0; i < n; i += k, ct += (size_t)k * bs) {
 		k = min_t(u32, n - i, MMT_NH_CHUNK);
 		mmt_nh(simd, d->nh, dst, ct, dpads, bs, k, mode, h);
+		mmt_gf64(simd, d->gf, h, k, g);
 		for (j = 0; j < k; j++)
-			diff |= mmt_dmac_tag(d, h + 2 * j, b + i + j,
-					     ctr[i + j],
-					     mpads + 16 * (i + j)) ^
+			diff |= g[j] ^
+				get_unaligned_le64(mpads +
+						   MMT_MAC_BYTES * (i + j)) ^
 				get_unaligned_le64(mac + 8 * (i + j));
 		if (dst)
 			dst += (size_t)k * bs;
@@ -682,23 +744,23 @@ static u64 mmt_open_batch(const struct mmt *m, const struct mmt_dmac *d,
 }
 
 /*
- * Encrypt @n consecutive blocks from @b (counters @ctr[i]) of plaintext
+ * Encrypt @n consecutive blocks from @b of plaintext
  * @src (trusted, n * block_size bytes) with the data pads @dpads, storing
- * ciphertext and MACs (MAC pads @mpads, 16 bytes apart) in untrusted
+ * ciphertext and MACs (MAC pads @mpads, 8 bytes apart) in untrusted
  * memory, hashing the ciphertext as it is computed (never read back from
  * untrusted memory).  @src NULL: @dpads is already the ciphertext, in
  * trusted memory (the pads themselves for zeros, or mmt_gen_pads() with
  * @in).  SIMD (mmt_nh_simd_begin()) for the whole batch.
  */
 static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
-			   u32 n, const u64 *ctr, const u8 *src,
-			   const u8 *dpads, const u8 *mpads)
+			   u32 n, const u8 *src, const u8 *dpads,
+			   const u8 *mpads)
 {
 	u32 bs = m->p->block_size, i, j, k;
 	u8 *ct = m->data + ((size_t)b << m->p->log_block_size);
 	u8 *mac = m->macs + (size_t)b * MMT_MAC_BYTES;
 	bool simd = mmt_nh_simd_begin();
-	u64 h[2 * MMT_NH_CHUNK];
+	u64 h[2 * MMT_NH_CHUNK], g[MMT_NH_CHUNK];
 
 	for (i = 0; i < n; i += k, ct += (size_t)k * bs,
 	     dpads += (size_t)k * bs) {
@@ -711,10 +773,12 @@ static void mmt_seal_batch(struct mmt *m, const struct mmt_dmac *d, u32 b,
 			mmt_nh(simd, d->nh, ct, dpads, NULL, bs, k,
 			       MMT_NH_COPY, h);
 		}
+		mmt_gf64(simd, d->gf, h, k, g);
 		for (j = 0; j < k; j++)
-			put_unaligned_le64(mmt_dmac_tag(d, h + 2 * j, b + i + j,
-							ctr[i + j],
-							mpads + 16 * (i + j)),
+			put_unaligned_le64(g[j] ^
+					   get_unaligned_le64(mpads +
+							      MMT_MAC_BYTES *
+							      (i + j)),
 					   mac + 8 * (i + j));
 	}
 	mmt_nh_simd_end(simd);
@@ -729,7 +793,7 @@ static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
 	u32 b, n;
 	int err;
 
-	mmt_dmac_init(m, gua, &d);
+	mmt_dmac_init(m, &d);
 	for (b = b0; b <= b1; b += n) {
 		n = min_t(u32, b1 - b + 1, MMT_BATCH_MAX);
 		mmt_staged_ctrs(m, b, n, ctr);
@@ -737,8 +801,7 @@ static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
 				   NULL);
 		if (err)
 			return err;
-		if (mmt_diff_bad(mmt_open_batch(m, &d, b, n, ctr, NULL, NULL,
-						pads))) {
+		if (mmt_diff_bad(mmt_open_batch(m, &d, b, n, NULL, NULL, pads))) {
 			mmt_report(m, gua, -1, b);
 			return -EBADMSG;
 		}
@@ -747,15 +810,14 @@ static int mmt_verify_blocks(struct mmt *m, u64 gua, u32 b0, u32 b1)
 }
 
 /*
- * Check block @b (counter @ctr) and decrypt it into @dst in one pass over
+ * Check block @b and decrypt it into @dst in one pass over
  * the untrusted ciphertext.  -EBADMSG leaves unverified plaintext in @dst:
  * callers wipe it.
  */
 static int mmt_open_block(struct mmt *m, const struct mmt_dmac *d, u32 b,
-			  u64 ctr, u8 *dst, const u8 *data_pad,
-			  const u8 *mac_pad)
+			  u8 *dst, const u8 *data_pad, const u8 *mac_pad)
 {
-	if (mmt_diff_bad(mmt_open_batch(m, d, b, 1, &ctr, dst, data_pad,
+	if (mmt_diff_bad(mmt_open_batch(m, d, b, 1, dst, data_pad,
 					mac_pad)))
 		return -EBADMSG;
 	return 0;
@@ -789,8 +851,8 @@ static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
 	int err = 0, bad = 0;
 
 	t.crypto = to;
-	mmt_dmac_init(m, gua, &od);
-	mmt_dmac_init(&t, new_gua, &nd);
+	mmt_dmac_init(m, &od);
+	mmt_dmac_init(&t, &nd);
 	for (b = b0; b <= b1; b += n) {
 		u8 *op, *np;
 
@@ -811,18 +873,20 @@ static int mmt_recrypt_blocks(struct mmt *m, struct mmt_crypto *to,
 		for (i = 0; i < n; i++) {
 			u32 x = b + i;
 
-			if (mmt_open_block(m, &od, x, oc[i], tmp,
+			if (mmt_open_block(m, &od, x, tmp,
 					   op + (size_t)i * bs,
-					   op + (size_t)n * bs + 16 * i)) {
+					   op + (size_t)n * bs +
+					   MMT_MAC_BYTES * i)) {
 				mmt_report(m, gua, -1, x);
 				bad = -EBADMSG;
 				if (!keep_going)
 					goto out;
 				continue;
 			}
-			mmt_seal_batch(m, &nd, x, 1, nc + i, tmp,
+			mmt_seal_batch(m, &nd, x, 1, tmp,
 				       np + (size_t)i * bs,
-				       np + (size_t)n * bs + 16 * i);
+				       np + (size_t)n * bs +
+				       MMT_MAC_BYTES * i);
 		}
 	}
 out:
@@ -876,7 +940,7 @@ int mmt_format_major(struct mmt *m, u64 gua, u64 major)
 	memset(st, 0, ((size_t)p->node_count + 1) * sizeof(*st));
 	for (i = 0; i <= p->node_count; i++)
 		st[i].major = major;
-	mmt_dmac_init(m, gua, &d);
+	mmt_dmac_init(m, &d);
 	for (b = 0; b < p->blocks; b += n) {
 		n = min_t(u32, p->blocks - b, mmt_batch(p, 1));
 		mmt_staged_ctrs(m, b, n, ctr);
@@ -885,7 +949,7 @@ int mmt_format_major(struct mmt *m, u64 gua, u64 major)
 				   NULL);
 		if (err)
 			return err;
-		mmt_seal_batch(m, &d, b, n, ctr, NULL, pads,
+		mmt_seal_batch(m, &d, b, n, NULL, pads,
 			       pads + (size_t)n * p->block_size);
 	}
 	for (l = 0; l + 1 < p->levels; l++) {
@@ -972,7 +1036,7 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 	err = mmt_load_path(m, gua, b0, b1);
 	if (err)
 		goto fail;
-	mmt_dmac_init(m, gua, &d);
+	mmt_dmac_init(m, &d);
 	for (b = b0; b <= b1; b += n) {
 		const u8 *mpads;
 		u64 diff = 0;
@@ -992,7 +1056,7 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 					   pads, NULL, NULL);
 			if (err)
 				goto fail;
-			diff = mmt_open_batch(m, &d, b, n, ctr, dst, NULL,
+			diff = mmt_open_batch(m, &d, b, n, dst, NULL,
 					      pads);
 			err = mmt_gen_pads(m, gua, b, n, ctr, MMT_PADS_DATA,
 					   pads, dst, dst);
@@ -1018,18 +1082,19 @@ int mmt_read(struct mmt *m, u64 off, void *buf, size_t len)
 			if (x >= w0 && x <= w1) {	/* a run of whole blocks */
 				e = min(w1, b + n - 1);
 				diff |= mmt_open_batch(m, &d, x, e - x + 1,
-						       ctr + i,
 						       out + (start - off),
 						       pads + (size_t)i * bs,
-						       mpads + 16 * i);
+						       mpads +
+						       MMT_MAC_BYTES * i);
 			} else {			/* partial, via tmp */
 				u64 from = max(start, off);
 				u64 to = min(start + bs, off + len);
 
 				e = x;
-				diff |= mmt_open_batch(m, &d, x, 1, ctr + i, tmp,
+				diff |= mmt_open_batch(m, &d, x, 1, tmp,
 						       pads + (size_t)i * bs,
-						       mpads + 16 * i);
+						       mpads +
+						       MMT_MAC_BYTES * i);
 				memcpy(out + (from - off), tmp + (from - start),
 				       to - from);
 			}
@@ -1103,12 +1168,12 @@ static int mmt_open_one(struct mmt *m, u64 gua, u32 b, u8 *dst)
 	struct mmt_dmac d;
 	int err;
 
-	mmt_dmac_init(m, gua, &d);
+	mmt_dmac_init(m, &d);
 	mmt_staged_ctrs(m, b, 1, ctr);
 	err = mmt_gen_pads(m, gua, b, 1, ctr, MMT_PADS_DATA | MMT_PADS_MAC,
 			   pads, NULL, NULL);
 	if (!err)
-		err = mmt_open_block(m, &d, b, ctr[0], dst, pads,
+		err = mmt_open_block(m, &d, b, dst, pads,
 				     pads + m->p->block_size);
 	if (err == -EBADMSG)
 		mmt_report(m, gua, -1, b);
@@ -1323,7 +1388,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	}
 	mmt_bump_counters(m, b0, b1);
 
-	mmt_dmac_init(m, gua, &d);
+	mmt_dmac_init(m, &d);
 	mmt_whole(p, off, len, &w0, &w1);
 	for (b = b0; b <= b1; b += n) {
 		const u8 *mpads, *pt;
@@ -1344,7 +1409,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 					   pt, pads);
 			if (err)
 				goto out;
-			mmt_seal_batch(m, &d, b, n, ctr, NULL, pads, mpads);
+			mmt_seal_batch(m, &d, b, n, NULL, pads, mpads);
 			continue;
 		}
 		err = mmt_gen_pads(m, gua, b, n, ctr,
@@ -1362,8 +1427,9 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 				e = x;
 				pt = x == b0 ? mmt_head(m) : mmt_tailbuf(m);
 			}
-			mmt_seal_batch(m, &d, x, e - x + 1, ctr + i, pt,
-				       pads + (size_t)i * bs, mpads + 16 * i);
+			mmt_seal_batch(m, &d, x, e - x + 1, pt,
+				       pads + (size_t)i * bs,
+				       mpads + MMT_MAC_BYTES * i);
 		}
 	}
 	for (l = 0; l + 1 < p->levels; l++) {

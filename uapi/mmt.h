@@ -693,7 +693,7 @@ struct mmt_migrate_info {
  * @size: (in) sizeof(struct mmt_checkpoint)
  * @flags: (in) 0 or MMT_CKPT_PENDING
  * @buf: (in) user pointer to @closures x @closure_len bytes that receive
- *	the PMO's closures, closure i at i x @closure_len (each a format v3
+ *	the PMO's closures, closure i at i x @closure_len (each a format v4
  *	closure: header, sealed root, tree nodes, data MACs, ciphertext);
  *	0 with @buf_len 0 only reports @closures and @closure_len
  * @buf_len: (in) bytes at @buf: exactly @closures x @closure_len, or 0
@@ -1048,7 +1048,7 @@ struct mmt_restore {
  * plugin, tools/criu/mmt_criu.c, docs/CRIU.md).  A live migration
  * (MMT_IOC_MIGRATE_SEND, docs/MIGRATION.md) whose destination is the
  * caller's buffer and a record the module keeps: round 1 seals every
- * closure into @buf (format v3, bound to a fresh connection id and a
+ * closure into @buf (format v4, bound to a fresh connection id and a
  * fresh receive nonce, the @handle), later rounds the ones the owner
  * wrote meanwhile (none while CRIU has the process frozen), then the
  * handover (pwrite() blocks), and the COMMIT digest and tag of the last

@@ -527,7 +527,7 @@ static void mmt_closure_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (size_t)(MMT_CT_HEAD + p->nodes_bytes +
 					    p->macs_bytes + p->data_bytes));
 	KUNIT_ASSERT_EQ(test, mmt_closure_parse_hdr(buf, len, &h), 0);
-	KUNIT_EXPECT_EQ(test, h.version, 3);
+	KUNIT_EXPECT_EQ(test, h.version, 4);
 	KUNIT_EXPECT_EQ(test, h.flags, MMT_CLOSURE_F_COPY);
 	KUNIT_EXPECT_EQ(test, h.sender_node, MMT_GOLDEN_SENDER);
 	KUNIT_EXPECT_EQ(test, h.receiver_node, MMT_GOLDEN_RECEIVER);
@@ -1105,16 +1105,21 @@ static void mmt_closure_bad_version(struct kunit *test)
 			-EPROTONOSUPPORT);
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
 			 "version 2");
-	buf[4] = 4;
+	buf[4] = 3;	/* format v3 (multilinear second stage): refused */
+	KUNIT_EXPECT_EQ(test, mmt_closure_parse_hdr(buf, len, &h),
+			-EPROTONOSUPPORT);
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
-			 "version 4");
+			 "version 3");
+	buf[4] = 5;
+	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
+			 "version 5");
 	buf[4] = 0;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
 			 "version 0");
-	buf[4] = 3;
+	buf[4] = 4;
 	buf[5] = 1;
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTONOSUPPORT,
-			 "version 259");
+			 "version 260");
 	buf[5] = 0;
 	buf[0] = 'X';
 	mmt_ct_expect_rx(test, r, &rx, buf, len, false, -EPROTO, "magic");

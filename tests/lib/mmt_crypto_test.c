@@ -614,7 +614,7 @@ static void alloc_derives_subkeys(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, memcmp(mmt_crypto_hash_key(c),
 					     mmt_crypto_hash_key(raw),
-					     MMT_HASH_KEYS * 8), 0);
+					     MMT_ALL_KEYS * 8), 0);
 		KUNIT_EXPECT_EQ(test, mmt_crypto_seal(c, in, in, 16, in + 16,
 						      16, a), 0);
 		KUNIT_EXPECT_EQ(test, mmt_crypto_seal(raw, in, in, 16, in + 16,

@@ -3,7 +3,7 @@
  * mmt_golden.h - the recipe of the golden closure (tests/vectors/README.md).
  * Shared by tests/lib/mmt_closure_test.c (which rebuilds the closure and
  * compares it byte for byte with tests/lib/mmt_golden_vector.h) and
- * tools/mmt-golden.c (which writes tests/vectors/closure_v3_golden.bin and
+ * tools/mmt-golden.c (which writes tests/vectors/closure_v4_golden.bin and
  * the header).  Changing anything here changes the vector: regenerate both
  * with `build/tools/mmt-golden gen` and say why in the commit.
  */

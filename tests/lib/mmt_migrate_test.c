@@ -461,6 +461,7 @@ static void mmt_migrate_bind_tag(struct kunit *test)
 	struct mmt_mt_ctx *x = test->priv;
 	u8 info[sizeof(label) - 1 + MMT_BIND_BYTES + 4 + MMT_SHA256_BYTES];
 	u8 digest[MMT_SHA256_BYTES], okm[32], tag[MMT_MIG_TAG_BYTES];
+	u8 wide[33];	/* a tag_len of 33 is zeroed in full on -EINVAL */
 	u8 fields[MMT_BIND_TAG_FIELDS_MAX + 1] = { 0 };
 	struct mmt_bind b;
 	u8 *p = info;
@@ -503,9 +504,9 @@ static void mmt_migrate_bind_tag(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
 					   fields, 4, tag, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
-					   fields, 4, okm, 33), -EINVAL);
+					   fields, 4, wide, 33), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_bind_tag(x->key_root, salt, label, &b,
-					   fields, 4, okm, 32), 0);
+					   fields, 4, wide, 32), 0);
 }
 
 /* The digest names every index, GUA and counter, in order. */

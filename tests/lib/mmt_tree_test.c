@@ -26,6 +26,8 @@ static const struct geo tree_geos[] = {
 	{ "4 levels 2/2/2/2, 128 B", 4, 7, { 1, 1, 1, 1 }, false },
 	{ "2 levels 4/4, 4 KiB", 2, 12, { 2, 2 }, false },
 	{ "2 levels 8/2, 512 B", 2, 9, { 3, 1 }, false },
+	/* runs long enough for the data MAC pads' CTR calls (pad_layout) */
+	{ "2 levels 64/4, 64 B", 2, 6, { 6, 2 }, false },
 };
 
 static void geo_desc(const struct geo *g, char *desc)
@@ -360,6 +362,21 @@ static void replay_and_swap(struct kunit *test)
 	memcpy(f->m.macs + 16, mac, 8);
 	KUNIT_EXPECT_EQ(test, mmt_read(&f->m, 0, f->buf, bs), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, mmt_read(&f->m, 2 * bs, f->buf, bs), -EBADMSG);
+	memcpy(f->m.data, now.data, p->data_bytes);
+	memcpy(f->m.macs, now.macs, p->macs_bytes);
+	/*
+	 * Swap blocks 0 and 1 with their MACs: one pair under one counter,
+	 * whose two MAC pads are the two halves of one AES output (format v4;
+	 * by ECB in small MMTs, by one CTR call in "2 levels 64/4").  The hash
+	 * does not bind the block index, so only the halves tell them apart.
+	 */
+	memcpy(f->m.data, now.data + bs, bs);
+	memcpy(f->m.data + bs, now.data, bs);
+	memcpy(f->m.macs, now.macs + 8, 8);
+	memcpy(f->m.macs + 8, now.macs, 8);
+	KUNIT_EXPECT_EQ(test, mmt_read(&f->m, 0, f->buf, bs), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_read(&f->m, bs, f->buf, bs), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_verify_all(&f->m), -EBADMSG);
 	memcpy(f->m.data, now.data, p->data_bytes);
 	memcpy(f->m.macs, now.macs, p->macs_bytes);
 	check(test, f, 0, p->data_bytes);
@@ -721,21 +738,33 @@ static void nonce_unique(struct kunit *test)
  * (block 1 at 2, the others at 1: in one batch a run of one block, shorter
  * than MMT_CTR_MIN_RUN at small blocks and so made by ECB, between CTR
  * runs); pass 3, every other block written (runs of one block); pass 4,
- * block 0 written until its minor overflows, so that its leaf moves to
- * major + 1 with all minors 0 and its blocks are one CTR run again.
+ * the odd blocks from 3 written (all at 2), then blocks 1 to N - 2 in one
+ * write, one run with an odd first and an even last block (in the last
+ * geometry 254 blocks: the two ends by ECB, 252 blocks by one CTR call);
+ * pass 5, block 0 written until its minor overflows, so that
+ * its leaf moves to major + 1 with all minors 0 and its blocks are one CTR
+ * run again.
+ *
+ * In the same passes, the data MAC pads (format v4): every block's stored
+ * tag XOR the hash of its ciphertext (mmt_nh_generic(), mmt_gf64_generic())
+ * is the 8 bytes at 8 (b & 1) of the ECB encryption of the data nonce with
+ * the pair index b >> 1 in the offset field and bit 126 set, under the ENC
+ * subkey.  Runs of at least 64 blocks (only the last geometry has them)
+ * come from CTR calls, the others from ECB over written nonces.
  */
 static void pad_layout(struct kunit *test)
 {
 	struct fix *f = setup(test, test->param_value);
 	const struct mmt_params *p = &f->p;
-	u32 bs = p->block_size, nsub = bs / 16, b, s, bad;
+	u32 bs = p->block_size, nsub = bs / 16, b, s, bad, tbad;
 	u8 *zero = kunit_kzalloc(test, p->data_bytes, GFP_KERNEL);
 	u8 *n = kunit_kzalloc(test, 16, GFP_KERNEL);
-	u64 ctr, want;
+	const u64 *key = mmt_crypto_hash_key(f->m.crypto);
+	u64 ctr, want, h[2], g;
 	int pass;
 
 	KUNIT_ASSERT_TRUE(test, zero && n);
-	for (pass = 0; pass < 5; pass++) {
+	for (pass = 0; pass < 6; pass++) {
 		if (pass == 1)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, bs, zero, bs), 0);
 		if (pass == 2)
@@ -744,20 +773,43 @@ static void pad_layout(struct kunit *test)
 		for (b = 0; pass == 3 && b < p->blocks; b += 2)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, (u64)b * bs,
 							zero, bs), 0);
-		for (b = 0; pass == 4 && b <= MMT_MINOR_MAX; b++)
+		for (b = 3; pass == 4 && b < p->blocks; b += 2)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, (u64)b * bs,
+							zero, bs), 0);
+		if (pass == 4)
+			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, bs, zero,
+							p->data_bytes - 2 * bs),
+					0);
+		for (b = 0; pass == 5 && b <= MMT_MINOR_MAX; b++)
 			KUNIT_ASSERT_EQ(test, mmt_write(&f->m, 0, zero, bs), 0);
-		for (b = 0, bad = 0; b < p->blocks; b++) {
+		for (b = 0, bad = 0, tbad = 0; b < p->blocks; b++) {
 			KUNIT_ASSERT_EQ(test, mmt_block_counter(&f->m, b, &ctr),
 					0);
 			want = pass == 0 ? 0 : pass == 1 ? b == 1 :
 			       1 + (b == 1) + (pass >= 3 && !(b % 2));
+			/* pass 4: all but the first and the last at 3 */
+			if (pass >= 4)
+				want = 2 + (b && b < p->blocks - 1);
 			/*
-			 * pass 4: leaf 0 at major 1 with minors 0, but block 0,
+			 * pass 5: leaf 0 at major 1 with minors 0, but block 0,
 			 * written twice more after the overflow
 			 */
-			if (pass == 4 && !(b >> p->log_arity[0]))
+			if (pass == 5 && !(b >> p->log_arity[0]))
 				want = (1ull << MMT_MINOR_BITS) + 2 * !b;
 			KUNIT_EXPECT_EQ(test, ctr, want);
+			mmt_nh_generic((const u8 *)(key + MMT_HASH_KEYS), NULL,
+				       f->m.data + (size_t)b * bs, NULL, bs, 1,
+				       MMT_NH_COPY, h);
+			mmt_gf64_generic(key + MMT_HASH_KEYS + MMT_NH_KEYS, h,
+					 1, &g);
+			mmt_data_nonce(n, f->m.root.gua, ctr, b >> 1);
+			n[0] |= 0x40;
+			KUNIT_ASSERT_EQ(test, mmt_crypto_ecb(f->m.crypto,
+							     MMT_SUBKEY_ENC,
+							     n, n, 16), 0);
+			tbad += get_unaligned_le64(n + 8 * (b & 1)) !=
+				(get_unaligned_le64(f->m.macs +
+						    MMT_MAC_BYTES * b) ^ g);
 			for (s = 0; s < nsub; s++) {
 				mmt_data_nonce(n, f->m.root.gua, ctr,
 					       b * nsub + s);
@@ -770,6 +822,7 @@ static void pad_layout(struct kunit *test)
 			}
 		}
 		KUNIT_EXPECT_EQ_MSG(test, bad, 0u, "pass %d", pass);
+		KUNIT_EXPECT_EQ_MSG(test, tbad, 0u, "MAC pads, pass %d", pass);
 	}
 }
 

@@ -3680,8 +3680,10 @@ out:
  *     the handle again: ESTALE; the record gone;
  *   - a receiver process that dies after the commit (SIGKILL, its fds
  *     closed by its exit): this process restores the PMO, the sender's
- *     bytes.
- * Everything parked is restored and closed, so the module unloads.
+ *     bytes;
+ *   - figures the receiver cannot write (case_park_info()).
+ * Everything parked is restored and closed, and then every PMO is freed
+ * (debugfs mmt/stats pmos as before): the module unloads.
  */
 #define CASE_PARK_ROUNDS	8
 static void case_park(void)
@@ -3691,10 +3693,11 @@ static void case_park(void)
 	uint8_t data[4096];
 	int lfd, cfd = -1, afd = -1, ret, r[2], k, won, busy = 0, inval = 0;
 	int eperm = 0, race = 0, bytes = 0, stale = 0, nonce = 0, kept = 0;
-	long rec0;
+	long rec0, pmos0;
 	double t0 = pt_now();
 
 	pt_rng_seed(&rng, opt.seed);
+	pmos0 = case_stat("pmos");
 	addr_v4(&a, opt.self, PORT_MAIN + 91);
 	lfd = mmtu_listen(dev0, &a, 0, MMT_CONN_CLOEXEC);
 	if (lfd >= 0)
@@ -3829,6 +3832,9 @@ static void case_park(void)
 		  "%d of %d", stale, CASE_PARK_ROUNDS);
 	case_park_dead(cfd, afd, &rng, rec0);
 	case_park_info(cfd, afd, &rng, rec0);
+	pt_result(case_stat("pmos") == pmos0,
+		  "cases: park: every PMO freed once its fds are closed (debugfs pmos)",
+		  "%ld PMOs, %ld before", case_stat("pmos"), pmos0);
 out:
 	if (afd >= 0)
 		close(afd);

@@ -108,6 +108,7 @@
 
 #include "pmo_test.h"
 #include "fuzz_errnos.h"
+#include "../guest/mmt_stat.h"
 
 #define SLOTS		40	/* shared fd table */
 #define FD_LIMIT	256	/* RLIMIT_NOFILE */
@@ -815,6 +816,44 @@ static void addr_v4(struct mmt_conn_addr *a, struct in_addr ip, uint16_t port)
 	memcpy(a->addr, &ip, 4);
 }
 
+/*
+ * A connection of this guest to itself on @port (--self), each wait at
+ * most @ms: the listener in *@l (made if *@l < 0, else reused), the
+ * connecting end in *@c and the accepted one in *@a, each -errno if not
+ * made (a connecting end without its accepted one is closed).  True if
+ * the connection is made.
+ */
+static bool self_conn(uint16_t port, unsigned int ms, int *l, int *c,
+		      int *a)
+{
+	struct mmt_conn_addr addr;
+
+	addr_v4(&addr, opt.self, port);
+	*c = *a = -EBADF;
+	if (*l < 0)
+		*l = mmtu_listen(dev0, &addr, 0, MMT_CONN_CLOEXEC);
+	if (*l >= 0)
+		*c = mmtu_connect(dev0, &addr, ms, MMT_CONN_CLOEXEC, NULL);
+	if (*c >= 0)
+		*a = mmtu_accept(*l, ms, MMT_CONN_CLOEXEC, NULL);
+	if (*c >= 0 && *a < 0) {
+		close(*c);
+		*c = -EBADF;
+	}
+	return *a >= 0;
+}
+
+/* close what self_conn() made (negative: not made) */
+static void self_conn_close(int l, int c, int a)
+{
+	if (a >= 0)
+		close(a);
+	if (c >= 0)
+		close(c);
+	if (l >= 0)
+		close(l);
+}
+
 /* a place to connect to: the peer, ourselves, nobody, or garbage */
 static bool rnd_connect_addr(struct th *th, struct mmt_conn_addr *a)
 {
@@ -1002,6 +1041,12 @@ static int park_restore(const uint8_t *h, bool with_buf)
 	return ioctl(dev0, MMT_IOC_RESTORE, &r) ? -errno : r.fd;
 }
 
+/* "an fd" or the errno's name, for messages */
+static const char *fd_or_err(int ret)
+{
+	return ret >= 0 ? "an fd" : pt_errname(-ret);
+}
+
 /* one side of a valid migration, on its own thread or the caller's */
 struct mig_side {
 	int conn, pmo;
@@ -1045,7 +1090,9 @@ static int park_migrate(struct mig_side *tx, struct mig_side *rx)
 		tx->ret = -EAGAIN;
 		return rx->ret = -EAGAIN;
 	}
-	mig_call(rx, false);
+	/* a receive that failed: the source need not wait out its timeout */
+	if (mig_call(rx, false))
+		ioctl(tx->conn, MMT_IOC_MIGRATE_ABORT, 0);
 	pthread_join(t, NULL);
 	return rx->ret;
 }
@@ -2211,27 +2258,32 @@ static void __attribute__((format(printf, 1, 2))) park_fail(const char *fmt,
 	pthread_mutex_unlock(&rep_lock);
 }
 
+/*
+ * A restore of the parked handle @h (with a buffer if @with_buf) that
+ * must fail with @want; a failed check if not (an fd it gave is counted
+ * and closed)
+ */
+static void park_expect(const uint8_t *h, bool with_buf, int want,
+			const char *what)
+{
+	int ret = park_restore(h, with_buf);
+
+	if (ret == -want)
+		return;
+	park_fail("%s: %s, want %s", what, fd_or_err(ret), pt_errname(want));
+	if (ret >= 0) {
+		park_got(h);
+		close(ret);
+	}
+}
+
 /* the thread's own connection to itself (port PORT_MAIN + 20 + idx) */
 static bool park_pair(struct th *th)
 {
-	struct mmt_conn_addr a;
-
 	if (th->pk_a >= 0)
 		return true;
-	if (!opt.have_self)
-		return false;
-	addr_v4(&a, opt.self, PORT_MAIN + 20 + th->idx);
-	if (th->pk_l < 0)
-		th->pk_l = mmtu_listen(dev0, &a, 0, MMT_CONN_CLOEXEC);
-	if (th->pk_l >= 0 && th->pk_c < 0)
-		th->pk_c = mmtu_connect(dev0, &a, 2000, MMT_CONN_CLOEXEC, NULL);
-	if (th->pk_c >= 0)
-		th->pk_a = mmtu_accept(th->pk_l, 2000, MMT_CONN_CLOEXEC, NULL);
-	if (th->pk_a < 0 && th->pk_c >= 0) {
-		close(th->pk_c);
-		th->pk_c = -1;
-	}
-	return th->pk_a >= 0;
+	return opt.have_self && self_conn(PORT_MAIN + 20 + th->idx, 2000,
+					  &th->pk_l, &th->pk_c, &th->pk_a);
 }
 
 static void park_pair_drop(struct th *th)
@@ -2262,7 +2314,7 @@ static void park_step(struct th *th)
 	struct tgt t = { .kind = K_CONN }, t2 = { .kind = K_PMO };
 	uint8_t data[4096];
 	const uint8_t *h = rx.mi.nonce;
-	int slot, ret, r[2], won = -1, i;
+	int slot, r[2], won = -1, i;
 	bool shared;
 
 	atomic_fetch_add(&park_steps, 1);
@@ -2304,7 +2356,9 @@ static void park_step(struct th *th)
 				  pt_errname(-tx.ret), tx.mi.flags,
 				  pt_errname(-rx.ret));
 		/* ended by its timeout, a reset or a signal: a new connection */
-		atomic_fetch_add(&park_migfail, 1);
+		if (atomic_fetch_add(&park_migfail, 1) < 3)
+			printf("# park_step: migration failed: send %s, receive %s\n",
+			       pt_errname(-tx.ret), pt_errname(-rx.ret));
 		park_pair_drop(th);
 		if (rx.ret)
 			goto out;
@@ -2316,22 +2370,9 @@ static void park_step(struct th *th)
 	if (shared)
 		tab_insert(th, fcntl(rx.pmo, F_DUPFD_CLOEXEC, 3), K_PMO, false);
 	th->op = "park_step: restore";
-	ret = park_restore(h, false);
-	if (ret != -EBUSY)
-		park_fail("restore while the receiver is open: %s, want EBUSY",
-			  ret >= 0 ? "an fd" : pt_errname(-ret));
-	if (ret >= 0) {
-		park_got(h);
-		close(ret);
-	}
-	if (chance(th, 30) && (ret = park_restore(h, true)) != -EINVAL) {
-		park_fail("restore with a buffer: %s, want EINVAL",
-			  ret >= 0 ? "an fd" : pt_errname(-ret));
-		if (ret >= 0) {
-			park_got(h);
-			close(ret);
-		}
-	}
+	park_expect(h, false, EBUSY, "restore while the receiver is open");
+	if (chance(th, 30))
+		park_expect(h, true, EINVAL, "restore with a buffer");
 	close(rx.pmo);
 	rx.pmo = -1;
 	if (!park_race2(h, r))
@@ -2349,23 +2390,14 @@ static void park_step(struct th *th)
 		if (r[i] >= 0 || (r[i] == -ESTALE && won == !i) ||
 		    (r[i] == -EBUSY && shared))
 			continue;
-		park_fail("racing restores: %s and %s%s",
-			  r[0] >= 0 ? "an fd" : pt_errname(-r[0]),
-			  r[1] >= 0 ? "an fd" : pt_errname(-r[1]),
-			  shared ? " (a dup in the table)" : "");
+		park_fail("racing restores: %s and %s%s", fd_or_err(r[0]),
+			  fd_or_err(r[1]), shared ? " (a dup in the table)" : "");
 	}
 	if (won < 0)
 		goto out;		/* the table's dup holds it: main() */
 	if (!shared && !park_same(r[won], data))
 		park_fail("the restored PMO is not VALID with the sender's bytes");
-	ret = park_restore(h, false);
-	if (ret != -ESTALE)
-		park_fail("restore after the fd was given: %s, want ESTALE",
-			  ret >= 0 ? "an fd" : pt_errname(-ret));
-	if (ret >= 0) {
-		park_got(h);
-		close(ret);
-	}
+	park_expect(h, false, ESTALE, "restore after the fd was given");
 	took_fd(th, r[won], K_PMO, false);
 out:
 	if (tx.pmo >= 0)
@@ -3236,19 +3268,13 @@ static int case_pmo(enum pmo_state st, const uint8_t *key, unsigned int n)
  */
 static void case_delegate_busy(void)
 {
-	struct mmt_conn_addr a;
 	struct case_recv cr = { .conn = -1, .pmo = -1 };
 	struct pt_snap before, after;
 	pthread_t th;
-	int lfd, cfd = -1, afd = -1, src, ret = 0, i;
+	int lfd = -1, cfd, afd, src, ret = 0, i;
 	bool busy = false, started = false;
 
-	addr_v4(&a, opt.self, PORT_MAIN + 90);
-	lfd = mmtu_listen(dev0, &a, 0, MMT_CONN_CLOEXEC);
-	if (lfd >= 0)
-		cfd = mmtu_connect(dev0, &a, 5000, MMT_CONN_CLOEXEC, NULL);
-	if (cfd >= 0)
-		afd = mmtu_accept(lfd, 5000, MMT_CONN_CLOEXEC, NULL);
+	self_conn(PORT_MAIN + 90, 5000, &lfd, &cfd, &afd);
 	cr.pmo = case_pmo(P_WAITING, key_a, 2);
 	src = case_pmo(P_VALID, key_b, 2);	/* another key: EBADMSG if
 						 * it ever gets through */
@@ -3284,12 +3310,7 @@ out:
 		close(src);
 	if (cr.pmo >= 0)
 		close(cr.pmo);
-	if (afd >= 0)
-		close(afd);
-	if (cfd >= 0)
-		close(cfd);
-	if (lfd >= 0)
-		close(lfd);
+	self_conn_close(lfd, cfd, afd);
 }
 
 /* case 2's second thread: flips the node id */
@@ -3440,29 +3461,6 @@ static void case_invalidated_receive(void)
 		  bad);
 }
 
-/* the counter NAME of debugfs mmt/stats; -1 if unreadable */
-static long case_stat(const char *name)
-{
-	char line[128], key[64];
-	long n = -1, v;
-	FILE *f = fopen("/sys/kernel/debug/mmt/stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", key, &v) == 2 &&
-		    !strcmp(key, name))
-			n = v;
-	fclose(f);
-	return n;
-}
-
-/* "an fd" or the errno's name, for messages */
-static const char *case_fd(int ret)
-{
-	return ret >= 0 ? "an fd" : pt_errname(-ret);
-}
-
 /*
  * A child without CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN: a restore of
  * the parked handle @h and a receive with
@@ -3557,11 +3555,11 @@ static void case_park_dead(int cfd, int afd, struct pt_rng *rng, long rec0)
 	if (fd >= 0)
 		same = park_same(fd, data);
 	pt_result(sent && !msg.ret && !tx.ret && same &&
-		  case_stat("ckpt_records") == rec0,
+		  mmtg_stat("ckpt_records") == rec0,
 		  "cases: park: the receiver killed after the commit; another process restores the PMO, the sender's bytes",
 		  "fork %d, send %s, receive %s, restore %s, bytes %s, records %ld (want %ld)",
-		  pid, pt_errname(-tx.ret), pt_errname(-msg.ret), case_fd(fd),
-		  same ? "the same" : "differ", case_stat("ckpt_records"),
+		  pid, pt_errname(-tx.ret), pt_errname(-msg.ret), fd_or_err(fd),
+		  same ? "the same" : "differ", mmtg_stat("ckpt_records"),
 		  rec0);
 	if (fd >= 0)
 		close(fd);
@@ -3629,10 +3627,10 @@ static void case_park_info(int cfd, int afd, struct pt_rng *rng, long rec0)
 	ret = ioctl(afd, MMT_IOC_MIGRATE_RECV, &m) ? -errno : 0;
 	dt = pt_now() - t0;
 	pt_result(ret == -EFAULT && dt < 1 &&
-		  case_stat("ckpt_records") == rec0,
+		  mmtg_stat("ckpt_records") == rec0,
 		  "cases: park: figures read-only: EFAULT at once, no record",
 		  "%s after %.1f s, records %ld (want %ld)", pt_errname(-ret),
-		  dt, case_stat("ckpt_records"), rec0);
+		  dt, mmtg_stat("ckpt_records"), rec0);
 
 	mprotect(w.page, w.bytes, PROT_READ | PROT_WRITE);
 	m.timeout_ms = 5000;
@@ -3647,11 +3645,11 @@ static void case_park_info(int cfd, int afd, struct pt_rng *rng, long rec0)
 	if (fd >= 0)
 		same = park_same(fd, data);
 	pt_result(sent && !ret && !w.tx.ret && same &&
-		  case_stat("ckpt_records") == rec0,
+		  mmtg_stat("ckpt_records") == rec0,
 		  "cases: park: figures write-protected during the receive: committed, 0, the PMO restores",
 		  "receive %s, send %s, restore %s, bytes %s, records %ld (want %ld)",
-		  pt_errname(-ret), pt_errname(-w.tx.ret), case_fd(fd),
-		  same ? "the same" : "differ", case_stat("ckpt_records"),
+		  pt_errname(-ret), pt_errname(-w.tx.ret), fd_or_err(fd),
+		  same ? "the same" : "differ", mmtg_stat("ckpt_records"),
 		  rec0);
 	if (fd >= 0)
 		close(fd);
@@ -3688,23 +3686,17 @@ out:
 #define CASE_PARK_ROUNDS	8
 static void case_park(void)
 {
-	struct mmt_conn_addr a;
 	struct pt_rng rng;
 	uint8_t data[4096];
-	int lfd, cfd = -1, afd = -1, ret, r[2], k, won, busy = 0, inval = 0;
+	int lfd = -1, cfd, afd, ret, r[2], k, won, busy = 0, inval = 0;
 	int eperm = 0, race = 0, bytes = 0, stale = 0, nonce = 0, kept = 0;
 	long rec0, pmos0;
 	double t0 = pt_now();
 
 	pt_rng_seed(&rng, opt.seed);
-	pmos0 = case_stat("pmos");
-	addr_v4(&a, opt.self, PORT_MAIN + 91);
-	lfd = mmtu_listen(dev0, &a, 0, MMT_CONN_CLOEXEC);
-	if (lfd >= 0)
-		cfd = mmtu_connect(dev0, &a, 5000, MMT_CONN_CLOEXEC, NULL);
-	if (cfd >= 0)
-		afd = mmtu_accept(lfd, 5000, MMT_CONN_CLOEXEC, NULL);
-	rec0 = case_stat("ckpt_records");
+	pmos0 = mmtg_stat("pmos");
+	self_conn(PORT_MAIN + 91, 5000, &lfd, &cfd, &afd);
+	rec0 = mmtg_stat("ckpt_records");
 	if (lfd < 0 || cfd < 0 || afd < 0 || rec0 < 0) {
 		pt_result(false, "cases: park and unpark",
 			  "setup: listen %d connect %d accept %d records %ld",
@@ -3720,10 +3712,10 @@ static void case_park(void)
 		rx.pmo = case_pmo(P_WAITING, key_a, 1);
 		ret = rx.pmo < 0 ? -EBADF : mig_call(&rx, false);
 		pt_result(ret == -ETIMEDOUT &&
-			  case_stat("ckpt_records") == rec0,
+			  mmtg_stat("ckpt_records") == rec0,
 			  "cases: park: a parking receive with no offer: ETIMEDOUT, no record",
 			  "%s, records %ld -> %ld", pt_errname(-ret), rec0,
-			  case_stat("ckpt_records"));
+			  mmtg_stat("ckpt_records"));
 		if (rx.pmo >= 0)
 			close(rx.pmo);
 	}
@@ -3753,7 +3745,7 @@ static void case_park(void)
 		}
 		close(tx.pmo);
 		nonce += !memcmp(tx.mi.nonce, rx.mi.nonce, 16) &&
-			case_stat("ckpt_records") == rec0 + 1;
+			mmtg_stat("ckpt_records") == rec0 + 1;
 		/* the receiver, then a dup of it, holds the PMO: EBUSY */
 		dup = fcntl(rx.pmo, F_DUPFD_CLOEXEC, 3);
 		ret = park_restore(h, false);
@@ -3782,7 +3774,7 @@ static void case_park(void)
 		}
 		eperm += case_park_eperm(h, afd);
 		close(dup);
-		kept += case_stat("ckpt_records") == rec0 + 1;
+		kept += mmtg_stat("ckpt_records") == rec0 + 1;
 		/* two restores at once: one fd, one ESTALE */
 		if (!park_race2(h, r))
 			r[0] = r[1] = -EAGAIN;
@@ -3791,7 +3783,7 @@ static void case_park(void)
 			race++;
 		else
 			printf("# cases: park: round %d: racing restores: %s and %s\n",
-			       k, case_fd(r[0]), case_fd(r[1]));
+			       k, fd_or_err(r[0]), fd_or_err(r[1]));
 		if (r[0] >= 0 && r[1] >= 0)
 			close(r[!won]);
 		if (won < 0)
@@ -3799,7 +3791,7 @@ static void case_park(void)
 		bytes += park_same(r[won], data) &&
 			mmtu_pmo_write_all(r[won], data, 64, 100) == 64;
 		ret = park_restore(h, false);
-		stale += ret == -ESTALE && case_stat("ckpt_records") == rec0;
+		stale += ret == -ESTALE && mmtg_stat("ckpt_records") == rec0;
 		if (ret >= 0)
 			close(ret);
 		close(r[won]);
@@ -3832,16 +3824,11 @@ static void case_park(void)
 		  "%d of %d", stale, CASE_PARK_ROUNDS);
 	case_park_dead(cfd, afd, &rng, rec0);
 	case_park_info(cfd, afd, &rng, rec0);
-	pt_result(case_stat("pmos") == pmos0,
+	pt_result(mmtg_stat("pmos") == pmos0,
 		  "cases: park: every PMO freed once its fds are closed (debugfs pmos)",
-		  "%ld PMOs, %ld before", case_stat("pmos"), pmos0);
+		  "%ld PMOs, %ld before", mmtg_stat("pmos"), pmos0);
 out:
-	if (afd >= 0)
-		close(afd);
-	if (cfd >= 0)
-		close(cfd);
-	if (lfd >= 0)
-		close(lfd);
+	self_conn_close(lfd, cfd, afd);
 }
 
 /* the fixed regression cases of findings (--cases) */

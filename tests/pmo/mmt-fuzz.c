@@ -2693,7 +2693,7 @@ static void main_step(struct th *th)
 		STEP(th, local_step);
 	else if (r < 995 || th->conn_lean)
 		STEP(th, xfer_step, true, th->conn_lean ? T_MAX_MS : 50);
-	else if (r < 996 && chance(th, 50))
+	else if (r < 996 && chance(th, 30))
 		STEP(th, park_step);
 	else
 		STEP(th, poke);

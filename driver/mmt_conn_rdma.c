@@ -4098,9 +4098,17 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 	if (err)
 		return err;
 	if (a.info) {
-		/* the figures' struct: its size now, so a bad one costs nothing */
+		/*
+		 * the figures' struct: its size now, and that it can be
+		 * written (what was read goes back), so a bad one costs
+		 * nothing; once the migration committed, its figures
+		 * failing to go out must not turn it into a failure
+		 */
 		err = mmt_copy_in(&info, sizeof(info), u64_to_user_ptr(a.info),
 				  MMT_MIGRATE_INFO_SIZE_VER0, &isize);
+		if (!err && mmt_copy_out(u64_to_user_ptr(a.info), &info,
+					 sizeof(info), isize))
+			err = -EFAULT;
 		if (err)
 			return err;
 	}
@@ -4133,8 +4141,14 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 					 &info);
 		else
 			mmt_mig_info_unstarted(&info, send, err);
+		/*
+		 * committed is final (uapi/mmt.h): 0 even if the caller
+		 * unmapped or write-protected @info meanwhile (the figures
+		 * stay with MMT_IOC_MIGRATE_INFO)
+		 */
 		if (mmt_copy_out(u64_to_user_ptr(a.info), &info, sizeof(info),
-				 isize) && !err)
+				 isize) && !err &&
+		    info.phase != MMT_MIG_PHASE_COMMITTED)
 			err = -EFAULT;
 	}
 	return err;

@@ -1466,7 +1466,10 @@ struct mmt_restore {
  *
  * Return: 0 (the destination committed); -1 with errno set to:
  * * EFAULT, E2BIG - as for every command (also a bad @info pointer or
- *   struct mmt_migrate_info size)
+ *   struct mmt_migrate_info size; EFAULT also an @info that cannot be
+ *   written: found before anything is sent.  A migration that committed
+ *   returns 0 even if @info could not be written at its end: the
+ *   figures stay with MMT_IOC_MIGRATE_INFO)
  * * EINVAL - bad @size, unknown @flags (MMT_MIGRATE_EAGER is the
  *   receiver's), non-zero reserved fields, @timeout_ms,
  *   @downtime_limit_ms, @max_rounds or @window out of range
@@ -1543,7 +1546,11 @@ struct mmt_restore {
  * to:
  * * EFAULT, E2BIG, EINVAL - bad argument (@downtime_limit_ms and
  *   @max_rounds must be 0; @window 0 or 1..MMT_MIGRATE_WINDOW_MAX: the
- *   largest window taken, else the offer is refused with E2BIG)
+ *   largest window taken, else the offer is refused with E2BIG).  EFAULT
+ *   also an @info that cannot be read or written: found before anything
+ *   is received (no record parked).  Once committed the call returns 0
+ *   even if @info could not be written at its end (the figures, and the
+ *   handle of a parked PMO, stay with MMT_IOC_MIGRATE_INFO)
  * * EPERM - MMT_MIGRATE_PARK without CAP_CHECKPOINT_RESTORE or
  *   CAP_SYS_ADMIN (nothing was received)
  * * ENOSPC - MMT_MIGRATE_PARK with MMT_CKPT_MAX records waiting (nothing

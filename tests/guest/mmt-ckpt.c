@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "mmt.h"
+#include "mmt_stat.h"
 
 static int failures;
 
@@ -143,32 +144,15 @@ static int all_state(int fd, uint32_t state)
 	return 1;
 }
 
-/* the counter NAME of debugfs mmt/stats; -1 if unreadable */
-static long stat_of(const char *name)
-{
-	char line[128], key[64];
-	long n = -1, v;
-	FILE *f = fopen("/sys/kernel/debug/mmt/stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", key, &v) == 2 &&
-		    !strcmp(key, name))
-			n = v;
-	fclose(f);
-	return n;
-}
-
 static long pmos_alive(void)
 {
-	return stat_of("pmos");
+	return mmtg_stat("pmos");
 }
 
 /* checkpoints waiting for their restore */
 static long records(void)
 {
-	return stat_of("ckpt_records");
+	return mmtg_stat("ckpt_records");
 }
 
 /* time a checkpoint and a restore of @mib MiB, print them */

@@ -152,7 +152,8 @@ parse_args() {
 }
 
 # build_guest_programs - compile every tests/guest/*.c into a static
-# program GUEST_BUILD/bin/<name> if the source or uapi/ is newer
+# program GUEST_BUILD/bin/<name> if the source, uapi/*.h or
+# tests/guest/*.h is newer
 build_guest_programs() {
 	local c out
 
@@ -161,7 +162,7 @@ build_guest_programs() {
 		[ -f "$c" ] || continue
 		out=$GUEST_BUILD/bin/$(basename "$c" .c)
 		if [ ! -x "$out" ] || [ "$c" -nt "$out" ] ||
-		   [ -n "$(find "$ROOT/uapi" -newer "$out" -name '*.h')" ]; then
+		   [ -n "$(find "$ROOT/uapi" "$HERE" -maxdepth 1 -newer "$out" -name '*.h')" ]; then
 			${CC:-gcc} -static -O2 -g -Wall -Wextra -Werror \
 				-D_GNU_SOURCE -I"$ROOT/uapi" -o "$out.tmp.$$" "$c"
 			mv "$out.tmp.$$" "$out"

@@ -8,7 +8,7 @@
 # Builds tests/pmo/*.c (each one program, linked with tools/lib/libmmt.c)
 # and tools/mmtctl.c into OUTDIR, static (the guest has no libc of its
 # own), with -Wall -Wextra -Werror.  A program is rebuilt when its source,
-# tests/pmo/*.h, tools/lib/* or uapi/ is newer than it.  Environment: CC
+# tests/pmo/*.h, tests/guest/*.h, tools/lib/* or uapi/ is newer than it.  Environment: CC
 # (default gcc).
 set -euo pipefail
 
@@ -18,7 +18,7 @@ OUT=${1:-$ROOT/build/guest-progs}
 CC=${CC:-gcc}
 CFLAGS="-static -O2 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread"
 INC="-I$ROOT/uapi -I$ROOT/tools/lib"
-DEPS=("$ROOT"/tools/lib/* "$ROOT"/uapi/*.h "$HERE"/*.h)
+DEPS=("$ROOT"/tools/lib/* "$ROOT"/uapi/*.h "$HERE"/*.h "$ROOT"/tests/guest/*.h)
 
 mkdir -p "$OUT"
 

@@ -25,6 +25,13 @@
  *     channel: the thread's own one, which the table holds dups of, or a
  *     fresh one put in the table first, so the other threads race on
  *     it), a valid local delegation, a new PMO, /dev/mmt or /dev/null;
+ *   - park and unpark (park_step(); docs/CRIU.md section 6): a migration
+ *     over the thread's own connection to itself into a receiver with
+ *     MMT_MIGRATE_PARK, restores of the handle while the receiver is
+ *     open (EBUSY), with a buffer (EINVAL), from two threads at once
+ *     (one fd, the other ESTALE), the restored PMO the sender's bytes;
+ *     some valid migration receives park too, and MMT_IOC_RESTORE is
+ *     fuzzed with the handles kept;
  *   - a signal (SIGUSR1, no SA_RESTART) to another thread, which
  *     interrupts what it is blocked in.
  * Half of the threads lean to connections (listen, accept, connect,
@@ -48,9 +55,11 @@
  * pair is reported once, with an example; a success on an fd that is not
  * open, and an fd a call returned that is not of the kind it should be,
  * are failures too.  At the end every fd is closed, and no fd may be left
- * that the program did not know of (one a failing call installed); the
- * device must still work.  The guest scripts check the kernel log and
- * that the module unloads.
+ * that the program did not know of (one a failing call installed); every
+ * PMO still parked is restored (park_drain()), and every handle must then
+ * give ESTALE, with never a second fd for one handle; the device must
+ * still work.  The guest scripts check the kernel log and that the
+ * module unloads (a PMO left parked would hold it).
  *
  * A run ends after --calls calls (all threads together) or --time
  * seconds, whichever comes first; the output says which.  Thread i draws
@@ -61,7 +70,9 @@
  * instead (run_cases()): a local delegation into a PMO a RECV is filling
  * (EBUSY, documented), local delegations while another thread changes
  * the node id, and into a receiver another thread invalidates and keys
- * again (neither may give EXDEV).
+ * again (neither may give EXDEV); then park and unpark on a connection
+ * to itself (case_park(): every refusal's errno, racing restores, a
+ * receiver killed after the commit, figures the receiver cannot write).
  *
  * To keep the guest alive the program drops CAP_IPC_LOCK and sets
  * RLIMIT_MEMLOCK (--memlock MiB, default 32), and RLIMIT_NOFILE to 256
@@ -93,9 +104,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 
 #include "pmo_test.h"
 #include "fuzz_errnos.h"
+#include "../guest/mmt_stat.h"
 
 #define SLOTS		40	/* shared fd table */
 #define FD_LIMIT	256	/* RLIMIT_NOFILE */
@@ -167,6 +180,25 @@ static struct unexpected unexp[64];
 static int n_unexp;
 static uint64_t n_bad_fd_kind;
 
+/*
+ * PMOs parked by a receive with MMT_MIGRATE_PARK (docs/CRIU.md section
+ * 6), by handle (the receive's nonce): a slot is reserved before the
+ * receive, so no parked PMO goes untracked (one that did would hold the
+ * module at its rmmod).  @restored counts the fds restores gave for it:
+ * never more than one, and exactly one once main() restored what is left
+ */
+#define PARKS		64
+enum park_state { PK_FREE, PK_WAIT, PK_PARKED };
+static struct {
+	enum park_state state;
+	unsigned int restored;
+	uint8_t h[MMT_CKPT_HANDLE_BYTES];
+} parks[PARKS];
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_ullong n_parked, n_unparked;
+static atomic_ullong park_twice;	/* a second fd for one handle */
+static atomic_ullong park_unknown;	/* an fd for a handle nobody parked */
+
 /* what a thread owns */
 struct th {
 	int idx;
@@ -178,6 +210,8 @@ struct th {
 	struct pt_ring ur;
 	bool conn_lean;		/* leans to connection calls */
 	int xpmo;		/* its own transfer PMO, or -1 */
+	int pk_l, pk_c, pk_a;	/* park_step()'s listener, connection to
+				 * itself and its accepted end, or -1 */
 	pid_t ktid;		/* for /proc/self/task/<ktid>/stack */
 	const char *volatile op;	/* what it is doing, for a hang */
 };
@@ -782,6 +816,44 @@ static void addr_v4(struct mmt_conn_addr *a, struct in_addr ip, uint16_t port)
 	memcpy(a->addr, &ip, 4);
 }
 
+/*
+ * A connection of this guest to itself on @port (--self), each wait at
+ * most @ms: the listener in *@l (made if *@l < 0, else reused), the
+ * connecting end in *@c and the accepted one in *@a, each -errno if not
+ * made (a connecting end without its accepted one is closed).  True if
+ * the connection is made.
+ */
+static bool self_conn(uint16_t port, unsigned int ms, int *l, int *c,
+		      int *a)
+{
+	struct mmt_conn_addr addr;
+
+	addr_v4(&addr, opt.self, port);
+	*c = *a = -EBADF;
+	if (*l < 0)
+		*l = mmtu_listen(dev0, &addr, 0, MMT_CONN_CLOEXEC);
+	if (*l >= 0)
+		*c = mmtu_connect(dev0, &addr, ms, MMT_CONN_CLOEXEC, NULL);
+	if (*c >= 0)
+		*a = mmtu_accept(*l, ms, MMT_CONN_CLOEXEC, NULL);
+	if (*c >= 0 && *a < 0) {
+		close(*c);
+		*c = -EBADF;
+	}
+	return *a >= 0;
+}
+
+/* close what self_conn() made (negative: not made) */
+static void self_conn_close(int l, int c, int a)
+{
+	if (a >= 0)
+		close(a);
+	if (c >= 0)
+		close(c);
+	if (l >= 0)
+		close(l);
+}
+
 /* a place to connect to: the peer, ourselves, nobody, or garbage */
 static bool rnd_connect_addr(struct th *th, struct mmt_conn_addr *a)
 {
@@ -883,6 +955,199 @@ static enum fz_call rnd_ioctl_call(struct th *th)
 		r -= x;
 	}
 	return C_UNKNOWN;
+}
+
+/* ------------------------------------------------------------ parking */
+
+/* a slot for a receive with MMT_MIGRATE_PARK, or -1 (all taken) */
+static int park_reserve(void)
+{
+	int i;
+
+	pthread_mutex_lock(&park_lock);
+	for (i = 0; i < PARKS && parks[i].state != PK_FREE; i++)
+		;
+	if (i < PARKS)
+		parks[i].state = PK_WAIT;
+	pthread_mutex_unlock(&park_lock);
+	return i < PARKS ? i : -1;
+}
+
+/* the receive of slot @i returned: parked under @h if @parked, else free */
+static void park_end(int i, const uint8_t *h, bool parked)
+{
+	pthread_mutex_lock(&park_lock);
+	if (parked) {
+		memcpy(parks[i].h, h, MMT_CKPT_HANDLE_BYTES);
+		parks[i].state = PK_PARKED;
+		atomic_fetch_add(&n_parked, 1);
+	} else {
+		parks[i].state = PK_FREE;
+	}
+	pthread_mutex_unlock(&park_lock);
+}
+
+/* the handle of a parked PMO (maybe one restored already) in @h, or false */
+static bool park_pick(struct th *th, uint8_t *h)
+{
+	unsigned int n = 0, k, i;
+
+	pthread_mutex_lock(&park_lock);
+	for (i = 0; i < PARKS; i++)
+		n += parks[i].state == PK_PARKED;
+	if (n) {
+		k = below(th, n);
+		for (i = 0; parks[i].state != PK_PARKED || k--; i++)
+			;
+		memcpy(h, parks[i].h, MMT_CKPT_HANDLE_BYTES);
+	}
+	pthread_mutex_unlock(&park_lock);
+	return n;
+}
+
+/* a restore without a buffer gave an fd for the handle @h: count it */
+static void park_got(const uint8_t *h)
+{
+	int i;
+
+	pthread_mutex_lock(&park_lock);
+	for (i = 0; i < PARKS; i++)
+		if (parks[i].state == PK_PARKED &&
+		    !memcmp(parks[i].h, h, MMT_CKPT_HANDLE_BYTES))
+			break;
+	if (i == PARKS)
+		atomic_fetch_add(&park_unknown, 1);
+	else if (parks[i].restored++)
+		atomic_fetch_add(&park_twice, 1);
+	else
+		atomic_fetch_add(&n_unparked, 1);
+	pthread_mutex_unlock(&park_lock);
+}
+
+/*
+ * MMT_IOC_RESTORE of the parked handle @h on dev0, without a buffer (or
+ * with one, which must be refused): the fd, or -errno
+ */
+static int park_restore(const uint8_t *h, bool with_buf)
+{
+	static uint8_t buf[64];
+	struct mmt_restore r = { .size = MMT_RESTORE_SIZE_VER0 };
+
+	memcpy(r.handle, h, MMT_CKPT_HANDLE_BYTES);
+	if (with_buf) {
+		r.buf = (uintptr_t)buf;
+		r.buf_len = sizeof(buf);
+	}
+	return ioctl(dev0, MMT_IOC_RESTORE, &r) ? -errno : r.fd;
+}
+
+/* "an fd" or the errno's name, for messages */
+static const char *fd_or_err(int ret)
+{
+	return ret >= 0 ? "an fd" : pt_errname(-ret);
+}
+
+/* one side of a valid migration, on its own thread or the caller's */
+struct mig_side {
+	int conn, pmo;
+	uint64_t flags;
+	uint32_t timeout_ms;
+	int ret;			/* 0 or -errno */
+	struct mmt_migrate_info mi;
+};
+
+static int mig_call(struct mig_side *s, bool send)
+{
+	struct mmt_migrate m = { .size = MMT_MIGRATE_SIZE_VER0 };
+
+	memset(&s->mi, 0, sizeof(s->mi));
+	s->mi.size = MMT_MIGRATE_INFO_SIZE_VER0;
+	m.pmo_fd = s->pmo;
+	m.flags = s->flags;
+	m.timeout_ms = s->timeout_ms;
+	m.info = (uintptr_t)&s->mi;
+	s->ret = ioctl(s->conn, send ? MMT_IOC_MIGRATE_SEND :
+		       MMT_IOC_MIGRATE_RECV, &m) ? -errno : 0;
+	return s->ret;
+}
+
+static void *mig_sender(void *arg)
+{
+	mig_call(arg, true);
+	return NULL;
+}
+
+/*
+ * Migrate @tx->pmo over @tx->conn into @rx->pmo over @rx->conn (the two
+ * ends of a connection of this guest to itself), the source on a thread
+ * of its own: the receive's result (0 or -errno)
+ */
+static int park_migrate(struct mig_side *tx, struct mig_side *rx)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, mig_sender, tx)) {
+		tx->ret = -EAGAIN;
+		return rx->ret = -EAGAIN;
+	}
+	/* a receive that failed: the source need not wait out its timeout */
+	if (mig_call(rx, false))
+		ioctl(tx->conn, MMT_IOC_MIGRATE_ABORT, 0);
+	pthread_join(t, NULL);
+	return rx->ret;
+}
+
+/* two restores of one parked handle at once */
+struct park_race {
+	pthread_barrier_t *go;
+	const uint8_t *h;
+	int ret;			/* the fd, or -errno */
+};
+
+static void *park_racer(void *arg)
+{
+	struct park_race *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->ret = park_restore(r->h, false);
+	return NULL;
+}
+
+/*
+ * Restore the handle @h from this thread and another at once; the
+ * results in @ret.  False if the thread could not be made.
+ */
+static bool park_race2(const uint8_t *h, int ret[2])
+{
+	pthread_barrier_t go;
+	struct park_race r[2];
+	pthread_t t;
+	int i;
+
+	pthread_barrier_init(&go, NULL, 2);
+	for (i = 0; i < 2; i++)
+		r[i] = (struct park_race){ .go = &go, .h = h, .ret = -EAGAIN };
+	if (pthread_create(&t, NULL, park_racer, &r[1])) {
+		pthread_barrier_destroy(&go);
+		return false;
+	}
+	park_racer(&r[0]);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&go);
+	ret[0] = r[0].ret;
+	ret[1] = r[1].ret;
+	return true;
+}
+
+/* @fd's 4096 bytes at 0 are @data and every MMT is VALID */
+static bool park_same(int fd, const uint8_t *data)
+{
+	uint8_t back[4096];
+	struct pt_snap s;
+
+	return mmtu_pmo_read_all(fd, back, sizeof(back), 0) == sizeof(back) &&
+		!memcmp(back, data, sizeof(back)) && !pt_snap(fd, &s) &&
+		pt_all_state(&s, MMT_STATE_VALID, 0);
 }
 
 static bool is_known_cmd(unsigned long cmd)
@@ -1170,16 +1435,22 @@ static void fuzz_ioctl(struct th *th)
 		break;
 	}
 	case C_RESTORE: {
-		/* handles of no checkpoint: a zero or a random one */
+		/*
+		 * handles of no checkpoint: a zero or a random one; or of a
+		 * parked PMO (park_step()), then mostly without a buffer
+		 */
 		struct mmt_restore *rs = p;
+		bool parked = chance(th, 50) && park_pick(th, rs->handle);
 
 		cmd = MMT_IOC_RESTORE;
 		v = rs->size = MMT_RESTORE_SIZE_VER0;
-		if (chance(th, 50))
+		if (!parked && chance(th, 50))
 			for (len = 0; len < MMT_CKPT_HANDLE_BYTES; len++)
 				rs->handle[len] = (uint8_t)rnd_u64(th);
-		rs->buf = (uintptr_t)(a + 4096);
-		rs->buf_len = below(th, 4096);
+		if (!parked || chance(th, 20)) {
+			rs->buf = (uintptr_t)(a + 4096);
+			rs->buf_len = below(th, 4096);
+		}
 		rs->flags = chance(th, 50) ? MMT_PMO_CLOEXEC : 0;
 		pick(th, K_DEV, 90, &t);
 		break;
@@ -1239,6 +1510,13 @@ static void fuzz_ioctl(struct th *th)
 			uint8_t *mi = a + 4096;
 
 			clamp_timeout(th, &m->timeout_ms);
+			/*
+			 * a receive parks only where the handle is kept
+			 * (mig_step(), park_step()): a parked PMO nobody
+			 * restores would hold the module at its rmmod
+			 */
+			if (c == C_MIG_RECV)
+				m->flags &= ~MMT_MIGRATE_PARK;
 			if (m->info && m->info != (uintptr_t)mi)
 				m->info = (uintptr_t)bad_ptr(th, mi, 4096,
 							     MMT_MIGRATE_INFO_SIZE_VER0);
@@ -1346,6 +1624,11 @@ static void fuzz_ioctl(struct th *th)
 	case C_MIG_SEND:
 	case C_MIG_RECV:
 		atomic_fetch_add(&mig_ok, 1);
+		break;
+	case C_RESTORE:
+		/* only a parked PMO's handle can restore here */
+		park_got(((struct mmt_restore *)p)->handle);
+		took_fd(th, ((struct mmt_restore *)p)->fd, K_PMO, false);
 		break;
 	default:
 		break;
@@ -1889,7 +2172,9 @@ static unsigned int rnd_channel(struct th *th)
  * @t2 on the connection @t, whose other end may be migrating too (the
  * peer guest's threads do the same).  A source left with an unknown
  * outcome is taken back with MMT_IOC_PMO_MIG_RESOLVE (or dropped), so
- * the thread's own PMO serves again.
+ * the thread's own PMO serves again.  Some receives park the PMO
+ * (MMT_MIGRATE_PARK): its handle is kept, for the restores of
+ * fuzz_ioctl() and main()'s at the end.
  */
 static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 		     bool send, unsigned int max_ms)
@@ -1897,8 +2182,8 @@ static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 	struct detail dt = { .fd2 = t2->fd };
 	struct mmt_migrate_info mi;
 	struct mmt_migrate m;
+	int err, slot = -1;
 	long ret;
-	int err;
 
 	memset(&m, 0, sizeof(m));
 	memset(&mi, 0, sizeof(mi));
@@ -1909,8 +2194,12 @@ static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 	if (send) {
 		m.downtime_limit_ms = below(th, 3) ? 0 : 1 + below(th, 50);
 		m.max_rounds = below(th, 4);
-	} else if (chance(th, 50)) {
-		m.flags = MMT_MIGRATE_EAGER;
+	} else {
+		if (chance(th, 50))
+			m.flags = MMT_MIGRATE_EAGER;
+		/* parked once committed: the handle kept for a restore */
+		if (chance(th, 30) && (slot = park_reserve()) >= 0)
+			m.flags |= MMT_MIGRATE_PARK;
 	}
 	mi.size = MMT_MIGRATE_INFO_SIZE_VER0;
 	m.info = (uintptr_t)&mi;
@@ -1919,10 +2208,17 @@ static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 	th->op = send ? "valid MIGRATE_SEND" : "valid MIGRATE_RECV";
 	ret = ioctl(t->fd, dt.cmd, &m);
 	err = errno;
+	if (slot >= 0)
+		park_end(slot, mi.nonce, !ret);
 	check(send ? C_MIG_SEND : C_MIG_RECV, t, t2, ret, err, false, false,
 	      &dt);
 	if (!ret)
 		atomic_fetch_add(&mig_ok, 1);
+	/* parked: the thread's own PMO lets go of it (dups may still hold it) */
+	if (!ret && slot >= 0 && t2->fd == th->xpmo) {
+		close(th->xpmo);
+		th->xpmo = -1;
+	}
 	if (ret && send && (mi.flags & MMT_MIG_F_OUTCOME_UNKNOWN)) {
 		long r2;
 
@@ -1939,6 +2235,175 @@ static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 	if (ret && (err == ECONNRESET || err == ETIMEDOUT) &&
 	    (opt.peer_role || chance(th, 70)))
 		tab_drop(th, t);
+}
+
+/* a park_step() check that failed: counted, the first 8 printed */
+static atomic_ullong park_bad;
+/* park_step()s: run, without a connection, whose migration failed */
+static atomic_ullong park_steps, park_noconn, park_migfail;
+
+static void __attribute__((format(printf, 1, 2))) park_fail(const char *fmt,
+							     ...)
+{
+	va_list ap;
+
+	if (atomic_fetch_add(&park_bad, 1) >= 8)
+		return;
+	pthread_mutex_lock(&rep_lock);
+	printf("# park_step: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	pthread_mutex_unlock(&rep_lock);
+}
+
+/*
+ * A restore of the parked handle @h (with a buffer if @with_buf) that
+ * must fail with @want; a failed check if not (an fd it gave is counted
+ * and closed)
+ */
+static void park_expect(const uint8_t *h, bool with_buf, int want,
+			const char *what)
+{
+	int ret = park_restore(h, with_buf);
+
+	if (ret == -want)
+		return;
+	park_fail("%s: %s, want %s", what, fd_or_err(ret), pt_errname(want));
+	if (ret >= 0) {
+		park_got(h);
+		close(ret);
+	}
+}
+
+/* the thread's own connection to itself (port PORT_MAIN + 20 + idx) */
+static bool park_pair(struct th *th)
+{
+	if (th->pk_a >= 0)
+		return true;
+	return opt.have_self && self_conn(PORT_MAIN + 20 + th->idx, 2000,
+					  &th->pk_l, &th->pk_c, &th->pk_a);
+}
+
+static void park_pair_drop(struct th *th)
+{
+	close(th->pk_a);
+	close(th->pk_c);
+	th->pk_a = th->pk_c = -1;
+}
+
+/*
+ * Park and unpark (MMT_MIGRATE_PARK, docs/CRIU.md section 6) amid the
+ * other threads: a one-closure PMO of random bytes migrated over the
+ * thread's own connection to itself into a receiver that parks it (the
+ * two nonces equal); a restore while the receiver's fd is open: EBUSY;
+ * with a buffer: EINVAL.  A dup of the receiver goes into the table now
+ * and then, where the other threads close, pass, read and write it.  The
+ * receiver closed, two threads restore the handle at once: one fd and
+ * ESTALE (EBUSY, or one fd, while the table's dup may hold the PMO;
+ * main() restores it at the end); the restored PMO VALID and the
+ * sender's bytes (unless shared); then the handle again: ESTALE.  The
+ * restored fd joins the table.
+ */
+static void park_step(struct th *th)
+{
+	static const struct mmt_geometry g = { .levels = 1 };
+	struct mig_side tx = { .timeout_ms = 3000 };
+	struct mig_side rx = { .timeout_ms = 3000 };
+	struct tgt t = { .kind = K_CONN }, t2 = { .kind = K_PMO };
+	uint8_t data[4096];
+	const uint8_t *h = rx.mi.nonce;
+	int slot, r[2], won = -1, i;
+	bool shared;
+
+	atomic_fetch_add(&park_steps, 1);
+	if (!park_pair(th)) {
+		atomic_fetch_add(&park_noconn, 1);
+		return;
+	}
+	if ((slot = park_reserve()) < 0)
+		return;
+	pt_fill(&th->rng, data, sizeof(data));
+	tx.conn = th->pk_c;
+	rx.conn = th->pk_a;
+	tx.pmo = new_pmo(th, P_VALID, sizeof(data), &g, key_a, 16);
+	rx.pmo = new_pmo(th, P_WAITING, sizeof(data), &g, key_a, 16);
+	rx.flags = MMT_MIGRATE_PARK | (chance(th, 50) ? MMT_MIGRATE_EAGER : 0);
+	if (tx.pmo < 0 || rx.pmo < 0 ||
+	    mmtu_pmo_write_all(tx.pmo, data, sizeof(data), 0) != sizeof(data)) {
+		park_end(slot, NULL, false);
+		goto out;
+	}
+	th->op = "park_step: migrate";
+	park_migrate(&tx, &rx);
+	park_end(slot, h, !rx.ret);
+	t.fd = tx.conn;
+	t2.fd = tx.pmo;
+	check(C_MIG_SEND, &t, &t2, tx.ret, -tx.ret, false, false, NULL);
+	t.fd = rx.conn;
+	t2.fd = rx.pmo;
+	check(C_MIG_RECV, &t, &t2, rx.ret, -rx.ret, false, false, NULL);
+	/*
+	 * Committed, the source may still fail: its answer late or lost
+	 * (the debug kernel under load), the outcome unknown to it; the
+	 * connection is ended then.  The parked PMO is good all the same.
+	 */
+	if (rx.ret || tx.ret) {
+		if (!tx.ret || (!rx.ret &&
+				!(tx.mi.flags & MMT_MIG_F_OUTCOME_UNKNOWN)))
+			park_fail("migration: send %s (flags %#x), receive %s",
+				  pt_errname(-tx.ret), tx.mi.flags,
+				  pt_errname(-rx.ret));
+		/* ended by its timeout, a reset or a signal: a new connection */
+		if (atomic_fetch_add(&park_migfail, 1) < 3)
+			printf("# park_step: migration failed: send %s, receive %s\n",
+			       pt_errname(-tx.ret), pt_errname(-rx.ret));
+		park_pair_drop(th);
+		if (rx.ret)
+			goto out;
+	}
+	atomic_fetch_add(&mig_ok, 1);
+	if (memcmp(tx.mi.nonce, rx.mi.nonce, sizeof(rx.mi.nonce)))
+		park_fail("the source's nonce is not the receive's");
+	shared = chance(th, 25);
+	if (shared)
+		tab_insert(th, fcntl(rx.pmo, F_DUPFD_CLOEXEC, 3), K_PMO, false);
+	th->op = "park_step: restore";
+	park_expect(h, false, EBUSY, "restore while the receiver is open");
+	if (chance(th, 30))
+		park_expect(h, true, EINVAL, "restore with a buffer");
+	close(rx.pmo);
+	rx.pmo = -1;
+	if (!park_race2(h, r))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (r[i] < 0)
+			continue;
+		park_got(h);
+		if (won >= 0)
+			park_fail("two restores of one handle each got an fd");
+		won = i;
+	}
+	for (i = 0; i < 2; i++) {
+		/* ESTALE only after the other's fd; EBUSY only if shared */
+		if (r[i] >= 0 || (r[i] == -ESTALE && won == !i) ||
+		    (r[i] == -EBUSY && shared))
+			continue;
+		park_fail("racing restores: %s and %s%s", fd_or_err(r[0]),
+			  fd_or_err(r[1]), shared ? " (a dup in the table)" : "");
+	}
+	if (won < 0)
+		goto out;		/* the table's dup holds it: main() */
+	if (!shared && !park_same(r[won], data))
+		park_fail("the restored PMO is not VALID with the sender's bytes");
+	park_expect(h, false, ESTALE, "restore after the fd was given");
+	took_fd(th, r[won], K_PMO, false);
+out:
+	if (tx.pmo >= 0)
+		close(tx.pmo);
+	if (rx.pmo >= 0)
+		close(rx.pmo);
 }
 
 /*
@@ -2228,6 +2693,8 @@ static void main_step(struct th *th)
 		STEP(th, local_step);
 	else if (r < 995 || th->conn_lean)
 		STEP(th, xfer_step, true, th->conn_lean ? T_MAX_MS : 50);
+	else if (r < 996 && chance(th, 30))
+		STEP(th, park_step);
 	else
 		STEP(th, poke);
 }
@@ -2466,6 +2933,69 @@ static void stuck_threads(void)
 		closedir(d);
 }
 
+/*
+ * At the end, every fd closed: each parked PMO no restore took is
+ * restored now (EBUSY for a few seconds at most: io_uring and unix
+ * sockets drop their last references from work queues), then every
+ * handle again, which must give ESTALE.  Nothing stays parked, so the
+ * module unloads (the guest script's rmmod).
+ */
+static void park_drain(void)
+{
+	unsigned int i, now = 0, lost = 0, again = 0;
+	double t0 = pt_now();
+	int fd;
+
+	for (i = 0; i < PARKS; i++) {
+		if (parks[i].state != PK_PARKED || parks[i].restored)
+			continue;
+		while ((fd = park_restore(parks[i].h, false)) == -EBUSY &&
+		       pt_now() - t0 < 10)
+			usleep(50000);
+		if (fd >= 0) {
+			park_got(parks[i].h);
+			now++;
+			close(fd);
+		} else if (!lost++) {
+			printf("# parked PMO %u: restore at the end: %s\n", i,
+			       pt_errname(-fd));
+		}
+	}
+	for (i = 0; i < PARKS; i++) {
+		if (parks[i].state != PK_PARKED)
+			continue;
+		fd = park_restore(parks[i].h, false);
+		if (fd == -ESTALE)
+			continue;
+		if (!again++)
+			printf("# parked PMO %u: restored again: %s\n", i,
+			       fd >= 0 ? "an fd" : pt_errname(-fd));
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("# parked PMOs: %llu parked, %llu restored during the run, %u at the end; park_step %llu times (%llu without a connection, %llu migrations failed)\n",
+	       (unsigned long long)n_parked,
+	       (unsigned long long)n_unparked - now, now,
+	       (unsigned long long)park_steps,
+	       (unsigned long long)park_noconn,
+	       (unsigned long long)park_migfail);
+	if (!opt.peer_role && opt.have_self)
+		pt_result(n_parked > 0, "mmt-fuzz: PMOs parked during the run",
+			  "none in %llu park steps",
+			  (unsigned long long)park_steps);
+	pt_result(!lost, "mmt-fuzz: every parked PMO restored, so none holds the module",
+		  "%u not", lost);
+	pt_result(!again && !park_twice && !park_unknown,
+		  "mmt-fuzz: one fd per parked handle, then ESTALE",
+		  "%u handles restored again, %llu second fds, %llu fds for no parked handle",
+		  again, (unsigned long long)park_twice,
+		  (unsigned long long)park_unknown);
+	pt_result(!park_bad,
+		  "mmt-fuzz: park and unpark amid the threads: exact errnos, the sender's bytes",
+		  "%llu checks failed (the first above)",
+		  (unsigned long long)park_bad);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long v0[10], v1[10], all;
@@ -2505,6 +3035,7 @@ int main(int argc, char **argv)
 		th->conn_lean = i < (opt.threads + 1) / 2;
 		th->ur.fd = -1;
 		th->xpmo = -1;
+		th->pk_l = th->pk_c = th->pk_a = -1;
 		if (!th->arg || !th->io) {
 			printf("not ok - %s: setup: buffers\n", prog);
 			return 2;
@@ -2667,11 +3198,16 @@ int main(int argc, char **argv)
 			close(ths[i].ur.fd);
 		if (ths[i].xpmo >= 0)
 			close(ths[i].xpmo);
+		if (ths[i].pk_a >= 0)
+			park_pair_drop(&ths[i]);
+		if (ths[i].pk_l >= 0)
+			close(ths[i].pk_l);
 	}
 	snprintf(name, sizeof(name),
 		 "%s: no fd left open that the program did not know of", prog);
 	ret = leftover_fds(dev0, true);
 	pt_result(!ret, name, "%d fds", ret);
+	park_drain();
 	ret = pt_device_works(dev0);
 	snprintf(name, sizeof(name),
 		 "%s: device works afterwards (query, create, key, write, read)",
@@ -2732,19 +3268,13 @@ static int case_pmo(enum pmo_state st, const uint8_t *key, unsigned int n)
  */
 static void case_delegate_busy(void)
 {
-	struct mmt_conn_addr a;
 	struct case_recv cr = { .conn = -1, .pmo = -1 };
 	struct pt_snap before, after;
 	pthread_t th;
-	int lfd, cfd = -1, afd = -1, src, ret = 0, i;
+	int lfd = -1, cfd, afd, src, ret = 0, i;
 	bool busy = false, started = false;
 
-	addr_v4(&a, opt.self, PORT_MAIN + 90);
-	lfd = mmtu_listen(dev0, &a, 0, MMT_CONN_CLOEXEC);
-	if (lfd >= 0)
-		cfd = mmtu_connect(dev0, &a, 5000, MMT_CONN_CLOEXEC, NULL);
-	if (cfd >= 0)
-		afd = mmtu_accept(lfd, 5000, MMT_CONN_CLOEXEC, NULL);
+	self_conn(PORT_MAIN + 90, 5000, &lfd, &cfd, &afd);
 	cr.pmo = case_pmo(P_WAITING, key_a, 2);
 	src = case_pmo(P_VALID, key_b, 2);	/* another key: EBADMSG if
 						 * it ever gets through */
@@ -2780,12 +3310,7 @@ out:
 		close(src);
 	if (cr.pmo >= 0)
 		close(cr.pmo);
-	if (afd >= 0)
-		close(afd);
-	if (cfd >= 0)
-		close(cfd);
-	if (lfd >= 0)
-		close(lfd);
+	self_conn_close(lfd, cfd, afd);
 }
 
 /* case 2's second thread: flips the node id */
@@ -2936,6 +3461,376 @@ static void case_invalidated_receive(void)
 		  bad);
 }
 
+/*
+ * A child without CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN: a restore of
+ * the parked handle @h and a receive with
+ * MMT_MIGRATE_PARK into a WAITING PMO of its own on @conn.  True if both
+ * gave EPERM.
+ */
+static bool case_park_eperm(const uint8_t *h, int conn)
+{
+	struct mig_side rx = { .conn = conn, .flags = MMT_MIGRATE_PARK,
+			       .timeout_ms = 100 };
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		rx.pmo = case_pmo(P_WAITING, key_a, 1);
+		if (rx.pmo < 0 || pt_drop_cap(CAP_CHECKPOINT_RESTORE) ||
+		    pt_drop_cap(CAP_SYS_ADMIN))
+			_exit(2);
+		_exit(park_restore(h, false) == -EPERM &&
+		      mig_call(&rx, false) == -EPERM ? 0 : 1);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		!WEXITSTATUS(st);
+}
+
+/* a VALID one-closure PMO of the random bytes @data, or -1 */
+static int case_src(struct pt_rng *rng, uint8_t *data)
+{
+	int fd = case_pmo(P_VALID, key_a, 1);
+
+	pt_fill(rng, data, 4096);
+	if (fd >= 0 && mmtu_pmo_write_all(fd, data, 4096, 0) != 4096) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Case 5: a receiver process parks a migration and is killed (SIGKILL)
+ * with its PMO's fd open; its exit closes the fd, the record stays, and
+ * this process restores the PMO: VALID, the sender's bytes; the record
+ * is gone after.
+ */
+static void case_park_dead(int cfd, int afd, struct pt_rng *rng, long rec0)
+{
+	struct mig_side tx = { .conn = cfd, .timeout_ms = 5000 };
+	struct {
+		int ret;
+		uint8_t h[MMT_CKPT_HANDLE_BYTES];
+	} msg = { .ret = -EIO };
+	uint8_t data[4096];
+	int p[2] = { -1, -1 }, st, fd = -EIO;
+	bool sent = false, same = false;
+	pthread_t t;
+	pid_t pid = -1;
+	double t0;
+
+	tx.pmo = case_src(rng, data);
+	if (tx.pmo >= 0 && !pipe(p))
+		pid = fork();
+	if (!pid) {
+		struct mig_side rx = { .conn = afd, .timeout_ms = 5000,
+				       .flags = MMT_MIGRATE_PARK };
+
+		rx.pmo = case_pmo(P_WAITING, key_a, 1);
+		msg.ret = rx.pmo < 0 ? -EBADF : mig_call(&rx, false);
+		memcpy(msg.h, rx.mi.nonce, sizeof(msg.h));
+		if (write(p[1], &msg, sizeof(msg)) != sizeof(msg))
+			_exit(1);
+		pause();	/* killed with the PMO's fd open */
+		_exit(0);
+	}
+	if (p[1] >= 0)
+		close(p[1]);
+	if (pid > 0) {
+		sent = !pthread_create(&t, NULL, mig_sender, &tx);
+		if (read(p[0], &msg, sizeof(msg)) != sizeof(msg))
+			msg.ret = -EIO;
+		if (sent)
+			pthread_join(t, NULL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	if (p[0] >= 0)
+		close(p[0]);
+	t0 = pt_now();
+	if (!msg.ret)
+		while ((fd = park_restore(msg.h, false)) == -EBUSY &&
+		       pt_now() - t0 < 5)
+			usleep(20000);
+	if (fd >= 0)
+		same = park_same(fd, data);
+	pt_result(sent && !msg.ret && !tx.ret && same &&
+		  mmtg_stat("ckpt_records") == rec0,
+		  "cases: park: the receiver killed after the commit; another process restores the PMO, the sender's bytes",
+		  "fork %d, send %s, receive %s, restore %s, bytes %s, records %ld (want %ld)",
+		  pid, pt_errname(-tx.ret), pt_errname(-msg.ret), fd_or_err(fd),
+		  same ? "the same" : "differ", mmtg_stat("ckpt_records"),
+		  rec0);
+	if (fd >= 0)
+		close(fd);
+	if (tx.pmo >= 0)
+		close(tx.pmo);
+}
+
+
+/* case 6's source: write-protects the receiver's figures, then sends */
+struct case_wp {
+	struct mig_side tx;
+	void *page;
+	long bytes;
+};
+
+static void *case_wp_sender(void *arg)
+{
+	struct case_wp *w = arg;
+
+	usleep(500000);		/* the receive waits for the offer by now */
+	mprotect(w->page, w->bytes, PROT_READ);
+	mig_call(&w->tx, true);
+	return NULL;
+}
+
+/*
+ * Case 6: figures (@info) the receiver cannot write.  Read-only from the
+ * start: a parking receive is refused with EFAULT at once, nothing
+ * received, no record.  Write-protected while the receive waits for the
+ * offer: the migration commits, and the receive returns 0, as a commit
+ * is final (uapi/mmt.h); the handle, from the source's figures,
+ * restores the sender's bytes.  (Before the fix the first waited for an
+ * offer and gave ETIMEDOUT, the second gave EFAULT with the PMO
+ * committed and parked.)
+ */
+static void case_park_info(int cfd, int afd, struct pt_rng *rng, long rec0)
+{
+	struct case_wp w = { .tx = { .conn = cfd, .timeout_ms = 5000 } };
+	struct mmt_migrate m = { .size = MMT_MIGRATE_SIZE_VER0,
+				 .flags = MMT_MIGRATE_PARK };
+	struct mmt_migrate_info *mi;
+	uint8_t data[4096];
+	int dst, ret, fd = -EIO;
+	bool sent = false, same = false;
+	pthread_t t;
+	double t0, dt;
+
+	w.bytes = sysconf(_SC_PAGESIZE);
+	w.page = mmap(NULL, w.bytes, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = case_pmo(P_WAITING, key_a, 1);
+	w.tx.pmo = case_src(rng, data);
+	if (w.page == MAP_FAILED || dst < 0 || w.tx.pmo < 0) {
+		pt_result(false, "cases: park: figures the receiver cannot write",
+			  "setup: mmap, PMOs %d %d", dst, w.tx.pmo);
+		goto out;
+	}
+	mi = w.page;
+	mi->size = MMT_MIGRATE_INFO_SIZE_VER0;
+	m.pmo_fd = dst;
+	m.info = (uintptr_t)mi;
+	m.timeout_ms = 2000;
+	mprotect(w.page, w.bytes, PROT_READ);
+	t0 = pt_now();
+	ret = ioctl(afd, MMT_IOC_MIGRATE_RECV, &m) ? -errno : 0;
+	dt = pt_now() - t0;
+	pt_result(ret == -EFAULT && dt < 1 &&
+		  mmtg_stat("ckpt_records") == rec0,
+		  "cases: park: figures read-only: EFAULT at once, no record",
+		  "%s after %.1f s, records %ld (want %ld)", pt_errname(-ret),
+		  dt, mmtg_stat("ckpt_records"), rec0);
+
+	mprotect(w.page, w.bytes, PROT_READ | PROT_WRITE);
+	m.timeout_ms = 5000;
+	sent = !pthread_create(&t, NULL, case_wp_sender, &w);
+	ret = ioctl(afd, MMT_IOC_MIGRATE_RECV, &m) ? -errno : 0;
+	if (sent)
+		pthread_join(t, NULL);
+	close(dst);
+	dst = -1;
+	if (sent && !w.tx.ret)
+		fd = park_restore(w.tx.mi.nonce, false);
+	if (fd >= 0)
+		same = park_same(fd, data);
+	pt_result(sent && !ret && !w.tx.ret && same &&
+		  mmtg_stat("ckpt_records") == rec0,
+		  "cases: park: figures write-protected during the receive: committed, 0, the PMO restores",
+		  "receive %s, send %s, restore %s, bytes %s, records %ld (want %ld)",
+		  pt_errname(-ret), pt_errname(-w.tx.ret), fd_or_err(fd),
+		  same ? "the same" : "differ", mmtg_stat("ckpt_records"),
+		  rec0);
+	if (fd >= 0)
+		close(fd);
+out:
+	if (dst >= 0)
+		close(dst);
+	if (w.tx.pmo >= 0)
+		close(w.tx.pmo);
+	if (w.page != MAP_FAILED)
+		munmap(w.page, w.bytes);
+}
+
+/*
+ * Case 4: park and unpark (MMT_IOC_MIGRATE_RECV with MMT_MIGRATE_PARK,
+ * MMT_IOC_RESTORE without a buffer; docs/CRIU.md section 6) on a
+ * connection of this guest to itself, with exact errnos and the
+ * module's count of records (debugfs mmt/stats ckpt_records):
+ *   - a parking receive that gets no offer: ETIMEDOUT, no record left;
+ *   - CASE_PARK_ROUNDS (8) migrations parked, the two nonces equal, one
+ *     record each; while the receiver's fd (or a dup of it) is open a
+ *     restore gets EBUSY, a restore with a buffer or bad flags EINVAL, a
+ *     caller without the capabilities EPERM (a receive with
+ *     MMT_MIGRATE_PARK too), the record kept by each; the receiver
+ *     closed, two threads restore the handle at once: exactly one fd,
+ *     the other ESTALE; the PMO VALID, the sender's bytes, writable;
+ *     the handle again: ESTALE; the record gone;
+ *   - a receiver process that dies after the commit (SIGKILL, its fds
+ *     closed by its exit): this process restores the PMO, the sender's
+ *     bytes;
+ *   - figures the receiver cannot write (case_park_info()).
+ * Everything parked is restored and closed, and then every PMO is freed
+ * (debugfs mmt/stats pmos as before): the module unloads.
+ */
+#define CASE_PARK_ROUNDS	8
+static void case_park(void)
+{
+	struct pt_rng rng;
+	uint8_t data[4096];
+	int lfd = -1, cfd, afd, ret, r[2], k, won, busy = 0, inval = 0;
+	int eperm = 0, race = 0, bytes = 0, stale = 0, nonce = 0, kept = 0;
+	long rec0, pmos0;
+	double t0 = pt_now();
+
+	pt_rng_seed(&rng, opt.seed);
+	pmos0 = mmtg_stat("pmos");
+	self_conn(PORT_MAIN + 91, 5000, &lfd, &cfd, &afd);
+	rec0 = mmtg_stat("ckpt_records");
+	if (lfd < 0 || cfd < 0 || afd < 0 || rec0 < 0) {
+		pt_result(false, "cases: park and unpark",
+			  "setup: listen %d connect %d accept %d records %ld",
+			  lfd, cfd, afd, rec0);
+		goto out;
+	}
+
+	/* a parking receive with no offer: nothing kept */
+	{
+		struct mig_side rx = { .conn = afd, .flags = MMT_MIGRATE_PARK,
+				       .timeout_ms = 200 };
+
+		rx.pmo = case_pmo(P_WAITING, key_a, 1);
+		ret = rx.pmo < 0 ? -EBADF : mig_call(&rx, false);
+		pt_result(ret == -ETIMEDOUT &&
+			  mmtg_stat("ckpt_records") == rec0,
+			  "cases: park: a parking receive with no offer: ETIMEDOUT, no record",
+			  "%s, records %ld -> %ld", pt_errname(-ret), rec0,
+			  mmtg_stat("ckpt_records"));
+		if (rx.pmo >= 0)
+			close(rx.pmo);
+	}
+
+	for (k = 0; k < CASE_PARK_ROUNDS; k++) {
+		struct mig_side tx = { .conn = cfd, .timeout_ms = 5000 };
+		struct mig_side rx = { .conn = afd, .timeout_ms = 5000,
+				       .flags = MMT_MIGRATE_PARK };
+		const uint8_t *h = rx.mi.nonce;
+		int dup;
+
+		tx.pmo = case_src(&rng, data);
+		rx.pmo = case_pmo(P_WAITING, key_a, 1);
+		if (k & 1)
+			rx.flags |= MMT_MIGRATE_EAGER;
+		if (tx.pmo < 0 || rx.pmo < 0 || park_migrate(&tx, &rx) ||
+		    tx.ret) {
+			pt_result(false, "cases: park: a parked migration",
+				  "round %d: PMOs %d %d, send %s, receive %s",
+				  k, tx.pmo, rx.pmo, pt_errname(-tx.ret),
+				  pt_errname(-rx.ret));
+			if (tx.pmo >= 0)
+				close(tx.pmo);
+			if (rx.pmo >= 0)
+				close(rx.pmo);
+			goto out;
+		}
+		close(tx.pmo);
+		nonce += !memcmp(tx.mi.nonce, rx.mi.nonce, 16) &&
+			mmtg_stat("ckpt_records") == rec0 + 1;
+		/* the receiver, then a dup of it, holds the PMO: EBUSY */
+		dup = fcntl(rx.pmo, F_DUPFD_CLOEXEC, 3);
+		ret = park_restore(h, false);
+		busy += ret == -EBUSY;
+		if (ret >= 0)
+			close(ret);
+		close(rx.pmo);
+		ret = park_restore(h, false);
+		busy += ret == -EBUSY;
+		if (ret >= 0)
+			close(ret);
+		/* bad input: a buffer, bad flags; no capabilities */
+		ret = park_restore(h, true);
+		inval += ret == -EINVAL;
+		if (ret >= 0)
+			close(ret);
+		{
+			struct mmt_restore rs = { .size = MMT_RESTORE_SIZE_VER0,
+						  .flags = 1u << 7 };
+
+			memcpy(rs.handle, h, sizeof(rs.handle));
+			ret = ioctl(dev0, MMT_IOC_RESTORE, &rs) ? -errno : rs.fd;
+			inval += ret == -EINVAL;
+			if (ret >= 0)
+				close(ret);
+		}
+		eperm += case_park_eperm(h, afd);
+		close(dup);
+		kept += mmtg_stat("ckpt_records") == rec0 + 1;
+		/* two restores at once: one fd, one ESTALE */
+		if (!park_race2(h, r))
+			r[0] = r[1] = -EAGAIN;
+		won = r[0] >= 0 ? 0 : r[1] >= 0 ? 1 : -1;
+		if (won >= 0 && r[!won] == -ESTALE)
+			race++;
+		else
+			printf("# cases: park: round %d: racing restores: %s and %s\n",
+			       k, fd_or_err(r[0]), fd_or_err(r[1]));
+		if (r[0] >= 0 && r[1] >= 0)
+			close(r[!won]);
+		if (won < 0)
+			continue;
+		bytes += park_same(r[won], data) &&
+			mmtu_pmo_write_all(r[won], data, 64, 100) == 64;
+		ret = park_restore(h, false);
+		stale += ret == -ESTALE && mmtg_stat("ckpt_records") == rec0;
+		if (ret >= 0)
+			close(ret);
+		close(r[won]);
+	}
+	printf("# cases: park: %d rounds in %.1f s\n", CASE_PARK_ROUNDS,
+	       pt_now() - t0);
+	pt_result(nonce == CASE_PARK_ROUNDS,
+		  "cases: park: each parked migration: the source's nonce is the handle, one record",
+		  "%d of %d", nonce, CASE_PARK_ROUNDS);
+	pt_result(busy == 2 * CASE_PARK_ROUNDS,
+		  "cases: park: restore while the receiver or its dup is open: EBUSY",
+		  "%d of %d", busy, 2 * CASE_PARK_ROUNDS);
+	pt_result(inval == 2 * CASE_PARK_ROUNDS,
+		  "cases: park: restore with a buffer, with bad flags: EINVAL",
+		  "%d of %d", inval, 2 * CASE_PARK_ROUNDS);
+	pt_result(eperm == CASE_PARK_ROUNDS,
+		  "cases: park: without CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN: restore and parking receive EPERM",
+		  "%d of %d", eperm, CASE_PARK_ROUNDS);
+	pt_result(kept == CASE_PARK_ROUNDS,
+		  "cases: park: the refused restores kept the record",
+		  "%d of %d", kept, CASE_PARK_ROUNDS);
+	pt_result(race == CASE_PARK_ROUNDS,
+		  "cases: park: two restores of one handle at once: one fd, the other ESTALE",
+		  "%d of %d", race, CASE_PARK_ROUNDS);
+	pt_result(bytes == CASE_PARK_ROUNDS,
+		  "cases: park: the restored PMO VALID, the sender's bytes, writable",
+		  "%d of %d", bytes, CASE_PARK_ROUNDS);
+	pt_result(stale == CASE_PARK_ROUNDS,
+		  "cases: park: the handle again: ESTALE, the record gone",
+		  "%d of %d", stale, CASE_PARK_ROUNDS);
+	case_park_dead(cfd, afd, &rng, rec0);
+	case_park_info(cfd, afd, &rng, rec0);
+	pt_result(mmtg_stat("pmos") == pmos0,
+		  "cases: park: every PMO freed once its fds are closed (debugfs pmos)",
+		  "%ld PMOs, %ld before", mmtg_stat("pmos"), pmos0);
+out:
+	self_conn_close(lfd, cfd, afd);
+}
+
 /* the fixed regression cases of findings (--cases) */
 static int run_cases(void)
 {
@@ -2946,6 +3841,10 @@ static int run_cases(void)
 		printf("# cases: no --self: no connection, case 1 left out\n");
 	case_node_id_race();
 	case_invalidated_receive();
+	if (opt.have_self)
+		case_park();
+	else
+		printf("# cases: no --self: no connection, cases 4 to 6 left out\n");
 	close(dev0);
 	pt_summary(prog);
 	return pt_fail ? 1 : 0;

@@ -84,6 +84,11 @@ expect "retry_once --only-if runs again a failure that matches" 2 0 net pass
 only_if=(--only-if "timed out in phase 'MPI_Finalize")
 expect "retry_once --only-if does not run again a failure that does not match" 1 1 net pass
 expect "retry_once --only-if does not run again a run whose kernel log has a report" 1 1 report pass
+only_if=(--only-if "ETIMEDOUT" --attempts 3)
+expect "retry_once --attempts 3 runs a matching failure up to 3 times, the third counts" 3 0 net net pass
+expect "retry_once --attempts 3 keeps the third attempt's failure" 3 1 net net net
+expect "retry_once --attempts 3 stops at a kernel report" 2 1 net report pass
+expect "retry_once --attempts 3 runs a passing run once" 1 0 pass
 only_if=()
 
 # run_pair with stub runs: A (background) passes 2 checks and fails 1,

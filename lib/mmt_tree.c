@@ -30,7 +30,7 @@
 #define MMT_BATCH_MAX	(MMT_PAD_AREA / (64 + MMT_AES_BLOCK))
 
 enum mmt_domain {
-	MMT_DOM_DATA = 1,	/* format v3's data MAC pads: unused since v4 */
+	/* 1 was format v3's data MAC pads (ENC subkey since v4) */
 	MMT_DOM_NODE = 2,	/* node MAC pads */
 	MMT_DOM_HKEY = 3,	/* hash key derivation */
 };
@@ -147,8 +147,8 @@ void mmt_data_nonce(u8 *out, u64 gua, u64 ctr, u32 off16)
 			   (off16 & ((1u << MMT_OFF16_BITS) - 1)), out + 8);
 }
 
-static inline void mmt_mac_nonce_fill(u8 *out, unsigned int domain,
-				      u64 gua, u32 index, u64 ctr)
+void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
+		   u64 ctr)
 {
 	u64 hi, lo;
 
@@ -157,12 +157,6 @@ static inline void mmt_mac_nonce_fill(u8 *out, unsigned int domain,
 	     (domain & 3);
 	put_unaligned_be64(hi, out);
 	put_unaligned_be64(lo, out + 8);
-}
-
-void mmt_mac_nonce(u8 *out, unsigned int domain, u64 gua, u32 index,
-		   u64 ctr)
-{
-	mmt_mac_nonce_fill(out, domain, gua, index, ctr);
 }
 
 /* Index field of a node MAC: level (4 bits) | node index (24 bits). */
@@ -490,6 +484,16 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
 	return err;
 }
 
+/* The number of blocks from @i on (below @n) with @ctr[@i]'s counter. */
+static u32 mmt_run_len(const u64 *ctr, u32 i, u32 n)
+{
+	u32 r;
+
+	for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
+		;
+	return r;
+}
+
 /*
  * Data MAC pads, format v4 (docs/ENGINE.md, "Carter-Wegman MACs"): the pad
  * of block x under counter c is the 8 bytes at 8 (x & 1) of
@@ -541,6 +545,21 @@ static int mmt_tpad_ecb(struct mmt *m, u32 b, u8 *mac, u32 from, u32 to)
 }
 
 /*
+ * Write the nonces of blocks [@from, @to) at @mac + 16 k, as part of the
+ * ECB stretch that starts at *@ecb (the batch's n: none yet).
+ */
+static void mmt_tpad_nonces(u8 *mac, u64 gua, u32 b, const u64 *ctr,
+			    u32 from, u32 to, u32 *ecb)
+{
+	u32 k;
+
+	if (from < to)
+		*ecb = min(*ecb, from);
+	for (k = from; k < to; k++)
+		mmt_tpad_nonce(mac + 16 * k, gua, ctr[k], (b + k) >> 1);
+}
+
+/*
  * The data MAC pads of @n blocks from @b into @mac (trusted scratch of
  * 16 @n bytes): pad k at @mac + 8 k.  A long run of whole pairs under one
  * counter is one mmt_crypto_ctr() call, written in place; the other blocks
@@ -552,35 +571,29 @@ static int mmt_gen_tpads(struct mmt *m, u64 gua, u32 b, u32 n,
 			 const u64 *ctr, u8 *mac)
 {
 	u8 iv[MMT_AES_BLOCK];
-	u32 i, k, r, s, e, ecb = n;	/* ecb: first slot of the stretch */
+	u32 i, r, s, e, ecb = n;	/* ecb: first slot of the stretch */
 	int err;
 
 	for (i = 0; i < n; i += r) {
-		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
-			;
+		r = mmt_run_len(ctr, i, n);
 		mmt_tpad_span(b, i, r, &s, &e);
-		for (k = i; k < i + r; k++) {
-			if (k == s && s < e) {
-				/* the stretch so far, then the CTR run */
-				if (ecb < k) {
-					err = mmt_tpad_ecb(m, b, mac, ecb, k);
-					if (err)
-						return err;
-				}
-				ecb = n;
-				mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
-				err = mmt_crypto_ctr(m->crypto, iv,
-						     mac + MMT_MAC_BYTES * s,
-						     MMT_MAC_BYTES * (e - s));
+		mmt_tpad_nonces(mac, gua, b, ctr, i, s, &ecb);
+		if (s < e) {
+			/* the stretch so far, then the CTR run */
+			if (ecb < s) {
+				err = mmt_tpad_ecb(m, b, mac, ecb, s);
 				if (err)
 					return err;
-				k = e - 1;
-				continue;
 			}
-			if (ecb == n)
-				ecb = k;
-			mmt_tpad_nonce(mac + 16 * k, gua, ctr[k], (b + k) >> 1);
+			ecb = n;
+			mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
+			err = mmt_crypto_ctr(m->crypto, iv,
+					     mac + MMT_MAC_BYTES * s,
+					     MMT_MAC_BYTES * (e - s));
+			if (err)
+				return err;
 		}
+		mmt_tpad_nonces(mac, gua, b, ctr, e, i + r, &ecb);
 	}
 	return ecb < n ? mmt_tpad_ecb(m, b, mac, ecb, n) : 0;
 }
@@ -625,8 +638,7 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 			 MMT_OFF16_BITS | (u64)(b + i) * nsub;
 		size_t o = (size_t)i * bs;
 
-		for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
-			;
+		r = mmt_run_len(ctr, i, n);
 		d = out + o;
 		if ((size_t)r * bs >= MMT_CTR_MIN_RUN) {
 			if (ecb) {

@@ -312,6 +312,7 @@ struct dentry;
 void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head);
 void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
+u32 mmt_conn_fault_connect(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -328,6 +329,11 @@ static inline bool mmt_conn_fault_commit(bool source,
 					 struct mmt_fault_commit *f)
 {
 	return false;
+}
+
+static inline u32 mmt_conn_fault_connect(void)
+{
+	return 0;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

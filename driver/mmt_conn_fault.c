@@ -37,6 +37,12 @@
  *			X25519 public key (RFC 7748 section 6.1, Bob's): a man
  *			in the middle who swapped one key share; the handshake
  *			must fail (EKEYREJECTED on both sides)
+ *	connect delay MS
+ *			connecting side: once the next MMT_IOC_CONNECT's
+ *			connection is established, wait until the peer closes
+ *			it (at most MS ms, MS <= 10000) before looking at its
+ *			state: a listener that accepts and closes at once wins
+ *			the race every time
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -89,6 +95,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_STRAY,
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
+	MMT_FAULT_CONNECT_DELAY,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -101,6 +108,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_TX,
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
+	MMT_FAULT_AT_CONNECT,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -119,6 +127,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_COMMIT_RX;
 	case MMT_FAULT_HS_SWAP:
 		return MMT_FAULT_AT_HS;
+	case MMT_FAULT_CONNECT_DELAY:
+		return MMT_FAULT_AT_CONNECT;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -135,7 +145,7 @@ struct mmt_fault {
 	enum mmt_fault_op op;
 	enum mmt_fault_region region;
 	u32 index;
-	u32 other;		/* PRESENT: the kept closure; STRAY: ms */
+	u32 other;		/* PRESENT: the kept closure; STRAY, CONNECT: ms */
 	u64 off;
 	u8 mask;
 };
@@ -459,6 +469,20 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
 	return any;
 }
 
+/**
+ * mmt_conn_fault_connect() - the delay a "connect delay MS" line armed
+ *	for this MMT_IOC_CONNECT, taken (it fires once)
+ *
+ * Context: process; takes mmt_fault_lock.
+ * Return: the delay in ms, or 0 when nothing is armed.
+ */
+u32 mmt_conn_fault_connect(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_CONNECT, &f) ? f.other : 0;
+}
+
 static int mmt_fault_parse(char *line, struct mmt_fault *f)
 {
 	static const char * const regions[] = {
@@ -509,6 +533,11 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 		if (sscanf(line, "hs %7s", a) != 1 || strcmp(a, "swap"))
 			return -EINVAL;
 		f->op = MMT_FAULT_HS_SWAP;
+	} else if (!strcmp(op, "connect")) {
+		f->op = MMT_FAULT_CONNECT_DELAY;
+		if (sscanf(line, "connect %7s %u", a, &f->other) != 2 ||
+		    strcmp(a, "delay") || !f->other || f->other > 10000)
+			return -EINVAL;
 	} else if (!strcmp(op, "commit")) {
 		if (sscanf(line, "commit %7s", a) != 1)
 			return -EINVAL;

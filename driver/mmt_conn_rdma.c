@@ -1696,8 +1696,8 @@ int mmt_conn_connect(void __user *uarg)
 	struct mmt_connect c;
 	struct mmt_conn *conn;
 	unsigned long flags;
+	u32 usize, state, delay;
 	long left;
-	u32 usize, state;
 	int err, cerr;
 	u8 len;
 
@@ -1780,7 +1780,21 @@ int mmt_conn_connect(void __user *uarg)
 						mmt_conn_connected(conn),
 						mmt_timeout(c.timeout_ms));
 	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
-	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE)
+	/* test builds: let the peer's close win the race below */
+	delay = !err && test_bit(MMT_CONN_WAS_LIVE, &conn->stages) ?
+		mmt_conn_fault_connect() : 0;
+	if (delay)
+		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
+				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
+	/*
+	 * Established, so it is handed out even if the peer has closed it
+	 * since (as connect(2) does, and MMT_IOC_ACCEPT): a listener that
+	 * accepts and closes at once may beat this thread to the check, and
+	 * using the fd reports the reset.  Not in attested mode: the
+	 * handshake below has not run, and fails on a dead connection.
+	 */
+	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE &&
+	    (conn->attested || !test_bit(MMT_CONN_WAS_LIVE, &conn->stages)))
 		err = cerr;
 	if (!err && conn->attested)
 		err = mmt_conn_handshake(conn, c.timeout_ms);

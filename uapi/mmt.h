@@ -1189,6 +1189,11 @@ struct mmt_restore {
  * credentials and X25519 shares on the connection and confirm a
  * handshake secret before the fd exists; the peer, which runs its half
  * in MMT_IOC_ACCEPT, must accept within @timeout_ms.
+ * A connection that was established and then closed by the peer before
+ * this call returned (a listener that accepts and closes at once) is
+ * returned all the same, as MMT_IOC_ACCEPT and connect(2) do: its fd
+ * reports POLLHUP, its transfers ECONNRESET.  Not in attested mode,
+ * where the handshake still needs the peer.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:
@@ -1206,9 +1211,10 @@ struct mmt_restore {
  * * EKEYEXPIRED - attested: the peer's credential is outside its validity
  *   (or the peer found ours so)
  * * ENOKEY - attested mode, and this node has no credential yet
- * * ECONNRESET - the connection was reset while it was being set up: the
- *   peer dropped it (it closed its listener before accepting), a QP
- *   error, or the RDMA device went away
+ * * ECONNRESET - the connection was reset before it was established (or,
+ *   attested, before the handshake ended): the peer dropped it (it closed
+ *   its listener before accepting), a QP error, or the RDMA device went
+ *   away
  * * EHOSTUNREACH / ENETUNREACH - no address, no route or no RDMA device
  * * ETIMEDOUT - @timeout_ms passed
  * * EPROTO - the peer speaks another protocol version

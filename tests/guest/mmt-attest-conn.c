@@ -8,7 +8,8 @@
  *	each closed at once; each accept must succeed, or with -X fail with
  *	ERRNO (an attested handshake runs in MMT_IOC_ACCEPT); -t: the
  *	accept's timeout_ms (default 60000)
- *   mmt-attest-conn connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE]
+ *   mmt-attest-conn connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K]
+ *	[-H]
  *	connect N times (default 1), each closed at once; while the peer is
  *	not listening yet (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH) the first
  *	is retried for up to 60 s; each must succeed, or with -X fail with
@@ -17,7 +18,9 @@
  *	first set-up also resolves the peer's address) and writes the median
  *	to FILE with -o; with -K,
  *	MMT_IOC_CONN_KEY_AGREE on each connection must fail with ENOKEY
- *	(not an attested connection)
+ *	(not an attested connection); with -H, each connection's fd must
+ *	report POLLHUP at once (the peer closed it before the connect
+ *	returned: debugfs mmt/conn_fault "connect delay MS" makes it so)
  *   mmt-attest-conn agree-recv -p PORT [-t MS]
  *   mmt-attest-conn agree-send -a ADDR -p PORT [-o FILE]
  *	MMT key agreement on one attested connection: two agreements, each
@@ -39,6 +42,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,14 +306,14 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *expect = NULL, *out = NULL;
 	int port = 0, n = 1, i, dev, opt, ret, err, ok = 0, tmo = 60000;
-	int try_agree = 0;
+	int try_agree = 0, hup = 0;
 	char what[160];
 	double times[64];
 
 	if (argc < 2)
 		goto usage;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:K")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KH")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -318,6 +322,7 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 't': tmo = atoi(optarg); break;
 		case 'K': try_agree = 1; break;
+		case 'H': hup = 1; break;
 		default: goto usage;
 		}
 	}
@@ -385,6 +390,15 @@ int main(int argc, char **argv)
 					close(pmo);
 				err = 0;
 			}
+			if (hup) {
+				struct pollfd pfd = { .fd = c.fd,
+						      .events = POLLIN };
+				int pr = poll(&pfd, 1, 0);
+
+				check(pr == 1 && (pfd.revents & POLLHUP),
+				      "connect: the peer closed it first: the fd reports POLLHUP",
+				      pr < 0 ? errno : 0);
+			}
 			close(c.fd);
 		}
 		if (expect)
@@ -416,7 +430,7 @@ int main(int argc, char **argv)
 	return failures;
 usage:
 	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS]\n"
-		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K]\n"
+		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H]\n"
 		"       %s agree-recv -p PORT [-t MS]\n"
 		"       %s agree-send -a ADDR -p PORT [-o FILE]\n",
 		argv[0], argv[0], argv[0], argv[0]);

@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # g-attconn-b.sh - two-guest test of the attested hello, guest 2 (node 12):
-# the connecting side of g-attconn-a.sh's cases, then the module reloaded
+# the connecting side of g-attconn-a.sh's cases (debugfs mmt/conn_fault:
+# "connect delay", "hs swap"), then the module reloaded
 # without attested mode.  Writes the median set-up times and the
 # agreement time (results: setup).
 
@@ -13,6 +14,13 @@ mmtg_t "b: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "b: insmod mmt.ko (test build)" mmtg_load_mmt
 mmtg_t "b: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
 
+# A's accept closes the connection at once; the hook holds this connect
+# until that close arrived: an established connection is handed out all
+# the same (its fd reports POLLHUP), as MMT_IOC_ACCEPT does
+echo "connect delay 10000" >"$FAULT"
+mmtg_t "b: connect returns a connection the listener closed first (POLLHUP)" \
+	mmt-attest-conn connect -a "$PEER" -p 7600 -H
+mmtg_t "b: ... the delay fired" grep -qx "fired 1" "$FAULT"
 mmtg_t "b: 10 connections, not in attested mode" \
 	mmt-attest-conn connect -a "$PEER" -p 7601 -n 10 -K -o /tmp/plain.us
 mmtg_t "b: hs_done 0" mmtg_stat_is hs_done 0
@@ -39,7 +47,7 @@ mmtg_t "b: hs_done 12" mmtg_stat_is hs_done 12
 echo "hs swap" >"$FAULT"
 mmtg_t "b: a swapped key share (man in the middle): connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7604 -X EKEYREJECTED
-mmtg_t "b: ... the swap fired" grep -qx "fired 1" "$FAULT"
+mmtg_t "b: ... the swap fired" grep -qx "fired 2" "$FAULT"
 mmtg_t "b: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "b: ... hs_done 12" mmtg_stat_is hs_done 12
 

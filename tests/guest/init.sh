@@ -72,7 +72,11 @@ if [ -n "$(cmdline_get mmtg_9p '')" ]; then
 		echo "init: cannot mount the 9p share"
 fi
 
-echo "init: guest $MMTG_ID/$MMTG_N ip $MMTG_IPNET mtu $MMTG_MTU kernel $(uname -r)"
+# paging: 5-level when the kernel kept LA57 (QEMU's "max" CPU has it; the
+# debug kernel boots with no5lvl, tests/guest/run.sh)
+_paging=4-level
+grep -qw la57 /proc/cpuinfo && _paging=5-level
+echo "init: guest $MMTG_ID/$MMTG_N ip $MMTG_IPNET mtu $MMTG_MTU kernel $(uname -r), $_paging paging"
 
 # A debug kernel (tests/debug-kernel/debug.config) has kmemleak: forget
 # what boot left behind, so that the scans at the end see only the run.

@@ -40,9 +40,15 @@
  *	connect delay MS
  *			connecting side: once the next MMT_IOC_CONNECT's
  *			connection is established, wait until the peer closes
- *			it (at most MS ms, MS <= 10000) before looking at its
- *			state: a listener that accepts and closes at once wins
- *			the race every time
+ *			it (at most MS ms, 1 <= MS <= 10000) before looking at
+ *			its state: a listener that accepts and closes at once
+ *			wins the race every time
+ *	connect fail	connecting side: fail the next connection whose
+ *			accept reply (hello) checked with EPROTO just before
+ *			it enters LIVE, as a malformed message the peer sent
+ *			before ESTABLISHED was handled does (the stage bit
+ *			WAS_LIVE is set by then): MMT_IOC_CONNECT must return
+ *			EPROTO, not a connection
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -66,6 +72,7 @@
 #ifdef MMT_DEBUG
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -96,6 +103,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
 	MMT_FAULT_CONNECT_DELAY,
+	MMT_FAULT_CONNECT_FAIL,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -109,6 +117,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
 	MMT_FAULT_AT_CONNECT,
+	MMT_FAULT_AT_ESTABLISHED,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -129,6 +138,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_HS;
 	case MMT_FAULT_CONNECT_DELAY:
 		return MMT_FAULT_AT_CONNECT;
+	case MMT_FAULT_CONNECT_FAIL:
+		return MMT_FAULT_AT_ESTABLISHED;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -473,6 +484,8 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
  * mmt_conn_fault_connect() - the delay a "connect delay MS" line armed
  *	for this MMT_IOC_CONNECT, taken (it fires once)
  *
+ * Called by MMT_IOC_CONNECT once its connection entered LIVE (never for
+ * one refused, timed out or interrupted).
  * Context: process; takes mmt_fault_lock.
  * Return: the delay in ms, or 0 when nothing is armed.
  */
@@ -483,15 +496,31 @@ u32 mmt_conn_fault_connect(void)
 	return mmt_fault_take(0, MMT_FAULT_AT_CONNECT, &f) ? f.other : 0;
 }
 
+/**
+ * mmt_conn_fault_established() - whether a "connect fail" line is armed,
+ *	taken (it fires once)
+ *
+ * Called by the connecting side's ESTABLISHED handler once the accept
+ * reply checked, before the connection enters LIVE.
+ * Context: the rdma_cm handler (process); takes mmt_fault_lock.
+ * Return: true if the caller must fail the connection (EPROTO).
+ */
+bool mmt_conn_fault_established(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_ESTABLISHED, &f);
+}
+
 static int mmt_fault_parse(char *line, struct mmt_fault *f)
 {
 	static const char * const regions[] = {
 		[MMT_FAULT_DATA] = "data", [MMT_FAULT_MACS] = "macs",
 		[MMT_FAULT_NODES] = "nodes", [MMT_FAULT_HEAD] = "head",
 	};
-	char op[8], a[8];
+	char op[8], a[8], num[12];
 	unsigned int mask;
-	int n, r;
+	int n, r, end = 0;
 
 	memset(f, 0, sizeof(*f));
 	n = sscanf(line, "%7s", op);
@@ -534,9 +563,18 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 		f->op = MMT_FAULT_HS_SWAP;
 	} else if (!strcmp(op, "connect")) {
+		/* the whole line: no wrapped number, nothing after it */
+		n = sscanf(line, "connect %7s %n", a, &end);
+		if (n == 1 && !strcmp(a, "fail") && !line[end]) {
+			f->op = MMT_FAULT_CONNECT_FAIL;
+			return 0;
+		}
+		end = 0;
 		f->op = MMT_FAULT_CONNECT_DELAY;
-		if (sscanf(line, "connect %7s %u", a, &f->other) != 2 ||
-		    strcmp(a, "delay") || !f->other || f->other > 10000)
+		if (n != 1 || strcmp(a, "delay") ||
+		    sscanf(line, "connect delay %11s %n", num, &end) != 1 ||
+		    line[end] || kstrtou32(num, 10, &f->other) ||
+		    !f->other || f->other > 10000)
 			return -EINVAL;
 	} else if (!strcmp(op, "commit")) {
 		if (sscanf(line, "commit %7s", a) != 1)

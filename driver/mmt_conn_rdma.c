@@ -162,10 +162,16 @@ struct mmt_wait_cqe {
  * @node: in mmt_conns (device removal)
  * @lnode: in the listener's pending or ready list until accepted
  * @listener: the listener that created it (accepting side), or NULL
- * @lock: protects @state, @err, @routed, @tx_inbox, @rx_inbox, @hs_inbox,
- *	@hs_done
+ * @lock: protects @state, @err, @reached_live, @routed, @tx_inbox,
+ *	@rx_inbox, @hs_inbox, @hs_done
  * @state: enum mmt_conn_state
  * @err: why it is DEAD (negative errno)
+ * @reached_live: it entered LIVE (it may be DEAD since): what
+ *	MMT_IOC_CONNECT hands out even when the peer closed it at once.  Not
+ *	the stage bit WAS_LIVE, which ESTABLISHED sets before the transition
+ *	(the QP can carry messages: teardown drains it) even on a connection
+ *	that died first, e.g. of a malformed message the peer sent before
+ *	ESTABLISHED was handled
  * @routed: connect side: ROUTE_RESOLVED arrived
  * @wq: woken on every state change and message
  * @setup_mutex: protects the verbs resources, @stages and @cm_id
@@ -233,6 +239,7 @@ struct mmt_conn {
 	spinlock_t lock;		/* state, err, routed, inboxes */
 	enum mmt_conn_state state;
 	int err;
+	bool reached_live;
 	bool routed;
 	wait_queue_head_t wq;
 	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
@@ -314,7 +321,8 @@ static const struct file_operations mmt_listen_fops;
 
 /*
  * The one transition function.  Entering DEAD records @err (the first
- * reason wins) and wakes every waiter.  Caller holds conn->lock.
+ * reason wins), entering LIVE @reached_live; every waiter is woken.
+ * Caller holds conn->lock.
  */
 static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 			      int err)
@@ -323,6 +331,8 @@ static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 	if (!(mmt_conn_next[conn->state] & BIT(to)))
 		return -EINVAL;
 	conn->state = to;
+	if (to == MMT_CONN_LIVE)
+		conn->reached_live = true;
 	if (to == MMT_CONN_DEAD)
 		conn->err = err ? err : -ECONNRESET;
 	wake_up_all(&conn->wq);
@@ -350,6 +360,18 @@ static enum mmt_conn_state mmt_conn_state(struct mmt_conn *conn, int *err)
 		*err = conn->err;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return s;
+}
+
+/* Whether the connection ever entered LIVE (it may be DEAD since). */
+static bool mmt_conn_reached_live(struct mmt_conn *conn)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ret = conn->reached_live;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
 }
 
 static void mmt_conn_free(struct kref *ref)
@@ -1385,6 +1407,9 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			conn->conn_id = mmt_conn_id_derive(crand, arand);
 		}
 		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
+		/* test builds: the connection died before it entered LIVE */
+		if (!conn->listener && mmt_conn_fault_established())
+			mmt_conn_fail(conn, -EPROTO);
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
 		spin_unlock_irqrestore(&conn->lock, flags);
@@ -1781,20 +1806,22 @@ int mmt_conn_connect(void __user *uarg)
 						mmt_timeout(c.timeout_ms));
 	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
 	/* test builds: let the peer's close win the race below */
-	delay = !err && test_bit(MMT_CONN_WAS_LIVE, &conn->stages) ?
+	delay = !err && mmt_conn_reached_live(conn) ?
 		mmt_conn_fault_connect() : 0;
 	if (delay)
 		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
 				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
 	/*
-	 * Established, so it is handed out even if the peer has closed it
-	 * since (as connect(2) does, and MMT_IOC_ACCEPT): a listener that
-	 * accepts and closes at once may beat this thread to the check, and
-	 * using the fd reports the reset.  Not in attested mode: the
-	 * handshake below has not run, and fails on a dead connection.
+	 * Established (it entered LIVE), so it is handed out even if the
+	 * peer has closed it since (as connect(2) does, and MMT_IOC_ACCEPT):
+	 * a listener that accepts and closes at once may beat this thread to
+	 * the check, and using the fd reports the reset.  Not a connection
+	 * that died before it entered LIVE (WAS_LIVE may be set on it): its
+	 * error is returned.  Not in attested mode: the handshake below has
+	 * not run, and fails on a dead connection.
 	 */
 	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE &&
-	    (conn->attested || !test_bit(MMT_CONN_WAS_LIVE, &conn->stages)))
+	    (conn->attested || !mmt_conn_reached_live(conn)))
 		err = cerr;
 	if (!err && conn->attested)
 		err = mmt_conn_handshake(conn, c.timeout_ms);

@@ -86,6 +86,7 @@ static int errno_of(const char *name)
 		{ "EKEYREJECTED", EKEYREJECTED }, { "EKEYEXPIRED", EKEYEXPIRED },
 		{ "ENOKEY", ENOKEY }, { "ECONNREFUSED", ECONNREFUSED },
 		{ "ECONNRESET", ECONNRESET }, { "ETIMEDOUT", ETIMEDOUT },
+		{ "EPROTO", EPROTO },
 	};
 	size_t i;
 

@@ -7,7 +7,7 @@
 # (tests/attest/mmt-test-issuer.c, the authority's test key shipped as
 # /opt/mmt/auth.der and auth.key).  In the order of g-attconn-b.sh: a
 # connection closed by this side before B's connect returned (B's hook),
-# set-ups without attested mode, then attested ones, an MMT-channel delegation on
+# one B's hook fails before it is LIVE there, set-ups without attested mode, then attested ones, an MMT-channel delegation on
 # an attested connection (a key set by hand), MMT key agreement (two
 # agreements; mmt-attest-conn agree-recv's checks), a swapped key share
 # (B's hook), an unattested peer (B reloaded its module) refused in
@@ -21,6 +21,8 @@ mmtg_t "a: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
 
 mmtg_t "a: a connection accepted and closed at once (B's connect is delayed)" \
 	mmt-attest-conn listen -p 7600
+mmtg_t "a: a connection accepted and closed at once (B's hook fails it first)" \
+	mmt-attest-conn listen -p 7608
 mmtg_t "a: 10 connections, not in attested mode" \
 	mmt-attest-conn listen -p 7601 -n 10
 mmtg_t "a: attested mode, a credential for node 11 (test issuer)" \

@@ -676,9 +676,23 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	m->w.magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
 	m->conn = conn;
 	m->cqe.done = mmt_conn_send_done;
+	/*
+	 * Nothing of the device (the mapping, the PD) is touched before
+	 * NO_POST is checked under post_mutex: after mmt_conn_shutdown() a
+	 * teardown may have freed the PD and the device may be gone (device
+	 * removal tears down a connection whose handshake or key agreement
+	 * had not started yet, and neither waits for the other).
+	 */
+	mutex_lock(&conn->post_mutex);
+	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
+		mutex_unlock(&conn->post_mutex);
+		kfree(m);
+		return -ECONNRESET;	/* see mmt_conn_shutdown() */
+	}
 	m->dma = ib_dma_map_single(conn->dev, &m->w, sizeof(m->w),
 				   DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(conn->dev, m->dma)) {
+		mutex_unlock(&conn->post_mutex);
 		kfree(m);
 		return -ENOMEM;
 	}
@@ -692,12 +706,8 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	wr.num_sge = 1;
 	if (chain_last)
 		chain_last->next = &wr;
-	mutex_lock(&conn->post_mutex);
-	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
-		err = -ECONNRESET;	/* see mmt_conn_shutdown() */
-	} else if (chain && !wait_event_timeout(conn->wq,
-						mmt_conn_sq_idle(conn),
-						mmt_timeout(0))) {
+	if (chain && !wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn),
+					 mmt_timeout(0))) {
 		err = -ETIMEDOUT;
 	} else if (chain && mmt_conn_state(conn, NULL) == MMT_CONN_DEAD) {
 		err = -ECONNRESET;
@@ -709,12 +719,12 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 			mmt_conn_fail(conn, -ECONNRESET);
 		}
 	}
-	mutex_unlock(&conn->post_mutex);
-	if (err) {
+	if (err)
 		ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w),
 				    DMA_TO_DEVICE);
+	mutex_unlock(&conn->post_mutex);
+	if (err)
 		kfree(m);
-	}
 	return err;
 }
 

@@ -7,7 +7,11 @@
  *	listen, then accept N connections (default 1) one after the other,
  *	each closed at once; each accept must succeed, or with -X fail with
  *	ERRNO (an attested handshake runs in MMT_IOC_ACCEPT); -t: the
- *	accept's timeout_ms (default 60000)
+ *	accept's timeout_ms (default 60000); with -R, before each accept
+ *	wait until a connection is ready (POLLIN) and remove this node's
+ *	RDMA device (`rdma link delete rxe0`): device removal tears the
+ *	ready connection down before its accept (and attested handshake)
+ *	runs
  *   mmt-attest-conn connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K]
  *	[-H]
  *	connect N times (default 1), each closed at once; while the peer is
@@ -307,14 +311,14 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *expect = NULL, *out = NULL;
 	int port = 0, n = 1, i, dev, opt, ret, err, ok = 0, tmo = 60000;
-	int try_agree = 0, hup = 0;
+	int try_agree = 0, hup = 0, remove_dev = 0;
 	char what[160];
 	double times[64];
 
 	if (argc < 2)
 		goto usage;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KH")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KHR")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -324,6 +328,7 @@ int main(int argc, char **argv)
 		case 't': tmo = atoi(optarg); break;
 		case 'K': try_agree = 1; break;
 		case 'H': hup = 1; break;
+		case 'R': remove_dev = 1; break;
 		default: goto usage;
 		}
 	}
@@ -346,6 +351,16 @@ int main(int argc, char **argv)
 			struct mmt_connect c = { .size = sizeof(c) };
 
 			c.timeout_ms = tmo;
+			if (remove_dev) {
+				struct pollfd pfd = { .fd = l.fd,
+						      .events = POLLIN };
+
+				check(poll(&pfd, 1, tmo) == 1 &&
+				      (pfd.revents & POLLIN),
+				      "listen: a connection is ready", errno);
+				check(system("rdma link delete rxe0") == 0,
+				      "listen: rdma link delete rxe0", 0);
+			}
 			ret = ioctl(l.fd, MMT_IOC_ACCEPT, &c);
 			err = ret ? errno : 0;
 			if (!ret)
@@ -430,7 +445,7 @@ int main(int argc, char **argv)
 	}
 	return failures;
 usage:
-	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS]\n"
+	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS] [-R]\n"
 		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H]\n"
 		"       %s agree-recv -p PORT [-t MS]\n"
 		"       %s agree-send -a ADDR -p PORT [-o FILE]\n",

@@ -10,7 +10,8 @@
 # one B's hook fails before it is LIVE there, set-ups without attested mode, then attested ones, an MMT-channel delegation on
 # an attested connection (a key set by hand), MMT key agreement (two
 # agreements; mmt-attest-conn agree-recv's checks), a swapped key share
-# (B's hook), an unattested peer (B reloaded its module) refused in
+# (B's hook), this node's device removed under a ready attested connection
+# before its accept, an unattested peer (B reloaded its module) refused in
 # rdma_cm, and this attested node refused by B's unattested listener.
 
 PEER=$(mmtg_ip_of 2)
@@ -37,6 +38,15 @@ mmtg_t "a: hs_done 12" mmtg_stat_is hs_done 12
 mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
 	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
 mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
+
+# B connects (attested); once the connection waits in the accept queue
+# this node's device goes away, tearing it down; the accept (which would
+# run the handshake on it) fails with ECONNRESET, no oops; then rxe0 again
+mmtg_t "a: device removed under a ready attested connection: accept fails with ECONNRESET" \
+	mmt-attest-conn listen -p 7609 -R -X ECONNRESET
+mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
+mmtg_t "a: ... hs_rejected still 1" mmtg_stat_is hs_rejected 1
+mmtg_t "a: ... hs_done still 12" mmtg_stat_is hs_done 12
 
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &

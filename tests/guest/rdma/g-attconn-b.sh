@@ -67,6 +67,13 @@ mmtg_t "b: ... the swap fired" grep -qx "fired 3" "$FAULT"
 mmtg_t "b: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "b: ... hs_done 12" mmtg_stat_is hs_done 12
 
+# A removes its device while this connection waits in its accept queue:
+# the handshake cannot finish (ECONNRESET, or ETIMEDOUT if A's disconnect
+# is lost with the device); A's accept is what is checked
+mmtg_t "b: connect while A's device goes away fails" \
+	sh -c "! mmt-attest-conn connect -a $PEER -p 7609 >/dev/null"
+mmtg_t "b: ... hs_done still 12" mmtg_stat_is hs_done 12
+
 mmtg_t "b: rmmod" mmtg_unload_mmt
 mmtg_t "b: insmod mmt.ko, not in attested mode" mmtg_load_mmt
 mmtg_t "b: not attested, to an attested listener: connect fails with EKEYREJECTED" \

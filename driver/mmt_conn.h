@@ -314,6 +314,7 @@ void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_connect(void);
 bool mmt_conn_fault_established(void);
+u32 mmt_conn_fault_agree(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -340,6 +341,11 @@ static inline u32 mmt_conn_fault_connect(void)
 static inline bool mmt_conn_fault_established(void)
 {
 	return false;
+}
+
+static inline u32 mmt_conn_fault_agree(void)
+{
+	return 0;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

@@ -189,6 +189,9 @@ struct mmt_wait_cqe {
  * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
  *	queue without limit)
  * @msgs_out: message SENDs posted and not completed yet
+ * @msgs_failed: message SENDs that completed with an error or were
+ *	flushed (never reset; counted before @msgs_out drops): whether a
+ *	message reached the peer's NIC (mmt_conn_sends_ok())
  * @writes_out: RDMA write chains posted and not completed yet
  * @post_mutex: serializes posting to the send queue, so that a REG_MR is
  *	posted only when nothing before it is unacknowledged (see
@@ -256,6 +259,7 @@ struct mmt_conn {
 	struct list_head rx_inbox;
 	u32 inbox_len;
 	atomic_t msgs_out;
+	atomic_t msgs_failed;
 	atomic_t writes_out;
 	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
@@ -580,8 +584,10 @@ static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	struct mmt_conn *conn = m->conn;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		atomic_inc(&conn->msgs_failed);
 		mmt_conn_fail(conn, -ECONNRESET);
+	}
 	ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w), DMA_TO_DEVICE);
 	kfree(m);
 	if (atomic_dec_and_test(&conn->msgs_out))
@@ -1100,20 +1106,38 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
  * it), at most until @deadline: the caller may close the connection right
  * after, and the drain would flush a SEND still in flight (the peer's
  * handshake then saw its last message lost).  A connection that died
- * meanwhile (the peer, done, closed it at once) is an error only without
- * @dead_ok.  Return: 0, -ETIMEDOUT, or the connection's error once DEAD.
+ * meanwhile (the peer, done, closed it at once) is no error.  Return: 0 or
+ * -ETIMEDOUT.
  */
-static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline,
-			       bool dead_ok)
+static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline)
 {
 	long left = max_t(long, (long)(deadline - jiffies), 1);
-	int err;
 
 	if (!wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), left))
 		return -ETIMEDOUT;
-	if (!dead_ok && mmt_conn_state(conn, &err) == MMT_CONN_DEAD)
-		return err;
 	return 0;
+}
+
+/*
+ * Wait until every message this side posted has completed, dead
+ * connection or not, at most until @deadline, and say whether each did
+ * so successfully since @failed0 (an earlier read of @msgs_failed): then
+ * the peer's NIC has them.  A completed SEND is what counts, not the
+ * connection's state: a peer that got our last message and closed the
+ * connection at once may have done so before we look (its DISCONNECTED
+ * overtakes nothing we need).  A peer gone silent leaves our SENDs to
+ * the QP's retries, which end in an error.  Return: 0, -ETIMEDOUT, or
+ * -ECONNRESET when one failed or was flushed.
+ */
+static int mmt_conn_sends_ok(struct mmt_conn *conn, unsigned long deadline,
+			     int failed0)
+{
+	long left = max_t(long, (long)(deadline - jiffies), 1);
+
+	if (!wait_event_timeout(conn->wq, !atomic_read(&conn->msgs_out),
+				left))
+		return -ETIMEDOUT;
+	return atomic_read(&conn->msgs_failed) != failed0 ? -ECONNRESET : 0;
 }
 
 /* A refusal's errno as the peer sent it: its own verdicts, else refused */
@@ -1289,7 +1313,7 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	 * reset, as for any connection the peer closed.
 	 */
 	if (!err)
-		err = mmt_conn_sends_done(conn, deadline, true);
+		err = mmt_conn_sends_done(conn, deadline);
 	if (!err)
 		err = mmt_hs_conn_id(hs, &id);
 	if (!err) {
@@ -4417,9 +4441,9 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	struct mmt_key_agree a;
 	struct mmt_pmo *pmo;
 	bool initiator = !conn->listener;
+	u32 usize, delay;
 	struct fd f;
-	u32 usize;
-	int err;
+	int err, failed0;
 
 	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_KEY_AGREE_SIZE_VER0,
 			  &usize);
@@ -4452,6 +4476,7 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 		goto out_unlock;
 	a.seq = ++conn->ka_seq;
 	deadline = jiffies + mmt_timeout(a.timeout_ms);
+	failed0 = atomic_read(&conn->msgs_failed);
 	get_random_bytes(e_sk, sizeof(e_sk));
 	err = mmt_x25519(e_sk, NULL, share);
 	if (!err)
@@ -4475,8 +4500,19 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 					  a.seq, 0, tag);
 	if (!err && crypto_memneq(tag, initiator ? tag_r : tag_i, sizeof(tag)))
 		err = -EKEYREJECTED;
-	if (!err)	/* our confirmation reached the peer */
-		err = mmt_conn_sends_done(conn, deadline, false);
+	/* test builds: let a peer's close at once win the race below */
+	delay = err ? 0 : mmt_conn_fault_agree();
+	if (delay)
+		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
+				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
+	/*
+	 * Our confirmation reached the peer: its SEND completed, whether or
+	 * not the peer has closed the connection since (done, it may close
+	 * it at once; this side must not then call the agreement failed
+	 * while the peer's PMO is keyed)
+	 */
+	if (!err)
+		err = mmt_conn_sends_ok(conn, deadline, failed0);
 	if (err) {
 		/* the two sides' agreement numbers may differ now */
 		pr_info_ratelimited("conn %llx: key agreement %llu failed: %d\n",

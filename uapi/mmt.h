@@ -1648,8 +1648,11 @@ struct mmt_restore {
  * connection run one at a time and in the same order on both sides.  A
  * failure after the first message (a timeout, a signal, a tag that does
  * not verify, a malformed message) ends the connection (poll() reports
- * POLLHUP); the PMO is then not keyed.  MMT_IOC_PMO_SET_KEY still works,
- * in attested mode too.
+ * POLLHUP); the PMO is then not keyed.  An agreement is done once the
+ * peer's tag verified and this side's confirmation reached the peer (its
+ * SEND completed): a peer that closes the connection as soon as its call
+ * returned does not fail it.  MMT_IOC_PMO_SET_KEY still works, in
+ * attested mode too.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:

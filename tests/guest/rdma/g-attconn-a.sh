@@ -9,7 +9,8 @@
 # connection closed by this side before B's connect returned (B's hook),
 # one B's hook fails before it is LIVE there, set-ups without attested mode, then attested ones, an MMT-channel delegation on
 # an attested connection (a key set by hand), MMT key agreement (two
-# agreements; mmt-attest-conn agree-recv's checks), a swapped key share
+# agreements; mmt-attest-conn agree-recv's checks), one agreement this side
+# closes at once after (B's hook), a swapped key share
 # (B's hook), this node's device removed under a ready attested connection
 # before its accept, an unattested peer (B reloaded its module) refused in
 # rdma_cm, and this attested node refused by B's unattested listener.
@@ -34,6 +35,9 @@ mmtg_t "a: an MMT-channel delegation on an attested connection, byte-exact" \
 	mmt-xfer recv -p 7603 -n 4 -s 31
 mmtg_t "a: MMT key agreement (agree-recv checks)" mmt-attest-conn agree-recv -p 7607
 mmtg_t "a: hs_done 12" mmtg_stat_is hs_done 12
+mmtg_t "a: one key agreement, then this side closes at once (B's hook holds its last check)" \
+	mmt-attest-conn agree-recv -p 7610 -Q
+mmtg_t "a: hs_done 13" mmtg_stat_is hs_done 13
 
 mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
 	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
@@ -46,7 +50,7 @@ mmtg_t "a: device removed under a ready attested connection: accept fails with E
 	mmt-attest-conn listen -p 7609 -R -X ECONNRESET
 mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
 mmtg_t "a: ... hs_rejected still 1" mmtg_stat_is hs_rejected 1
-mmtg_t "a: ... hs_done still 12" mmtg_stat_is hs_done 12
+mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
@@ -55,7 +59,7 @@ mmtg_t "a: a peer not in attested mode is refused (hs_rejected 2)" \
 	mmtg_wait 90 mmtg_stat_is hs_rejected 2
 kill "$_l" 2>/dev/null
 wait "$_l" 2>/dev/null
-mmtg_t "a: hs_done still 12" mmtg_stat_is hs_done 12
+mmtg_t "a: hs_done still 13" mmtg_stat_is hs_done 13
 
 mmtg_t "a: attested, to a listener not in attested mode: connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7606 -X EKEYREJECTED

@@ -256,12 +256,7 @@ static int do_agree(int dev, const char *addr, int port, const char *out,
 			err = errno;
 		check(!err && pi.key_len == 32,
 		      "agree: ... the first PMO is keyed (key_len 32)", err);
-		close(conn);
-		close(p1);
-		close(p2);
-		if (lfd >= 0)
-			close(lfd);
-		return failures;
+		goto out;
 	}
 	err = agree(conn, p2, !send, &t2);
 	check(!err, "agree: key agreement 2 keys the second PMO", err);
@@ -306,6 +301,7 @@ static int do_agree(int dev, const char *addr, int port, const char *out,
 		check(!err && pmo_is(p2, 2),
 		      "agree: PMO 2 received under agreement 2, byte-exact", err);
 	}
+out:
 	close(p1);
 	close(p2);
 	close(conn);

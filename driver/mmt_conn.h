@@ -313,6 +313,8 @@ void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head);
 void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_connect(void);
+bool mmt_conn_fault_established(void);
+u32 mmt_conn_fault_agree(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -332,6 +334,16 @@ static inline bool mmt_conn_fault_commit(bool source,
 }
 
 static inline u32 mmt_conn_fault_connect(void)
+{
+	return 0;
+}
+
+static inline bool mmt_conn_fault_established(void)
+{
+	return false;
+}
+
+static inline u32 mmt_conn_fault_agree(void)
 {
 	return 0;
 }

@@ -40,9 +40,21 @@
  *	connect delay MS
  *			connecting side: once the next MMT_IOC_CONNECT's
  *			connection is established, wait until the peer closes
- *			it (at most MS ms, MS <= 10000) before looking at its
- *			state: a listener that accepts and closes at once wins
- *			the race every time
+ *			it (at most MS ms, 1 <= MS <= 10000) before looking at
+ *			its state: a listener that accepts and closes at once
+ *			wins the race every time
+ *	connect fail	connecting side: fail the next connection whose
+ *			accept reply (hello) checked with EPROTO just before
+ *			it enters LIVE, as a malformed message the peer sent
+ *			before ESTABLISHED was handled does (the stage bit
+ *			WAS_LIVE is set by then): MMT_IOC_CONNECT must return
+ *			EPROTO, not a connection
+ *	agree delay MS	MMT_IOC_CONN_KEY_AGREE: once the next agreement's
+ *			tags checked, wait until the peer closes the
+ *			connection (at most MS ms, 1 <= MS <= 10000) before
+ *			looking at whether this side's confirmation reached
+ *			it: a peer that closes once its agreement returned
+ *			wins the race every time
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -66,6 +78,7 @@
 #ifdef MMT_DEBUG
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -96,6 +109,8 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
 	MMT_FAULT_CONNECT_DELAY,
+	MMT_FAULT_CONNECT_FAIL,
+	MMT_FAULT_AGREE_DELAY,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -109,6 +124,8 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
 	MMT_FAULT_AT_CONNECT,
+	MMT_FAULT_AT_ESTABLISHED,
+	MMT_FAULT_AT_AGREE,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -129,6 +146,10 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_HS;
 	case MMT_FAULT_CONNECT_DELAY:
 		return MMT_FAULT_AT_CONNECT;
+	case MMT_FAULT_CONNECT_FAIL:
+		return MMT_FAULT_AT_ESTABLISHED;
+	case MMT_FAULT_AGREE_DELAY:
+		return MMT_FAULT_AT_AGREE;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -145,7 +166,7 @@ struct mmt_fault {
 	enum mmt_fault_op op;
 	enum mmt_fault_region region;
 	u32 index;
-	u32 other;		/* PRESENT: the kept closure; STRAY, CONNECT: ms */
+	u32 other;	/* PRESENT: the kept closure; STRAY, DELAYs: ms */
 	u64 off;
 	u8 mask;
 };
@@ -473,6 +494,8 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
  * mmt_conn_fault_connect() - the delay a "connect delay MS" line armed
  *	for this MMT_IOC_CONNECT, taken (it fires once)
  *
+ * Called by MMT_IOC_CONNECT once its connection entered LIVE (never for
+ * one refused, timed out or interrupted).
  * Context: process; takes mmt_fault_lock.
  * Return: the delay in ms, or 0 when nothing is armed.
  */
@@ -481,6 +504,66 @@ u32 mmt_conn_fault_connect(void)
 	struct mmt_fault f;
 
 	return mmt_fault_take(0, MMT_FAULT_AT_CONNECT, &f) ? f.other : 0;
+}
+
+/**
+ * mmt_conn_fault_agree() - the delay an "agree delay MS" line armed for
+ *	this MMT_IOC_CONN_KEY_AGREE, taken (it fires once)
+ *
+ * Called once the agreement's tags checked (never for a failed one).
+ * Context: process; takes mmt_fault_lock.
+ * Return: the delay in ms, or 0 when nothing is armed.
+ */
+u32 mmt_conn_fault_agree(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_AGREE, &f) ? f.other : 0;
+}
+
+/**
+ * mmt_conn_fault_established() - whether a "connect fail" line is armed,
+ *	taken (it fires once)
+ *
+ * Called by the connecting side's ESTABLISHED handler once the accept
+ * reply checked, before the connection enters LIVE.
+ * Context: the rdma_cm handler (process); takes mmt_fault_lock.
+ * Return: true if the caller must fail the connection (EPROTO).
+ */
+bool mmt_conn_fault_established(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_ESTABLISHED, &f);
+}
+
+/*
+ * "connect delay MS", "agree delay MS" (1 <= MS <= 10000) or "connect
+ * fail", @op the first word: the whole line, no wrapped number, nothing
+ * after it.  Return: 0 or -EINVAL.
+ */
+static int mmt_fault_parse_conn(const char *line, const char *op,
+				struct mmt_fault *f)
+{
+	char a[8], num[12];
+	int end = 0, n;
+
+	n = sscanf(line, "%*s %7s %n", a, &end);
+	if (n == 1 && !strcmp(op, "connect") && !strcmp(a, "fail") &&
+	    !line[end]) {
+		f->op = MMT_FAULT_CONNECT_FAIL;
+		return 0;
+	}
+	if (n != 1 || strcmp(a, "delay"))
+		return -EINVAL;
+	line += end;
+	end = 0;
+	if (sscanf(line, "%11s %n", num, &end) != 1 || line[end] ||
+	    kstrtou32(num, 10, &f->other) || !f->other || f->other > 10000)
+		return -EINVAL;
+	f->op = strcmp(op, "connect") ? MMT_FAULT_AGREE_DELAY :
+					MMT_FAULT_CONNECT_DELAY;
+	return 0;
 }
 
 static int mmt_fault_parse(char *line, struct mmt_fault *f)
@@ -533,11 +616,8 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 		if (sscanf(line, "hs %7s", a) != 1 || strcmp(a, "swap"))
 			return -EINVAL;
 		f->op = MMT_FAULT_HS_SWAP;
-	} else if (!strcmp(op, "connect")) {
-		f->op = MMT_FAULT_CONNECT_DELAY;
-		if (sscanf(line, "connect %7s %u", a, &f->other) != 2 ||
-		    strcmp(a, "delay") || !f->other || f->other > 10000)
-			return -EINVAL;
+	} else if (!strcmp(op, "connect") || !strcmp(op, "agree")) {
+		return mmt_fault_parse_conn(line, op, f);
 	} else if (!strcmp(op, "commit")) {
 		if (sscanf(line, "commit %7s", a) != 1)
 			return -EINVAL;

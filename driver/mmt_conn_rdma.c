@@ -162,10 +162,16 @@ struct mmt_wait_cqe {
  * @node: in mmt_conns (device removal)
  * @lnode: in the listener's pending or ready list until accepted
  * @listener: the listener that created it (accepting side), or NULL
- * @lock: protects @state, @err, @routed, @tx_inbox, @rx_inbox, @hs_inbox,
- *	@hs_done
+ * @lock: protects @state, @err, @reached_live, @routed, @tx_inbox,
+ *	@rx_inbox, @hs_inbox, @hs_done
  * @state: enum mmt_conn_state
  * @err: why it is DEAD (negative errno)
+ * @reached_live: it entered LIVE (it may be DEAD since): what
+ *	MMT_IOC_CONNECT hands out even when the peer closed it at once.  Not
+ *	the stage bit WAS_LIVE, which ESTABLISHED sets before the transition
+ *	(the QP can carry messages: teardown drains it) even on a connection
+ *	that died first, e.g. of a malformed message the peer sent before
+ *	ESTABLISHED was handled
  * @routed: connect side: ROUTE_RESOLVED arrived
  * @wq: woken on every state change and message
  * @setup_mutex: protects the verbs resources, @stages and @cm_id
@@ -183,6 +189,9 @@ struct mmt_wait_cqe {
  * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
  *	queue without limit)
  * @msgs_out: message SENDs posted and not completed yet
+ * @msgs_failed: message SENDs that completed with an error or were
+ *	flushed (never reset; counted before @msgs_out drops): whether a
+ *	message reached the peer's NIC (mmt_conn_sends_ok())
  * @writes_out: RDMA write chains posted and not completed yet
  * @post_mutex: serializes posting to the send queue, so that a REG_MR is
  *	posted only when nothing before it is unacknowledged (see
@@ -233,6 +242,7 @@ struct mmt_conn {
 	spinlock_t lock;		/* state, err, routed, inboxes */
 	enum mmt_conn_state state;
 	int err;
+	bool reached_live;
 	bool routed;
 	wait_queue_head_t wq;
 	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
@@ -249,6 +259,7 @@ struct mmt_conn {
 	struct list_head rx_inbox;
 	u32 inbox_len;
 	atomic_t msgs_out;
+	atomic_t msgs_failed;
 	atomic_t writes_out;
 	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
@@ -314,7 +325,8 @@ static const struct file_operations mmt_listen_fops;
 
 /*
  * The one transition function.  Entering DEAD records @err (the first
- * reason wins) and wakes every waiter.  Caller holds conn->lock.
+ * reason wins), entering LIVE @reached_live; every waiter is woken.
+ * Caller holds conn->lock.
  */
 static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 			      int err)
@@ -323,6 +335,8 @@ static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 	if (!(mmt_conn_next[conn->state] & BIT(to)))
 		return -EINVAL;
 	conn->state = to;
+	if (to == MMT_CONN_LIVE)
+		conn->reached_live = true;
 	if (to == MMT_CONN_DEAD)
 		conn->err = err ? err : -ECONNRESET;
 	wake_up_all(&conn->wq);
@@ -350,6 +364,18 @@ static enum mmt_conn_state mmt_conn_state(struct mmt_conn *conn, int *err)
 		*err = conn->err;
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return s;
+}
+
+/* Whether the connection ever entered LIVE (it may be DEAD since). */
+static bool mmt_conn_reached_live(struct mmt_conn *conn)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ret = conn->reached_live;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
 }
 
 static void mmt_conn_free(struct kref *ref)
@@ -558,8 +584,10 @@ static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	struct mmt_conn *conn = m->conn;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		atomic_inc(&conn->msgs_failed);
 		mmt_conn_fail(conn, -ECONNRESET);
+	}
 	ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w), DMA_TO_DEVICE);
 	kfree(m);
 	if (atomic_dec_and_test(&conn->msgs_out))
@@ -654,9 +682,23 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	m->w.magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
 	m->conn = conn;
 	m->cqe.done = mmt_conn_send_done;
+	/*
+	 * Nothing of the device (the mapping, the PD) is touched before
+	 * NO_POST is checked under post_mutex: after mmt_conn_shutdown() a
+	 * teardown may have freed the PD and the device may be gone (device
+	 * removal tears down a connection whose handshake or key agreement
+	 * had not started yet, and neither waits for the other).
+	 */
+	mutex_lock(&conn->post_mutex);
+	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
+		mutex_unlock(&conn->post_mutex);
+		kfree(m);
+		return -ECONNRESET;	/* see mmt_conn_shutdown() */
+	}
 	m->dma = ib_dma_map_single(conn->dev, &m->w, sizeof(m->w),
 				   DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(conn->dev, m->dma)) {
+		mutex_unlock(&conn->post_mutex);
 		kfree(m);
 		return -ENOMEM;
 	}
@@ -670,12 +712,8 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	wr.num_sge = 1;
 	if (chain_last)
 		chain_last->next = &wr;
-	mutex_lock(&conn->post_mutex);
-	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
-		err = -ECONNRESET;	/* see mmt_conn_shutdown() */
-	} else if (chain && !wait_event_timeout(conn->wq,
-						mmt_conn_sq_idle(conn),
-						mmt_timeout(0))) {
+	if (chain && !wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn),
+					 mmt_timeout(0))) {
 		err = -ETIMEDOUT;
 	} else if (chain && mmt_conn_state(conn, NULL) == MMT_CONN_DEAD) {
 		err = -ECONNRESET;
@@ -687,12 +725,12 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 			mmt_conn_fail(conn, -ECONNRESET);
 		}
 	}
-	mutex_unlock(&conn->post_mutex);
-	if (err) {
+	if (err)
 		ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w),
 				    DMA_TO_DEVICE);
+	mutex_unlock(&conn->post_mutex);
+	if (err)
 		kfree(m);
-	}
 	return err;
 }
 
@@ -1068,20 +1106,38 @@ static int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
  * it), at most until @deadline: the caller may close the connection right
  * after, and the drain would flush a SEND still in flight (the peer's
  * handshake then saw its last message lost).  A connection that died
- * meanwhile (the peer, done, closed it at once) is an error only without
- * @dead_ok.  Return: 0, -ETIMEDOUT, or the connection's error once DEAD.
+ * meanwhile (the peer, done, closed it at once) is no error.  Return: 0 or
+ * -ETIMEDOUT.
  */
-static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline,
-			       bool dead_ok)
+static int mmt_conn_sends_done(struct mmt_conn *conn, unsigned long deadline)
 {
 	long left = max_t(long, (long)(deadline - jiffies), 1);
-	int err;
 
 	if (!wait_event_timeout(conn->wq, mmt_conn_sq_idle(conn), left))
 		return -ETIMEDOUT;
-	if (!dead_ok && mmt_conn_state(conn, &err) == MMT_CONN_DEAD)
-		return err;
 	return 0;
+}
+
+/*
+ * Wait until every message this side posted has completed, dead
+ * connection or not, at most until @deadline, and say whether each did
+ * so successfully since @failed0 (an earlier read of @msgs_failed): then
+ * the peer's NIC has them.  A completed SEND is what counts, not the
+ * connection's state: a peer that got our last message and closed the
+ * connection at once may have done so before we look (its DISCONNECTED
+ * overtakes nothing we need).  A peer gone silent leaves our SENDs to
+ * the QP's retries, which end in an error.  Return: 0, -ETIMEDOUT, or
+ * -ECONNRESET when one failed or was flushed.
+ */
+static int mmt_conn_sends_ok(struct mmt_conn *conn, unsigned long deadline,
+			     int failed0)
+{
+	long left = max_t(long, (long)(deadline - jiffies), 1);
+
+	if (!wait_event_timeout(conn->wq, !atomic_read(&conn->msgs_out),
+				left))
+		return -ETIMEDOUT;
+	return atomic_read(&conn->msgs_failed) != failed0 ? -ECONNRESET : 0;
 }
 
 /* A refusal's errno as the peer sent it: its own verdicts, else refused */
@@ -1257,7 +1313,7 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	 * reset, as for any connection the peer closed.
 	 */
 	if (!err)
-		err = mmt_conn_sends_done(conn, deadline, true);
+		err = mmt_conn_sends_done(conn, deadline);
 	if (!err)
 		err = mmt_hs_conn_id(hs, &id);
 	if (!err) {
@@ -1385,6 +1441,9 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			conn->conn_id = mmt_conn_id_derive(crand, arand);
 		}
 		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
+		/* test builds: the connection died before it entered LIVE */
+		if (!conn->listener && mmt_conn_fault_established())
+			mmt_conn_fail(conn, -EPROTO);
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
 		spin_unlock_irqrestore(&conn->lock, flags);
@@ -1781,20 +1840,22 @@ int mmt_conn_connect(void __user *uarg)
 						mmt_timeout(c.timeout_ms));
 	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
 	/* test builds: let the peer's close win the race below */
-	delay = !err && test_bit(MMT_CONN_WAS_LIVE, &conn->stages) ?
+	delay = !err && mmt_conn_reached_live(conn) ?
 		mmt_conn_fault_connect() : 0;
 	if (delay)
 		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
 				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
 	/*
-	 * Established, so it is handed out even if the peer has closed it
-	 * since (as connect(2) does, and MMT_IOC_ACCEPT): a listener that
-	 * accepts and closes at once may beat this thread to the check, and
-	 * using the fd reports the reset.  Not in attested mode: the
-	 * handshake below has not run, and fails on a dead connection.
+	 * Established (it entered LIVE), so it is handed out even if the
+	 * peer has closed it since (as connect(2) does, and MMT_IOC_ACCEPT):
+	 * a listener that accepts and closes at once may beat this thread to
+	 * the check, and using the fd reports the reset.  Not a connection
+	 * that died before it entered LIVE (WAS_LIVE may be set on it): its
+	 * error is returned.  Not in attested mode: the handshake below has
+	 * not run, and fails on a dead connection.
 	 */
 	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE &&
-	    (conn->attested || !test_bit(MMT_CONN_WAS_LIVE, &conn->stages)))
+	    (conn->attested || !mmt_conn_reached_live(conn)))
 		err = cerr;
 	if (!err && conn->attested)
 		err = mmt_conn_handshake(conn, c.timeout_ms);
@@ -4380,9 +4441,9 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	struct mmt_key_agree a;
 	struct mmt_pmo *pmo;
 	bool initiator = !conn->listener;
+	u32 usize, delay;
 	struct fd f;
-	u32 usize;
-	int err;
+	int err, failed0;
 
 	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_KEY_AGREE_SIZE_VER0,
 			  &usize);
@@ -4415,6 +4476,7 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 		goto out_unlock;
 	a.seq = ++conn->ka_seq;
 	deadline = jiffies + mmt_timeout(a.timeout_ms);
+	failed0 = atomic_read(&conn->msgs_failed);
 	get_random_bytes(e_sk, sizeof(e_sk));
 	err = mmt_x25519(e_sk, NULL, share);
 	if (!err)
@@ -4438,8 +4500,19 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 					  a.seq, 0, tag);
 	if (!err && crypto_memneq(tag, initiator ? tag_r : tag_i, sizeof(tag)))
 		err = -EKEYREJECTED;
-	if (!err)	/* our confirmation reached the peer */
-		err = mmt_conn_sends_done(conn, deadline, false);
+	/* test builds: let a peer's close at once win the race below */
+	delay = err ? 0 : mmt_conn_fault_agree();
+	if (delay)
+		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
+				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
+	/*
+	 * Our confirmation reached the peer: its SEND completed, whether or
+	 * not the peer has closed the connection since (done, it may close
+	 * it at once; this side must not then call the agreement failed
+	 * while the peer's PMO is keyed)
+	 */
+	if (!err)
+		err = mmt_conn_sends_ok(conn, deadline, failed0);
 	if (err) {
 		/* the two sides' agreement numbers may differ now */
 		pr_info_ratelimited("conn %llx: key agreement %llu failed: %d\n",

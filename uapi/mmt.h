@@ -1217,11 +1217,13 @@ struct mmt_restore {
  *   away
  * * EHOSTUNREACH / ENETUNREACH - no address, no route or no RDMA device
  * * ETIMEDOUT - @timeout_ms passed
- * * EPROTO - the peer speaks another protocol version
+ * * EPROTO - the peer speaks another protocol version, or its hello (or,
+ *   attested, a handshake message) is malformed; also a malformed message
+ *   from the peer that arrived before the connection was established
  * * EINTR - a signal arrived
  * * EOPNOTSUPP - no RDMA in this module, or the device lacks fast memory
  *   registration
- * * EMFILE, ENOMEM
+ * * EMFILE, ENFILE, ENOMEM
  */
 #define MMT_IOC_CONNECT		_IOWR(MMT_IOC_MAGIC, 0x21, struct mmt_connect)
 
@@ -1247,7 +1249,8 @@ struct mmt_restore {
  * fd); attested mode: EKEYREJECTED, EKEYEXPIRED (as for MMT_IOC_CONNECT),
  * ENOKEY (this node's credential went away), ECONNREFUSED (the peer
  * refused for another reason), EPROTO (a malformed handshake message),
- * ECONNRESET (the peer went away during the handshake), ENOMEM.
+ * ECONNRESET (the peer went away during the handshake), ENOMEM; EMFILE,
+ * ENFILE (no fd for the connection: it is dropped).
  */
 #define MMT_IOC_ACCEPT		_IOWR(MMT_IOC_MAGIC, 0x22, struct mmt_connect)
 
@@ -1645,8 +1648,11 @@ struct mmt_restore {
  * connection run one at a time and in the same order on both sides.  A
  * failure after the first message (a timeout, a signal, a tag that does
  * not verify, a malformed message) ends the connection (poll() reports
- * POLLHUP); the PMO is then not keyed.  MMT_IOC_PMO_SET_KEY still works,
- * in attested mode too.
+ * POLLHUP); the PMO is then not keyed.  An agreement is done once the
+ * peer's tag verified and this side's confirmation reached the peer (its
+ * SEND completed): a peer that closes the connection as soon as its call
+ * returned does not fail it.  MMT_IOC_PMO_SET_KEY still works, in
+ * attested mode too.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno set to:

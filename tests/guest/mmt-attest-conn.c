@@ -7,7 +7,11 @@
  *	listen, then accept N connections (default 1) one after the other,
  *	each closed at once; each accept must succeed, or with -X fail with
  *	ERRNO (an attested handshake runs in MMT_IOC_ACCEPT); -t: the
- *	accept's timeout_ms (default 60000)
+ *	accept's timeout_ms (default 60000); with -R, before each accept
+ *	wait until a connection is ready (POLLIN) and remove this node's
+ *	RDMA device (`rdma link delete rxe0`): device removal tears the
+ *	ready connection down before its accept (and attested handshake)
+ *	runs
  *   mmt-attest-conn connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K]
  *	[-H]
  *	connect N times (default 1), each closed at once; while the peer is
@@ -21,8 +25,8 @@
  *	(not an attested connection); with -H, each connection's fd must
  *	report POLLHUP at once (the peer closed it before the connect
  *	returned: debugfs mmt/conn_fault "connect delay MS" makes it so)
- *   mmt-attest-conn agree-recv -p PORT [-t MS]
- *   mmt-attest-conn agree-send -a ADDR -p PORT [-o FILE]
+ *   mmt-attest-conn agree-recv -p PORT [-t MS] [-Q]
+ *   mmt-attest-conn agree-send -a ADDR -p PORT [-o FILE] [-Q]
  *	MMT key agreement on one attested connection: two agreements, each
  *	keying a PMO of 2 closures of 128 KiB on each side (the receiver's
  *	WAITING); the sender writes pattern 1 into its first PMO and pattern
@@ -33,6 +37,10 @@
  *	time (the MMT_IOC_CONNECT that succeeded, us; the attested hello runs
  *	in it) and the agreement times (us), and writes the agreements' mean
  *	time to FILE with -o.  -t: agree-recv's accept timeout_ms (default 60000).
+ *	With -Q only the first agreement, which must succeed and key the
+ *	first PMO (key_len 32), and the connection is closed at once (the
+ *	peer may close it before this side's agreement returned: debugfs
+ *	mmt/conn_fault "agree delay MS" makes it so)
  *	The run attconn (test issuer) and the run attest (nodes
  *	with TPM-issued credentials, tests/guest/g-attest-node.sh) use them.
  *
@@ -86,6 +94,7 @@ static int errno_of(const char *name)
 		{ "EKEYREJECTED", EKEYREJECTED }, { "EKEYEXPIRED", EKEYEXPIRED },
 		{ "ENOKEY", ENOKEY }, { "ECONNREFUSED", ECONNREFUSED },
 		{ "ECONNRESET", ECONNRESET }, { "ETIMEDOUT", ETIMEDOUT },
+		{ "EPROTO", EPROTO },
 	};
 	size_t i;
 
@@ -203,7 +212,7 @@ static int connect_to(int dev, const char *addr, int port, int retry,
 }
 
 static int do_agree(int dev, const char *addr, int port, const char *out,
-		    int tmo)
+		    int tmo, int quit)
 {
 	struct mmt_connect c = { .size = sizeof(c) };
 	int send = addr != NULL, conn, p1, p2, err, lfd = -1;
@@ -239,6 +248,16 @@ static int do_agree(int dev, const char *addr, int port, const char *out,
 		return 2;
 	err = agree(conn, p1, !send, &t1);
 	check(!err, "agree: key agreement 1 keys the first PMO", err);
+	if (quit) {
+		/* -Q: the peer may have closed before this side looked */
+		struct mmt_pmo_info pi = { .size = sizeof(pi) };
+
+		if (!err && ioctl(p1, MMT_IOC_PMO_INFO, &pi))
+			err = errno;
+		check(!err && pi.key_len == 32,
+		      "agree: ... the first PMO is keyed (key_len 32)", err);
+		goto out;
+	}
 	err = agree(conn, p2, !send, &t2);
 	check(!err, "agree: key agreement 2 keys the second PMO", err);
 	if (send) {
@@ -282,6 +301,7 @@ static int do_agree(int dev, const char *addr, int port, const char *out,
 		check(!err && pmo_is(p2, 2),
 		      "agree: PMO 2 received under agreement 2, byte-exact", err);
 	}
+out:
 	close(p1);
 	close(p2);
 	close(conn);
@@ -306,14 +326,14 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *expect = NULL, *out = NULL;
 	int port = 0, n = 1, i, dev, opt, ret, err, ok = 0, tmo = 60000;
-	int try_agree = 0, hup = 0;
+	int try_agree = 0, hup = 0, remove_dev = 0, quit = 0;
 	char what[160];
 	double times[64];
 
 	if (argc < 2)
 		goto usage;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KH")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KHRQ")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -323,6 +343,8 @@ int main(int argc, char **argv)
 		case 't': tmo = atoi(optarg); break;
 		case 'K': try_agree = 1; break;
 		case 'H': hup = 1; break;
+		case 'R': remove_dev = 1; break;
+		case 'Q': quit = 1; break;
 		default: goto usage;
 		}
 	}
@@ -345,6 +367,16 @@ int main(int argc, char **argv)
 			struct mmt_connect c = { .size = sizeof(c) };
 
 			c.timeout_ms = tmo;
+			if (remove_dev) {
+				struct pollfd pfd = { .fd = l.fd,
+						      .events = POLLIN };
+
+				check(poll(&pfd, 1, tmo) == 1 &&
+				      (pfd.revents & POLLIN),
+				      "listen: a connection is ready", errno);
+				check(system("rdma link delete rxe0") == 0,
+				      "listen: rdma link delete rxe0", 0);
+			}
 			ret = ioctl(l.fd, MMT_IOC_ACCEPT, &c);
 			err = ret ? errno : 0;
 			if (!ret)
@@ -364,9 +396,9 @@ int main(int argc, char **argv)
 		return failures;
 	}
 	if (!strcmp(argv[1], "agree-recv"))
-		return do_agree(dev, NULL, port, NULL, tmo);
+		return do_agree(dev, NULL, port, NULL, tmo, quit);
 	if (!strcmp(argv[1], "agree-send") && addr)
-		return do_agree(dev, addr, port, out, tmo);
+		return do_agree(dev, addr, port, out, tmo, quit);
 	if (strcmp(argv[1], "connect") || !addr)
 		goto usage;
 	for (i = 0; i < n; i++) {
@@ -429,10 +461,10 @@ int main(int argc, char **argv)
 	}
 	return failures;
 usage:
-	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS]\n"
+	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS] [-R]\n"
 		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H]\n"
-		"       %s agree-recv -p PORT [-t MS]\n"
-		"       %s agree-send -a ADDR -p PORT [-o FILE]\n",
+		"       %s agree-recv -p PORT [-t MS] [-Q]\n"
+		"       %s agree-send -a ADDR -p PORT [-o FILE] [-Q]\n",
 		argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }

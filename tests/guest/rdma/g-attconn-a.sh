@@ -7,10 +7,12 @@
 # (tests/attest/mmt-test-issuer.c, the authority's test key shipped as
 # /opt/mmt/auth.der and auth.key).  In the order of g-attconn-b.sh: a
 # connection closed by this side before B's connect returned (B's hook),
-# set-ups without attested mode, then attested ones, an MMT-channel delegation on
+# one B's hook fails before it is LIVE there, set-ups without attested mode, then attested ones, an MMT-channel delegation on
 # an attested connection (a key set by hand), MMT key agreement (two
-# agreements; mmt-attest-conn agree-recv's checks), a swapped key share
-# (B's hook), an unattested peer (B reloaded its module) refused in
+# agreements; mmt-attest-conn agree-recv's checks), one agreement this side
+# closes at once after (B's hook), a swapped key share
+# (B's hook), this node's device removed under a ready attested connection
+# before its accept, an unattested peer (B reloaded its module) refused in
 # rdma_cm, and this attested node refused by B's unattested listener.
 
 PEER=$(mmtg_ip_of 2)
@@ -21,6 +23,8 @@ mmtg_t "a: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
 
 mmtg_t "a: a connection accepted and closed at once (B's connect is delayed)" \
 	mmt-attest-conn listen -p 7600
+mmtg_t "a: a connection accepted and closed at once (B's hook fails it first)" \
+	mmt-attest-conn listen -p 7608
 mmtg_t "a: 10 connections, not in attested mode" \
 	mmt-attest-conn listen -p 7601 -n 10
 mmtg_t "a: attested mode, a credential for node 11 (test issuer)" \
@@ -31,10 +35,22 @@ mmtg_t "a: an MMT-channel delegation on an attested connection, byte-exact" \
 	mmt-xfer recv -p 7603 -n 4 -s 31
 mmtg_t "a: MMT key agreement (agree-recv checks)" mmt-attest-conn agree-recv -p 7607
 mmtg_t "a: hs_done 12" mmtg_stat_is hs_done 12
+mmtg_t "a: one key agreement, then this side closes at once (B's hook holds its last check)" \
+	mmt-attest-conn agree-recv -p 7610 -Q
+mmtg_t "a: hs_done 13" mmtg_stat_is hs_done 13
 
 mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
 	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
 mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
+
+# B connects (attested); once the connection waits in the accept queue
+# this node's device goes away, tearing it down; the accept (which would
+# run the handshake on it) fails with ECONNRESET, no oops; then rxe0 again
+mmtg_t "a: device removed under a ready attested connection: accept fails with ECONNRESET" \
+	mmt-attest-conn listen -p 7609 -R -X ECONNRESET
+mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
+mmtg_t "a: ... hs_rejected still 1" mmtg_stat_is hs_rejected 1
+mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
@@ -43,7 +59,7 @@ mmtg_t "a: a peer not in attested mode is refused (hs_rejected 2)" \
 	mmtg_wait 90 mmtg_stat_is hs_rejected 2
 kill "$_l" 2>/dev/null
 wait "$_l" 2>/dev/null
-mmtg_t "a: hs_done still 12" mmtg_stat_is hs_done 12
+mmtg_t "a: hs_done still 13" mmtg_stat_is hs_done 13
 
 mmtg_t "a: attested, to a listener not in attested mode: connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7606 -X EKEYREJECTED

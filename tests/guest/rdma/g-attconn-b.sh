@@ -3,7 +3,8 @@
 #
 # g-attconn-b.sh - two-guest test of the attested hello, guest 2 (node 12):
 # the connecting side of g-attconn-a.sh's cases (debugfs mmt/conn_fault:
-# "connect delay", "hs swap"), then the module reloaded
+# "connect delay", "connect fail", "agree delay", "hs swap"), then the
+# module reloaded
 # without attested mode.  Writes the median set-up times and the
 # agreement time (results: setup).
 
@@ -14,6 +15,16 @@ mmtg_t "b: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "b: insmod mmt.ko (test build)" mmtg_load_mmt
 mmtg_t "b: ping $PEER" mmtg_wait 60 ping -c 1 -W 2 "$PEER"
 
+# the hook's lines: a bad one is refused (EINVAL) and arms nothing
+for _bad in "connect delay 0" "connect delay 10001" \
+	"connect delay 4294967297" "connect delay 5 x" "connect delay" \
+	"connect fail x" "connect wait 5" "agree delay 0" "agree fail" \
+	"agree delay 7 7"; do
+	mmtg_t "b: conn_fault refuses \"$_bad\"" \
+		sh -c "! echo '$_bad' 2>/dev/null >$FAULT"
+done
+mmtg_t "b: ... nothing armed" grep -qx "armed 0" "$FAULT"
+
 # A's accept closes the connection at once; the hook holds this connect
 # until that close arrived: an established connection is handed out all
 # the same (its fd reports POLLHUP), as MMT_IOC_ACCEPT does
@@ -21,6 +32,13 @@ echo "connect delay 10000" >"$FAULT"
 mmtg_t "b: connect returns a connection the listener closed first (POLLHUP)" \
 	mmt-attest-conn connect -a "$PEER" -p 7600 -H
 mmtg_t "b: ... the delay fired" grep -qx "fired 1" "$FAULT"
+# the connection dies (EPROTO) after its accept reply checked but before
+# it entered LIVE (a malformed message from A would do it, racing
+# ESTABLISHED): its error, not a connection, though WAS_LIVE is set
+echo "connect fail" >"$FAULT"
+mmtg_t "b: a connection that died before LIVE: connect fails with EPROTO" \
+	mmt-attest-conn connect -a "$PEER" -p 7608 -X EPROTO
+mmtg_t "b: ... the fail fired" grep -qx "fired 2" "$FAULT"
 mmtg_t "b: 10 connections, not in attested mode" \
 	mmt-attest-conn connect -a "$PEER" -p 7601 -n 10 -K -o /tmp/plain.us
 mmtg_t "b: hs_done 0" mmtg_stat_is hs_done 0
@@ -44,12 +62,28 @@ mmtg_t "b: MMT key agreement (agree-send checks)" \
 [ -s /tmp/setup ] && mmtg_result setup /tmp/setup
 mmtg_t "b: hs_done 12" mmtg_stat_is hs_done 12
 
+# A closes the connection as soon as its agreement returned; the hook
+# holds this side's last check (did our confirmation reach A?) until that
+# close arrived: the agreement succeeds here too, the PMO keyed
+echo "agree delay 10000" >"$FAULT"
+mmtg_t "b: one key agreement, A closes at once: it succeeds here too" \
+	mmt-attest-conn agree-send -a "$PEER" -p 7610 -Q
+mmtg_t "b: ... the delay fired" grep -qx "fired 3" "$FAULT"
+mmtg_t "b: hs_done 13" mmtg_stat_is hs_done 13
+
 echo "hs swap" >"$FAULT"
 mmtg_t "b: a swapped key share (man in the middle): connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7604 -X EKEYREJECTED
-mmtg_t "b: ... the swap fired" grep -qx "fired 2" "$FAULT"
+mmtg_t "b: ... the swap fired" grep -qx "fired 4" "$FAULT"
 mmtg_t "b: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
-mmtg_t "b: ... hs_done 12" mmtg_stat_is hs_done 12
+mmtg_t "b: ... hs_done 13" mmtg_stat_is hs_done 13
+
+# A removes its device while this connection waits in its accept queue:
+# the handshake cannot finish (ECONNRESET, or ETIMEDOUT if A's disconnect
+# is lost with the device); A's accept is what is checked
+mmtg_t "b: connect while A's device goes away fails" \
+	sh -c "! mmt-attest-conn connect -a $PEER -p 7609 >/dev/null"
+mmtg_t "b: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 mmtg_t "b: rmmod" mmtg_unload_mmt
 mmtg_t "b: insmod mmt.ko, not in attested mode" mmtg_load_mmt

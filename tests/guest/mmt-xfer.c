@@ -20,9 +20,10 @@
  *               memory (no key; secure: under the connection's key,
  *               MMT_IOC_CONN_SET_KEY, set on both sides)
  *   -Z          secure on plain PMOs: set no connection key
- *   -H MS       send: hold the connection MS ms after the transfer before
- *               closing it (a receiver that fails locally, EPERM or
- *               ENOKEY, must not see the connection reset first)
+ *   -H MS       hold the connection MS ms after the transfer before
+ *               closing it (a peer that fails locally, EPERM or ENOKEY,
+ *               must not see the connection reset first: both sides of
+ *               such a case hold)
  *   -O          the other side's kind of PMO: a keyed one for plain and
  *               secure, a plain one for secure-ctl (the transfer must be
  *               refused)
@@ -1033,6 +1034,8 @@ static int do_recv(int dev, const struct opts *o)
 	}
 	if (child)
 		reverse_wait(child);
+	if (o->hold_ms)
+		usleep(o->hold_ms * 1000);
 	close(conn);
 	close(l.fd);
 	close(pmo);

@@ -46,9 +46,9 @@ r "secure, another connection key: EBADMSG, PMO unchanged" 7461 -n 8 \
 r "secure on keyed PMOs, another key: EBADMSG, PMO unchanged" 7465 -n 8 \
 	-s 31 -c secure-ctl -k -X EBADMSG
 r "plain channel on a keyed PMO: EPERM" 7466 -n 4 -s 32 -c plain -O \
-	-X EPERM
+	-X EPERM -H 3000
 r "secure on plain PMOs without a connection key: ENOKEY" 7467 -n 4 \
-	-s 33 -c secure -Z -X ENOKEY
+	-s 33 -c secure -Z -X ENOKEY -H 3000
 r "secure, plain sender, keyed receiver: EMEDIUMTYPE, PMO unchanged" \
 	7468 -n 4 -s 34 -c secure -O -X EMEDIUMTYPE
 r "other geometry: EMEDIUMTYPE" 7407 -n 1 -l 3 -X EMEDIUMTYPE

@@ -299,7 +299,27 @@ mpi_ordered() {
 	done
 }
 
+# a bad MMTA_FINALIZE or MMTA_FINALIZE_PLANT_MS: exit 2 with the reason
+mpi_bad_env() {
+	local v rc
+	for v in "MMTA_FINALIZE bogus|MMTA_FINALIZE=bogus: want ordered or direct" \
+		 "MMTA_FINALIZE_PLANT_MS 60001|MMTA_FINALIZE_PLANT_MS=60001: want 0..60000" \
+		 "MMTA_FINALIZE_PLANT_MS 1x|MMTA_FINALIZE_PLANT_MS=1x: want 0..60000"; do
+		# shellcheck disable=SC2086 # VAR VALUE
+		timeout -k 5 20 mpiexec.hydra -n 2 -genv ${v%%|*} "$mpibin" \
+			--addrs 127.0.0.1,127.0.0.1 --ctl-port "$mpiport" \
+			>"$work/mpi.out" 2>&1
+		rc=$?
+		[ $rc = 2 ] && grep -q -- "mpi-finalize: ${v#*|}" "$work/mpi.out" || {
+			cat "$work/mpi.out"
+			echo "${v%%|*}: exit $rc, want 2 and '${v#*|}'"
+			return 1
+		}
+	done
+}
+
 if [ -x "$mpibin" ] && command -v mpiexec.hydra >/dev/null; then
+	check "MPI_Finalize: a bad MMTA_FINALIZE or MMTA_FINALIZE_PLANT_MS refused with exit 2 and the reason" mpi_bad_env
 	check "MPI_Finalize: MPICH 4.0.2's hang reproduced without the order (MMTA_FINALIZE=direct, planted window, all-gather)" mpi_hang
 	check "MPI_Finalize: with the order, the same planted window finalizes (3 runs, all-gather)" mpi_ordered
 	check "MPI_Finalize: the hang reproduced without the order, traffic one way (--oneway)" mpi_hang --oneway

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef MMTA_MPI
@@ -311,8 +312,13 @@ static void mpi_finalize(void)
 	for (i = 0; i < g.size; i++)
 		if (g.tcp_fds[i] > 0)
 			close(g.tcp_fds[i]);
-	if (plant)
-		usleep(fin_plant_ms * 1000u);
+	if (plant) {
+		struct timespec ts = { .tv_sec = fin_plant_ms / 1000,
+				       .tv_nsec = fin_plant_ms % 1000 * 1000000L };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	mmta_step(1, "MPI_Finalize");
 	MPI_Finalize();
 }

@@ -8,7 +8,9 @@
 # host and waits for them to connect).  Guest 1 runs mpiexec and proxy 0
 # and hands proxy i's command line to guest i+1 over the guests' TCP link
 # (mmtg_send/mmtg_recv), which runs it: rank i runs in guest i+1 (one slot
-# per host; each channel the fastest of apps_wc_repeat runs, 5 by default).  MPI carries the control messages (UCX over TCP on eth0); the
+# per host; each channel the fastest of apps_wc_repeat runs, 5 by default).  MPI carries the control messages (UCX over TCP on eth0), the
+# ranks' TCP star (port 7600) one barrier before MPI_Finalize (the order
+# that removes MPICH 4.0.2's finalize hang, mmt-apps(1)); the
 # data moves over mmt connections on the three channels.  WordCount, then
 # PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
 # ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9

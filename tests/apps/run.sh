@@ -278,10 +278,10 @@ mpi_hang() {
 	cat "$work/mpi.out"
 	echo "ranks at MPI_Finalize: $n; connections with 25 bytes unread:"
 	cat "$work/q25"
-	[ "$n" = 2 ] && [ -s "$work/q25" ] || {
+	if [ "$n" != 2 ] || [ ! -s "$work/q25" ]; then
 		echo "(no hang: the plant no longer opens MPICH's window, so the checks with the order below prove nothing; see docs/PAPER.md)"
 		return 1
-	}
+	fi
 }
 
 # with the order: 3 planted runs, each must finalize (exit 0) in 20 s
@@ -310,11 +310,12 @@ mpi_bad_env() {
 			--addrs 127.0.0.1,127.0.0.1 --ctl-port "$mpiport" \
 			>"$work/mpi.out" 2>&1
 		rc=$?
-		[ $rc = 2 ] && grep -q -- "mpi-finalize: ${v#*|}" "$work/mpi.out" || {
+		if [ $rc != 2 ] ||
+		   ! grep -q -- "mpi-finalize: ${v#*|}" "$work/mpi.out"; then
 			cat "$work/mpi.out"
 			echo "${v%%|*}: exit $rc, want 2 and '${v#*|}'"
 			return 1
-		}
+		fi
 	done
 }
 

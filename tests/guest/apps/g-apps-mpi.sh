@@ -326,7 +326,8 @@ if [ "$LOOP" -gt 0 ]; then
 		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/loop-last.json
 		[ -s /tmp/loop-last.json ] &&
 			mmtg_result_quiet loop-last.json /tmp/loop-last.json
-		for GENV in $LOOP_GENVS; do
+		# each setting once, however often the list names it
+		for GENV in $(echo "$LOOP_GENVS" | tr ' ' '\n' | awk '!seen[$0]++'); do
 			_n=$(awk -v g="$GENV" '$2 == g' /tmp/loop.runs | wc -l)
 			_h=$(awk -v g="$GENV" '$2 == g && $3 == 124' /tmp/loop.runs | wc -l)
 			_o=$(awk -v g="$GENV" '$2 == g && $3 != 124 && $3 != 0' /tmp/loop.runs | wc -l)

@@ -66,7 +66,8 @@ APP_COMMON := $(filter-out $(APP_MAINS),$(wildcard tools/apps/*.c))
 # control plane, when MPICH's or Open MPI's mpicc is installed
 # (scripts/deps.sh)
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
-APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/mmt-pagerank-mpi)
+APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/mmt-pagerank-mpi \
+	$(O)/tests/apps/mpi-finalize)
 
 # The CRIU plugin (docs/CRIU.md), when CRIU's plugin header is installed
 # (Debian's criu package ships it: scripts/deps.sh)
@@ -129,6 +130,11 @@ $(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/
 	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
 
 $(O)/tools/apps/%-mpi: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
+
+# tests/apps/run.sh's MPI_Finalize checks: apps_net.c under mpiexec
+$(O)/tests/apps/mpi-finalize: tests/apps/mpi-finalize.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef MMTA_MPI
@@ -157,19 +158,11 @@ static void tcp_init(void)
 	g.tcp_fds[0] = fd;
 }
 
-/* every rank's @len bytes of @mine, in rank order, into @all; a barrier */
-void mmta_ctl_allgather(const void *mine, size_t len, void *all)
+/* the TCP star's all-gather: @len bytes of @mine per rank into @all */
+static void tcp_allgather(const void *mine, size_t len, void *all)
 {
 	int i;
 
-#ifdef MMTA_MPI
-	if (g.mpi) {
-		if (MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len,
-				  MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
-			mmta_die("MPI_Allgather failed");
-		return;
-	}
-#endif
 	if (g.rank == 0) {
 		memcpy(all, mine, len);
 		for (i = 1; i < g.size; i++)
@@ -182,12 +175,154 @@ void mmta_ctl_allgather(const void *mine, size_t len, void *all)
 	}
 }
 
+/* every rank's @len bytes of @mine, in rank order, into @all; a barrier */
+void mmta_ctl_allgather(const void *mine, size_t len, void *all)
+{
+#ifdef MMTA_MPI
+	if (g.mpi) {
+		if (MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len,
+				  MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+			mmta_die("MPI_Allgather failed");
+		return;
+	}
+#endif
+	tcp_allgather(mine, len, all);
+}
+
 void mmta_ctl_barrier(void)
 {
 	char b = 0, all[MMTA_MAX_RANKS];
 
 	mmta_ctl_allgather(&b, 1, all);
 }
+
+#ifdef MMTA_MPI
+/*
+ * MPI_Finalize, ordered (mpi_finalize() below).  MMTA_FINALIZE=direct
+ * (mmt-apps(1)) calls MPI_Finalize at once, as the programs did before;
+ * MMTA_FINALIZE_PLANT_MS=N makes rank 0 progress MPI for N ms before the
+ * TCP barrier, then wait N ms without progress after it: the window of
+ * MPICH 4.0.2's hang made certain (tests/apps/mpi-finalize.c).  Read and
+ * checked by mmta_net_start().
+ */
+static int fin_direct;
+static unsigned int fin_plant_ms;
+
+#define MMTA_TAG_FINALIZE	0x6d6d	/* the programs use no other tag */
+
+static void fin_env(void)
+{
+	const char *m = getenv("MMTA_FINALIZE");
+	const char *p = getenv("MMTA_FINALIZE_PLANT_MS");
+
+	if (m && *m && strcmp(m, "ordered")) {
+		if (strcmp(m, "direct")) {
+			fprintf(stderr, "%s: MMTA_FINALIZE=%s: want ordered or direct\n",
+				g.prog, m);
+			exit(2);
+		}
+		fin_direct = 1;
+	}
+	if (p && *p) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || *end || v > 60000) {
+			fprintf(stderr, "%s: MMTA_FINALIZE_PLANT_MS=%s: want 0..60000\n",
+				g.prog, p);
+			exit(2);
+		}
+		fin_plant_ms = (unsigned int)v;
+	}
+}
+
+/* every rank one byte to and one from every other rank */
+static void fin_touch_all(void)
+{
+	MPI_Request req[2 * MMTA_MAX_RANKS];
+	MPI_Status st[2 * MMTA_MAX_RANKS];
+	char out = 0, in[MMTA_MAX_RANKS];
+	int n = 0, r;
+
+	for (r = 0; r < g.size; r++)
+		if (r != g.rank)
+			MPI_Irecv(&in[r], 1, MPI_BYTE, r, MMTA_TAG_FINALIZE,
+				  MPI_COMM_WORLD, &req[n++]);
+	for (r = 0; r < g.size; r++)
+		if (r != g.rank)
+			MPI_Isend(&out, 1, MPI_BYTE, r, MMTA_TAG_FINALIZE,
+				  MPI_COMM_WORLD, &req[n++]);
+	if (MPI_Waitall(n, req, st) != MPI_SUCCESS)
+		mmta_die("finalize: MPI_Waitall failed");
+}
+
+/* the plant's first half: MPI progress for fin_plant_ms on rank 0 */
+static void fin_plant_progress(void)
+{
+	double t = mmta_now();
+	int flag;
+
+	while (mmta_now() - t < fin_plant_ms / 1000.0)
+		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+			   MPI_STATUS_IGNORE);
+}
+
+/*
+ * mpi_finalize() - MPI_Finalize without MPICH 4.0.2's hang (docs/PAPER.md,
+ * "The MPI_Finalize hang"; the cause read from MPICH v4.0.2 and UCX
+ * v1.13.1, Debian 12's).  MPICH's UCX finalize (ucx_init.c,
+ * MPIDI_UCX_mpi_finalize_hook()) closes every endpoint in flush mode
+ * (ucp_disconnect_nb()), progresses UCX until every close is done, then
+ * blocks in the PMI barrier with its UCX sockets open and unread.  UCX's
+ * TCP transport (since 1.12) flushes an endpoint that has sent anything
+ * by sending a zero-length PUT request (a 25-byte message) and waiting
+ * for the peer's PUT acknowledgement (tcp_ep.c, uct_tcp_ep_flush()).  A
+ * rank that answers its peer's request while still outside MPI_Finalize
+ * (any MPI call that progresses, after the peer entered it) sends the
+ * answer before its own request; the peer then completes its close and
+ * sleeps in the PMI barrier before that request arrives, and this rank
+ * spins forever.  The order here removes that: (1) every rank sends to
+ * and hears from every other rank, so each has something to flush
+ * towards each peer and stays in MPICH's progress loop until it has its
+ * peer's answer, which the single TCP connection of the pair delivers
+ * after the peer's own request; (2) a barrier over the TCP star, not
+ * MPI, so no rank enters MPI_Finalize (sends a request) while another
+ * can still make MPI progress outside it.  Each rank's request then goes
+ * out before it can answer any, and each is answered before its peer
+ * leaves.  Harmless where MPICH or Open MPI have no such hang.
+ */
+static void mpi_finalize(void)
+{
+	int plant = fin_plant_ms && g.rank == 0;
+	char b = 0, all[MMTA_MAX_RANKS];
+	int i;
+
+	if (!fin_direct) {
+		mmta_step(1, "finalize: a message to and from every rank");
+		fin_touch_all();
+	}
+	if (plant)
+		fin_plant_progress();
+	if (!fin_direct) {
+		mmta_step(1, "finalize: barrier over TCP");
+		tcp_allgather(&b, 1, all);
+	}
+	for (i = 0; i < g.size; i++)
+		if (g.tcp_fds[i] > 0)
+			close(g.tcp_fds[i]);
+	if (plant) {
+		struct timespec ts = { .tv_sec = fin_plant_ms / 1000,
+				       .tv_nsec = fin_plant_ms % 1000 * 1000000L };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	mmta_step(1, "MPI_Finalize");
+	MPI_Finalize();
+}
+#endif
 
 /* ---- the data plane */
 
@@ -463,6 +598,7 @@ void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg)
 		mmta_step(1, "MPI_Init done");
 		MPI_Comm_size(MPI_COMM_WORLD, &g.size);
 		g.mpi = 1;
+		fin_env();
 	}
 #endif
 	if (!g.mpi) {
@@ -491,20 +627,18 @@ void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg)
 	memcpy(g.addrs, addrs, sizeof(addrs));
 }
 
+/* under MPI too: the TCP star carries the barrier before MPI_Finalize */
 void mmta_net_ctl(void)
 {
-	if (!g.mpi)
-		tcp_init();
+	tcp_init();
 }
 
 void mmta_net_finish(void)
 {
 	explicit_bzero(g.key, sizeof(g.key));
 #ifdef MMTA_MPI
-	if (g.mpi) {
-		mmta_step(1, "MPI_Finalize");
-		MPI_Finalize();
-	}
+	if (g.mpi)
+		mpi_finalize();
 #endif
 	mmta_step(1, "done");
 }

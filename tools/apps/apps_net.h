@@ -6,7 +6,9 @@
  * The control plane carries barriers and small fixed-size records (sizes,
  * timings), never application data and never a key: MPI_Allgather when
  * the program is built with -DMMTA_MPI and started by mpiexec, else a TCP
- * star around rank 0 (--rank, --peers).  Neither is authenticated: run it
+ * star around rank 0 (--rank, --peers); under MPI the TCP star (rank 0 at
+ * its --addrs address) carries one barrier, before MPI_Finalize
+ * (mmta_net_finish()).  Neither is authenticated: run it
  * on a network you trust.  The data moves over mmt connections
  * (MMT_IOC_CONNECT/ACCEPT, MMT_IOC_SEND/RECV) between the ranks' RDMA
  * addresses.  Every failure prints "PROG: rank R: why" and exits 1 (under
@@ -167,10 +169,12 @@ int mmta_open_dev(const struct mmta_opts *o);
  *	no --peers), else --rank and --peers; the data addresses from
  *	@addr_arg (--addrs), by default the --peers
  * Exits 2 on a bad argument (no rank, a rank past the peers, addresses
- * that are not one per rank).
+ * that are not one per rank, a bad MMTA_FINALIZE or
+ * MMTA_FINALIZE_PLANT_MS under MPI).
  */
 void mmta_net_start(int *argc, char ***argv, char *peer_arg, char *addr_arg);
-/* connect the TCP control plane (every rank; rank 0 waits for all) */
+/* connect the TCP control plane (every rank, under MPI too; rank 0
+ * waits for all, the others retry for two minutes); exits on a failure */
 void mmta_net_ctl(void);
 /* every rank's @len bytes of @mine, in rank order, into @all; a barrier */
 void mmta_ctl_allgather(const void *mine, size_t len, void *all);
@@ -196,7 +200,17 @@ void mmta_connect(int devfd, int n, const int *peer, const int *accept,
  * channel (@recv: MMT_KEY_RECEIVE); plain for the other channels */
 int mmta_make_pmo(int devfd, uint64_t bytes, unsigned int channel, int recv);
 uint64_t mmta_pmo_round(uint64_t bytes);
-/* wipe the key; MPI_Finalize under MPI */
+/**
+ * mmta_net_finish() - wipe the key; under MPI, end MPI in the order that
+ *	removes MPICH 4.0.2's finalize hang over UCX's TCP transport
+ *	(docs/PAPER.md, "The MPI_Finalize hang"; mmt-apps(1)): one byte to
+ *	and from every other rank over MPI, a barrier over the TCP star
+ *	(after mmta_net_ctl()), then MPI_Finalize.  MMTA_FINALIZE=direct:
+ *	MPI_Finalize at once; MMTA_FINALIZE_PLANT_MS: the test window
+ *	(checked by mmta_net_start(): a bad value exits 2).  Every rank
+ *	calls it once, at the end; a failure exits 1 (MPI_Abort).
+ *	Single-threaded.
+ */
 void mmta_net_finish(void);
 
 #endif /* MMT_APPS_NET_H */

@@ -8,7 +8,9 @@
 # host and waits for them to connect).  Guest 1 runs mpiexec and proxy 0
 # and hands proxy i's command line to guest i+1 over the guests' TCP link
 # (mmtg_send/mmtg_recv), which runs it: rank i runs in guest i+1 (one slot
-# per host; each channel the fastest of apps_wc_repeat runs, 5 by default).  MPI carries the control messages (UCX over TCP on eth0); the
+# per host; each channel the fastest of apps_wc_repeat runs, 5 by default).  MPI carries the control messages (UCX over TCP on eth0), the
+# ranks' TCP star (port 7600) one barrier before MPI_Finalize (the order
+# that removes MPICH 4.0.2's finalize hang, mmt-apps(1)); the
 # data moves over mmt connections on the three channels.  WordCount, then
 # PageRank (mmt-pagerank-mpi, R-MAT scale 12, 10 iterations) on all 2n
 # ranks, each rank's vertices checked against apps-pr-ref.txt to 1e-9
@@ -324,7 +326,8 @@ if [ "$LOOP" -gt 0 ]; then
 		sed -n '/^{"app"/,/^}/p' /tmp/mpi.out >/tmp/loop-last.json
 		[ -s /tmp/loop-last.json ] &&
 			mmtg_result_quiet loop-last.json /tmp/loop-last.json
-		for GENV in $LOOP_GENVS; do
+		# each setting once, however often the list names it
+		for GENV in $(echo "$LOOP_GENVS" | tr ' ' '\n' | awk '!seen[$0]++'); do
 			_n=$(awk -v g="$GENV" '$2 == g' /tmp/loop.runs | wc -l)
 			_h=$(awk -v g="$GENV" '$2 == g && $3 == 124' /tmp/loop.runs | wc -l)
 			_o=$(awk -v g="$GENV" '$2 == g && $3 != 124 && $3 != 0' /tmp/loop.runs | wc -l)

@@ -299,15 +299,17 @@ mpi_ordered() {
 	done
 }
 
-# a bad MMTA_FINALIZE or MMTA_FINALIZE_PLANT_MS: exit 2 with the reason
+# a bad MMTA_FINALIZE or MMTA_FINALIZE_PLANT_MS: exit 2 with the reason.
+# One rank: with two, both exit 2, but hydra may kill the second with
+# SIGHUP while it exits and then report that (exit 1; seen in a CI run)
 mpi_bad_env() {
 	local v rc
 	for v in "MMTA_FINALIZE bogus|MMTA_FINALIZE=bogus: want ordered or direct" \
 		 "MMTA_FINALIZE_PLANT_MS 60001|MMTA_FINALIZE_PLANT_MS=60001: want 0..60000" \
 		 "MMTA_FINALIZE_PLANT_MS 1x|MMTA_FINALIZE_PLANT_MS=1x: want 0..60000"; do
 		# shellcheck disable=SC2086 # VAR VALUE
-		timeout -k 5 20 mpiexec.hydra -n 2 -genv ${v%%|*} "$mpibin" \
-			--addrs 127.0.0.1,127.0.0.1 --ctl-port "$mpiport" \
+		timeout -k 5 20 mpiexec.hydra -n 1 -genv ${v%%|*} "$mpibin" \
+			--addrs 127.0.0.1 --ctl-port "$mpiport" \
 			>"$work/mpi.out" 2>&1
 		rc=$?
 		if [ $rc != 2 ] ||

@@ -312,9 +312,8 @@ struct dentry;
 void mmt_conn_fault_rx(struct mmt_pmo *pmo, u32 index, u8 *head);
 void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
-u32 mmt_conn_fault_connect(void);
+u32 mmt_conn_fault_delay(bool agree);
 bool mmt_conn_fault_established(void);
-u32 mmt_conn_fault_agree(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -333,7 +332,7 @@ static inline bool mmt_conn_fault_commit(bool source,
 	return false;
 }
 
-static inline u32 mmt_conn_fault_connect(void)
+static inline u32 mmt_conn_fault_delay(bool agree)
 {
 	return 0;
 }
@@ -341,11 +340,6 @@ static inline u32 mmt_conn_fault_connect(void)
 static inline bool mmt_conn_fault_established(void)
 {
 	return false;
-}
-
-static inline u32 mmt_conn_fault_agree(void)
-{
-	return 0;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

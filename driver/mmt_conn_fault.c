@@ -491,34 +491,22 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
 }
 
 /**
- * mmt_conn_fault_connect() - the delay a "connect delay MS" line armed
- *	for this MMT_IOC_CONNECT, taken (it fires once)
+ * mmt_conn_fault_delay() - the delay a "connect delay MS" or "agree delay
+ *	MS" line armed, taken (it fires once)
+ * @agree: for this MMT_IOC_CONN_KEY_AGREE (called once its tags checked,
+ *	never for a failed one), else for this MMT_IOC_CONNECT (called once
+ *	its connection entered LIVE, never for one refused, timed out or
+ *	interrupted)
  *
- * Called by MMT_IOC_CONNECT once its connection entered LIVE (never for
- * one refused, timed out or interrupted).
  * Context: process; takes mmt_fault_lock.
  * Return: the delay in ms, or 0 when nothing is armed.
  */
-u32 mmt_conn_fault_connect(void)
+u32 mmt_conn_fault_delay(bool agree)
 {
 	struct mmt_fault f;
 
-	return mmt_fault_take(0, MMT_FAULT_AT_CONNECT, &f) ? f.other : 0;
-}
-
-/**
- * mmt_conn_fault_agree() - the delay an "agree delay MS" line armed for
- *	this MMT_IOC_CONN_KEY_AGREE, taken (it fires once)
- *
- * Called once the agreement's tags checked (never for a failed one).
- * Context: process; takes mmt_fault_lock.
- * Return: the delay in ms, or 0 when nothing is armed.
- */
-u32 mmt_conn_fault_agree(void)
-{
-	struct mmt_fault f;
-
-	return mmt_fault_take(0, MMT_FAULT_AT_AGREE, &f) ? f.other : 0;
+	return mmt_fault_take(0, agree ? MMT_FAULT_AT_AGREE :
+					 MMT_FAULT_AT_CONNECT, &f) ? f.other : 0;
 }
 
 /**

@@ -378,6 +378,22 @@ static bool mmt_conn_reached_live(struct mmt_conn *conn)
 	return ret;
 }
 
+/*
+ * Test builds ("connect delay MS", "agree delay MS" of debugfs
+ * mmt/conn_fault): hold this MMT_IOC_CONNECT (@agree false) or
+ * MMT_IOC_CONN_KEY_AGREE until the peer's close arrived, at most the armed
+ * delay, so that the close wins the race with the state check that
+ * follows.  Nothing otherwise.
+ */
+static void mmt_conn_fault_hold(struct mmt_conn *conn, bool agree)
+{
+	u32 ms = mmt_conn_fault_delay(agree);
+
+	if (ms)
+		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
+				   MMT_CONN_DEAD, msecs_to_jiffies(ms));
+}
+
 static void mmt_conn_free(struct kref *ref)
 {
 	struct mmt_conn *conn = container_of(ref, struct mmt_conn, ref);
@@ -1755,7 +1771,7 @@ int mmt_conn_connect(void __user *uarg)
 	struct mmt_connect c;
 	struct mmt_conn *conn;
 	unsigned long flags;
-	u32 usize, state, delay;
+	u32 usize, state;
 	long left;
 	int err, cerr;
 	u8 len;
@@ -1839,12 +1855,8 @@ int mmt_conn_connect(void __user *uarg)
 						mmt_conn_connected(conn),
 						mmt_timeout(c.timeout_ms));
 	err = left < 0 ? -EINTR : !left ? -ETIMEDOUT : 0;
-	/* test builds: let the peer's close win the race below */
-	delay = !err && mmt_conn_reached_live(conn) ?
-		mmt_conn_fault_connect() : 0;
-	if (delay)
-		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
-				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
+	if (!err && mmt_conn_reached_live(conn))
+		mmt_conn_fault_hold(conn, false);
 	/*
 	 * Established (it entered LIVE), so it is handed out even if the
 	 * peer has closed it since (as connect(2) does, and MMT_IOC_ACCEPT):
@@ -4441,8 +4453,8 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	struct mmt_key_agree a;
 	struct mmt_pmo *pmo;
 	bool initiator = !conn->listener;
-	u32 usize, delay;
 	struct fd f;
+	u32 usize;
 	int err, failed0;
 
 	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_KEY_AGREE_SIZE_VER0,
@@ -4500,11 +4512,8 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 					  a.seq, 0, tag);
 	if (!err && crypto_memneq(tag, initiator ? tag_r : tag_i, sizeof(tag)))
 		err = -EKEYREJECTED;
-	/* test builds: let a peer's close at once win the race below */
-	delay = err ? 0 : mmt_conn_fault_agree();
-	if (delay)
-		wait_event_timeout(conn->wq, mmt_conn_state(conn, NULL) ==
-				   MMT_CONN_DEAD, msecs_to_jiffies(delay));
+	if (!err)
+		mmt_conn_fault_hold(conn, true);
 	/*
 	 * Our confirmation reached the peer: its SEND completed, whether or
 	 * not the peer has closed the connection since (done, it may close

@@ -129,14 +129,18 @@ $(O)/tools/apps/%: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
 
+# one MPI program: its main source ($<) with the apps' common code
+define MPI_APP_LINK
+@mkdir -p $(dir $@)
+$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
+endef
+
 $(O)/tools/apps/%-mpi: tools/apps/%.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
+	$(MPI_APP_LINK)
 
 # tests/apps/run.sh's MPI_Finalize checks: apps_net.c under mpiexec
 $(O)/tests/apps/mpi-finalize: tests/apps/mpi-finalize.c $(APP_COMMON) $(LIBMMT) $(wildcard tools/apps/*.h)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(USER_CFLAGS) -DMMTA_MPI -Itools/apps -o $@ $< $(APP_COMMON) $(LIBMMT) -lm
+	$(MPI_APP_LINK)
 
 # The attestation tools (docs/ATTESTATION.md): tools/attest/ shared code,
 # OpenSSL for certificates and signatures, libtss2 (ESAPI) for the TPM.

@@ -12,12 +12,17 @@
  * checked.  docs/ATTESTATION.md has the protocol and the credential
  * layout (the same as tools/attest/mmta_cred.c writes).
  *
- * The node key is an X25519 key pair drawn when attested mode is entered
- * (through the kpp API, as every X25519 of the module: mmt_x25519()); the
- * authority binds its public half into the credential, so a credential
- * fits only this load of the module.  Its private half is used only here,
- * by the connection handshake (mmt_attest_hs_derive()), and never leaves
- * the module.
+ * The node key is an X25519 key pair drawn once per module load, at load
+ * (mmt_attest_init(), through the kpp API, as every X25519 of the module:
+ * mmt_x25519()), and its public half is measured into the IMA log and PCR
+ * 10 with ima_measure_critical_data() (event "mmt-node-key", label "mmt").
+ * The authority certifies only the key that event names, right after the
+ * IMA measurement of the module it appraised, so a key made in user space
+ * gets no credential (docs/ATTESTATION.md, "The node key").  It binds that
+ * public half into the credential, so a credential fits only this load of
+ * the module.  The private half is used only here, by the connection
+ * handshake (mmt_attest_hs_derive()), and never leaves the module; it is
+ * wiped at unload (mmt_attest_exit()).
  *
  * Peers: every peer credential a handshake accepted binds its node id to
  * its node key for this load (mmt_attest_peers); a peer presenting that
@@ -30,6 +35,7 @@
 #include <crypto/algapi.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/ima.h>
 #include <linux/key.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -47,6 +53,7 @@
 /* mmt_attest_lock protects everything below. */
 static DEFINE_MUTEX(mmt_attest_lock);
 static struct key *mmt_attest_keyring;	/* NULL: not attested mode */
+static bool mmt_node_key_ok;		/* drawn at load (mmt_attest_init()) */
 static u8 mmt_node_sk[MMT_X25519_BYTES];
 static u8 mmt_node_pk[MMT_X25519_BYTES];
 static struct mmt_cred mmt_cur_cred;	/* serial 0: none installed */
@@ -111,8 +118,9 @@ int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c)
  * Context: process; sleeps; takes mmt_attest_lock.
  * Return: 0; -EBUSY if an authority is installed; -EBADMSG (or another
  * error of the asymmetric key parser, -ENOPKG for a missing algorithm) if
- * @der is not a usable certificate; -ENOENT if the kernel has no
- * "curve25519" kpp algorithm; -ENOMEM.  On error nothing changes.
+ * @der is not a usable certificate; -ENOENT if the module has no node key
+ * (the kernel had no "curve25519" kpp algorithm at load); -ENOMEM.  On
+ * error nothing changes.
  */
 int mmt_attest_set_authority(const void *der, size_t len)
 {
@@ -124,6 +132,10 @@ int mmt_attest_set_authority(const void *der, size_t len)
 	mutex_lock(&mmt_attest_lock);
 	if (mmt_attest_keyring) {
 		err = -EBUSY;
+		goto out;
+	}
+	if (!mmt_node_key_ok) {
+		err = -ENOENT;	/* no node key: no curve25519 kpp algorithm */
 		goto out;
 	}
 	restrict_link = kzalloc(sizeof(*restrict_link), GFP_KERNEL);
@@ -158,14 +170,6 @@ int mmt_attest_set_authority(const void *der, size_t len)
 		goto out;
 	}
 	key_ref_put(kref);
-	get_random_bytes(mmt_node_sk, sizeof(mmt_node_sk));
-	err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
-	if (err) {
-		/* no curve25519 kpp algorithm (-ENOENT), or -ENOMEM */
-		memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
-		key_put(keyring);
-		goto out;
-	}
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
 	mmt_attest_keyring = keyring;
 	/* no GUA under an id no authority assigned (mmt_gua_alloc()) */
@@ -305,17 +309,17 @@ u32 mmt_attest_state(void)
 
 /**
  * mmt_attest_info() - fill in the attested mode's state
- * @info: (out) state, node id, node key, the installed credential
+ * @info: (out) state, node key (in every state), the installed credential
  *
  * Context: process; takes mmt_attest_lock.
  */
 void mmt_attest_info(struct mmt_attest_info *info)
 {
 	mutex_lock(&mmt_attest_lock);
+	memcpy(info->node_key, mmt_node_pk, sizeof(info->node_key));
 	if (mmt_attest_keyring) {
 		info->state = mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED :
 			      MMT_ATTEST_WAITING;
-		memcpy(info->node_key, mmt_node_pk, sizeof(info->node_key));
 		info->serial = mmt_cur_cred.serial;
 		info->not_before = mmt_cur_cred.not_before;
 		info->not_after = mmt_cur_cred.not_after;
@@ -326,8 +330,8 @@ void mmt_attest_info(struct mmt_attest_info *info)
 }
 
 /**
- * mmt_attest_node_key() - this load's node public key (zero when not in
- * attested mode)
+ * mmt_attest_node_key() - this load's node public key (zero if the module
+ * could not draw one at load)
  * @pk: (out) the public key
  *
  * Context: process; takes mmt_attest_lock.
@@ -472,9 +476,87 @@ int mmt_attest_hs_derive(struct mmt_hs *hs)
 	return err;
 }
 
+/* The measured buffer: a domain string, then the public key (48 bytes). */
+#define MMT_NODE_KEY_EVENT	"mmt-node-key"
+#define MMT_NODE_KEY_PREFIX	"mmt node key v1"	/* 16 bytes with NUL */
+
 /**
- * mmt_attest_reset() - leave attested mode: drop the keyring, wipe the
- * node key (module exit; KUnit between cases)
+ * mmt_attest_init() - draw this load's node key and measure it into IMA
+ *
+ * Draws the X25519 node key pair and measures the public half with
+ * ima_measure_critical_data(): label "mmt", event name "mmt-node-key",
+ * buffer "mmt node key v1\0" || public key (48 bytes, not hashed first),
+ * so the IMA log's entry (template ima-buf unless the policy rule names
+ * another) carries SHA-256 of that buffer and, for ima-buf, the buffer
+ * itself.  The kernel's IMA measures the module file before its init runs,
+ * so the event follows the module's own measurement in the log, and no
+ * program can put an entry before one already logged.  An IMA policy that
+ * does not measure critical data (ima_policy=critical_data, or a rule
+ * "measure func=CRITICAL_DATA label=mmt") leaves the key out of the log:
+ * the module loads and attested mode still works with a credential, but
+ * an authority that checks the key event refuses such a node.
+ * Runs once: a second call (KUnit suites) keeps the key.
+ *
+ * Context: process (module init); sleeps; takes mmt_attest_lock.
+ * Return: 0.  A kernel without a "curve25519" kpp algorithm leaves the
+ * module without a node key (mmt_attest_set_authority() is then -ENOENT).
+ */
+int mmt_attest_init(void)
+{
+	u8 buf[sizeof(MMT_NODE_KEY_PREFIX) + MMT_X25519_BYTES];
+	int err;
+
+	BUILD_BUG_ON(sizeof(MMT_NODE_KEY_PREFIX) != 16);
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_node_key_ok)
+		goto out;
+	get_random_bytes(mmt_node_sk, sizeof(mmt_node_sk));
+	err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
+	if (err) {
+		memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
+		memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
+		pr_info("no node key (%d): attested mode unavailable\n", err);
+		goto out;
+	}
+	mmt_node_key_ok = true;
+	memcpy(buf, MMT_NODE_KEY_PREFIX, sizeof(MMT_NODE_KEY_PREFIX));
+	memcpy(buf + sizeof(MMT_NODE_KEY_PREFIX), mmt_node_pk,
+	       MMT_X25519_BYTES);
+	err = ima_measure_critical_data("mmt", MMT_NODE_KEY_EVENT, buf,
+					sizeof(buf), false, NULL, 0);
+	if (!err)
+		pr_info("node key %*phN measured into the IMA log\n",
+			8, mmt_node_pk);
+	else if (err == -ENOENT)
+		pr_info("node key %*phN not measured: the IMA policy does not measure critical data\n",
+			8, mmt_node_pk);
+	else
+		pr_warn("node key %*phN not measured into the IMA log: %d\n",
+			8, mmt_node_pk, err);
+out:
+	mutex_unlock(&mmt_attest_lock);
+	return 0;
+}
+
+/**
+ * mmt_attest_exit() - module exit: leave attested mode, wipe the node key
+ *
+ * Context: process; takes mmt_attest_lock.
+ */
+void mmt_attest_exit(void)
+{
+	mmt_attest_reset();
+	mutex_lock(&mmt_attest_lock);
+	memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
+	memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
+	mmt_node_key_ok = false;
+	mutex_unlock(&mmt_attest_lock);
+}
+
+/**
+ * mmt_attest_reset() - leave attested mode: drop the keyring, the
+ * credential and the peer bindings (module exit; KUnit between cases).
+ * The node key stays: it is this load's, measured once at load.
  *
  * Context: process; takes mmt_attest_lock.
  */
@@ -487,8 +569,6 @@ void mmt_attest_reset(void)
 		key_put(mmt_attest_keyring);
 	}
 	mmt_attest_keyring = NULL;
-	memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
-	memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
 	memset(&mmt_cur_cred, 0, sizeof(mmt_cur_cred));
 	kfree(mmt_cur_cred_file);
 	mmt_cur_cred_file = NULL;

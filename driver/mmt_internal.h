@@ -308,6 +308,8 @@ u32 mmt_attest_state(void);
 void mmt_attest_info(struct mmt_attest_info *info);
 void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN]);
 void mmt_attest_reset(void);
+int mmt_attest_init(void);
+void mmt_attest_exit(void);
 int mmt_ioc_attest_set_authority(void __user *uarg);
 int mmt_ioc_attest_set_cred(void __user *uarg);
 int mmt_ioc_attest_info(void __user *uarg);
@@ -367,6 +369,15 @@ static inline u32 mmt_attest_state(void)
 }
 
 static inline void mmt_attest_reset(void)
+{
+}
+
+static inline int mmt_attest_init(void)
+{
+	return 0;
+}
+
+static inline void mmt_attest_exit(void)
 {
 }
 

@@ -157,11 +157,13 @@ static int __init mmt_init(void)
 	mmt_node = 1;
 	mmt_gua_seq = 0;	/* the first GUA is the clock's */
 	mmt_loopback_init();
+	mmt_attest_init();	/* the node key, measured into IMA */
 	mmt_stats_init();
 	err = mmt_conn_init();
 	if (err) {
 		pr_err("cannot register the RDMA client: %d\n", err);
 		mmt_stats_exit();
+		mmt_attest_exit();
 		return err;
 	}
 	err = misc_register(&mmt_miscdev);
@@ -169,6 +171,7 @@ static int __init mmt_init(void)
 		pr_err("cannot register /dev/mmt: %d\n", err);
 		mmt_conn_exit();
 		mmt_stats_exit();
+		mmt_attest_exit();
 		return err;
 	}
 	pr_info("software MMT controller %s loaded (API %u)\n",
@@ -180,7 +183,7 @@ static void __exit mmt_exit(void)
 {
 	misc_deregister(&mmt_miscdev);
 	mmt_ckpt_exit();	/* every checkpoint image made is dead */
-	mmt_attest_reset();
+	mmt_attest_exit();
 	mmt_conn_exit();
 	mmt_stats_exit();
 	pr_info("unloaded\n");

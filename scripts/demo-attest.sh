@@ -5,7 +5,7 @@
 # authority before they get a node id (issue 12, docs/ATTESTATION.md),
 # with three QEMU (TCG) guests booting Debian's kernel on one link, each
 # with a TPM 2.0 (swtpm on this host, its EK certificate from swtpm's
-# local CA playing the manufacturer) and IMA (ima_policy=tcb):
+# local CA playing the manufacturer) and IMA (ima_policy=tcb|critical_data):
 #
 #   guest 1  the authority, mmt-authority; its own TPM is from another
 #            manufacturer: refused (exit 10)

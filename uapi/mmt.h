@@ -837,8 +837,11 @@ struct mmt_restore {
  *
  * On /dev/mmt; needs CAP_SYS_ADMIN.  The module parses the authority's
  * X.509 certificate (RSA; the credential signer) into a keyring of its own
- * that nothing else can link keys into, and draws this load's X25519 node
- * key (MMT_IOC_ATTEST_INFO).  From then on, until the module is unloaded,
+ * that nothing else can link keys into.  The node key a credential must
+ * carry is this load's X25519 key, drawn when the module was loaded and
+ * measured then into the IMA log (event "mmt-node-key", when the IMA
+ * policy measures critical data; docs/ATTESTATION.md); MMT_IOC_ATTEST_INFO
+ * shows its public half.  From then on, until the module is unloaded,
  * the node id comes only from MMT_IOC_ATTEST_SET_CRED and
  * MMT_IOC_SET_NODE_ID fails with EBUSY; until the first credential no GUA
  * is made (keying a PMO fails with ENOKEY).  Context: process; sleeps.
@@ -847,7 +850,9 @@ struct mmt_restore {
  * @len 0 or above MMT_ATTEST_BLOB_MAX), E2BIG, EPERM (no CAP_SYS_ADMIN),
  * EBUSY (an authority is already installed), EBADMSG (not an X.509
  * certificate the kernel can parse), ENOPKG (the kernel lacks a needed
- * algorithm), ENOMEM, or EOPNOTSUPP (the module was built for a kernel
+ * algorithm), ENOENT (the module has no node key: the kernel had no
+ * "curve25519" kpp algorithm when it was loaded), ENOMEM, or EOPNOTSUPP
+ * (the module was built for a kernel
  * without PKCS#7 verification or X25519: no MMT_FEAT_ATTEST).  On error
  * nothing changes.
  */

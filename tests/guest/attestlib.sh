@@ -5,7 +5,7 @@
 # authority.sh on guest 1, g-attest-node.sh on guests 2 and 3; shipped as
 # /opt/mmt/attestlib.sh by tests/guest/tests and sourced after guestlib.sh).
 # docs/ATTESTATION.md describes the protocol; here it runs in guests with a
-# TPM 2.0 each (swtpm, tpm-crb) and IMA (ima_policy=tcb).
+# TPM 2.0 each (swtpm, tpm-crb) and IMA (ima_policy=tcb|critical_data).
 #
 # Transport: the four messages of the protocol travel over TCP with
 # busybox nc, one connection per message: the node's nc sends the message
@@ -123,20 +123,21 @@ attest_modules() {
 }
 
 # attest_run [QUOTE ARGS...] - this node attests: the module enters
-# attested mode, then node key, hello, challenge, quote, evidence,
-# credential, install (files in /tmp/att.*); prints the time from hello
-# to install; returns 0 with the credential installed, else the
-# authority's exit code (or 2)
+# attested mode, then hello, challenge, quote (over the node key the
+# module measured at load, read from the module), evidence, credential,
+# install (files in /tmp/att.*); prints the time from hello to install;
+# returns 0 with the credential installed, else the authority's exit code
+# (or 2).  ATTEST_QUOTE (default mmt-attest) is the program that quotes:
+# the user-space key case runs the test build that takes --node-key
 attest_run() {
 	if [ "$(attest_info state)" = off ]; then
 		mmt-attest authority --in /opt/mmt/authority.der || return 2
 	fi
-	mmt-attest node-key --out /tmp/att.key || return 2
 	_t0=$(attest_now)
 	mmt-attest hello --tcti "$ATTEST_TCTI" --out /tmp/att.hello || return 2
 	attest_ask /tmp/att.hello /tmp/att.chal || return $?
-	mmt-attest quote --tcti "$ATTEST_TCTI" --in /tmp/att.chal \
-		--node-key /tmp/att.key --out /tmp/att.ev "$@" || return 2
+	${ATTEST_QUOTE:-mmt-attest} quote --tcti "$ATTEST_TCTI" \
+		--in /tmp/att.chal --out /tmp/att.ev "$@" || return 2
 	attest_ask /tmp/att.ev /tmp/att.cred || return $?
 	mmt-attest install --in /tmp/att.cred || return 2
 	_t1=$(attest_now)

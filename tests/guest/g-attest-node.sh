@@ -3,15 +3,22 @@
 #
 # g-attest-node.sh - guests 2 and 3 of the run `attest` (tests/guest/tests,
 # make demo-attest): a node with a TPM 2.0 (EK certificate from the
-# manufacturer the authority trusts) and IMA (ima_policy=tcb).
+# manufacturer the authority trusts) and IMA (ima_policy=tcb|critical_data).
 #
-#  1. load mmt.ko so that IMA measures it (attestlib.sh, attest_load),
-#     attest to the authority on guest 1 and install the credential: the
+#  1. load mmt.ko so that IMA measures it (attestlib.sh, attest_load);
+#     the module measures its node key at load (the log's one
+#     "mmt-node-key" event, after mmt.ko's entry, carries the key the
+#     module reports); attest to the authority on guest 1 (mmt-attest
+#     quotes over the key it reads from the module) and install the
+#     credential: the
 #     module is in attested mode with the node id the authority assigned;
 #     the two nodes exchange their ids: distinct
 #  2. node 2: its evidence sent again is refused (exit 12, the challenge is
 #     used up), and its old quote under a new challenge (old nonce) too
-#     (exit 14); its credential stays the one installed
+#     (exit 14); a quote over a node key made in user space (the test
+#     build of mmt-attest, which takes --node-key) is refused (exit 21:
+#     not the key the module measured); its credential stays the one
+#     installed
 #  3. both nodes hold credentials: node 2 connects to node 3 over Soft-RoCE
 #     (the attested hello runs on that connection: each node's credential
 #     and key share, docs/ATTESTATION.md "The hello"), and on it agrees two
@@ -42,6 +49,23 @@ else
 	mmtg_notok "node $MMTG_ID: IMA measured mmt.ko" \
 		"$(tail -n 3 /sys/kernel/security/ima/ascii_runtime_measurements)"
 fi
+
+# the node key the module drew at load, measured right after the module:
+# one "mmt-node-key" event (template ima-buf), whose buffer is
+# "mmt node key v1\0" and the key `mmt-attest info` reports
+node_key_event() {
+	_key=$(attest_info node_key)
+	_ml=/sys/kernel/security/ima/ascii_runtime_measurements
+	awk '$5 == "mmt-node-key"' "$_ml"
+	[ "$(awk '$5 == "mmt-node-key"' "$_ml" | wc -l)" -eq 1 ] || return 1
+	[ "$(awk '$5 == "mmt-node-key" { print $3 " " $6 }' "$_ml")" = \
+		"ima-buf 6d6d74206e6f6465206b657920763100$_key" ] || return 1
+	# after mmt.ko's entry
+	awk -v ko="$ATTEST_KO" '$5 == ko { m = NR } $5 == "mmt-node-key" { k = NR }
+		END { exit !(m && k > m) }' "$_ml"
+}
+mmtg_t "node $MMTG_ID: the module's node key measured at load, once, after mmt.ko (IMA event mmt-node-key)" \
+	node_key_event
 
 # the other modules IMA measured (mmt.ko's dependencies): the authority
 # holds them as reference values (reference --add-module)
@@ -92,9 +116,21 @@ replay() {
 	echo "old quote under a new challenge: exit $_rc"
 	[ $_rc -eq 14 ]
 }
+# root makes a node key in user space and quotes over it
+userspace_key() {
+	head -c 32 /dev/urandom >/tmp/att.fake
+	ATTEST_QUOTE=mmt-attest-test attest_run --node-key /tmp/att.fake \
+		>/tmp/att.u 2>&1
+	_rc=$?
+	cat /tmp/att.u
+	echo "quote over a user-space node key: exit $_rc"
+	[ $_rc -eq 21 ]
+}
 if [ "$MMTG_ID" -eq 2 ]; then
 	attest_say "node: replays its evidence, then its old quote under a new challenge"
 	mmtg_t "node 2: replayed evidence refused (12), old quote under a new challenge (old nonce) refused (14)" replay
+	attest_say "node: quotes over a node key made in user space"
+	mmtg_t "node 2: a quote over a node key made in user space refused (21: not the key the module measured)" userspace_key
 	mmtg_check "node 2: still attested with its credential (node id $id, serial $serial)" \
 		"$(attest_info node_id) $(attest_info serial) $(attest_info state)" = "$id $serial attested"
 fi

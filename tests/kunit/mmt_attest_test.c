@@ -25,6 +25,7 @@ static int mmt_attest_test_init(struct kunit *test)
 	for (i = 0; i < MMT_CRED_KEY_LEN; i++)
 		mmt_vec_key[i] = i + 1;
 	mmt_attest_reset();
+	mmt_attest_init();	/* the module's load did it; idempotent */
 	mmt_set_node_id(1);
 	return 0;
 }
@@ -197,11 +198,52 @@ static void mmt_attest_parse(struct kunit *test)
 			-EINVAL);
 }
 
+/*
+ * The node key is drawn once per load (mmt_attest_init()), shown in every
+ * state, kept when attested mode is left, and wiped only at unload; without
+ * it attested mode cannot be entered (-ENOENT).
+ */
+static void mmt_attest_node_key_load(struct kunit *test)
+{
+	struct mmt_attest_info info = {};
+	u8 pk[MMT_CRED_KEY_LEN], pk2[MMT_CRED_KEY_LEN];
+	u8 zero[MMT_CRED_KEY_LEN] = {};
+
+	mmt_attest_node_key(pk);
+	KUNIT_ASSERT_NE(test, memcmp(pk, zero, sizeof(pk)), 0);
+	mmt_attest_info(&info);
+	KUNIT_EXPECT_EQ(test, info.state, (u32)MMT_ATTEST_OFF);
+	KUNIT_EXPECT_EQ(test, memcmp(info.node_key, pk, sizeof(pk)), 0);
+	/* a second init keeps it (one measurement per load) */
+	mmt_attest_init();
+	mmt_attest_node_key(pk2);
+	KUNIT_EXPECT_EQ(test, memcmp(pk, pk2, sizeof(pk)), 0);
+	/* entering and leaving attested mode keeps it */
+	KUNIT_ASSERT_EQ(test, mmt_vec_authority(true), 0);
+	mmt_attest_node_key(pk2);
+	KUNIT_EXPECT_EQ(test, memcmp(pk, pk2, sizeof(pk)), 0);
+	mmt_attest_reset();
+	mmt_attest_node_key(pk2);
+	KUNIT_EXPECT_EQ(test, memcmp(pk, pk2, sizeof(pk)), 0);
+	/* unload wipes it: no attested mode without a node key */
+	mmt_attest_exit();
+	mmt_attest_node_key(pk2);
+	KUNIT_EXPECT_EQ(test, memcmp(pk2, zero, sizeof(pk2)), 0);
+	KUNIT_EXPECT_EQ(test, mmt_vec_authority(true), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, mmt_attest_mode());
+	/* the next load draws another */
+	mmt_attest_init();
+	mmt_attest_node_key(pk2);
+	KUNIT_EXPECT_NE(test, memcmp(pk2, zero, sizeof(pk2)), 0);
+	KUNIT_EXPECT_NE(test, memcmp(pk, pk2, sizeof(pk)), 0);
+}
+
 static struct kunit_case mmt_attest_cases[] = {
 	KUNIT_CASE(mmt_attest_authority),
 	KUNIT_CASE(mmt_attest_good),
 	KUNIT_CASE(mmt_attest_refusals),
 	KUNIT_CASE(mmt_attest_parse),
+	KUNIT_CASE(mmt_attest_node_key_load),
 	{}
 };
 

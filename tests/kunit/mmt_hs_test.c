@@ -98,6 +98,7 @@ static const struct {
 static int mmt_hs_test_init(struct kunit *test)
 {
 	mmt_attest_reset();
+	mmt_attest_init();
 	mmt_set_node_id(1);
 	return mmt_attest_set_authority(mmt_attest_vec_authority_A,
 					sizeof(mmt_attest_vec_authority_A));

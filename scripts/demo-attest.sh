@@ -9,10 +9,12 @@
 #
 #   guest 1  the authority, mmt-authority; its own TPM is from another
 #            manufacturer: refused (exit 10)
-#   guest 2  a node: loads mmt.ko (IMA measures it), attests with
-#            mmt-attest (TPM quote of PCR 10 and the IMA log), installs its
-#            credential: node id from the authority; replays its evidence
-#            and its old quote: refused (exit 12, 14)
+#   guest 2  a node: loads mmt.ko (IMA measures it; the module measures
+#            its node key), attests with mmt-attest (TPM quote of PCR 10
+#            and the IMA log), installs its credential: node id from the
+#            authority; replays its evidence and its old quote: refused
+#            (exit 12, 14); quotes over a node key made in user space:
+#            refused (exit 21)
 #   guest 3  a node, as guest 2, with another node id; node 2 connects
 #            to it (the attested hello: both credentials and key shares
 #            on the connection), they agree two PMO keys
@@ -54,14 +56,14 @@ for i in 1 2 3; do
 	*) echo; echo "== guest $i: a node (mmt.ko, mmt-attest) ==" ;;
 	esac
 	[ -f "$G/g$i.log" ] || { echo "(no log)"; FAIL=1; continue; }
-	grep -a -E '^(attest-demo: |authority: |# attestation of node |tampered module: |replayed evidence: |old quote under )' \
+	grep -a -E '^(attest-demo: |authority: |# attestation of node |tampered module: |replayed evidence: |old quote under |quote over a user-space |10 [0-9a-f]* ima-buf [^ ]* mmt-node-key )' \
 		"$G/g$i.log" | sed 's/^attest-demo: guest [0-9]*: /  /; s/^\([^ ]\)/    \1/'
 done
 
 echo
 echo "== summary =="
 grep -a -E '^(ok|not ok) - attest: ' "$OUT/run.log" |
-	grep -E 'refused|attests and installs|differs|key agreements|byte-exact|EBADMSG|without a credential' |
+	grep -E 'refused|attests and installs|differs|key agreements|byte-exact|EBADMSG|without a credential|node key measured' |
 	sed 's/^ok - attest: /  yes: /; s/^not ok - attest: /  NO:  /'
 grep -a -E '^# (attestation of node|attest: node 2 to node 3)' "$OUT/run.log" |
 	sed 's/^# attest: /  /; s/^# /  /' || true

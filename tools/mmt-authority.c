@@ -543,19 +543,22 @@ out:
  * files (programs, libraries, configuration read by root) are not
  * appraised.
  */
-static int visit_ref(void *arg, const uint8_t digest[MMTA_SHA256_LEN],
-		     const char *name)
+static int visit_ref(void *arg, const struct mmta_ima_entry *ent)
 {
 	struct refs *r = arg;
-	const struct ref *e = ref_lookup(r, digest);
-	bool module = is_module_name(name);
+	const struct ref *e;
+	bool module = is_module_name(ent->name);
 
+	/* reference values are SHA-256: other entries are not appraised */
+	if (strcmp(ent->algo, "sha256"))
+		return MMTA_OK;
+	e = ref_lookup(r, ent->digest);
 	if (module)
 		r->modules++;
 	if (e && e->kind == REF_MMT)
 		r->found = e->hash;
 	else if (!e && module && !r->foreign[0])
-		snprintf(r->foreign, sizeof(r->foreign), "%s", name);
+		snprintf(r->foreign, sizeof(r->foreign), "%s", ent->name);
 	return MMTA_OK;
 }
 

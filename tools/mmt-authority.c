@@ -224,6 +224,7 @@ struct refs {
 	struct ref *v;		/* sorted by hash (bsearch) */
 	const uint8_t *found;	/* the last mmt reference the log measured */
 	char foreign[256];	/* the first module entry with another hash */
+	char foreign_algo[MMTA_IMA_ALGO_MAX + 1];	/* its algorithm if not sha256 */
 	unsigned int modules;	/* module entries in the log */
 };
 
@@ -313,8 +314,8 @@ static int load_refs(struct refs *r)
  * is_module_name() - whether an IMA entry's file name is a kernel module's:
  * it ends in .ko, or .ko.xz, .ko.zst, .ko.gz (kmod's compressed modules).
  * The ima-ng and ima-sig templates do not record which hook measured a
- * file, so the name is all the log tells (docs/ATTESTATION.md, "What is
- * measured", for what this misses).
+ * file, so for them the name is all the log tells (docs/ATTESTATION.md,
+ * "What is measured", for what this misses; is_module_entry()).
  */
 static bool is_module_name(const char *name)
 {
@@ -328,6 +329,18 @@ static bool is_module_name(const char *name)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * is_module_entry() - whether an IMA entry is a kernel module's: of the
+ * template ima-modsig, which a node's policy gives module loads
+ * (`measure func=MODULE_CHECK template=ima-modsig`) and nothing else
+ * here, whatever its name; or named as a module (is_module_name()).  The
+ * union: a module file root read is appraised too.
+ */
+static bool is_module_entry(const struct mmta_ima_entry *e)
+{
+	return !strcmp(e->template, "ima-modsig") || is_module_name(e->name);
 }
 
 /* one reference line: "<sha256 hex> <kind> <name>\n" to @f and stdout */
@@ -536,29 +549,32 @@ out:
 
 /*
  * visit_ref() - appraise one IMA entry: a reference of kind mmt is the
- * module attested (the last one measured goes into the credential); an
- * entry with a module's file name (is_module_name()) whose hash is not a
- * reference value of either kind is foreign, whatever its name: a
- * tampered mmt.ko renamed, or loaded after the reference one.  Other
+ * module attested (the last one measured goes into the credential); a
+ * module entry (is_module_entry()) whose hash is not a reference value of
+ * either kind is foreign, whatever its name: a tampered mmt.ko renamed,
+ * or loaded after the reference one.  Reference values are SHA-256, so a
+ * module entry measured with another algorithm (IMA takes a file's from
+ * its security.ima xattr) is foreign too: it cannot be appraised.  Other
  * files (programs, libraries, configuration read by root) are not
  * appraised.
  */
-static int visit_ref(void *arg, const struct mmta_ima_entry *ent)
+static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 {
 	struct refs *r = arg;
-	const struct ref *e;
-	bool module = is_module_name(ent->name);
+	bool module = is_module_entry(e);
+	bool sha256 = !strcmp(e->algo, "sha256");
+	const struct ref *ref = sha256 ? ref_lookup(r, e->digest) : NULL;
 
-	/* reference values are SHA-256: other entries are not appraised */
-	if (strcmp(ent->algo, "sha256"))
-		return MMTA_OK;
-	e = ref_lookup(r, ent->digest);
 	if (module)
 		r->modules++;
-	if (e && e->kind == REF_MMT)
-		r->found = e->hash;
-	else if (!e && module && !r->foreign[0])
-		snprintf(r->foreign, sizeof(r->foreign), "%s", ent->name);
+	if (ref && ref->kind == REF_MMT) {
+		r->found = ref->hash;
+	} else if (!ref && module && !r->foreign[0]) {
+		snprintf(r->foreign, sizeof(r->foreign), "%s", e->name);
+		if (!sha256)
+			snprintf(r->foreign_algo, sizeof(r->foreign_algo),
+				 "%s", e->algo);
+	}
 	return MMTA_OK;
 }
 
@@ -757,6 +773,12 @@ static int cmd_verify(void)
 			       f_sig->data, f_sig->len, qual, ima.pcr10);
 	if (rc)
 		goto out;
+	if (refs->foreign_algo[0]) {
+		mmta_err("IMA log: module %s was measured with %s, not sha256: reference values are SHA-256 only",
+			 refs->foreign, refs->foreign_algo);
+		rc = MMTA_EFOREIGN;
+		goto out;
+	}
 	if (refs->foreign[0]) {
 		mmta_err("IMA log: module %s was measured with a hash that is not a reference value",
 			 refs->foreign);

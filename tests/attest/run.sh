@@ -411,7 +411,45 @@ else
 	notok "openssl cms -verify of the credential"
 fi
 
-# ---- 8. bad messages ----
+# ---- 8. digest algorithms and module loads ----
+# expect_log NAME RC [QUOTE ARGS] -- ENTRY...: boot TPM b with the log
+# ENTRY..., attest node b, and expect verify to exit RC
+expect_log() {
+	local name=$1 want=$2 qargs=()
+	shift 2
+	while [ "$1" != -- ]; do
+		qargs+=("$1")
+		shift
+	done
+	shift
+	boot b "$@" || notok "boot b"
+	round b "${qargs[@]}" && expect "$name" "$want" verify b
+}
+# Digest algorithms: reference values are SHA-256; a module entry with
+# another algorithm cannot be appraised and refuses the node
+expect_log "a tampered module measured with sha512 refused" 20 -- \
+	"${GOOD[@]}" "sha512@$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko"
+grep -q 'mmt.ko was measured with sha512, not sha256' "$W/err" &&
+	ok "that refusal names the file and sha512" ||
+	notok "that refusal does not name the file and sha512"
+expect_log "the reference mmt.ko measured with sha512 refused (not appraisable)" 20 -- \
+	"$BOOTAGG" /bin/sh=/bin/sh "sha512@$W/mmt.ko=/lib/modules/extra/mmt.ko"
+expect_log "a reference module measured with sha1 beside the reference mmt.ko refused" 20 -- \
+	"${GOOD[@]}" "sha1@$W/extra.ko=/opt/extra.ko"
+expect_log "a program measured with sha512 (not appraised): issued" 0 -- \
+	"${GOOD[@]}" "sha512@/bin/true=/bin/true"
+
+# Template ima-modsig (`measure func=MODULE_CHECK template=ima-modsig`):
+# a module load whatever its file name
+expect_log "module loads recorded as ima-modsig, reference values under any name: issued" 0 -- \
+	"$BOOTAGG" /bin/sh=/bin/sh "ima-modsig@$W/mmt.ko=/tmp/mmt.bin" \
+	"ima-modsig@$W/extra.ko=/opt/extra"
+expect_log "a tampered module under a non-module name, template ima-modsig, refused" 20 -- \
+	"${GOOD[@]}" "ima-modsig@$W/mmt-tampered.ko=/tmp/x.bin"
+grep -q 'module /tmp/x.bin was measured with a hash that is not a reference value' "$W/err" &&
+	ok "that refusal names /tmp/x.bin" || notok "that refusal does not name /tmp/x.bin"
+
+# ---- 9. bad messages ----
 echo "mmt-attest hello 1" >"$W/x.msg"
 echo "ak_public zz" >>"$W/x.msg"
 expect "hello with a field that is not hex refused" 3 \

@@ -38,6 +38,7 @@ enum mmta_exit {
 	MMTA_EIDSPACE = 18,	/* every node id is held */
 	MMTA_ECRED = 19,	/* credential signature or fields invalid */
 	MMTA_EFOREIGN = 20,	/* a kernel module measured whose hash is no reference */
+	MMTA_ENODEKEY = 21,	/* the node key is not the one the module measured */
 };
 
 /* Node ids are 16 bits of every GUA (uapi/mmt.h, MMT_IOC_SET_NODE_ID). */

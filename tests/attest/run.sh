@@ -10,7 +10,9 @@
 # PCR 10 as the kernel would, with the events the module and IMA measure
 # (the node key event "mmt-node-key", "kernel_version").  The reference
 # "mmt.ko" is a stand-in file of random bytes: the authority sees only its
-# SHA-256.
+# SHA-256.  With no module, the quotes are made by the test build of
+# mmt-attest ($O/tests/attest/mmt-attest), whose quote takes the node key
+# from --node-key FILE; the installed one takes the module's only.
 #
 #   TPM a, b: EK certificates from CA 1, which the authority trusts
 #   TPM c:    EK certificate from CA 2, which it does not
@@ -28,6 +30,7 @@ O=${O:-build}
 case $O in /*) ;; *) O=$ROOT/$O ;; esac
 AUTH=$O/tools/mmt-authority
 ATT=$O/tools/mmt-attest
+ATT_TEST=$O/tests/attest/mmt-attest
 PASS=0
 FAIL=0
 W=$(mktemp -d /tmp/mmt-attest-test.XXXXXX)
@@ -73,8 +76,8 @@ expect() {
 for t in swtpm swtpm_setup tpm2_pcrextend openssl python3; do
 	command -v "$t" >/dev/null || { echo "not ok - attest: $t missing (scripts/deps.sh)"; finish; }
 done
-[ -x "$AUTH" ] && [ -x "$ATT" ] ||
-	{ echo "not ok - attest: build $AUTH and $ATT first (make tools)"; finish; }
+[ -x "$AUTH" ] && [ -x "$ATT" ] && [ -x "$ATT_TEST" ] ||
+	{ echo "not ok - attest: build $AUTH, $ATT and $ATT_TEST first (make tools)"; finish; }
 
 # the manufacturers (CA 1, CA 2) and TPMs: tests/attest/swtpm-lib.sh
 . "$HERE/swtpm-lib.sh"
@@ -149,7 +152,8 @@ boot() {
 
 # hello NAME / challenge NAME / quote NAME [ARGS] / verify NAME: one
 # protocol step for node NAME; messages in $W/NAME.{hello,chal,ev,cred};
-# quote sends the node key $W/NAME.key (a later --node-key in ARGS wins)
+# quote sends the node key $W/NAME.key (the test build: a later
+# --node-key in ARGS wins)
 hello() {
 	"$ATT" hello --tcti "$(tcti "$1")" --out "$W/$1.hello"
 }
@@ -159,7 +163,7 @@ challenge() {
 quote() {
 	local n=$1
 	shift
-	"$ATT" quote --tcti "$(tcti "$n")" --in "$W/$n.chal" \
+	"$ATT_TEST" quote --tcti "$(tcti "$n")" --in "$W/$n.chal" \
 		--node-key "$W/$n.key" --ima-log "$W/$n.ima" --out "$W/$n.ev" "$@"
 }
 verify() {
@@ -504,6 +508,19 @@ expect_log "a tampered module under a non-module name, template ima-modsig, refu
 	"${GOOD[@]}" "ima-modsig@$W/mmt-tampered.ko=/tmp/x.bin" "$(keyev b)"
 grep -q 'module /tmp/x.bin was measured with a hash that is not a reference value' "$W/err" &&
 	ok "that refusal names /tmp/x.bin" || notok "that refusal does not name /tmp/x.bin"
+
+# The installed mmt-attest sends the module's node key, never a file's
+round b
+expect "the installed mmt-attest quote refuses --node-key" 1 \
+	"$ATT" quote --tcti "$(tcti b)" --in "$W/b.chal" --node-key "$W/b.key" \
+	--ima-log "$W/b.ima" --out "$W/b.ev.inst"
+if [ -e /dev/mmt ]; then
+	echo "# skip: the installed quote without a module (/dev/mmt exists here)"
+else
+	expect "the installed mmt-attest quote without the module fails (/dev/mmt)" 2 \
+		"$ATT" quote --tcti "$(tcti b)" --in "$W/b.chal" \
+		--ima-log "$W/b.ima" --out "$W/b.ev.inst"
+fi
 
 # ---- 9. bad messages ----
 echo "mmt-attest hello 1" >"$W/x.msg"

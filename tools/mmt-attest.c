@@ -11,13 +11,17 @@
  *	the EK certificate (NV index 0x01c00002) and the public area of an
  *	attestation key (AK): a restricted RSA signing key, a primary of the
  *	endorsement hierarchy, so the same AK is derived again at `quote`
- *   mmt-attest quote --in CHALLENGE --node-key FILE [--ima-log FILE]
- *		[--want-id N] --out EVIDENCE
+ *   mmt-attest quote --in CHALLENGE [--ima-log FILE] [--want-id N]
+ *		--out EVIDENCE
  *	recovers the nonce with TPM2_ActivateCredential (only the TPM with
  *	the certified EK and this AK can), quotes PCR 10 (SHA-256) over
  *	SHA-256("mmt-attest quote v1\0" || nonce || node key) and adds the
- *	IMA log
+ *	IMA log; the node key is the module's (MMT_IOC_ATTEST_INFO), the one
+ *	it measured into the IMA log at load, never one from a file
  *
+ * Built with -DMMTA_TEST_NODE_KEY (build/tests/attest/mmt-attest, for
+ * tests/attest/run.sh, which has no module), quote takes --node-key FILE
+ * instead; the installed tool refuses that option.
  *
  * And with the module (/dev/mmt, docs/ATTESTATION.md "The module's side"):
  *
@@ -49,7 +53,10 @@
 #define IMA_LOG_DEFAULT	"/sys/kernel/security/ima/binary_runtime_measurements"
 #define NV_CHUNK	512
 
-static const char *tcti_conf, *in_path, *out_path, *key_path;
+static const char *tcti_conf, *in_path, *out_path;
+#ifdef MMTA_TEST_NODE_KEY
+static const char *key_path;
+#endif
 static const char *ima_path = IMA_LOG_DEFAULT;
 static long want_id;
 
@@ -298,6 +305,37 @@ static int activate(ESYS_TR ak, const struct mmta_field *blob,
 	return MMTA_OK;
 }
 
+static int module_node_key(uint8_t key[MMTA_NODE_KEY_LEN]);
+
+/*
+ * quote_node_key() - the node key the evidence carries: the module's,
+ * which it measured into the IMA log when it drew it (the authority
+ * refuses any other, exit 21); in a test build the one in --node-key FILE
+ * if given.
+ */
+static int quote_node_key(uint8_t key[MMTA_NODE_KEY_LEN])
+{
+#ifdef MMTA_TEST_NODE_KEY
+	uint8_t *data;
+	size_t len;
+
+	if (key_path) {
+		if (mmta_read_file(key_path, &data, &len))
+			return MMTA_ESYS;
+		if (len != MMTA_NODE_KEY_LEN) {
+			mmta_err("%s: a node key is %d raw bytes (X25519)",
+				 key_path, MMTA_NODE_KEY_LEN);
+			free(data);
+			return MMTA_EUSAGE;
+		}
+		memcpy(key, data, len);
+		free(data);
+		return MMTA_OK;
+	}
+#endif
+	return module_node_key(key);
+}
+
 static const char *const challenge_fields[] = {
 	"id", "credential_blob", "secret", NULL };
 
@@ -319,9 +357,9 @@ static int cmd_quote(void)
 	TPM2B_ATTEST *quoted = NULL;
 	TPMT_SIGNATURE *sig = NULL;
 	TPM2B_PUBLIC *ak_pub = NULL;
-	uint8_t nonce[MMTA_NONCE_LEN], *key = NULL, *log = NULL;
+	uint8_t nonce[MMTA_NONCE_LEN], key[MMTA_NODE_KEY_LEN], *log = NULL;
 	uint8_t sigbuf[sizeof(TPMT_SIGNATURE)], want[4];
-	size_t key_len, log_len, off = 0;
+	size_t log_len, off = 0;
 	ESYS_TR ak = ESYS_TR_NONE;
 	TSS2_RC r;
 	int rc;
@@ -337,15 +375,9 @@ static int cmd_quote(void)
 		mmta_err("challenge: a field is missing");
 		goto out;
 	}
-	rc = mmta_read_file(key_path, &key, &key_len);
+	rc = quote_node_key(key);
 	if (rc)
 		goto out;
-	if (key_len != MMTA_NODE_KEY_LEN) {
-		mmta_err("%s: a node key is %d raw bytes (X25519)", key_path,
-			 MMTA_NODE_KEY_LEN);
-		rc = MMTA_EUSAGE;
-		goto out;
-	}
 	rc = mmta_read_file(ima_path, &log, &log_len);
 	if (rc)
 		goto out;
@@ -369,7 +401,7 @@ static int cmd_quote(void)
 		goto out;
 	}
 	mmta_msg_add(&ev, "id", id->data, id->len);
-	mmta_msg_add(&ev, "node_key", key, key_len);
+	mmta_msg_add(&ev, "node_key", key, sizeof(key));
 	if (want_id) {
 		want[0] = (uint8_t)want_id;
 		want[1] = (uint8_t)(want_id >> 8);
@@ -387,7 +419,6 @@ out:
 	Esys_Free(quoted);
 	Esys_Free(sig);
 	Esys_Free(ak_pub);
-	free(key);
 	free(log);
 	mmta_msg_free(&ch);
 	mmta_msg_free(&ev);
@@ -454,7 +485,8 @@ static int get_info(struct mmt_attest_info *info)
 	return MMTA_OK;
 }
 
-static int cmd_node_key(void)
+/* this load's node key (MMT_IOC_ATTEST_INFO); an mmta_exit code */
+static int module_node_key(uint8_t key[MMTA_NODE_KEY_LEN])
 {
 	struct mmt_attest_info info;
 	int rc = get_info(&info);
@@ -465,7 +497,20 @@ static int cmd_node_key(void)
 		mmta_err("the module is not in attested mode (mmt-attest authority)");
 		return MMTA_EUSAGE;
 	}
-	return mmta_write_file(out_path, info.node_key, sizeof(info.node_key));
+	_Static_assert(sizeof(info.node_key) == MMTA_NODE_KEY_LEN,
+		       "node key size");
+	memcpy(key, info.node_key, MMTA_NODE_KEY_LEN);
+	return MMTA_OK;
+}
+
+static int cmd_node_key(void)
+{
+	uint8_t key[MMTA_NODE_KEY_LEN];
+	int rc = module_node_key(key);
+
+	if (rc)
+		return rc;
+	return mmta_write_file(out_path, key, sizeof(key));
 }
 
 /* info: MMT_IOC_ATTEST_INFO, one "<name> <value>" line per field */
@@ -495,7 +540,11 @@ static int cmd_info(void)
 static void usage(FILE *f)
 {
 	fputs("usage: mmt-attest hello [--tcti CONF] --out HELLO\n"
-	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE --node-key FILE\n"
+#ifdef MMTA_TEST_NODE_KEY
+	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE [--node-key FILE]\n"
+#else
+	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE\n"
+#endif
 	      "                  [--ima-log FILE] [--want-id N] --out EVIDENCE\n"
 	      "       mmt-attest authority --in AUTHORITY.der\n"
 	      "       mmt-attest node-key --out FILE\n"
@@ -531,7 +580,14 @@ int main(int argc, char **argv)
 		case 't': tcti_conf = optarg; break;
 		case 'i': in_path = optarg; break;
 		case 'o': out_path = optarg; break;
-		case 'k': key_path = optarg; break;
+		case 'k':
+#ifdef MMTA_TEST_NODE_KEY
+			key_path = optarg;
+			break;
+#else
+			mmta_err("--node-key: quote sends the module's node key, the one it measured (a test build only takes a file)");
+			return MMTA_EUSAGE;
+#endif
 		case 'l': ima_path = optarg; break;
 		case 'w':
 			want_id = strtol(optarg, &end, 10);
@@ -557,7 +613,7 @@ int main(int argc, char **argv)
 		return cmd_info();
 	if (optind != argc || !out_path ||
 	    (strcmp(cmd, "hello") && strcmp(cmd, "quote")) ||
-	    (!strcmp(cmd, "quote") && (!in_path || !key_path))) {
+	    (!strcmp(cmd, "quote") && !in_path)) {
 		usage(stderr);
 		return MMTA_EUSAGE;
 	}

@@ -219,12 +219,27 @@ struct ref {
 	enum ref_kind kind;
 };
 
+/* The module's node key event (docs/ATTESTATION.md, "What is measured") */
+#define NODE_KEY_EVENT		"mmt-node-key"
+#define NODE_KEY_PREFIX		"mmt node key v1"	/* 16 bytes with its NUL */
+#define NODE_KEY_BUF_LEN	(sizeof(NODE_KEY_PREFIX) + MMTA_NODE_KEY_LEN)
+/* the second entry of a log whose boot policy measures critical data */
+#define KERNEL_VERSION_EVENT	"kernel_version"
+
 struct refs {
 	size_t n, cap;
 	struct ref *v;		/* sorted by hash (bsearch) */
 	const uint8_t *found;	/* the last mmt reference the log measured */
+	unsigned int found_index;	/* its entry (struct mmta_ima_entry) */
 	char foreign[256];	/* the first module entry with another hash */
+	char foreign_algo[MMTA_IMA_ALGO_MAX + 1];	/* its algorithm if not sha256 */
 	unsigned int modules;	/* module entries in the log */
+	/* the node key event rule: NODE_KEY_EVENT entries and the last one */
+	const uint8_t *node_key;	/* the evidence's */
+	unsigned int key_events, key_index, key_index_first;
+	bool key_sha256;	/* the last one: d-ng sha256 */
+	bool key_match;		/* the last one: of @node_key */
+	bool kernel_version;	/* the second entry is KERNEL_VERSION_EVENT */
 };
 
 static int ref_cmp(const void *a, const void *b)
@@ -313,8 +328,8 @@ static int load_refs(struct refs *r)
  * is_module_name() - whether an IMA entry's file name is a kernel module's:
  * it ends in .ko, or .ko.xz, .ko.zst, .ko.gz (kmod's compressed modules).
  * The ima-ng and ima-sig templates do not record which hook measured a
- * file, so the name is all the log tells (docs/ATTESTATION.md, "What is
- * measured", for what this misses).
+ * file, so for them the name is all the log tells (docs/ATTESTATION.md,
+ * "What is measured", for what this misses; is_module_entry()).
  */
 static bool is_module_name(const char *name)
 {
@@ -328,6 +343,18 @@ static bool is_module_name(const char *name)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * is_module_entry() - whether an IMA entry is a kernel module's: of the
+ * template ima-modsig, which a node's policy gives module loads
+ * (`measure func=MODULE_CHECK template=ima-modsig`) and nothing else
+ * here, whatever its name; or named as a module (is_module_name()).  The
+ * union: a module file root read is appraised too.
+ */
+static bool is_module_entry(const struct mmta_ima_entry *e)
+{
+	return !strcmp(e->template, "ima-modsig") || is_module_name(e->name);
 }
 
 /* one reference line: "<sha256 hex> <kind> <name>\n" to @f and stdout */
@@ -536,26 +563,100 @@ out:
 
 /*
  * visit_ref() - appraise one IMA entry: a reference of kind mmt is the
- * module attested (the last one measured goes into the credential); an
- * entry with a module's file name (is_module_name()) whose hash is not a
- * reference value of either kind is foreign, whatever its name: a
- * tampered mmt.ko renamed, or loaded after the reference one.  Other
+ * module attested (the last one measured goes into the credential); a
+ * module entry (is_module_entry()) whose hash is not a reference value of
+ * either kind is foreign, whatever its name: a tampered mmt.ko renamed,
+ * or loaded after the reference one.  Reference values are SHA-256, so a
+ * module entry measured with another algorithm (IMA takes a file's from
+ * its security.ima xattr) is foreign too: it cannot be appraised.  Other
  * files (programs, libraries, configuration read by root) are not
- * appraised.
+ * appraised.  Also notes what the node key rule (check_node_key()) needs.
  */
-static int visit_ref(void *arg, const uint8_t digest[MMTA_SHA256_LEN],
-		     const char *name)
+static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 {
 	struct refs *r = arg;
-	const struct ref *e = ref_lookup(r, digest);
-	bool module = is_module_name(name);
+	bool module = is_module_entry(e);
+	bool sha256 = !strcmp(e->algo, "sha256");
+	const struct ref *ref = sha256 ? ref_lookup(r, e->digest) : NULL;
 
+	if (e->index == 1)
+		r->kernel_version = !strcmp(e->name, KERNEL_VERSION_EVENT) &&
+				    !strcmp(e->template, "ima-buf");
+	if (!strcmp(e->name, NODE_KEY_EVENT)) {
+		uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];
+
+		memcpy(buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX));
+		memcpy(buf + sizeof(NODE_KEY_PREFIX), r->node_key,
+		       MMTA_NODE_KEY_LEN);
+		mmta_sha256(buf, sizeof(buf), h);
+		if (!r->key_events++)
+			r->key_index_first = e->index;
+		r->key_index = e->index;
+		r->key_sha256 = sha256;
+		/* ima-buf also logs the buffer: it must be the one hashed */
+		r->key_match = sha256 &&
+			       !memcmp(e->digest, h, sizeof(h)) &&
+			       (!e->buf || (e->buf_len == sizeof(buf) &&
+					    !memcmp(e->buf, buf, sizeof(buf))));
+	}
 	if (module)
 		r->modules++;
-	if (e && e->kind == REF_MMT)
-		r->found = e->hash;
-	else if (!e && module && !r->foreign[0])
-		snprintf(r->foreign, sizeof(r->foreign), "%s", name);
+	if (ref && ref->kind == REF_MMT) {
+		r->found = ref->hash;
+		r->found_index = e->index;
+	} else if (!ref && module && !r->foreign[0]) {
+		snprintf(r->foreign, sizeof(r->foreign), "%s", e->name);
+		if (!sha256)
+			snprintf(r->foreign_algo, sizeof(r->foreign_algo),
+				 "%s", e->algo);
+	}
+	return MMTA_OK;
+}
+
+/*
+ * check_node_key() - the node key rule, after the module rules: the log
+ * holds one NODE_KEY_EVENT, the critical data mmt.ko measures when it
+ * draws its node key at load (ima_measure_critical_data(), buffer
+ * NODE_KEY_PREFIX || the X25519 public key), after the last reference
+ * mmt.ko measurement, and of the key the evidence carries; and the
+ * boot policy measured critical data from IMA's start (the second entry
+ * is KERNEL_VERSION_EVENT), so that the event cannot be missing from a
+ * log whose policy root changed.  A key root made in user space is
+ * refused.  Return: MMTA_OK or MMTA_ENODEKEY.
+ */
+static int check_node_key(const struct refs *r)
+{
+	if (!r->key_events) {
+		mmta_err("IMA log: no \"%s\" event: the node key is not the one the module measured",
+			 NODE_KEY_EVENT);
+		return MMTA_ENODEKEY;
+	}
+	if (r->key_events > 1) {
+		mmta_err("IMA log: %u \"%s\" events (entries %u and %u), one allowed: the node key is not the one the module measured",
+			 r->key_events, NODE_KEY_EVENT, r->key_index_first + 1,
+			 r->key_index + 1);
+		return MMTA_ENODEKEY;
+	}
+	if (r->key_index < r->found_index) {
+		mmta_err("IMA log: the \"%s\" event (entry %u) comes before the last reference mmt.ko measurement (entry %u): the node key is not the one the module measured",
+			 NODE_KEY_EVENT, r->key_index + 1, r->found_index + 1);
+		return MMTA_ENODEKEY;
+	}
+	if (!r->key_sha256) {
+		mmta_err("IMA log: the \"%s\" event (entry %u) is not measured with sha256: the node key is not the one the module measured",
+			 NODE_KEY_EVENT, r->key_index + 1);
+		return MMTA_ENODEKEY;
+	}
+	if (!r->key_match) {
+		mmta_err("IMA log: the \"%s\" event (entry %u) is not of the evidence's node key: the node key is not the one the module measured",
+			 NODE_KEY_EVENT, r->key_index + 1);
+		return MMTA_ENODEKEY;
+	}
+	if (!r->kernel_version) {
+		mmta_err("IMA log: the second entry is not the \"%s\" critical data event (boot with ima_policy=critical_data): the node key is not the one the module measured",
+			 KERNEL_VERSION_EVENT);
+		return MMTA_ENODEKEY;
+	}
 	return MMTA_OK;
 }
 
@@ -746,6 +847,7 @@ static int cmd_verify(void)
 	rc = mmta_ak_check(p_ak->data, p_ak->len, name, &name_len, &ak_pub);
 	if (rc)
 		goto out;
+	refs->node_key = f_key->data;
 	rc = mmta_ima_replay(f_log->data, f_log->len, visit_ref, refs, &ima);
 	if (rc)
 		goto out;
@@ -754,6 +856,12 @@ static int cmd_verify(void)
 			       f_sig->data, f_sig->len, qual, ima.pcr10);
 	if (rc)
 		goto out;
+	if (refs->foreign_algo[0]) {
+		mmta_err("IMA log: module %s was measured with %s, not sha256: reference values are SHA-256 only",
+			 refs->foreign, refs->foreign_algo);
+		rc = MMTA_EFOREIGN;
+		goto out;
+	}
 	if (refs->foreign[0]) {
 		mmta_err("IMA log: module %s was measured with a hash that is not a reference value",
 			 refs->foreign);
@@ -765,6 +873,9 @@ static int cmd_verify(void)
 		rc = MMTA_EMODULE;
 		goto out;
 	}
+	rc = check_node_key(refs);
+	if (rc)
+		goto out;
 	rc = assign_id(p_ek->data, want, &cred.node_id);
 	if (!rc)
 		rc = next_serial(&cred.serial);
@@ -779,7 +890,7 @@ static int cmd_verify(void)
 	if (!rc)
 		rc = mmta_write_file(out_path, out, out_len);
 	if (!rc)
-		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values)\n",
+		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured)\n",
 			cred.node_id, cred.serial, ima.entries, refs->modules);
 out:
 	if (lock >= 0)

@@ -7,8 +7,12 @@
 # On the host, no guest: software TPMs (swtpm) whose EK certificates come
 # from swtpm's local CA playing the manufacturer, and a synthetic IMA log
 # (tests/attest/imalog.py) whose entries are extended into each TPM's
-# PCR 10 as the kernel would.  The reference "mmt.ko" is a stand-in file
-# of random bytes: the authority sees only its SHA-256.
+# PCR 10 as the kernel would, with the events the module and IMA measure
+# (the node key event "mmt-node-key", "kernel_version").  The reference
+# "mmt.ko" is a stand-in file of random bytes: the authority sees only its
+# SHA-256.  With no module, the quotes are made by the test build of
+# mmt-attest ($O/tests/attest/mmt-attest), whose quote takes the node key
+# from --node-key FILE; the installed one takes the module's only.
 #
 #   TPM a, b: EK certificates from CA 1, which the authority trusts
 #   TPM c:    EK certificate from CA 2, which it does not
@@ -26,6 +30,7 @@ O=${O:-build}
 case $O in /*) ;; *) O=$ROOT/$O ;; esac
 AUTH=$O/tools/mmt-authority
 ATT=$O/tools/mmt-attest
+ATT_TEST=$O/tests/attest/mmt-attest
 PASS=0
 FAIL=0
 W=$(mktemp -d /tmp/mmt-attest-test.XXXXXX)
@@ -71,8 +76,8 @@ expect() {
 for t in swtpm swtpm_setup tpm2_pcrextend openssl python3; do
 	command -v "$t" >/dev/null || { echo "not ok - attest: $t missing (scripts/deps.sh)"; finish; }
 done
-[ -x "$AUTH" ] && [ -x "$ATT" ] ||
-	{ echo "not ok - attest: build $AUTH and $ATT first (make tools)"; finish; }
+[ -x "$AUTH" ] && [ -x "$ATT" ] && [ -x "$ATT_TEST" ] ||
+	{ echo "not ok - attest: build $AUTH, $ATT and $ATT_TEST first (make tools)"; finish; }
 
 # the manufacturers (CA 1, CA 2) and TPMs: tests/attest/swtpm-lib.sh
 . "$HERE/swtpm-lib.sh"
@@ -146,7 +151,9 @@ boot() {
 }
 
 # hello NAME / challenge NAME / quote NAME [ARGS] / verify NAME: one
-# protocol step for node NAME; messages in $W/NAME.{hello,chal,ev,cred}
+# protocol step for node NAME; messages in $W/NAME.{hello,chal,ev,cred};
+# quote sends the node key $W/NAME.key (the test build: a later
+# --node-key in ARGS wins)
 hello() {
 	"$ATT" hello --tcti "$(tcti "$1")" --out "$W/$1.hello"
 }
@@ -156,7 +163,7 @@ challenge() {
 quote() {
 	local n=$1
 	shift
-	"$ATT" quote --tcti "$(tcti "$n")" --in "$W/$n.chal" \
+	"$ATT_TEST" quote --tcti "$(tcti "$n")" --in "$W/$n.chal" \
 		--node-key "$W/$n.key" --ima-log "$W/$n.ima" --out "$W/$n.ev" "$@"
 }
 verify() {
@@ -196,6 +203,12 @@ nodekey() {
 		openssl pkey -pubout -outform DER | tail -c 32 >"$W/$1.key"
 }
 
+# keyev NAME: the IMA entry (imalog.py) of the event mmt.ko measures when
+# it draws the node key $W/NAME.key at load
+keyev() {
+	echo "nodekey:$W/$1.key=mmt-node-key"
+}
+
 # ---- set up: two manufacturers, three TPMs, the authority ----
 t0=$(date +%s.%N)
 mkca 1 && mkca 2 && mktpm a 1 && mktpm b 1 && mktpm c 2 ||
@@ -216,12 +229,15 @@ head -c 4096 /dev/urandom >"$W/lib/modules.dep"
 head -c 4096 /dev/urandom >"$W/extra.ko"
 head -c 4096 /dev/urandom >"$W/unknown.ko"
 BOOTAGG=$(printf '%064x' 42)=boot_aggregate
-GOOD=("$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko")
+# IMA's second entry when the boot policy measures critical data
+KVER=buf:6.1.0-57-amd64=kernel_version
+# a node's log up to its module load; its node key event follows (keyev)
+GOOD=("$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko")
 for n in a b c; do nodekey $n; done
 echo "# set up in $(echo "$(date +%s.%N) - $t0" | bc) s"
 
 # ---- 1. an unmodified module attests and gets an id ----
-boot a "${GOOD[@]}" || { echo "not ok - attest: boot a"; finish; }
+boot a "${GOOD[@]}" "$(keyev a)" || { echo "not ok - attest: boot a"; finish; }
 t1=$(date +%s.%N)
 expect "node a: hello" 0 hello a
 expect "node a: challenge (EK chain to CA 1, AK restricted)" 0 challenge a
@@ -282,15 +298,15 @@ expect "reference --add-module with --name refused (names are paths)" 1 \
 MODS=("$W/lib/kernel/drivers/rdma_rxe.ko=/lib/modules/6.1/kernel/drivers/rdma_rxe.ko"
 	"$W/lib/kernel/net/ib_core.ko.xz=/lib/modules/6.1/kernel/net/ib_core.ko.xz"
 	"$W/extra.ko=/opt/extra.ko")
-boot b "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/etc/not-a-module.conf" || notok "boot b"
+boot b "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/etc/not-a-module.conf" "$(keyev b)" || notok "boot b"
 round b
 expect "node b: mmt.ko and three reference modules; an unknown file that is not a module" 0 verify b
 # a module with one byte changed was loaded
-boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
+boot b "$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" "$(keyev b)" || notok "boot b"
 round b
 expect "module with one byte changed refused" 20 verify b
 # an unknown module under another name beside the reference mmt.ko
-boot b --ima-sig "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/lib/modules/6.1/kernel/foo.ko" || notok "boot b"
+boot b --ima-sig "${GOOD[@]}" "${MODS[@]}" "$W/unknown.ko=/lib/modules/6.1/kernel/foo.ko" "$(keyev b)" || notok "boot b"
 round b
 expect "an unknown module foo.ko beside the reference mmt.ko refused (ima-sig)" 20 verify b
 if grep -q "module /lib/modules/6.1/kernel/foo.ko was measured with a hash that is not a reference value" "$W/err"; then
@@ -301,26 +317,26 @@ fi
 # the reference module, then a tampered one under any name (the kernel
 # names it from its modinfo, not from its file)
 for n in /lib/modules/extra/mmt.ko /tmp/foo.ko /root/rxe_helper.ko.zst /a.ko.gz; do
-	boot b "${GOOD[@]}" "$W/mmt-tampered.ko=$n" || notok "boot b"
+	boot b "${GOOD[@]}" "$W/mmt-tampered.ko=$n" "$(keyev b)" || notok "boot b"
 	round b
 	expect "the reference mmt.ko, then a tampered one as $n, refused" 20 verify b
 done
 # no mmt.ko at all, only reference modules
-boot b "$BOOTAGG" /bin/sh=/bin/sh "${MODS[@]}" || notok "boot b"
+boot b "$BOOTAGG" "$KVER" /bin/sh=/bin/sh "${MODS[@]}" "$(keyev b)" || notok "boot b"
 round b
 expect "no mmt.ko measured refused" 16 verify b
 # the reference mmt.ko's hash under another name still counts as it
-boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/tmp/other-name.ko" || notok "boot b"
+boot b "$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$W/mmt.ko=/tmp/other-name.ko" "$(keyev b)" || notok "boot b"
 round b
 expect "node b: the reference mmt.ko loaded as other-name.ko" 0 verify b
 # tampered log: the TPM measured the tampered module, the log sent shows
 # the reference one, consistently rewritten (template digests recomputed)
-boot b "$BOOTAGG" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" || notok "boot b"
-python3 "$HERE/imalog.py" "$W/b.ima" "${GOOD[@]}" >/dev/null
+boot b "$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" "$(keyev b)" || notok "boot b"
+python3 "$HERE/imalog.py" "$W/b.ima" "${GOOD[@]}" "$(keyev b)" >/dev/null
 round b
 expect "rewritten IMA log (does not replay to the quoted PCR 10) refused" 15 verify b
 # an entry's data changed without its template digest
-boot b "${GOOD[@]}" || notok "boot b"
+boot b "${GOOD[@]}" "$(keyev b)" || notok "boot b"
 round b
 v=$(field "$W/b.ev" ima_log)
 setfield "$W/b.ev" "$W/b.ev.bad" ima_log "$(flipbyte "$v" $((${#v} / 2 - 3)))"
@@ -346,14 +362,14 @@ if grep -qx "node_id 2" "$W/out"; then
 else
 	notok "node b's credential: $(tr '\n' ' ' <"$W/out")"
 fi
-boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
+boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true "$(keyev a)" || notok "boot a"
 # an EK that is not persistent: the agent creates it from template L-1,
 # which must reproduce the certified key (else activation fails)
 TPM2TOOLS_TCTI=$(tcti b) tpm2_evictcontrol -C o -c 0x81010001 >/dev/null 2>&1 ||
 	notok "evict node b's persistent EK"
 round b
 expect "node b attests with its EK created from the TCG template" 0 verify b
-boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true || notok "boot a"
+boot a --ima-sig "${GOOD[@]}" violation /bin/true=/bin/true "$(keyev a)" || notok "boot a"
 round a
 expect "node a attests again (template ima-sig, Debian's default, and a violation)" 0 verify a
 "$AUTH" show-cred --state "$W/auth" --in "$W/a.cred" >"$W/out" 2>&1
@@ -372,7 +388,7 @@ else
 fi
 
 # ---- 6. endorsement and AK ----
-boot c "${GOOD[@]}" || notok "boot c"
+boot c "${GOOD[@]}" "$(keyev c)" || notok "boot c"
 hello c >/dev/null 2>&1
 expect "EK certificate from another CA refused" 10 challenge c
 # node a's hello with TPM c's EK certificate: chain fails the same way
@@ -411,7 +427,102 @@ else
 	notok "openssl cms -verify of the credential"
 fi
 
-# ---- 8. bad messages ----
+# ---- 8. the node key the module measured ----
+# The log must hold one "mmt-node-key" event (the module's, at load),
+# after the last reference mmt.ko measurement, of the evidence's node key;
+# its second entry must be "kernel_version" (critical data measured from
+# IMA's start); else exit 21, after the quote, 20 and 16
+nodekey b2
+# expect_log NAME RC [QUOTE ARGS] -- ENTRY...: boot TPM b with the log
+# ENTRY..., attest node b, and expect verify to exit RC
+expect_log() {
+	local name=$1 want=$2 qargs=()
+	shift 2
+	while [ "$1" != -- ]; do
+		qargs+=("$1")
+		shift
+	done
+	shift
+	boot b "$@" || notok "boot b"
+	round b "${qargs[@]}" && expect "$name" "$want" verify b
+}
+expect_log "the node key event of the evidence's key (ima-buf): issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b)"
+expect_log "the node key event recorded as ima-ng (a policy's template=): issued" 0 -- \
+	"${GOOD[@]}" "ima-ng@$(keyev b)"
+expect_log "the node key event recorded as ima-sig: issued" 0 -- \
+	--ima-sig "${GOOD[@]}" "ima-sig@$(keyev b)"
+expect_log "a key made in user space (not the one measured) refused" 21 \
+	--node-key "$W/x.key" -- "${GOOD[@]}" "$(keyev b)"
+grep -q 'is not of the evidence.s node key' "$W/err" &&
+	ok "that refusal says the event is not of the evidence's key" ||
+	notok "that refusal does not name the key rule"
+expect_log "no node key event refused" 21 -- "${GOOD[@]}"
+grep -q 'no "mmt-node-key" event' "$W/err" &&
+	ok "that refusal says there is none" || notok "that refusal does not say there is none"
+expect_log "two node key events (a reload: the evidence has the second) refused" 21 \
+	--node-key "$W/b2.key" -- "${GOOD[@]}" "$(keyev b)" "$(keyev b2)"
+expect_log "a forged node key event appended by root refused" 21 \
+	--node-key "$W/x.key" -- "${GOOD[@]}" "$(keyev b)" /bin/sh=/bin/sh "$(keyev x)"
+grep -q '2 "mmt-node-key" events' "$W/err" &&
+	ok "that refusal counts two events" || notok "that refusal does not count the events"
+expect_log "the node key event before the mmt.ko measurement refused" 21 -- \
+	"$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$(keyev b)" "$W/mmt.ko=/lib/modules/extra/mmt.ko"
+expect_log "a reference mmt.ko read after the node key event refused" 21 -- \
+	"${GOOD[@]}" "$(keyev b)" "$W/mmt.ko=/root/mmt.ko"
+grep -q 'comes before the last reference mmt.ko measurement' "$W/err" &&
+	ok "that refusal names the order" || notok "that refusal does not name the order"
+expect_log "the node key event measured with sha512 refused" 21 -- \
+	"${GOOD[@]}" "sha512@$(keyev b)"
+grep -q 'is not measured with sha256' "$W/err" &&
+	ok "that refusal names the algorithm" || notok "that refusal does not name the algorithm"
+expect_log "no kernel_version entry refused" 21 -- \
+	"$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
+expect_log "kernel_version as the third entry, not the second, refused" 21 -- \
+	"$BOOTAGG" /bin/sh=/bin/sh "$KVER" "$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
+grep -q 'the second entry is not the "kernel_version"' "$W/err" &&
+	ok "that refusal names kernel_version" || notok "that refusal does not name kernel_version"
+expect_log "no node key event and a tampered module: 20 first" 20 -- \
+	"${GOOD[@]}" "$W/mmt-tampered.ko=/tmp/foo.ko"
+
+# Digest algorithms: reference values are SHA-256; a module entry with
+# another algorithm cannot be appraised and refuses the node
+expect_log "a tampered module measured with sha512 refused" 20 -- \
+	"${GOOD[@]}" "sha512@$W/mmt-tampered.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
+grep -q 'mmt.ko was measured with sha512, not sha256' "$W/err" &&
+	ok "that refusal names the file and sha512" ||
+	notok "that refusal does not name the file and sha512"
+expect_log "the reference mmt.ko measured with sha512 refused (not appraisable)" 20 -- \
+	"$BOOTAGG" "$KVER" /bin/sh=/bin/sh "sha512@$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
+expect_log "a reference module measured with sha1 beside the reference mmt.ko refused" 20 -- \
+	"${GOOD[@]}" "sha1@$W/extra.ko=/opt/extra.ko" "$(keyev b)"
+expect_log "a program measured with sha512 (not appraised): issued" 0 -- \
+	"${GOOD[@]}" "sha512@/bin/true=/bin/true" "$(keyev b)"
+
+# Template ima-modsig (`measure func=MODULE_CHECK template=ima-modsig`):
+# a module load whatever its file name
+expect_log "module loads recorded as ima-modsig, reference values under any name: issued" 0 -- \
+	"$BOOTAGG" "$KVER" /bin/sh=/bin/sh "ima-modsig@$W/mmt.ko=/tmp/mmt.bin" \
+	"ima-modsig@$W/extra.ko=/opt/extra" "$(keyev b)"
+expect_log "a tampered module under a non-module name, template ima-modsig, refused" 20 -- \
+	"${GOOD[@]}" "ima-modsig@$W/mmt-tampered.ko=/tmp/x.bin" "$(keyev b)"
+grep -q 'module /tmp/x.bin was measured with a hash that is not a reference value' "$W/err" &&
+	ok "that refusal names /tmp/x.bin" || notok "that refusal does not name /tmp/x.bin"
+
+# The installed mmt-attest sends the module's node key, never a file's
+round b
+expect "the installed mmt-attest quote refuses --node-key" 1 \
+	"$ATT" quote --tcti "$(tcti b)" --in "$W/b.chal" --node-key "$W/b.key" \
+	--ima-log "$W/b.ima" --out "$W/b.ev.inst"
+if [ -e /dev/mmt ]; then
+	echo "# skip: the installed quote without a module (/dev/mmt exists here)"
+else
+	expect "the installed mmt-attest quote without the module fails (/dev/mmt)" 2 \
+		"$ATT" quote --tcti "$(tcti b)" --in "$W/b.chal" \
+		--ima-log "$W/b.ima" --out "$W/b.ev.inst"
+fi
+
+# ---- 9. bad messages ----
 echo "mmt-attest hello 1" >"$W/x.msg"
 echo "ak_public zz" >>"$W/x.msg"
 expect "hello with a field that is not hex refused" 3 \

@@ -38,6 +38,7 @@ enum mmta_exit {
 	MMTA_EIDSPACE = 18,	/* every node id is held */
 	MMTA_ECRED = 19,	/* credential signature or fields invalid */
 	MMTA_EFOREIGN = 20,	/* a kernel module measured whose hash is no reference */
+	MMTA_ENODEKEY = 21,	/* the node key is not the one the module measured */
 };
 
 /* Node ids are 16 bits of every GUA (uapi/mmt.h, MMT_IOC_SET_NODE_ID). */
@@ -117,18 +118,44 @@ int mmta_quote_verify(EVP_PKEY *ak_pub, const uint8_t *attest, size_t
 
 /* ---- mmta_ima.c: IMA measurement list ---- */
 
+#define MMTA_IMA_ALGO_MAX	31	/* longest hash_algo_name[] accepted */
+#define MMTA_IMA_DIGEST_MAX	64	/* IMA_MAX_DIGEST_SIZE, SHA-512 */
+
 struct mmta_ima_result {
 	uint8_t pcr10[MMTA_SHA256_LEN];	/* the replayed SHA-256 PCR 10 */
 	unsigned int entries;		/* entries of PCR 10 */
 	unsigned int violations;	/* of which violations */
 };
 
-/*
- * Called for every PCR 10 entry of the ima-ng template with its SHA-256
- * file digest and file name; returns an mmta_exit code (MMTA_OK to go on).
+/**
+ * struct mmta_ima_entry - one PCR 10 entry as the visitor sees it
+ * @index: its position in the log, from 0 (boot_aggregate), counting the
+ *	entries of every PCR
+ * @template: "ima-ng", "ima-sig", "ima-buf" or "ima-modsig"
+ * @algo: the d-ng field's algorithm, hash_algo_name[] ("sha256", "sha512")
+ * @digest: the d-ng field's digest: of the file, or of the buffer
+ * @digest_len: its length, 1..MMTA_IMA_DIGEST_MAX; 32 for sha256
+ * @name: the n-ng field: the file's path, or a buffer's event name
+ * @buf: ima-buf's buf field (the measured buffer), else NULL
+ * @buf_len: its length, 0 without one
  */
-typedef int (*mmta_ima_visit)(void *arg, const uint8_t digest[MMTA_SHA256_LEN],
-			      const char *name);
+struct mmta_ima_entry {
+	unsigned int index;
+	const char *template;
+	const char *algo;
+	const uint8_t *digest;
+	size_t digest_len;
+	const char *name;
+	const uint8_t *buf;
+	size_t buf_len;
+};
+
+/*
+ * Called for every PCR 10 entry but violations, whatever its digest
+ * algorithm; returns an mmta_exit code (MMTA_OK to go on).  @e and what
+ * it points to are valid during the call only.
+ */
+typedef int (*mmta_ima_visit)(void *arg, const struct mmta_ima_entry *e);
 
 int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		    void *arg, struct mmta_ima_result *res);

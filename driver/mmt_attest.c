@@ -377,6 +377,25 @@ int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
 	return err;
 }
 
+/*
+ * Whether a peer credential names this node: its node id (once a credential
+ * is installed) or its node key (this load's, or the installed
+ * credential's).  Whoever presents either is this node itself, its hello
+ * reflected back by a relay (which turns a second connection to this
+ * node's own listener into a connection to itself), or a second node
+ * under this node's id.  Caller holds mmt_attest_lock.
+ */
+static bool mmt_attest_is_own(const struct mmt_cred *c)
+{
+	lockdep_assert_held(&mmt_attest_lock);
+	if (!crypto_memneq(c->node_key, mmt_node_pk, MMT_CRED_KEY_LEN))
+		return true;
+	return mmt_cur_cred.serial &&
+	       (c->node_id == mmt_cur_cred.node_id ||
+		!crypto_memneq(c->node_key, mmt_cur_cred.node_key,
+			       MMT_CRED_KEY_LEN));
+}
+
 /**
  * mmt_attest_hs_peer() - check the peer's credential of a handshake and
  *	bind its node id to its node key
@@ -385,17 +404,20 @@ int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
  * @hello_node: the node id the peer's rdma_cm hello named
  *
  * The order: the signature under the authority, the body, the node id of
- * the rdma_cm hello, the validity, then the binding: this node's own id
- * is bound to its own key, a peer's id to the key of the newest
- * credential accepted for it on this load.  A credential of a bound id
- * with another key is accepted (and rebinds the id) only with a higher
- * serial than the bound one.
+ * the rdma_cm hello, the validity, then the binding: a credential naming
+ * this node's own id or own node key is refused whatever its key or id
+ * (a peer is never this node: such a hello is this node's own, reflected
+ * by a relay, or a second node under its id), a peer's id is bound to
+ * the key of the newest credential accepted for it on this load.  A
+ * credential of a bound id with another key is accepted (and rebinds the
+ * id) only with a higher serial than the bound one.
  *
  * Context: process; sleeps; takes mmt_attest_lock.
  * Return: 0; -ENOKEY if not in attested mode; -EKEYREJECTED for a
  * signature that does not verify, a malformed body, a node id other than
- * the hello's, or a node id bound to another key; -EKEYEXPIRED outside
- * the validity; -ENOMEM.  On error no binding changes.
+ * the hello's, this node's own node id or node key, or a node id bound
+ * to another key; -EKEYEXPIRED outside the validity; -ENOMEM.  On error
+ * no binding changes.
  */
 int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 {
@@ -419,9 +441,8 @@ int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 		err = -EKEYEXPIRED;
 		goto out;
 	}
-	if (mmt_cur_cred.serial && c.node_id == mmt_cur_cred.node_id &&
-	    crypto_memneq(c.node_key, mmt_node_pk, MMT_CRED_KEY_LEN)) {
-		err = -EKEYREJECTED;	/* our own id, another key */
+	if (mmt_attest_is_own(&c)) {
+		err = -EKEYREJECTED;	/* a reflection of this node */
 		goto out;
 	}
 	p = xa_load(&mmt_attest_peers, c.node_id);
@@ -471,6 +492,29 @@ int mmt_attest_hs_derive(struct mmt_hs *hs)
 	mutex_unlock(&mmt_attest_lock);
 	return err;
 }
+
+#if IS_ENABLED(CONFIG_MMT_KUNIT_TEST)
+/**
+ * mmt_attest_test_node_key() - KUnit only: make @sk this load's node key
+ *	(so that a test vector's credential can be this node's)
+ * @sk: the X25519 secret
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0, -ENOKEY if not in attested mode, or mmt_x25519()'s errors.
+ */
+int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES])
+{
+	int err = -ENOKEY;
+
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		memcpy(mmt_node_sk, sk, sizeof(mmt_node_sk));
+		err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
+	}
+	mutex_unlock(&mmt_attest_lock);
+	return err;
+}
+#endif
 
 /**
  * mmt_attest_reset() - leave attested mode: drop the keyring, wipe the

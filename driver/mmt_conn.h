@@ -314,6 +314,7 @@ void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_delay(bool agree);
 bool mmt_conn_fault_established(void);
+bool mmt_conn_fault_hs_reflect(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -338,6 +339,11 @@ static inline u32 mmt_conn_fault_delay(bool agree)
 }
 
 static inline bool mmt_conn_fault_established(void)
+{
+	return false;
+}
+
+static inline bool mmt_conn_fault_hs_reflect(void)
 {
 	return false;
 }

@@ -37,6 +37,12 @@
  *			X25519 public key (RFC 7748 section 6.1, Bob's): a man
  *			in the middle who swapped one key share; the handshake
  *			must fail (EKEYREJECTED on both sides)
+ *	hs reflect	attested handshake: replace the next peer hello this
+ *			node receives (and the node id of the peer's rdma_cm
+ *			hello) with a copy of this node's own, as a relay that
+ *			cross-feeds two connections to this node's own
+ *			listener delivers it; the handshake must fail
+ *			(EKEYREJECTED on both sides)
  *	connect delay MS
  *			connecting side: once the next MMT_IOC_CONNECT's
  *			connection is established, wait until the peer closes
@@ -108,6 +114,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_STRAY,
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
+	MMT_FAULT_HS_REFLECT,
 	MMT_FAULT_CONNECT_DELAY,
 	MMT_FAULT_CONNECT_FAIL,
 	MMT_FAULT_AGREE_DELAY,
@@ -123,6 +130,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_TX,
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
+	MMT_FAULT_AT_HS_REFLECT,
 	MMT_FAULT_AT_CONNECT,
 	MMT_FAULT_AT_ESTABLISHED,
 	MMT_FAULT_AT_AGREE,
@@ -144,6 +152,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_COMMIT_RX;
 	case MMT_FAULT_HS_SWAP:
 		return MMT_FAULT_AT_HS;
+	case MMT_FAULT_HS_REFLECT:
+		return MMT_FAULT_AT_HS_REFLECT;
 	case MMT_FAULT_CONNECT_DELAY:
 		return MMT_FAULT_AT_CONNECT;
 	case MMT_FAULT_CONNECT_FAIL:
@@ -510,6 +520,22 @@ u32 mmt_conn_fault_delay(bool agree)
 }
 
 /**
+ * mmt_conn_fault_hs_reflect() - whether an "hs reflect" line is armed,
+ *	taken (it fires once)
+ *
+ * Called by an attested handshake once the peer's hello arrived, before
+ * its credential is checked.
+ * Context: process; takes mmt_fault_lock.
+ * Return: true if the caller must take its own hello as the peer's.
+ */
+bool mmt_conn_fault_hs_reflect(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_HS_REFLECT, &f);
+}
+
+/**
  * mmt_conn_fault_established() - whether a "connect fail" line is armed,
  *	taken (it fires once)
  *
@@ -601,9 +627,14 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 		f->op = MMT_FAULT_ACK_ACCEPT;
 	} else if (!strcmp(op, "hs")) {
-		if (sscanf(line, "hs %7s", a) != 1 || strcmp(a, "swap"))
+		if (sscanf(line, "hs %7s", a) != 1)
 			return -EINVAL;
-		f->op = MMT_FAULT_HS_SWAP;
+		if (!strcmp(a, "swap"))
+			f->op = MMT_FAULT_HS_SWAP;
+		else if (!strcmp(a, "reflect"))
+			f->op = MMT_FAULT_HS_REFLECT;
+		else
+			return -EINVAL;
 	} else if (!strcmp(op, "connect") || !strcmp(op, "agree")) {
 		return mmt_fault_parse_conn(line, op, f);
 	} else if (!strcmp(op, "commit")) {

@@ -308,6 +308,9 @@ u32 mmt_attest_state(void);
 void mmt_attest_info(struct mmt_attest_info *info);
 void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN]);
 void mmt_attest_reset(void);
+#if IS_ENABLED(CONFIG_MMT_KUNIT_TEST)
+int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES]);
+#endif
 int mmt_ioc_attest_set_authority(void __user *uarg);
 int mmt_ioc_attest_set_cred(void __user *uarg);
 int mmt_ioc_attest_info(void __user *uarg);

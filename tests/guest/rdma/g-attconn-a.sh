@@ -11,11 +11,19 @@
 # an attested connection (a key set by hand), MMT key agreement (two
 # agreements; mmt-attest-conn agree-recv's checks), one agreement this side
 # closes at once after (B's hook), a swapped key share
-# (B's hook), this node's device removed under a ready attested connection
-# before its accept, an unattested peer (B reloaded its module) refused in
-# rdma_cm, and this attested node refused by B's unattested listener.
+# (B's hook), B's own hello reflected to it (B's hook), this node
+# connected to itself (a relay's reflection: refused), this node's
+# device removed under a ready attested connection before its accept,
+# an unattested peer (B reloaded its module) refused in rdma_cm, and
+# this attested node refused by B's unattested listener.
 
 PEER=$(mmtg_ip_of 2)
+SELF=$(mmtg_ip_of 1)
+
+# mmtg_wait_pid PID - the exit status of a background job (for mmtg_t)
+mmtg_wait_pid() {
+	wait "$1"
+}
 
 mmtg_t "a: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "a: insmod mmt.ko (test build)" mmtg_load_mmt
@@ -42,6 +50,21 @@ mmtg_t "a: hs_done 13" mmtg_stat_is hs_done 13
 mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
 	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
 mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
+mmtg_t "a: B's own hello reflected to it (a relay): accept fails with EKEYREJECTED" \
+	mmt-attest-conn listen -p 7611 -X EKEYREJECTED
+mmtg_t "a: ... hs_rejected 2" mmtg_stat_is hs_rejected 2
+
+# What a relay that cross-feeds two connections to this node's own
+# listener achieves: this node connected to itself.  Both halves see this
+# node's own credential as the peer's and refuse it
+mmt-attest-conn listen -p 7614 -X EKEYREJECTED >/tmp/self-l.out &
+_l=$!
+mmtg_t "a: connected to itself (a reflection): connect fails with EKEYREJECTED" \
+	mmt-attest-conn connect -a "$SELF" -p 7614 -X EKEYREJECTED
+mmtg_t "a: ... and the accept fails with EKEYREJECTED" mmtg_wait_pid "$_l"
+cat /tmp/self-l.out
+mmtg_t "a: ... hs_rejected 4" mmtg_stat_is hs_rejected 4
+mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 # B connects (attested); once the connection waits in the accept queue
 # this node's device goes away, tearing it down; the accept (which would
@@ -49,14 +72,14 @@ mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "a: device removed under a ready attested connection: accept fails with ECONNRESET" \
 	mmt-attest-conn listen -p 7609 -R -X ECONNRESET
 mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
-mmtg_t "a: ... hs_rejected still 1" mmtg_stat_is hs_rejected 1
+mmtg_t "a: ... hs_rejected still 4" mmtg_stat_is hs_rejected 4
 mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
 _l=$!
-mmtg_t "a: a peer not in attested mode is refused (hs_rejected 2)" \
-	mmtg_wait 90 mmtg_stat_is hs_rejected 2
+mmtg_t "a: a peer not in attested mode is refused (hs_rejected 5)" \
+	mmtg_wait 90 mmtg_stat_is hs_rejected 5
 kill "$_l" 2>/dev/null
 wait "$_l" 2>/dev/null
 mmtg_t "a: hs_done still 13" mmtg_stat_is hs_done 13

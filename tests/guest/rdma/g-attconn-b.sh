@@ -3,7 +3,8 @@
 #
 # g-attconn-b.sh - two-guest test of the attested hello, guest 2 (node 12):
 # the connecting side of g-attconn-a.sh's cases (debugfs mmt/conn_fault:
-# "connect delay", "connect fail", "agree delay", "hs swap"), then the
+# "connect delay", "connect fail", "agree delay", "hs swap", "hs
+# reflect"), then the
 # module reloaded
 # without attested mode.  Writes the median set-up times and the
 # agreement time (results: setup).
@@ -77,6 +78,17 @@ mmtg_t "b: a swapped key share (man in the middle): connect fails with EKEYREJEC
 mmtg_t "b: ... the swap fired" grep -qx "fired 4" "$FAULT"
 mmtg_t "b: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "b: ... hs_done 13" mmtg_stat_is hs_done 13
+
+# the peer hello this node receives (and its rdma_cm hello's node id)
+# replaced by this node's own, as a relay that cross-feeds two
+# connections to this node's listener delivers it: refused here, and A
+# reports the refusal
+echo "hs reflect" >"$FAULT"
+mmtg_t "b: this node's own hello reflected to it: connect fails with EKEYREJECTED" \
+	mmt-attest-conn connect -a "$PEER" -p 7611 -X EKEYREJECTED
+mmtg_t "b: ... the reflection fired" grep -qx "fired 5" "$FAULT"
+mmtg_t "b: ... hs_rejected 2" mmtg_stat_is hs_rejected 2
+mmtg_t "b: ... hs_done still 13" mmtg_stat_is hs_done 13
 
 # A removes its device while this connection waits in its accept queue:
 # the handshake cannot finish (ECONNRESET, or ETIMEDOUT if A's disconnect

@@ -315,6 +315,7 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_delay(bool agree);
 bool mmt_conn_fault_established(void);
 bool mmt_conn_fault_hs_reflect(void);
+u32 mmt_conn_fault_hs_delay(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -346,6 +347,11 @@ static inline bool mmt_conn_fault_established(void)
 static inline bool mmt_conn_fault_hs_reflect(void)
 {
 	return false;
+}
+
+static inline u32 mmt_conn_fault_hs_delay(void)
+{
+	return 0;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

@@ -396,6 +396,7 @@ static void mmt_conn_fault_hold(struct mmt_conn *conn, bool agree)
 
 /*
  * Test builds (debugfs mmt/conn_fault), once the peer's hello arrived:
+ * "hs verify delay MS" makes the check of its credential sleep MS ms;
  * "hs reflect" replaces the peer's hello (*@peer, *@peer_len) and the node
  * id of its rdma_cm hello (*@hello_node) with this node's own, as a relay
  * that cross-feeds two connections to this node's own listener delivers
@@ -404,6 +405,9 @@ static void mmt_conn_fault_hold(struct mmt_conn *conn, bool agree)
 static int mmt_conn_fault_hs(struct mmt_hs *hs, u8 **peer, u32 *peer_len,
 			     u16 *hello_node)
 {
+#ifdef MMT_DEBUG
+	hs->test_verify_ms = mmt_conn_fault_hs_delay();
+#endif
 	if (!mmt_conn_fault_hs_reflect())
 		return 0;
 	kfree(*peer);

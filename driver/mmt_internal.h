@@ -267,6 +267,9 @@ int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c);
  * @secret: the handshake secret
  * @tag_own: the key-confirmation tag this side sends
  * @tag_peer: the tag this side expects from the peer
+ * @test_verify_ms: test builds only: ms mmt_attest_hs_peer() sleeps in
+ *	the check of the peer's credential (debugfs mmt/conn_fault "hs
+ *	verify delay MS")
  */
 struct mmt_hs {
 	bool initiator;
@@ -282,6 +285,9 @@ struct mmt_hs {
 	u8 secret[MMT_HS_SECRET_BYTES];
 	u8 tag_own[MMT_HS_SECRET_BYTES];
 	u8 tag_peer[MMT_HS_SECRET_BYTES];
+#ifdef MMT_DEBUG
+	u32 test_verify_ms;
+#endif
 };
 
 #ifdef MMT_ATTEST

@@ -36,6 +36,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/ima.h>
+#include <linux/delay.h>
 #include <linux/key.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -50,7 +51,17 @@
 #include "mmt_internal.h"
 #include "mmt.h"
 
-/* mmt_attest_lock protects everything below. */
+/*
+ * mmt_attest_lock protects everything below.  A handshake holds it only to
+ * copy what it needs (a reference to the keyring, the own credential file,
+ * the node secret) and to update the binding table: the signature check,
+ * the X25519s and their allocations run unlocked, so a slow or hostile
+ * peer delays only its own connection.  A keyring reference held across
+ * the unlocked steps is how a handshake sees afterwards that attested mode
+ * was left (or left and entered again) meanwhile: mmt_attest_keyring is
+ * then another pointer, and the reference keeps the old keyring from
+ * being freed and its address reused.
+ */
 static DEFINE_MUTEX(mmt_attest_lock);
 static struct key *mmt_attest_keyring;	/* NULL: not attested mode */
 static bool mmt_node_key_ok;		/* drawn at load (mmt_attest_init()) */
@@ -59,6 +70,14 @@ static u8 mmt_node_pk[MMT_X25519_BYTES];
 static struct mmt_cred mmt_cur_cred;	/* serial 0: none installed */
 static u8 *mmt_cur_cred_file;		/* its file (the hello sends it) */
 static u32 mmt_cur_cred_len;
+
+/*
+ * MMT_ATTEST_OFF, _WAITING or _ATTESTED, for mmt_attest_state() and
+ * mmt_attest_mode(), which the rdma_cm handler calls and which must not
+ * wait for the mutex: written under mmt_attest_lock (WRITE_ONCE), read
+ * without it (READ_ONCE).
+ */
+static u32 mmt_attest_cur_state;
 
 /**
  * struct mmt_attest_peer - a node id a handshake accepted, and its key
@@ -72,6 +91,16 @@ struct mmt_attest_peer {
 
 /* node id -> struct mmt_attest_peer, for this load (under mmt_attest_lock) */
 static DEFINE_XARRAY(mmt_attest_peers);
+
+/* Publish the state for the lockless readers.  Caller holds the lock. */
+static void mmt_attest_publish(void)
+{
+	lockdep_assert_held(&mmt_attest_lock);
+	WRITE_ONCE(mmt_attest_cur_state,
+		   !mmt_attest_keyring ? MMT_ATTEST_OFF :
+		   mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED :
+					 MMT_ATTEST_WAITING);
+}
 
 /* The keyring's restriction: no key may be linked in (restrict_link_reject) */
 static int mmt_attest_restrict(struct key *keyring,
@@ -174,6 +203,7 @@ int mmt_attest_set_authority(const void *der, size_t len)
 	mmt_attest_keyring = keyring;
 	/* no GUA under an id no authority assigned (mmt_gua_alloc()) */
 	mmt_node_id_unassign(true);
+	mmt_attest_publish();
 	pr_info("attested mode: authority installed\n");
 out:
 	mutex_unlock(&mmt_attest_lock);
@@ -181,20 +211,20 @@ out:
 }
 
 /*
- * The signature of a credential file under the authority (so nothing of an
- * unsigned body is believed), then its body.  Caller holds mmt_attest_lock
- * and checked that there is a keyring and that @len > MMT_CRED_BODY_LEN.
+ * The signature of a credential file under the authority in @keyring (so
+ * nothing of an unsigned body is believed), then its body.  The caller
+ * holds mmt_attest_lock or a reference to @keyring, and checked that
+ * @len > MMT_CRED_BODY_LEN.
  * Return: 0; -EKEYREJECTED (signature); -EINVAL (body); -ENOMEM.
  */
-static int mmt_attest_verify(const u8 *buf, size_t len, struct mmt_cred *c)
+static int mmt_attest_verify(const u8 *buf, size_t len, struct key *keyring,
+			     struct mmt_cred *c)
 {
 	int err;
 
-	lockdep_assert_held(&mmt_attest_lock);
 	err = verify_pkcs7_signature(buf, MMT_CRED_BODY_LEN,
 				     buf + MMT_CRED_BODY_LEN,
-				     len - MMT_CRED_BODY_LEN,
-				     mmt_attest_keyring,
+				     len - MMT_CRED_BODY_LEN, keyring,
 				     VERIFYING_UNSPECIFIED_SIGNATURE, NULL,
 				     NULL);
 	if (err)
@@ -236,7 +266,7 @@ int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 		err = -EINVAL;
 		goto out;
 	}
-	err = mmt_attest_verify(buf, len, &c);
+	err = mmt_attest_verify(buf, len, mmt_attest_keyring, &c);
 	if (err)
 		goto out;
 	if (crypto_memneq(c.node_key, node_pk ? node_pk : mmt_node_pk,
@@ -266,6 +296,7 @@ int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 	kfree(mmt_cur_cred_file);
 	mmt_cur_cred_file = file;
 	mmt_cur_cred_len = len;
+	mmt_attest_publish();
 	pr_info("attested mode: node id %u from credential %llu\n",
 		c.node_id, c.serial);
 out:
@@ -276,35 +307,25 @@ out:
 /**
  * mmt_attest_mode() - whether the module is in attested mode
  *
- * Context: process; takes mmt_attest_lock.
+ * Context: any; does not take mmt_attest_lock (a handshake that holds it
+ * never delays the caller, the rdma_cm handler among them).
  * Return: true once an authority is installed, until mmt_attest_reset().
  */
 bool mmt_attest_mode(void)
 {
-	bool on;
-
-	mutex_lock(&mmt_attest_lock);
-	on = mmt_attest_keyring;
-	mutex_unlock(&mmt_attest_lock);
-	return on;
+	return READ_ONCE(mmt_attest_cur_state) != MMT_ATTEST_OFF;
 }
 
 /**
  * mmt_attest_state() - the attested mode's state
  *
- * Context: process; takes mmt_attest_lock.
+ * Context: any; does not take mmt_attest_lock (as mmt_attest_mode()).
  * Return: MMT_ATTEST_OFF, MMT_ATTEST_WAITING (no credential yet) or
  * MMT_ATTEST_ATTESTED.
  */
 u32 mmt_attest_state(void)
 {
-	u32 state;
-
-	mutex_lock(&mmt_attest_lock);
-	state = !mmt_attest_keyring ? MMT_ATTEST_OFF :
-		mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED : MMT_ATTEST_WAITING;
-	mutex_unlock(&mmt_attest_lock);
-	return state;
+	return READ_ONCE(mmt_attest_cur_state);
 }
 
 /**
@@ -353,6 +374,35 @@ static void mmt_attest_peers_clear(void)
 		kfree(xa_erase(&mmt_attest_peers, id));
 }
 
+/*
+ * A reference to the keyring of attested mode as it is now (key_put() it),
+ * or NULL when not in attested mode; with @sk, a copy of the node secret
+ * (MMT_X25519_BYTES; the caller wipes it).  Takes mmt_attest_lock briefly.
+ */
+static struct key *mmt_attest_hold(u8 *sk)
+{
+	struct key *keyring = NULL;
+
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		keyring = key_get(mmt_attest_keyring);
+		if (sk)
+			memcpy(sk, mmt_node_sk, MMT_X25519_BYTES);
+	}
+	mutex_unlock(&mmt_attest_lock);
+	return keyring;
+}
+
+/*
+ * Whether attested mode was left (or left and entered again) since
+ * mmt_attest_hold() returned @keyring.  Caller holds mmt_attest_lock.
+ */
+static bool mmt_attest_left(const struct key *keyring)
+{
+	lockdep_assert_held(&mmt_attest_lock);
+	return mmt_attest_keyring != keyring;
+}
+
 /**
  * mmt_attest_hs_start() - start this node's half of a connection's
  *	attested handshake (mmt_hs_start() with the installed credential)
@@ -361,24 +411,53 @@ static void mmt_attest_peers_clear(void)
  * @conn_rand: the connecting side's rdma_cm hello nonce
  * @accept_rand: the accepting side's
  *
- * Context: process; sleeps; takes mmt_attest_lock.
+ * The credential file is copied under mmt_attest_lock into a buffer
+ * allocated before; the ephemeral key is drawn after (unlocked).
+ *
+ * Context: process; sleeps; takes mmt_attest_lock briefly.
  * Return: 0; -ENOKEY if not in attested mode or no credential is
- * installed; mmt_hs_start()'s errors.  Call mmt_hs_clear() afterwards in
- * every case.
+ * installed; mmt_hs_start()'s errors; -ENOMEM.  Call mmt_hs_clear()
+ * afterwards in every case.
  */
 int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
 			u64 accept_rand)
 {
+	u32 len = 0;
+	u8 *cred;
 	int err;
 
+	cred = kmalloc(MMT_ATTEST_BLOB_MAX, GFP_KERNEL);
+	if (!cred)
+		return -ENOMEM;
 	mutex_lock(&mmt_attest_lock);
-	if (!mmt_attest_keyring || !mmt_cur_cred_file)
-		err = -ENOKEY;
-	else
-		err = mmt_hs_start(hs, initiator, conn_rand, accept_rand,
-				   mmt_cur_cred_file, mmt_cur_cred_len);
+	if (mmt_attest_keyring && mmt_cur_cred_file) {
+		len = mmt_cur_cred_len;
+		memcpy(cred, mmt_cur_cred_file, len);
+	}
 	mutex_unlock(&mmt_attest_lock);
+	err = len ? mmt_hs_start(hs, initiator, conn_rand, accept_rand, cred,
+				 len) : -ENOKEY;
+	kfree(cred);
 	return err;
+}
+
+/*
+ * Whether a peer credential names this node: its node id (once a credential
+ * is installed) or its node key (this load's, or the installed
+ * credential's).  Whoever presents either is this node itself, its hello
+ * reflected back by a relay (which turns a second connection to this
+ * node's own listener into a connection to itself), or a second node
+ * under this node's id.  Caller holds mmt_attest_lock.
+ */
+static bool mmt_attest_is_own(const struct mmt_cred *c)
+{
+	lockdep_assert_held(&mmt_attest_lock);
+	if (!crypto_memneq(c->node_key, mmt_node_pk, MMT_CRED_KEY_LEN))
+		return true;
+	return mmt_cur_cred.serial &&
+	       (c->node_id == mmt_cur_cred.node_id ||
+		!crypto_memneq(c->node_key, mmt_cur_cred.node_key,
+			       MMT_CRED_KEY_LEN));
 }
 
 /**
@@ -389,43 +468,64 @@ int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
  * @hello_node: the node id the peer's rdma_cm hello named
  *
  * The order: the signature under the authority, the body, the node id of
- * the rdma_cm hello, the validity, then the binding: this node's own id
- * is bound to its own key, a peer's id to the key of the newest
- * credential accepted for it on this load.  A credential of a bound id
- * with another key is accepted (and rebinds the id) only with a higher
- * serial than the bound one.
+ * the rdma_cm hello, the validity, then the binding: a credential naming
+ * this node's own id or own node key is refused whatever its key or id
+ * (a peer is never this node: such a hello is this node's own, reflected
+ * by a relay, or a second node under its id), a peer's id is bound to
+ * the key of the newest credential accepted for it on this load.  A
+ * credential of a bound id with another key is accepted (and rebinds the
+ * id) only with a higher serial than the bound one.
  *
- * Context: process; sleeps; takes mmt_attest_lock.
- * Return: 0; -ENOKEY if not in attested mode; -EKEYREJECTED for a
- * signature that does not verify, a malformed body, a node id other than
- * the hello's, or a node id bound to another key; -EKEYEXPIRED outside
- * the validity; -ENOMEM.  On error no binding changes.
+ * The signature check and the allocations run without mmt_attest_lock
+ * (under a reference to the keyring), which is taken only for the
+ * binding: a peer whose check is slow delays no other handshake.
+ *
+ * Context: process; sleeps; takes mmt_attest_lock briefly.
+ * Return: 0; -ENOKEY if not in attested mode (or if it was left during
+ * the check); -EKEYREJECTED for a signature that does not verify, a
+ * malformed body, a node id other than the hello's, this node's own node
+ * id or node key, or a node id bound to another key; -EKEYEXPIRED
+ * outside the validity; -ENOMEM.  On error no binding changes.
  */
 int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 {
 	const u8 *cred = hs->peer + MMT_X25519_BYTES;
 	u32 len = hs->peer_len - MMT_X25519_BYTES;
-	struct mmt_attest_peer *p, *n;
+	struct mmt_attest_peer *p, *n = NULL;
+	bool reserved = false;
+	struct key *keyring;
 	struct mmt_cred c;
 	int err;
 
+	keyring = mmt_attest_hold(NULL);
+	if (!keyring)
+		return -ENOKEY;
+	err = mmt_attest_verify(cred, len, keyring, &c);
+#ifdef MMT_DEBUG
+	/* test builds: a slow check ("hs verify delay MS") */
+	if (hs->test_verify_ms)
+		msleep(hs->test_verify_ms);
+#endif
+	if (err == -EINVAL || (!err && c.node_id != hello_node))
+		err = -EKEYREJECTED;
+	if (!err && (now < c.not_before || now > c.not_after))
+		err = -EKEYEXPIRED;
+	if (!err) {
+		/* what a new binding needs, so the lock is held only briefly */
+		n = kzalloc(sizeof(*n), GFP_KERNEL);
+		err = n ? xa_reserve(&mmt_attest_peers, c.node_id,
+				     GFP_KERNEL) : -ENOMEM;
+		reserved = !err;
+	}
 	mutex_lock(&mmt_attest_lock);
-	if (!mmt_attest_keyring) {
+	if (mmt_attest_left(keyring)) {
 		err = -ENOKEY;
 		goto out;
 	}
-	err = mmt_attest_verify(cred, len, &c);
-	if (err == -EINVAL || (!err && c.node_id != hello_node))
-		err = -EKEYREJECTED;
 	if (err)
 		goto out;
-	if (now < c.not_before || now > c.not_after) {
-		err = -EKEYEXPIRED;
-		goto out;
-	}
-	if (mmt_cur_cred.serial && c.node_id == mmt_cur_cred.node_id &&
-	    crypto_memneq(c.node_key, mmt_node_pk, MMT_CRED_KEY_LEN)) {
-		err = -EKEYREJECTED;	/* our own id, another key */
+	if (mmt_attest_is_own(&c)) {
+		err = -EKEYREJECTED;	/* a reflection of this node */
 		goto out;
 	}
 	p = xa_load(&mmt_attest_peers, c.node_id);
@@ -435,18 +535,13 @@ int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 		goto out;
 	}
 	if (!p) {
-		n = kzalloc(sizeof(*n), GFP_KERNEL);
-		if (!n) {
-			err = -ENOMEM;
-			goto out;
-		}
+		/* into the reserved slot: no allocation */
 		err = xa_err(xa_store(&mmt_attest_peers, c.node_id, n,
 				      GFP_KERNEL));
-		if (err) {
-			kfree(n);
+		if (err)
 			goto out;
-		}
 		p = n;
+		n = NULL;
 	}
 	if (c.serial > p->serial) {
 		p->serial = c.serial;
@@ -454,7 +549,12 @@ int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 	}
 	hs->peer_cred = c;
 out:
+	/* drops the reservation unless an entry was stored meanwhile */
+	if (reserved)
+		xa_release(&mmt_attest_peers, c.node_id);
 	mutex_unlock(&mmt_attest_lock);
+	kfree(n);
+	key_put(keyring);
 	return err;
 }
 
@@ -462,19 +562,60 @@ out:
  * mmt_attest_hs_derive() - mmt_hs_derive() with this load's node key
  * @hs: after mmt_attest_hs_peer()
  *
- * Context: process; sleeps; takes mmt_attest_lock.
- * Return: 0; -ENOKEY if attested mode was left meanwhile;
- * mmt_hs_derive()'s errors.
+ * The node secret is copied under mmt_attest_lock into a stack buffer,
+ * wiped after; the derivation (four X25519s through kpp, HKDF) runs
+ * unlocked.
+ *
+ * Context: process; sleeps; takes mmt_attest_lock briefly.
+ * Return: 0; -ENOKEY if not in attested mode, or if it was left during
+ * the derivation (the results are wiped then); mmt_hs_derive()'s errors.
  */
 int mmt_attest_hs_derive(struct mmt_hs *hs)
 {
+	u8 sk[MMT_X25519_BYTES];
+	struct key *keyring;
 	int err;
 
+	keyring = mmt_attest_hold(sk);
+	if (!keyring)
+		return -ENOKEY;
+	err = mmt_hs_derive(hs, sk);
+	memzero_explicit(sk, sizeof(sk));
 	mutex_lock(&mmt_attest_lock);
-	err = mmt_attest_keyring ? mmt_hs_derive(hs, mmt_node_sk) : -ENOKEY;
+	if (mmt_attest_left(keyring))
+		err = -ENOKEY;
+	mutex_unlock(&mmt_attest_lock);
+	key_put(keyring);
+	if (err == -ENOKEY) {
+		memzero_explicit(hs->secret, sizeof(hs->secret));
+		memzero_explicit(hs->tag_own, sizeof(hs->tag_own));
+		memzero_explicit(hs->tag_peer, sizeof(hs->tag_peer));
+	}
+	return err;
+}
+
+#if IS_ENABLED(CONFIG_MMT_KUNIT_TEST)
+/**
+ * mmt_attest_test_node_key() - KUnit only: make @sk this load's node key
+ *	(so that a test vector's credential can be this node's)
+ * @sk: the X25519 secret
+ *
+ * Context: process; sleeps; takes mmt_attest_lock.
+ * Return: 0, -ENOKEY if not in attested mode, or mmt_x25519()'s errors.
+ */
+int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES])
+{
+	int err = -ENOKEY;
+
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring) {
+		memcpy(mmt_node_sk, sk, sizeof(mmt_node_sk));
+		err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
+	}
 	mutex_unlock(&mmt_attest_lock);
 	return err;
 }
+#endif
 
 /* The measured buffer: a domain string, then the public key (48 bytes). */
 #define MMT_NODE_KEY_EVENT	"mmt-node-key"
@@ -575,6 +716,7 @@ void mmt_attest_reset(void)
 	mmt_cur_cred_len = 0;
 	mmt_attest_peers_clear();
 	mmt_node_id_unassign(false);
+	mmt_attest_publish();
 	mutex_unlock(&mmt_attest_lock);
 }
 

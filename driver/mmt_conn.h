@@ -314,6 +314,8 @@ void mmt_conn_fault_msg(struct mmt_msg *msg);
 bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_delay(bool agree);
 bool mmt_conn_fault_established(void);
+bool mmt_conn_fault_hs_reflect(void);
+u32 mmt_conn_fault_hs_delay(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -340,6 +342,16 @@ static inline u32 mmt_conn_fault_delay(bool agree)
 static inline bool mmt_conn_fault_established(void)
 {
 	return false;
+}
+
+static inline bool mmt_conn_fault_hs_reflect(void)
+{
+	return false;
+}
+
+static inline u32 mmt_conn_fault_hs_delay(void)
+{
+	return 0;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

@@ -37,6 +37,17 @@
  *			X25519 public key (RFC 7748 section 6.1, Bob's): a man
  *			in the middle who swapped one key share; the handshake
  *			must fail (EKEYREJECTED on both sides)
+ *	hs reflect	attested handshake: replace the next peer hello this
+ *			node receives (and the node id of the peer's rdma_cm
+ *			hello) with a copy of this node's own, as a relay that
+ *			cross-feeds two connections to this node's own
+ *			listener delivers it; the handshake must fail
+ *			(EKEYREJECTED on both sides)
+ *	hs verify delay MS
+ *			attested handshake: sleep MS ms (1 <= MS <= 10000)
+ *			in the check of the peer's credential (right after
+ *			its signature) of the next handshake on this node: a
+ *			slow peer, which must not delay other handshakes
  *	connect delay MS
  *			connecting side: once the next MMT_IOC_CONNECT's
  *			connection is established, wait until the peer closes
@@ -108,6 +119,8 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_STRAY,
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
+	MMT_FAULT_HS_REFLECT,
+	MMT_FAULT_HS_VERIFY_DELAY,
 	MMT_FAULT_CONNECT_DELAY,
 	MMT_FAULT_CONNECT_FAIL,
 	MMT_FAULT_AGREE_DELAY,
@@ -123,6 +136,8 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_TX,
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
+	MMT_FAULT_AT_HS_REFLECT,
+	MMT_FAULT_AT_HS_VERIFY,
 	MMT_FAULT_AT_CONNECT,
 	MMT_FAULT_AT_ESTABLISHED,
 	MMT_FAULT_AT_AGREE,
@@ -144,6 +159,10 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_COMMIT_RX;
 	case MMT_FAULT_HS_SWAP:
 		return MMT_FAULT_AT_HS;
+	case MMT_FAULT_HS_REFLECT:
+		return MMT_FAULT_AT_HS_REFLECT;
+	case MMT_FAULT_HS_VERIFY_DELAY:
+		return MMT_FAULT_AT_HS_VERIFY;
 	case MMT_FAULT_CONNECT_DELAY:
 		return MMT_FAULT_AT_CONNECT;
 	case MMT_FAULT_CONNECT_FAIL:
@@ -510,6 +529,38 @@ u32 mmt_conn_fault_delay(bool agree)
 }
 
 /**
+ * mmt_conn_fault_hs_reflect() - whether an "hs reflect" line is armed,
+ *	taken (it fires once)
+ *
+ * Called by an attested handshake once the peer's hello arrived, before
+ * its credential is checked.
+ * Context: process; takes mmt_fault_lock.
+ * Return: true if the caller must take its own hello as the peer's.
+ */
+bool mmt_conn_fault_hs_reflect(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_HS_REFLECT, &f);
+}
+
+/**
+ * mmt_conn_fault_hs_delay() - the delay an "hs verify delay MS" line
+ *	armed, taken (it fires once)
+ *
+ * Called by an attested handshake before its check of the peer's
+ * credential, which then sleeps that long (struct mmt_hs test_verify_ms).
+ * Context: process; takes mmt_fault_lock.
+ * Return: the delay in ms, or 0 when nothing is armed.
+ */
+u32 mmt_conn_fault_hs_delay(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_HS_VERIFY, &f) ? f.other : 0;
+}
+
+/**
  * mmt_conn_fault_established() - whether a "connect fail" line is armed,
  *	taken (it fires once)
  *
@@ -551,6 +602,23 @@ static int mmt_fault_parse_conn(const char *line, const char *op,
 		return -EINVAL;
 	f->op = strcmp(op, "connect") ? MMT_FAULT_AGREE_DELAY :
 					MMT_FAULT_CONNECT_DELAY;
+	return 0;
+}
+
+/*
+ * "hs verify delay MS" (1 <= MS <= 10000): the whole line, no wrapped
+ * number, nothing after it.  Return: 0 or -EINVAL.
+ */
+static int mmt_fault_parse_hs_delay(const char *line, struct mmt_fault *f)
+{
+	char num[12];
+	int end = 0;
+
+	if (sscanf(line, "hs verify delay %11s %n", num, &end) != 1 ||
+	    line[end] || kstrtou32(num, 10, &f->other) || !f->other ||
+	    f->other > 10000)
+		return -EINVAL;
+	f->op = MMT_FAULT_HS_VERIFY_DELAY;
 	return 0;
 }
 
@@ -601,9 +669,16 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 		f->op = MMT_FAULT_ACK_ACCEPT;
 	} else if (!strcmp(op, "hs")) {
-		if (sscanf(line, "hs %7s", a) != 1 || strcmp(a, "swap"))
+		if (sscanf(line, "hs %7s", a) != 1)
 			return -EINVAL;
-		f->op = MMT_FAULT_HS_SWAP;
+		if (!strcmp(a, "swap"))
+			f->op = MMT_FAULT_HS_SWAP;
+		else if (!strcmp(a, "reflect"))
+			f->op = MMT_FAULT_HS_REFLECT;
+		else if (!strcmp(a, "verify"))
+			return mmt_fault_parse_hs_delay(line, f);
+		else
+			return -EINVAL;
 	} else if (!strcmp(op, "connect") || !strcmp(op, "agree")) {
 		return mmt_fault_parse_conn(line, op, f);
 	} else if (!strcmp(op, "commit")) {

@@ -394,6 +394,31 @@ static void mmt_conn_fault_hold(struct mmt_conn *conn, bool agree)
 				   MMT_CONN_DEAD, msecs_to_jiffies(ms));
 }
 
+/*
+ * Test builds (debugfs mmt/conn_fault), once the peer's hello arrived:
+ * "hs verify delay MS" makes the check of its credential sleep MS ms;
+ * "hs reflect" replaces the peer's hello (*@peer, *@peer_len) and the node
+ * id of its rdma_cm hello (*@hello_node) with this node's own, as a relay
+ * that cross-feeds two connections to this node's own listener delivers
+ * them.  Return: 0 or -ENOMEM.  Nothing otherwise.
+ */
+static int mmt_conn_fault_hs(struct mmt_hs *hs, u8 **peer, u32 *peer_len,
+			     u16 *hello_node)
+{
+#ifdef MMT_DEBUG
+	hs->test_verify_ms = mmt_conn_fault_hs_delay();
+#endif
+	if (!mmt_conn_fault_hs_reflect())
+		return 0;
+	kfree(*peer);
+	*peer = kmemdup(hs->own, hs->own_len, GFP_KERNEL);
+	if (!*peer)
+		return -ENOMEM;
+	*peer_len = hs->own_len;
+	*hello_node = mmt_node_id();
+	return 0;
+}
+
 static void mmt_conn_free(struct kref *ref)
 {
 	struct mmt_conn *conn = container_of(ref, struct mmt_conn, ref);
@@ -1244,7 +1269,8 @@ static int mmt_conn_hs_recv_hello(struct mmt_conn *conn,
  * @timeout_ms (0: the default).
  * Return: 0; -ENOKEY without an own credential; -EKEYREJECTED for a peer
  * credential that does not verify or names another node id than the
- * rdma_cm hello, a node id bound to another key, a tag that does not
+ * rdma_cm hello, this node's own node id or node key (a reflection), a
+ * node id bound to another key, a tag that does not
  * verify, a share of small order; -EKEYEXPIRED for an expired peer
  * credential; the peer's refusal (the same errnos, -ECONNREFUSED for
  * another); -EPROTO for a malformed handshake message; -ETIMEDOUT,
@@ -1259,6 +1285,7 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	struct mmt_hs *hs;
 	u8 *peer = NULL;
 	u32 off, n, peer_len = 0;
+	u16 hello_node = conn->peer_node;
 	int err, serr;
 	u64 id;
 
@@ -1288,10 +1315,12 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	if (!err)
 		err = mmt_conn_hs_recv_hello(conn, deadline, &peer, &peer_len);
 	if (!err)
+		err = mmt_conn_fault_hs(hs, &peer, &peer_len, &hello_node);
+	if (!err)
 		err = mmt_hs_peer_hello(hs, peer, peer_len);
 	if (!err)
 		err = mmt_attest_hs_peer(hs, ktime_get_real_seconds(),
-					 conn->peer_node);
+					 hello_node);
 	if (!err)
 		err = mmt_attest_hs_derive(hs);
 	/* our tag, or our verdict on the peer */

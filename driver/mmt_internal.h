@@ -267,6 +267,9 @@ int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c);
  * @secret: the handshake secret
  * @tag_own: the key-confirmation tag this side sends
  * @tag_peer: the tag this side expects from the peer
+ * @test_verify_ms: test builds only: ms mmt_attest_hs_peer() sleeps in
+ *	the check of the peer's credential (debugfs mmt/conn_fault "hs
+ *	verify delay MS")
  */
 struct mmt_hs {
 	bool initiator;
@@ -282,6 +285,9 @@ struct mmt_hs {
 	u8 secret[MMT_HS_SECRET_BYTES];
 	u8 tag_own[MMT_HS_SECRET_BYTES];
 	u8 tag_peer[MMT_HS_SECRET_BYTES];
+#ifdef MMT_DEBUG
+	u32 test_verify_ms;
+#endif
 };
 
 #ifdef MMT_ATTEST
@@ -310,6 +316,9 @@ void mmt_attest_node_key(u8 pk[MMT_CRED_KEY_LEN]);
 void mmt_attest_reset(void);
 int mmt_attest_init(void);
 void mmt_attest_exit(void);
+#if IS_ENABLED(CONFIG_MMT_KUNIT_TEST)
+int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES]);
+#endif
 int mmt_ioc_attest_set_authority(void __user *uarg);
 int mmt_ioc_attest_set_cred(void __user *uarg);
 int mmt_ioc_attest_info(void __user *uarg);

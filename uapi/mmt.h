@@ -1209,9 +1209,10 @@ struct mmt_restore {
  *   credential yet)
  * * EKEYREJECTED - one side is in attested mode and the other is not;
  *   or attested: the peer's credential does not verify under the
- *   authority, names another node id than its hello, or names a node id
- *   bound to another node key on this node; a key-confirmation tag does
- *   not verify (a key share changed on the way); or the peer refused ours
+ *   authority, names another node id than its hello, names this node's
+ *   own node id or node key (this node's hello reflected back to it), or
+ *   names a node id bound to another node key on this node; a
+ *   key-confirmation tag does not verify (a key share changed on the way); or the peer refused ours
  *   for one of these reasons
  * * EKEYEXPIRED - attested: the peer's credential is outside its validity
  *   (or the peer found ours so)

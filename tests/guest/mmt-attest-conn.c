@@ -13,7 +13,7 @@
  *	ready connection down before its accept (and attested handshake)
  *	runs
  *   mmt-attest-conn connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K]
- *	[-H]
+ *	[-H] [-W MS]
  *	connect N times (default 1), each closed at once; while the peer is
  *	not listening yet (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH) the first
  *	is retried for up to 60 s; each must succeed, or with -X fail with
@@ -24,7 +24,11 @@
  *	MMT_IOC_CONN_KEY_AGREE on each connection must fail with ENOKEY
  *	(not an attested connection); with -H, each connection's fd must
  *	report POLLHUP at once (the peer closed it before the connect
- *	returned: debugfs mmt/conn_fault "connect delay MS" makes it so)
+ *	returned: debugfs mmt/conn_fault "connect delay MS" makes it so);
+ *	with -W, each successful connect must have taken at most MS ms (its
+ *	last try's wall time: with another handshake of this node held in
+ *	debugfs mmt/conn_fault "hs verify delay MS", this one must not wait
+ *	for it)
  *   mmt-attest-conn agree-recv -p PORT [-t MS] [-Q]
  *   mmt-attest-conn agree-send -a ADDR -p PORT [-o FILE] [-Q]
  *	MMT key agreement on one attested connection: two agreements, each
@@ -326,14 +330,14 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *expect = NULL, *out = NULL;
 	int port = 0, n = 1, i, dev, opt, ret, err, ok = 0, tmo = 60000;
-	int try_agree = 0, hup = 0, remove_dev = 0, quit = 0;
+	int try_agree = 0, hup = 0, remove_dev = 0, quit = 0, within_ms = 0;
 	char what[160];
 	double times[64];
 
 	if (argc < 2)
 		goto usage;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:KHRQ")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:W:KHRQ")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -341,6 +345,7 @@ int main(int argc, char **argv)
 		case 'X': expect = optarg; break;
 		case 'o': out = optarg; break;
 		case 't': tmo = atoi(optarg); break;
+		case 'W': within_ms = atoi(optarg); break;
 		case 'K': try_agree = 1; break;
 		case 'H': hup = 1; break;
 		case 'R': remove_dev = 1; break;
@@ -411,6 +416,12 @@ int main(int argc, char **argv)
 		ret = err ? -1 : 0;
 		if (!ret) {
 			times[ok++] = us;
+			if (within_ms) {
+				snprintf(what, sizeof(what),
+					 "connect: %d took %.0f ms, at most %d ms",
+					 i, us / 1e3, within_ms);
+				check(us <= within_ms * 1e3, what, 0);
+			}
 			if (try_agree) {
 				int pmo = pmo_new(dev);
 
@@ -462,7 +473,7 @@ int main(int argc, char **argv)
 	return failures;
 usage:
 	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS] [-R]\n"
-		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H]\n"
+		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H] [-W MS]\n"
 		"       %s agree-recv -p PORT [-t MS] [-Q]\n"
 		"       %s agree-send -a ADDR -p PORT [-o FILE] [-Q]\n",
 		argv[0], argv[0], argv[0], argv[0]);

@@ -24,8 +24,9 @@ static int mmt_attest_test_init(struct kunit *test)
 
 	for (i = 0; i < MMT_CRED_KEY_LEN; i++)
 		mmt_vec_key[i] = i + 1;
-	mmt_attest_reset();
-	mmt_attest_init();	/* the module's load did it; idempotent */
+	/* a fresh node key for each case, as for each module load */
+	mmt_attest_exit();
+	mmt_attest_init();
 	mmt_set_node_id(1);
 	return 0;
 }

@@ -97,7 +97,8 @@ static const struct {
 
 static int mmt_hs_test_init(struct kunit *test)
 {
-	mmt_attest_reset();
+	/* a fresh node key for each case, as for each module load */
+	mmt_attest_exit();
 	mmt_attest_init();
 	mmt_set_node_id(1);
 	return mmt_attest_set_authority(mmt_attest_vec_authority_A,
@@ -381,6 +382,55 @@ static void mmt_hs_binding(struct kunit *test)
 #undef PEER
 }
 
+/*
+ * A reflection: this node's own credential (or its node key under another
+ * id) as the peer's.  This node holds Bob's key pair and his credential
+ * (node 4), as a relay that cross-feeds two connections to Bob's own
+ * listener would make Bob see it.
+ */
+static void mmt_hs_reflection(struct kunit *test)
+{
+	struct mmt_hs *h;
+
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, mmt_attest_test_node_key(bob_sk), 0);
+	KUNIT_ASSERT_EQ(test, mmt_attest_set_cred(mmt_attest_vec_bob,
+						  sizeof(mmt_attest_vec_bob),
+						  NOW, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mmt_node_id(), 4);
+	/* this node's own hello (share and credential) sent back to it */
+	KUNIT_ASSERT_EQ(test, mmt_attest_hs_start(h, true, CR, AR), 0);
+	KUNIT_ASSERT_EQ(test, mmt_hs_peer_hello(h, h->own, h->own_len), 0);
+	KUNIT_EXPECT_EQ(test, mmt_attest_hs_peer(h, NOW, 4), -EKEYREJECTED);
+	mmt_hs_clear(h);
+#define PEER(vec, node) ({						\
+	int __e = mmt_hs_start(h, true, CR, AR, mmt_attest_vec_bob,	\
+			       sizeof(mmt_attest_vec_bob));		\
+	u8 *__b = kmalloc(32 + sizeof(vec), GFP_KERNEL);		\
+	if (!__e && !__b)						\
+		__e = -ENOMEM;						\
+	if (!__e) {							\
+		memcpy(__b, alice_pk, 32);				\
+		memcpy(__b + 32, vec, sizeof(vec));			\
+		__e = mmt_hs_peer_hello(h, __b, 32 + sizeof(vec));	\
+	}								\
+	if (!__e)							\
+		__e = mmt_attest_hs_peer(h, NOW, node);			\
+	kfree(__b);							\
+	mmt_hs_clear(h);						\
+	__e;								\
+})
+	/* the own credential under another share */
+	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_bob, 4), -EKEYREJECTED);
+	/* another node id (3) carrying this node's key, older and newer */
+	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_bob3, 3), -EKEYREJECTED);
+	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_bob3new, 3), -EKEYREJECTED);
+	/* nothing was bound: node 3's own credential is a peer's */
+	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_alice, 3), 0);
+#undef PEER
+}
+
 /* The module's own half needs its credential. */
 static void mmt_hs_own(struct kunit *test)
 {
@@ -458,6 +508,7 @@ static struct kunit_case mmt_hs_cases[] = {
 	KUNIT_CASE(mmt_hs_mitm),
 	KUNIT_CASE(mmt_hs_refusals),
 	KUNIT_CASE(mmt_hs_binding),
+	KUNIT_CASE(mmt_hs_reflection),
 	KUNIT_CASE(mmt_hs_own),
 	KUNIT_CASE(mmt_hs_agreement),
 	{}

@@ -11,11 +11,26 @@
 # an attested connection (a key set by hand), MMT key agreement (two
 # agreements; mmt-attest-conn agree-recv's checks), one agreement this side
 # closes at once after (B's hook), a swapped key share
-# (B's hook), this node's device removed under a ready attested connection
-# before its accept, an unattested peer (B reloaded its module) refused in
-# rdma_cm, and this attested node refused by B's unattested listener.
+# (B's hook), B's own hello reflected to it (B's hook), this node
+# connected to itself (a relay's reflection: refused), a second
+# connection accepted while B holds the handshake of a first (B's hook:
+# a slow peer delays only its own connection), this node's device
+# removed under a ready attested connection before its accept,
+# an unattested peer (B reloaded its module) refused in rdma_cm, and
+# this attested node refused by B's unattested listener.
 
 PEER=$(mmtg_ip_of 2)
+SELF=$(mmtg_ip_of 1)
+
+# mmtg_wait_pid PID - the exit status of a background job (for mmtg_t)
+mmtg_wait_pid() {
+	wait "$1"
+}
+
+# mmtg_running PID - whether a background job still runs
+mmtg_running() {
+	kill -0 "$1" 2>/dev/null
+}
 
 mmtg_t "a: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "a: insmod mmt.ko (test build)" mmtg_load_mmt
@@ -42,6 +57,33 @@ mmtg_t "a: hs_done 13" mmtg_stat_is hs_done 13
 mmtg_t "a: a swapped key share (man in the middle): accept fails with EKEYREJECTED" \
 	mmt-attest-conn listen -p 7604 -X EKEYREJECTED
 mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
+mmtg_t "a: B's own hello reflected to it (a relay): accept fails with EKEYREJECTED" \
+	mmt-attest-conn listen -p 7611 -X EKEYREJECTED
+mmtg_t "a: ... hs_rejected 2" mmtg_stat_is hs_rejected 2
+
+# What a relay that cross-feeds two connections to this node's own
+# listener achieves: this node connected to itself.  Both halves see this
+# node's own credential as the peer's and refuse it
+mmt-attest-conn listen -p 7614 -X EKEYREJECTED >/tmp/self-l.out &
+_l=$!
+mmtg_t "a: connected to itself (a reflection): connect fails with EKEYREJECTED" \
+	mmt-attest-conn connect -a "$SELF" -p 7614 -X EKEYREJECTED
+mmtg_t "a: ... and the accept fails with EKEYREJECTED" mmtg_wait_pid "$_l"
+cat /tmp/self-l.out
+mmtg_t "a: ... hs_rejected 4" mmtg_stat_is hs_rejected 4
+mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
+
+# B holds its first connection's handshake (7612) 5 s in the check of
+# this node's credential (B's hook); its second (7613), started during
+# that delay, is accepted here while the first still waits for B
+mmt-attest-conn listen -p 7612 >/tmp/slow-l.out &
+_l=$!
+mmtg_t "a: a second attested connection while B's handshake of a first is slow: accepted" \
+	mmt-attest-conn listen -p 7613
+mmtg_t "a: ... while the first's accept still runs" mmtg_running "$_l"
+mmtg_t "a: ... then the first is accepted too" mmtg_wait_pid "$_l"
+cat /tmp/slow-l.out
+mmtg_t "a: ... hs_done 15" mmtg_stat_is hs_done 15
 
 # B connects (attested); once the connection waits in the accept queue
 # this node's device goes away, tearing it down; the accept (which would
@@ -49,17 +91,17 @@ mmtg_t "a: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "a: device removed under a ready attested connection: accept fails with ECONNRESET" \
 	mmt-attest-conn listen -p 7609 -R -X ECONNRESET
 mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
-mmtg_t "a: ... hs_rejected still 1" mmtg_stat_is hs_rejected 1
-mmtg_t "a: ... hs_done still 13" mmtg_stat_is hs_done 13
+mmtg_t "a: ... hs_rejected still 4" mmtg_stat_is hs_rejected 4
+mmtg_t "a: ... hs_done still 15" mmtg_stat_is hs_done 15
 
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
 _l=$!
-mmtg_t "a: a peer not in attested mode is refused (hs_rejected 2)" \
-	mmtg_wait 90 mmtg_stat_is hs_rejected 2
+mmtg_t "a: a peer not in attested mode is refused (hs_rejected 5)" \
+	mmtg_wait 90 mmtg_stat_is hs_rejected 5
 kill "$_l" 2>/dev/null
 wait "$_l" 2>/dev/null
-mmtg_t "a: hs_done still 13" mmtg_stat_is hs_done 13
+mmtg_t "a: hs_done still 15" mmtg_stat_is hs_done 15
 
 mmtg_t "a: attested, to a listener not in attested mode: connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7606 -X EKEYREJECTED

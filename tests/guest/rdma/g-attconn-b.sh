@@ -3,13 +3,24 @@
 #
 # g-attconn-b.sh - two-guest test of the attested hello, guest 2 (node 12):
 # the connecting side of g-attconn-a.sh's cases (debugfs mmt/conn_fault:
-# "connect delay", "connect fail", "agree delay", "hs swap"), then the
+# "connect delay", "connect fail", "agree delay", "hs swap", "hs
+# reflect", "hs verify delay"), then the
 # module reloaded
 # without attested mode.  Writes the median set-up times and the
 # agreement time (results: setup).
 
 PEER=$(mmtg_ip_of 1)
 FAULT=/sys/kernel/debug/mmt/conn_fault
+
+# mmtg_wait_pid PID - the exit status of a background job (for mmtg_t)
+mmtg_wait_pid() {
+	wait "$1"
+}
+
+# mmtg_running PID - whether a background job still runs
+mmtg_running() {
+	kill -0 "$1" 2>/dev/null
+}
 
 mmtg_t "b: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "b: insmod mmt.ko (test build)" mmtg_load_mmt
@@ -78,12 +89,45 @@ mmtg_t "b: ... the swap fired" grep -qx "fired 4" "$FAULT"
 mmtg_t "b: ... hs_rejected 1" mmtg_stat_is hs_rejected 1
 mmtg_t "b: ... hs_done 13" mmtg_stat_is hs_done 13
 
+# the peer hello this node receives (and its rdma_cm hello's node id)
+# replaced by this node's own, as a relay that cross-feeds two
+# connections to this node's listener delivers it: refused here, and A
+# reports the refusal
+echo "hs reflect" >"$FAULT"
+mmtg_t "b: this node's own hello reflected to it: connect fails with EKEYREJECTED" \
+	mmt-attest-conn connect -a "$PEER" -p 7611 -X EKEYREJECTED
+mmtg_t "b: ... the reflection fired" grep -qx "fired 5" "$FAULT"
+mmtg_t "b: ... hs_rejected 2" mmtg_stat_is hs_rejected 2
+mmtg_t "b: ... hs_done still 13" mmtg_stat_is hs_done 13
+
+# A slow (or hostile) peer delays only its own connection: the hook holds
+# the next handshake on this node 5 s in the check of the peer's
+# credential; a second attested connection started during that delay is
+# set up (connect here, accept on A) long before the delay ends, and the
+# slow one succeeds after it
+for _bad in "hs verify delay 0" "hs verify delay 10001" "hs verify 5" \
+	"hs verify delay 5 x" "hs verify delay"; do
+	mmtg_t "b: conn_fault refuses \"$_bad\"" \
+		sh -c "! echo '$_bad' 2>/dev/null >$FAULT"
+done
+echo "hs verify delay 5000" >"$FAULT"
+mmt-attest-conn connect -a "$PEER" -p 7612 >/tmp/slow-c.out &
+_c=$!
+mmtg_t "b: ... the first connection's handshake is in its delay" \
+	mmtg_wait 60 grep -qx "fired 6" "$FAULT"
+mmtg_t "b: a second attested connection meanwhile: connect within 2500 ms" \
+	mmt-attest-conn connect -a "$PEER" -p 7613 -W 2500
+mmtg_t "b: ... while the first's handshake still runs" mmtg_running "$_c"
+mmtg_t "b: ... then the first succeeds too" mmtg_wait_pid "$_c"
+cat /tmp/slow-c.out
+mmtg_t "b: ... hs_done 15" mmtg_stat_is hs_done 15
+
 # A removes its device while this connection waits in its accept queue:
 # the handshake cannot finish (ECONNRESET, or ETIMEDOUT if A's disconnect
 # is lost with the device); A's accept is what is checked
 mmtg_t "b: connect while A's device goes away fails" \
 	sh -c "! mmt-attest-conn connect -a $PEER -p 7609 >/dev/null"
-mmtg_t "b: ... hs_done still 13" mmtg_stat_is hs_done 13
+mmtg_t "b: ... hs_done still 15" mmtg_stat_is hs_done 15
 
 mmtg_t "b: rmmod" mmtg_unload_mmt
 mmtg_t "b: insmod mmt.ko, not in attested mode" mmtg_load_mmt

@@ -630,8 +630,8 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
  * boot policy measured critical data from IMA's start (the second entry
  * is KERNEL_VERSION_EVENT), so that the event cannot be missing from a
  * log whose policy root changed; and no other kernel started on these
- * PCRs (no second BOOT_AGGREGATE_EVENT: kexec).  A key root made in user space is
- * refused.  Return: MMTA_OK or MMTA_ENODEKEY.
+ * PCRs (no second BOOT_AGGREGATE_EVENT: kexec).  A key root made in user
+ * space is refused.  Return: MMTA_OK or MMTA_ENODEKEY.
  */
 static int check_node_key(const struct refs *r)
 {

@@ -225,6 +225,8 @@ struct ref {
 #define NODE_KEY_BUF_LEN	(sizeof(NODE_KEY_PREFIX) + MMTA_NODE_KEY_LEN)
 /* the second entry of a log whose boot policy measures critical data */
 #define KERNEL_VERSION_EVENT	"kernel_version"
+/* IMA's first entry (ima_add_boot_aggregate()); each kernel's IMA adds one */
+#define BOOT_AGGREGATE_EVENT	"boot_aggregate"
 
 struct refs {
 	size_t n, cap;
@@ -240,6 +242,8 @@ struct refs {
 	bool key_sha256;	/* the last one: d-ng sha256 */
 	bool key_match;		/* the last one: of @node_key */
 	bool kernel_version;	/* the second entry is KERNEL_VERSION_EVENT */
+	unsigned int reboots;	/* BOOT_AGGREGATE_EVENT entries after the first */
+	unsigned int reboot_index;	/* the first of them */
 };
 
 static int ref_cmp(const void *a, const void *b)
@@ -582,6 +586,10 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 	if (e->index == 1)
 		r->kernel_version = !strcmp(e->name, KERNEL_VERSION_EVENT) &&
 				    !strcmp(e->template, "ima-buf");
+	/* another kernel's IMA started on the same PCRs: kexec */
+	if (e->index > 0 && !strcmp(e->name, BOOT_AGGREGATE_EVENT) &&
+	    !r->reboots++)
+		r->reboot_index = e->index;
 	if (!strcmp(e->name, NODE_KEY_EVENT)) {
 		uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];
 
@@ -621,11 +629,24 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
  * mmt.ko measurement, and of the key the evidence carries; and the
  * boot policy measured critical data from IMA's start (the second entry
  * is KERNEL_VERSION_EVENT), so that the event cannot be missing from a
- * log whose policy root changed.  A key root made in user space is
- * refused.  Return: MMTA_OK or MMTA_ENODEKEY.
+ * log whose policy root changed; and no other kernel started on these
+ * PCRs (no second BOOT_AGGREGATE_EVENT: kexec).  A key root made in user
+ * space is refused.  Return: MMTA_OK or MMTA_ENODEKEY.
  */
 static int check_node_key(const struct refs *r)
 {
+	/*
+	 * kexec keeps the TPM's PCRs: the log sent is the first kernel's
+	 * (boot_aggregate, kernel_version) followed by the next kernel's,
+	 * whose command line and IMA policy root chose; its IMA starts with
+	 * a boot_aggregate of its own.  The kernel_version rule speaks of the
+	 * first kernel only.
+	 */
+	if (r->reboots) {
+		mmta_err("IMA log: a second \"%s\" entry (entry %u): another kernel started on these PCRs (kexec), whose policy the log does not show: the node key is not the one the module measured",
+			 BOOT_AGGREGATE_EVENT, r->reboot_index + 1);
+		return MMTA_ENODEKEY;
+	}
 	if (!r->key_events) {
 		mmta_err("IMA log: no \"%s\" event: the node key is not the one the module measured",
 			 NODE_KEY_EVENT);

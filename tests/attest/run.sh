@@ -482,6 +482,15 @@ expect_log "kernel_version as the third entry, not the second, refused" 21 -- \
 	"$BOOTAGG" /bin/sh=/bin/sh "$KVER" "$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
 grep -q 'the second entry is not the "kernel_version"' "$W/err" &&
 	ok "that refusal names kernel_version" || notok "that refusal does not name kernel_version"
+# kexec keeps PCR 10: a genuine boot's log (boot_aggregate, kernel_version),
+# then that of a kernel root kexec'd with a policy that measures no
+# critical data, mmt.ko loaded there and a key event root appended
+expect_log "a kexec'd kernel's log after a genuine boot's (a second boot_aggregate) refused" 21 \
+	--node-key "$W/x.key" -- "$BOOTAGG" "$KVER" /bin/sh=/bin/sh \
+	"$BOOTAGG" /bin/sh=/bin/sh "$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev x)"
+grep -q 'a second "boot_aggregate" entry (entry 4)' "$W/err" &&
+	ok "that refusal names the second boot_aggregate" ||
+	notok "that refusal does not name the second boot_aggregate"
 expect_log "no node key event and a tampered module: 20 first" 20 -- \
 	"${GOOD[@]}" "$W/mmt-tampered.ko=/tmp/foo.ko"
 

@@ -639,8 +639,9 @@ int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES])
  * Runs once: a second call (KUnit suites) keeps the key.
  *
  * Context: process (module init); sleeps; takes mmt_attest_lock.
- * Return: 0.  A kernel without a "curve25519" kpp algorithm leaves the
- * module without a node key (mmt_attest_set_authority() is then -ENOENT).
+ * Return: 0.  A kernel without a "curve25519" kpp algorithm, or a signal
+ * while the random generator is not seeded yet, leaves the module without
+ * a node key (mmt_attest_set_authority() is then -ENOENT).
  */
 int mmt_attest_init(void)
 {
@@ -651,8 +652,10 @@ int mmt_attest_init(void)
 	mutex_lock(&mmt_attest_lock);
 	if (mmt_node_key_ok)
 		goto out;
-	get_random_bytes(mmt_node_sk, sizeof(mmt_node_sk));
-	err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
+	/* at load, maybe early in boot: wait for a seeded generator */
+	err = get_random_bytes_wait(mmt_node_sk, sizeof(mmt_node_sk));
+	if (!err)
+		err = mmt_x25519(mmt_node_sk, NULL, mmt_node_pk);
 	if (err) {
 		memzero_explicit(mmt_node_sk, sizeof(mmt_node_sk));
 		memset(mmt_node_pk, 0, sizeof(mmt_node_pk));
@@ -669,7 +672,7 @@ int mmt_attest_init(void)
 		pr_info("node key %*phN measured into the IMA log\n",
 			8, mmt_node_pk);
 	else if (err == -ENOENT)
-		pr_info("node key %*phN not measured: the IMA policy does not measure critical data\n",
+		pr_info("node key %*phN not measured: IMA is off or its policy does not measure critical data\n",
 			8, mmt_node_pk);
 	else
 		pr_warn("node key %*phN not measured into the IMA log: %d\n",

@@ -232,13 +232,14 @@ struct refs {
 	size_t n, cap;
 	struct ref *v;		/* sorted by hash (bsearch) */
 	const uint8_t *found;	/* the last mmt reference the log measured */
-	unsigned int found_index;	/* its entry (struct mmta_ima_entry) */
+	unsigned int found_first;	/* the first mmt reference's entry */
 	char foreign[256];	/* the first module entry with another hash */
 	char foreign_algo[MMTA_IMA_ALGO_MAX + 1];	/* its algorithm if not sha256 */
 	unsigned int modules;	/* module entries in the log */
 	/* the node key event rule: NODE_KEY_EVENT entries and the last one */
 	const uint8_t *node_key;	/* the evidence's */
 	unsigned int key_events, key_index, key_index_first;
+	unsigned int key_lookalikes;	/* that name, not the event's form */
 	bool key_sha256;	/* the last one: d-ng sha256 */
 	bool key_match;		/* the last one: of @node_key */
 	bool kernel_version;	/* the second entry is KERNEL_VERSION_EVENT */
@@ -590,7 +591,21 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 	if (e->index > 0 && !strcmp(e->name, BOOT_AGGREGATE_EVENT) &&
 	    !r->reboots++)
 		r->reboot_index = e->index;
-	if (!strcmp(e->name, NODE_KEY_EVENT)) {
+	/*
+	 * Only the module's own form counts as its key event: template
+	 * ima-buf carrying the prefixed 48-byte buffer.  A file whose
+	 * measured name is "mmt-node-key" (IMA logs a file's base name when
+	 * its path cannot be resolved, which any user can arrange for a
+	 * program it runs) has an empty buffer, so it cannot pass for the
+	 * event, nor make a second one.
+	 */
+	if (!strcmp(e->name, NODE_KEY_EVENT) &&
+	    strcmp(e->template, "ima-buf"))
+		r->key_lookalikes++;
+	if (!strcmp(e->name, NODE_KEY_EVENT) &&
+	    !strcmp(e->template, "ima-buf") && e->buf &&
+	    e->buf_len == NODE_KEY_BUF_LEN &&
+	    !memcmp(e->buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX))) {
 		uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];
 
 		memcpy(buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX));
@@ -604,14 +619,14 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 		/* ima-buf also logs the buffer: it must be the one hashed */
 		r->key_match = sha256 &&
 			       !memcmp(e->digest, h, sizeof(h)) &&
-			       (!e->buf || (e->buf_len == sizeof(buf) &&
-					    !memcmp(e->buf, buf, sizeof(buf))));
+			       !memcmp(e->buf, buf, sizeof(buf));
 	}
 	if (module)
 		r->modules++;
 	if (ref && ref->kind == REF_MMT) {
+		if (!r->found)
+			r->found_first = e->index;
 		r->found = ref->hash;
-		r->found_index = e->index;
 	} else if (!ref && module && !r->foreign[0]) {
 		snprintf(r->foreign, sizeof(r->foreign), "%s", e->name);
 		if (!sha256)
@@ -625,8 +640,9 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
  * check_node_key() - the node key rule, after the module rules: the log
  * holds one NODE_KEY_EVENT, the critical data mmt.ko measures when it
  * draws its node key at load (ima_measure_critical_data(), buffer
- * NODE_KEY_PREFIX || the X25519 public key), after the last reference
- * mmt.ko measurement, and of the key the evidence carries; and the
+ * NODE_KEY_PREFIX || the X25519 public key, template ima-buf), after the
+ * first reference mmt.ko measurement (a later one, a copy any user reads,
+ * does not matter: the event is unique), and of the key the evidence carries; and the
  * boot policy measured critical data from IMA's start (the second entry
  * is KERNEL_VERSION_EVENT), so that the event cannot be missing from a
  * log whose policy root changed; and no other kernel started on these
@@ -648,8 +664,9 @@ static int check_node_key(const struct refs *r)
 		return MMTA_ENODEKEY;
 	}
 	if (!r->key_events) {
-		mmta_err("IMA log: no \"%s\" event: the node key is not the one the module measured",
-			 NODE_KEY_EVENT);
+		mmta_err("IMA log: no \"%s\" event (template ima-buf, %u bytes%s): the node key is not the one the module measured",
+			 NODE_KEY_EVENT, (unsigned int)NODE_KEY_BUF_LEN,
+			 r->key_lookalikes ? "; entries of that name in another template do not count" : "");
 		return MMTA_ENODEKEY;
 	}
 	if (r->key_events > 1) {
@@ -658,9 +675,9 @@ static int check_node_key(const struct refs *r)
 			 r->key_index + 1);
 		return MMTA_ENODEKEY;
 	}
-	if (r->key_index < r->found_index) {
-		mmta_err("IMA log: the \"%s\" event (entry %u) comes before the last reference mmt.ko measurement (entry %u): the node key is not the one the module measured",
-			 NODE_KEY_EVENT, r->key_index + 1, r->found_index + 1);
+	if (r->key_index < r->found_first) {
+		mmta_err("IMA log: the \"%s\" event (entry %u) comes before the first reference mmt.ko measurement (entry %u): the node key is not the one the module measured",
+			 NODE_KEY_EVENT, r->key_index + 1, r->found_first + 1);
 		return MMTA_ENODEKEY;
 	}
 	if (!r->key_sha256) {

@@ -448,10 +448,19 @@ expect_log() {
 }
 expect_log "the node key event of the evidence's key (ima-buf): issued" 0 -- \
 	"${GOOD[@]}" "$(keyev b)"
-expect_log "the node key event recorded as ima-ng (a policy's template=): issued" 0 -- \
+expect_log "the node key event recorded as ima-ng (a policy's template=, no buffer) refused" 21 -- \
 	"${GOOD[@]}" "ima-ng@$(keyev b)"
-expect_log "the node key event recorded as ima-sig: issued" 0 -- \
+grep -q 'entries of that name in another template do not count' "$W/err" &&
+	ok "that refusal says the ima-ng entry does not count" ||
+	notok "that refusal does not name the template"
+expect_log "the node key event recorded as ima-sig refused" 21 -- \
 	--ima-sig "${GOOD[@]}" "ima-sig@$(keyev b)"
+# any user can have a file measured under the bare name mmt-node-key (IMA
+# logs the base name when the path does not resolve): not a second event
+expect_log "a file measured under the name mmt-node-key beside the event: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b)" "$W/b.key=mmt-node-key"
+expect_log "a file measured under the name mmt-node-key, no event, refused" 21 -- \
+	"${GOOD[@]}" "$W/b.key=mmt-node-key"
 expect_log "a key made in user space (not the one measured) refused" 21 \
 	--node-key "$W/x.key" -- "${GOOD[@]}" "$(keyev b)"
 grep -q 'is not of the evidence.s node key' "$W/err" &&
@@ -468,10 +477,11 @@ grep -q '2 "mmt-node-key" events' "$W/err" &&
 	ok "that refusal counts two events" || notok "that refusal does not count the events"
 expect_log "the node key event before the mmt.ko measurement refused" 21 -- \
 	"$BOOTAGG" "$KVER" /bin/sh=/bin/sh "$(keyev b)" "$W/mmt.ko=/lib/modules/extra/mmt.ko"
-expect_log "a reference mmt.ko read after the node key event refused" 21 -- \
-	"${GOOD[@]}" "$(keyev b)" "$W/mmt.ko=/root/mmt.ko"
-grep -q 'comes before the last reference mmt.ko measurement' "$W/err" &&
+grep -q 'comes before the first reference mmt.ko measurement' "$W/err" &&
 	ok "that refusal names the order" || notok "that refusal does not name the order"
+# any user can read (and so have measured) a copy of the reference mmt.ko
+expect_log "a reference mmt.ko read after the node key event: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b)" "$W/mmt.ko=/home/u/mmt.ko"
 expect_log "the node key event measured with sha512 refused" 21 -- \
 	"${GOOD[@]}" "sha512@$(keyev b)"
 grep -q 'is not measured with sha256' "$W/err" &&

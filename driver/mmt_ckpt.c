@@ -29,17 +29,26 @@
  * check, and is named by the receive's nonce.  MMT_IOC_RESTORE with no
  * buffer gives that file a new fd, once, when no other fd refers to it.
  *
+ * Each record remembers its maker: the euid and user namespace of the
+ * caller that checkpointed or parked.  The handle is no secret (it is in
+ * every closure header and every GRANT), so a restore by anyone else
+ * (another euid, or the same uid in another user namespace) needs
+ * CAP_SYS_ADMIN, not only CAP_CHECKPOINT_RESTORE: EPERM otherwise, and
+ * the record stays for its maker.
+ *
  * Locking: mmt_ckpt_lock (a mutex) around the list and each record's
  * @busy flag.  It nests inside a PMO's lock (MMT_IOC_PMO_MIG_RESOLVE);
  * no PMO lock is taken while it is held.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "mmt_internal.h"
 #include "mmt_transport.h"
@@ -66,11 +75,15 @@
  * @parked: a parked record (MMT_MIGRATE_PARK): a reference to the
  *	committed PMO's file; only @node and @bind.rx_nonce (the handle) are
  *	set then.  NULL for a checkpoint's record
+ * @owner: the euid of the caller that made it (checkpoint or park)
+ * @owner_ns: that caller's user namespace (a reference is held)
  */
 struct mmt_ckpt {
 	struct list_head node;
 	bool busy;
 	struct file *parked;
+	kuid_t owner;
+	struct user_namespace *owner_ns;
 	struct mmt_bind bind;
 	u8 digest[MMT_SHA256_BYTES];
 	u8 tag[MMT_MIG_TAG_BYTES];
@@ -94,8 +107,33 @@ static bool mmt_ckpt_capable(void)
 	return capable(CAP_CHECKPOINT_RESTORE) || capable(CAP_SYS_ADMIN);
 }
 
+/* The caller makes @c: it is @c's owner (mmt_ckpt_may_restore()). */
+static void mmt_ckpt_set_owner(struct mmt_ckpt *c)
+{
+	c->owner = current_euid();
+	c->owner_ns = get_user_ns(current_user_ns());
+}
+
+/*
+ * May the caller restore @c?  Its owner may; anyone else (another euid,
+ * or the same uid in another user namespace) only with CAP_SYS_ADMIN:
+ * CAP_CHECKPOINT_RESTORE and the handle, which is no secret, are not
+ * enough to take another user's PMO.  The caller holds mmt_ckpt_lock
+ * (the owner is set before the record is on the list and never changes).
+ */
+static bool mmt_ckpt_may_restore(const struct mmt_ckpt *c)
+{
+	lockdep_assert_held(&mmt_ckpt_lock);
+	if (uid_eq(c->owner, current_euid()) &&
+	    c->owner_ns == current_user_ns())
+		return true;
+	return capable(CAP_SYS_ADMIN);
+}
+
 static void mmt_ckpt_free(struct mmt_ckpt *c)
 {
+	if (c->owner_ns)
+		put_user_ns(c->owner_ns);
 	if (c->parked)
 		fput(c->parked);	/* its PMO goes with its last file */
 	kfree_sensitive(c);	/* the keying roots */
@@ -272,6 +310,7 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 		err = -ENOMEM;
 		goto out;
 	}
+	mmt_ckpt_set_owner(x.rec);
 	mmt_mig_init(mig, true);
 	x.t.ops = &mmt_ckpt_ops;
 	x.t.mig = mig;
@@ -419,6 +458,7 @@ struct mmt_ckpt *mmt_ckpt_park_begin(void)
 	}
 	atomic64_inc(&mmt_stats.ckpt_records);	/* its place */
 	mutex_unlock(&mmt_ckpt_lock);
+	mmt_ckpt_set_owner(c);	/* the receiver: the one who may restore */
 	return c;
 }
 
@@ -446,7 +486,7 @@ void mmt_ckpt_park_end(struct mmt_ckpt *c, struct file *file,
 		atomic64_dec(&mmt_stats.ckpt_records);
 	mutex_unlock(&mmt_ckpt_lock);
 	if (!file)
-		kfree(c);
+		mmt_ckpt_free(c);
 }
 
 /**
@@ -486,6 +526,8 @@ int mmt_ckpt_restore(void __user *uarg)
 	c = mmt_ckpt_find(a.handle);
 	if (!c)
 		err = -ESTALE;
+	else if (!mmt_ckpt_may_restore(c))
+		err = -EPERM;	/* another user's record: it stays theirs */
 	else if (c->busy)
 		err = -EBUSY;
 	else if (c->parked)

@@ -11,7 +11,10 @@
  * restored PMO: ESTALE; one byte of a closure flipped (data, MAC, node,
  * sealed root): EBADMSG, no PMO made, and the intact image still restores;
  * bad arguments (EINVAL), a plain PMO (EPERM), an unprivileged caller
- * (EPERM, nothing changed); the size query changes nothing.
+ * (EPERM, nothing changed); the size query changes nothing.  A record's
+ * owner: a child of another euid with CAP_CHECKPOINT_RESTORE alone cannot
+ * restore root's record (EPERM, the record kept for root), restores its
+ * own, and root (CAP_SYS_ADMIN) restores the child's.
  *
  * Then the time of a checkpoint and a restore of an MIB MiB PMO (default
  * 8; 0: none), as a "# timing" line (in a TCG guest: for comparison
@@ -24,12 +27,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,6 +160,111 @@ static long pmos_alive(void)
 static long records(void)
 {
 	return mmtg_stat("ckpt_records");
+}
+
+/*
+ * Become euid (and every uid, gid) @uid with CAP_CHECKPOINT_RESTORE as
+ * the only capability (effective and permitted); 0 or -1
+ */
+static int become_ckpt_only(uid_t uid)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { };
+	const int cap = CAP_CHECKPOINT_RESTORE;
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	d[cap / 32].effective = 1u << (cap % 32);
+	d[cap / 32].permitted = 1u << (cap % 32);
+	if (syscall(SYS_capset, &h, d))
+		return -1;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) || d[0].effective ||
+	    d[1].effective != 1u << (cap % 32))
+		return -1;
+	return geteuid() == uid ? 0 : -1;
+}
+
+/*
+ * A record belongs to its maker (the euid and user namespace that
+ * checkpointed).  A child as uid 1000 with CAP_CHECKPOINT_RESTORE alone:
+ * root's record @h (image @img, @len) refused with EPERM and kept; its
+ * own checkpoint of a PMO of @bytes (@data) restores; a second one it
+ * leaves behind, which root (CAP_SYS_ADMIN) then restores.
+ */
+static void owner_checks(int dev, const uint8_t *h, const uint8_t *img,
+			 uint64_t len, const uint8_t *data, uint64_t bytes)
+{
+	struct shared {
+		uint8_t handle[MMT_CKPT_HANDLE_BYTES];
+		uint64_t len;
+		uint8_t img[];
+	} *sh;
+	uint8_t *back = malloc(bytes);
+	long rec0 = records();
+	int st, fd;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh) + len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || !back) {
+		check(0, "owner: memory");
+		return;
+	}
+	memset(sh, 0, sizeof(*sh));
+	fflush(stdout);	/* the child prints its own lines */
+	pid = fork();
+	if (!pid) {
+		uint8_t mine[MMT_CKPT_HANDLE_BYTES], *mimg;
+		uint64_t mlen;
+		int own, fd2;
+
+		failures = 0;
+		if (become_ckpt_only(1000)) {
+			check(0, "owner: uid 1000 with CAP_CHECKPOINT_RESTORE only");
+			fflush(stdout);
+			_exit(1);
+		}
+		fd = restore(dev, h, img, len);
+		check(fd == -EPERM,
+		      "uid 1000 with CAP_CHECKPOINT_RESTORE only: restore of root's record EPERM");
+		if (fd >= 0)
+			printf("# it restored root's record (fd %d)\n", fd);
+		own = pmo_new(dev, bytes, 1);
+		check(own >= 0 && pwrite(own, data, bytes, 0) == (ssize_t)bytes &&
+		      !ckpt(own, &mimg, &mlen, mine),
+		      "uid 1000: a checkpoint of its own PMO");
+		fd2 = own < 0 ? -1 : restore(dev, mine, mimg, mlen);
+		check(fd2 >= 0 && pread(fd2, back, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(back, data, bytes),
+		      "uid 1000: its own record restores, byte-exact");
+		/* a second one, left for root */
+		check(fd2 >= 0 && mlen == len &&
+		      !ckpt(fd2, &mimg, &mlen, sh->handle),
+		      "uid 1000: a checkpoint left for root");
+		if (mlen == len) {
+			memcpy(sh->img, mimg, len);
+			sh->len = len;
+		}
+		fflush(stdout);
+		_exit(failures ? 1 : 0);
+	}
+	check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "owner: the uid 1000 child's checks");
+	check(records() == rec0 + 1,
+	      "root's record kept, the child's one more");
+	fd = sh->len ? restore(dev, sh->handle, sh->img, sh->len) : -EINVAL;
+	check(fd >= 0 && pread(fd, back, bytes, 0) == (ssize_t)bytes &&
+	      !memcmp(back, data, bytes),
+	      "root (CAP_SYS_ADMIN) restores uid 1000's record, byte-exact");
+	check(records() == rec0, "that consumed the child's record");
+	if (fd >= 0)
+		close(fd);
+	munmap(sh, sizeof(*sh) + len);
+	free(back);
 }
 
 /* time a checkpoint and a restore of @mib MiB, print them */
@@ -348,10 +460,11 @@ int main(int argc, char **argv)
 	check(alive >= 0 && pmos_alive() == alive,
 	      "no PMO left behind by the refused restores");
 	check(records() == rec0 + 1, "the record kept by the refused restores");
+	owner_checks(dev, h1, img1, len1, data, bytes);
 
 	/* the restore: VALID, writable, byte-exact; consumed */
 	fd2 = restore(dev, h1, img1, len1);
-	check(fd2 >= 0, "restore of the intact image");
+	check(fd2 >= 0, "restore of the intact image (by its owner)");
 	if (fd2 < 0) {
 		printf("# restore: %s\n", strerror(-fd2));
 		return failures;

@@ -546,6 +546,8 @@ struct mmt_key_agree {
  * also parked in a one-time record of the module named by this receive's
  * nonce (struct mmt_migrate_info @nonce), which MMT_IOC_RESTORE with no
  * buffer consumes: CRIU's migration between nodes (docs/CRIU.md section 6).
+ * The record belongs to the receiving caller (its euid and user
+ * namespace): only it, or a caller with CAP_SYS_ADMIN, may restore it.
  */
 #define MMT_MIGRATE_EAGER	_BITULL(0)	/* recv: verify all on receipt */
 #define MMT_MIGRATE_PARK	_BITULL(1)	/* recv: park the PMO once committed */
@@ -653,7 +655,8 @@ struct mmt_migrate {
  *	closure and the COMMIT, so a source whose migration committed knows
  *	it names the receive that committed; with MMT_MIGRATE_PARK it is the
  *	handle of the record the destination parked the PMO in
- *	(MMT_IOC_RESTORE; not a secret)
+ *	(MMT_IOC_RESTORE; not a secret: it is sent in clear, and restoring
+ *	the record takes its owner or CAP_SYS_ADMIN, not only the handle)
  */
 struct mmt_migrate_info {
 	__u32 size;
@@ -699,8 +702,9 @@ struct mmt_migrate_info {
  * @buf_len: (in) bytes at @buf: exactly @closures x @closure_len, or 0
  * @handle: (in) must be 0; (out) the checkpoint's one-time handle, for
  *	MMT_IOC_RESTORE; not a secret (it is also each closure's receive
- *	nonce).  Written before the PMO is handed over: after an error it
- *	names no checkpoint
+ *	nonce; the record belongs to the caller, MMT_IOC_RESTORE).
+ *	Written before the PMO is handed over: after an error it names no
+ *	checkpoint
  * @closures: (in) must be 0; (out) closures of the PMO
  * @reserved0: (in) must be 0
  * @closure_len: (in) must be 0; (out) bytes of one closure
@@ -901,7 +905,11 @@ struct mmt_restore {
  * closed it), EINVAL for a buffer (or for none on a checkpoint's record).
  *
  * On /dev/mmt; needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN
- * (docs/CRIU.md).  Looks up the record MMT_IOC_PMO_CHECKPOINT left under
+ * (docs/CRIU.md).  A record belongs to the caller that made it (its
+ * effective uid and user namespace, taken by MMT_IOC_PMO_CHECKPOINT or
+ * by the parking MMT_IOC_MIGRATE_RECV): anyone else (another euid, or
+ * the same uid in another user namespace) needs CAP_SYS_ADMIN, since the
+ * handle is no secret.  Looks up the record MMT_IOC_PMO_CHECKPOINT left under
  * @handle, makes a PMO of its geometry and size (charged as
  * MMT_IOC_PMO_CREATE charges) under the checkpointed PMO's keying, every
  * MMT WAITING, and receives the closures at @buf into it as a live
@@ -922,7 +930,10 @@ struct mmt_restore {
  * * EINVAL - bad @size, @flags, reserved fields or @fd, or @buf_len not
  *   the checkpoint's closures x closure length (0, with @buf 0, for a
  *   parked PMO)
- * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN
+ * * EPERM - the caller lacks CAP_CHECKPOINT_RESTORE and CAP_SYS_ADMIN;
+ *   or the record under @handle is another user's (another euid or user
+ *   namespace) and the caller lacks CAP_SYS_ADMIN: nothing changes, the
+ *   record stays restorable by its owner
  * * ESTALE - no record under @handle: the image was restored already,
  *   or was made before the module was last loaded, or is not an image
  *   of this node; also a closure older than the checkpoint's
@@ -1071,6 +1082,8 @@ struct mmt_restore {
  * record is dropped first, so the image can no longer be restored, and
  * the PMO is writable again under fresh GUAs; refused with ESTALE if the
  * image was restored meanwhile).
+ * The record belongs to the caller (its euid and user namespace): only
+ * it, or a caller with CAP_SYS_ADMIN, may restore it (MMT_IOC_RESTORE).
  * The record lives in the module's memory until MMT_IOC_RESTORE consumes
  * it: unloading the module drops every record, and with them every image
  * made before (their restore fails with ESTALE).
@@ -1554,7 +1567,9 @@ struct mmt_restore {
  * before the offer is taken (so it cannot fail after the commit) and
  * dropped if the receive fails.  MMT_IOC_RESTORE with that handle and no
  * buffer gives the PMO a new fd, once, when no other fd refers to it
- * (the receiver closes its own).  The module stays loaded while a PMO is
+ * (the receiver closes its own); the record belongs to the receiving
+ * caller (its euid and user namespace), and anyone else needs
+ * CAP_SYS_ADMIN to restore it.  The module stays loaded while a PMO is
  * parked (its file holds the module).  docs/CRIU.md section 6.
  *
  * Return: 0 (committed: the PMO is VALID and writable); -1 with errno set

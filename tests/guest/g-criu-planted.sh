@@ -16,6 +16,7 @@ want() {
 	cap) echo "without CAP_CHECKPOINT_RESTORE / CAP_SYS_ADMIN: EPERM" ;;
 	cancel) echo "the image of a resolved pending checkpoint: ESTALE" ;;
 	fault) echo "a read-only buffer: EFAULT" ;;
+	owner) echo "uid 1000 with CAP_CHECKPOINT_RESTORE only: restore of root's record EPERM" ;;
 	*) echo "no such plant" ;;
 	esac
 }

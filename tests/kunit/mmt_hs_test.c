@@ -330,6 +330,33 @@ static void mmt_hs_refusals(struct kunit *test)
 	mmt_hs_pair_clear(p);
 }
 
+/*
+ * One handshake's peer check: this node's half started with the credential
+ * @own, the peer's hello (the share @share, the credential @cred) taken,
+ * then mmt_attest_hs_peer() for the rdma_cm hello's node id @node.
+ * Return: the first error, or 0.
+ */
+static int mmt_hs_try_peer(struct mmt_hs *h, const u8 *own, size_t own_len,
+			   const u8 *share, const u8 *cred, size_t cred_len,
+			   u16 node)
+{
+	int err = mmt_hs_start(h, true, CR, AR, own, own_len);
+	u8 *b = kmalloc(32 + cred_len, GFP_KERNEL);
+
+	if (!err && !b)
+		err = -ENOMEM;
+	if (!err) {
+		memcpy(b, share, 32);
+		memcpy(b + 32, cred, cred_len);
+		err = mmt_hs_peer_hello(h, b, 32 + cred_len);
+	}
+	if (!err)
+		err = mmt_attest_hs_peer(h, NOW, node);
+	kfree(b);
+	mmt_hs_clear(h);
+	return err;
+}
+
 /* Node ids bound to node keys, and this node's own id. */
 static void mmt_hs_binding(struct kunit *test)
 {
@@ -337,23 +364,9 @@ static void mmt_hs_binding(struct kunit *test)
 
 	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
-#define PEER(vec, node) ({						\
-	int __e = mmt_hs_start(h, true, CR, AR, mmt_attest_vec_alice,	\
-			       sizeof(mmt_attest_vec_alice));		\
-	u8 *__b = kmalloc(32 + sizeof(vec), GFP_KERNEL);		\
-	if (!__e && !__b)						\
-		__e = -ENOMEM;						\
-	if (!__e) {							\
-		memcpy(__b, bob_pk, 32);				\
-		memcpy(__b + 32, vec, sizeof(vec));			\
-		__e = mmt_hs_peer_hello(h, __b, 32 + sizeof(vec));	\
-	}								\
-	if (!__e)							\
-		__e = mmt_attest_hs_peer(h, NOW, node);			\
-	kfree(__b);							\
-	mmt_hs_clear(h);						\
-	__e;								\
-})
+#define PEER(vec, node) \
+	mmt_hs_try_peer(h, mmt_attest_vec_alice, sizeof(mmt_attest_vec_alice), \
+			bob_pk, vec, sizeof(vec), node)
 	/* node 3 is Alice's: seen with her key, it is bound to it */
 	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_alice, 3), 0);
 	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_alice, 3), 0);
@@ -404,23 +417,9 @@ static void mmt_hs_reflection(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmt_hs_peer_hello(h, h->own, h->own_len), 0);
 	KUNIT_EXPECT_EQ(test, mmt_attest_hs_peer(h, NOW, 4), -EKEYREJECTED);
 	mmt_hs_clear(h);
-#define PEER(vec, node) ({						\
-	int __e = mmt_hs_start(h, true, CR, AR, mmt_attest_vec_bob,	\
-			       sizeof(mmt_attest_vec_bob));		\
-	u8 *__b = kmalloc(32 + sizeof(vec), GFP_KERNEL);		\
-	if (!__e && !__b)						\
-		__e = -ENOMEM;						\
-	if (!__e) {							\
-		memcpy(__b, alice_pk, 32);				\
-		memcpy(__b + 32, vec, sizeof(vec));			\
-		__e = mmt_hs_peer_hello(h, __b, 32 + sizeof(vec));	\
-	}								\
-	if (!__e)							\
-		__e = mmt_attest_hs_peer(h, NOW, node);			\
-	kfree(__b);							\
-	mmt_hs_clear(h);						\
-	__e;								\
-})
+#define PEER(vec, node) \
+	mmt_hs_try_peer(h, mmt_attest_vec_bob, sizeof(mmt_attest_vec_bob), \
+			alice_pk, vec, sizeof(vec), node)
 	/* the own credential under another share */
 	KUNIT_EXPECT_EQ(test, PEER(mmt_attest_vec_bob, 4), -EKEYREJECTED);
 	/* another node id (3) carrying this node's key, older and newer */

@@ -582,6 +582,7 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 	struct refs *r = arg;
 	bool module = is_module_entry(e);
 	bool sha256 = !strcmp(e->algo, "sha256");
+	bool key_named = !strcmp(e->name, NODE_KEY_EVENT);
 	const struct ref *ref = sha256 ? ref_lookup(r, e->digest) : NULL;
 
 	if (e->index == 1)
@@ -599,11 +600,9 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 	 * program it runs) has an empty buffer, so it cannot pass for the
 	 * event, nor make a second one.
 	 */
-	if (!strcmp(e->name, NODE_KEY_EVENT) &&
-	    strcmp(e->template, "ima-buf"))
+	if (key_named && strcmp(e->template, "ima-buf"))
 		r->key_lookalikes++;
-	if (!strcmp(e->name, NODE_KEY_EVENT) &&
-	    !strcmp(e->template, "ima-buf") && e->buf &&
+	if (key_named && !strcmp(e->template, "ima-buf") && e->buf &&
 	    e->buf_len == NODE_KEY_BUF_LEN &&
 	    !memcmp(e->buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX))) {
 		uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];

@@ -412,7 +412,8 @@ static bool mmt_attest_left(const struct key *keyring)
  * @accept_rand: the accepting side's
  *
  * The credential file is copied under mmt_attest_lock into a buffer
- * allocated before; the ephemeral key is drawn after (unlocked).
+ * allocated before (its body into @hs->own_cred); the ephemeral key is
+ * drawn after (unlocked).
  *
  * Context: process; sleeps; takes mmt_attest_lock briefly.
  * Return: 0; -ENOKEY if not in attested mode or no credential is
@@ -433,6 +434,7 @@ int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
 	if (mmt_attest_keyring && mmt_cur_cred_file) {
 		len = mmt_cur_cred_len;
 		memcpy(cred, mmt_cur_cred_file, len);
+		hs->own_cred = mmt_cur_cred;
 	}
 	mutex_unlock(&mmt_attest_lock);
 	err = len ? mmt_hs_start(hs, initiator, conn_rand, accept_rand, cred,
@@ -591,6 +593,117 @@ int mmt_attest_hs_derive(struct mmt_hs *hs)
 		memzero_explicit(hs->tag_own, sizeof(hs->tag_own));
 		memzero_explicit(hs->tag_peer, sizeof(hs->tag_peer));
 	}
+	return err;
+}
+
+/**
+ * mmt_attest_own_cred() - a copy of this node's installed credential, to
+ *	send to the peers of its attested connections once renewed
+ * @file: (out) the credential file, kmalloc'ed: the caller kfree()s it
+ * @len: (out) its length in bytes
+ * @c: (out) its body
+ *
+ * Context: process; sleeps; takes mmt_attest_lock briefly.
+ * Return: 0; -ENOKEY if not in attested mode or no credential is
+ * installed; -ENOMEM.  On error *@file is NULL.
+ */
+int mmt_attest_own_cred(u8 **file, u32 *len, struct mmt_cred *c)
+{
+	u8 *buf;
+	int err = -ENOKEY;
+
+	*file = NULL;
+	buf = kmalloc(MMT_ATTEST_BLOB_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_keyring && mmt_cur_cred_file) {
+		*len = mmt_cur_cred_len;
+		memcpy(buf, mmt_cur_cred_file, mmt_cur_cred_len);
+		*c = mmt_cur_cred;
+		err = 0;
+	}
+	mutex_unlock(&mmt_attest_lock);
+	if (err)
+		kfree(buf);
+	else
+		*file = buf;
+	return err;
+}
+
+/**
+ * mmt_attest_peer_renew() - check the renewed credential a peer sent on a
+ *	live attested connection (docs/ATTESTATION.md "Renewal on a live
+ *	connection")
+ * @cred: the credential file: body, then a detached PKCS#7 signature
+ * @len: its length in bytes
+ * @now: the current time, UNIX seconds
+ * @peer: the peer's credential the connection holds (its handshake's or
+ *	its last renewal's); (out) the renewed one on success
+ *
+ * The checks of the hello, in its order (signature under the authority,
+ * body, validity), then: the same node id and the same node key as
+ * @peer, since the handshake showed only that the peer holds that key's
+ * private half; a serial above @peer's (a credential sent again or
+ * replayed is no renewal).  The binding of the node id (see
+ * mmt_attest_hs_peer()) follows the renewal: its serial rises, and a
+ * renewal of a key the id is no longer bound to is refused as a hello of
+ * that key would be, unless its serial is higher.  The signature check
+ * runs unlocked, under a reference to the keyring.
+ *
+ * Context: process; sleeps; takes mmt_attest_lock briefly.
+ * Return: 0; -ENOKEY if not in attested mode (or if it was left during
+ * the check); -EKEYREJECTED for a signature that does not verify, a
+ * malformed body, another node id or node key than @peer's, a node id
+ * bound to another key since; -EKEYEXPIRED outside the validity; -ESTALE
+ * for a serial not above @peer's; -ENOMEM.  On error @peer and the
+ * bindings are unchanged.
+ */
+int mmt_attest_peer_renew(const u8 *cred, u32 len, u64 now,
+			  struct mmt_cred *peer)
+{
+	struct mmt_attest_peer *p;
+	struct key *keyring;
+	struct mmt_cred c;
+	int err;
+
+	if (len <= MMT_CRED_BODY_LEN || len > MMT_ATTEST_BLOB_MAX)
+		return -EKEYREJECTED;
+	keyring = mmt_attest_hold(NULL);
+	if (!keyring)
+		return -ENOKEY;
+	err = mmt_attest_verify(cred, len, keyring, &c);
+	if (err == -EINVAL)
+		err = -EKEYREJECTED;
+	if (!err && (now < c.not_before || now > c.not_after))
+		err = -EKEYEXPIRED;
+	if (!err && (c.node_id != peer->node_id ||
+		     crypto_memneq(c.node_key, peer->node_key,
+				   MMT_CRED_KEY_LEN)))
+		err = -EKEYREJECTED;
+	if (!err && c.serial <= peer->serial)
+		err = -ESTALE;
+	mutex_lock(&mmt_attest_lock);
+	if (mmt_attest_left(keyring)) {
+		err = -ENOKEY;
+		goto out;
+	}
+	if (err)
+		goto out;
+	p = xa_load(&mmt_attest_peers, c.node_id);
+	if (p && crypto_memneq(p->node_key, c.node_key, MMT_CRED_KEY_LEN) &&
+	    c.serial <= p->serial) {
+		err = -EKEYREJECTED;
+		goto out;
+	}
+	if (p && c.serial > p->serial) {
+		p->serial = c.serial;
+		memcpy(p->node_key, c.node_key, MMT_CRED_KEY_LEN);
+	}
+	*peer = c;
+out:
+	mutex_unlock(&mmt_attest_lock);
+	key_put(keyring);
 	return err;
 }
 

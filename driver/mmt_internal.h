@@ -178,6 +178,14 @@ struct mmt_pmo {
  * @hs_rejected: connections refused by this node in attested mode or for
  *	it: a peer in the other mode, a credential or a key-confirmation tag
  *	that did not verify, an expired credential, a bound node id
+ * @creds_sent: renewed credentials of this node sent to the peer of a
+ *	live attested connection
+ * @creds_renewed: renewed credentials a peer sent on a live attested
+ *	connection that this node accepted
+ * @conns_expired: attested connections closed because this node's or
+ *	the peer's credential expired (by this side, or by the peer's close
+ *	once the validity ended), or because this side refused a renewal the
+ *	peer sent; each connection counted once
  */
 struct mmt_stats {
 	atomic64_t pmos;
@@ -193,6 +201,9 @@ struct mmt_stats {
 	atomic64_t ckpt_records;
 	atomic64_t hs_done;
 	atomic64_t hs_rejected;
+	atomic64_t creds_sent;
+	atomic64_t creds_renewed;
+	atomic64_t conns_expired;
 };
 
 /* Rejection reasons counted in mmt_stats.reject, one per documented error. */
@@ -263,6 +274,7 @@ int mmt_cred_parse(const u8 *buf, size_t len, struct mmt_cred *c);
  * @peer: the peer's hello as received; NULL before
  * @peer_len: bytes of @peer
  * @peer_cred: the peer's credential body, once checked
+ * @own_cred: this side's credential body, the one in @own
  * @th: the transcript hash
  * @secret: the handshake secret
  * @tag_own: the key-confirmation tag this side sends
@@ -281,6 +293,7 @@ struct mmt_hs {
 	u8 *peer;
 	u32 peer_len;
 	struct mmt_cred peer_cred;
+	struct mmt_cred own_cred;
 	u8 th[MMT_SHA256_BYTES];
 	u8 secret[MMT_HS_SECRET_BYTES];
 	u8 tag_own[MMT_HS_SECRET_BYTES];
@@ -306,6 +319,9 @@ int mmt_attest_hs_start(struct mmt_hs *hs, bool initiator, u64 conn_rand,
 			u64 accept_rand);
 int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node);
 int mmt_attest_hs_derive(struct mmt_hs *hs);
+int mmt_attest_own_cred(u8 **file, u32 *len, struct mmt_cred *c);
+int mmt_attest_peer_renew(const u8 *cred, u32 len, u64 now,
+			  struct mmt_cred *peer);
 int mmt_attest_set_authority(const void *der, size_t len);
 int mmt_attest_set_cred(const u8 *buf, size_t len, u64 now,
 			const u8 *node_pk);
@@ -336,6 +352,19 @@ static inline int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now,
 }
 
 static inline int mmt_attest_hs_derive(struct mmt_hs *hs)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_attest_own_cred(u8 **file, u32 *len,
+				      struct mmt_cred *c)
+{
+	*file = NULL;
+	return -EOPNOTSUPP;
+}
+
+static inline int mmt_attest_peer_renew(const u8 *cred, u32 len, u64 now,
+					struct mmt_cred *peer)
 {
 	return -EOPNOTSUPP;
 }
@@ -445,6 +474,7 @@ int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg);
 /* mmt_conn.c / mmt_conn_rdma.c (stubs without CONFIG_INFINIBAND) */
 int mmt_conn_listen(void __user *uarg);
 int mmt_conn_connect(void __user *uarg);
+void mmt_conn_cred_renewed(void);
 int mmt_conn_init(void);
 void mmt_conn_exit(void);
 

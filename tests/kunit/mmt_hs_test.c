@@ -501,6 +501,84 @@ static void mmt_hs_agreement(struct kunit *test)
 					   24, k2, t, t), -EINVAL);
 }
 
+/*
+ * A renewal on a live connection (mmt_attest_peer_renew()): the peer's
+ * credential the connection holds (Bob's, node 4, serial 11) replaced by
+ * his renewal (serial 13, valid until 3000), and each refusal with its
+ * errno, the held credential unchanged by each.
+ */
+static void mmt_hs_renew(struct kunit *test)
+{
+	struct mmt_cred peer, held;
+	u8 *bad;
+
+	bad = kunit_kmalloc(test, sizeof(mmt_attest_vec_bobnew), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	KUNIT_ASSERT_EQ(test, mmt_cred_parse(mmt_attest_vec_bob,
+					     sizeof(mmt_attest_vec_bob), &peer),
+			0);
+	held = peer;
+#define RENEW(vec, len, now) mmt_attest_peer_renew(vec, len, now, &peer)
+	/* another authority; a signature byte changed; a body alone */
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobB,
+				    sizeof(mmt_attest_vec_bobB), NOW),
+			-EKEYREJECTED);
+	memcpy(bad, mmt_attest_vec_bobnew, sizeof(mmt_attest_vec_bobnew));
+	bad[sizeof(mmt_attest_vec_bobnew) - 1] ^= 1;
+	KUNIT_EXPECT_EQ(test, RENEW(bad, sizeof(mmt_attest_vec_bobnew), NOW),
+			-EKEYREJECTED);
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew, MMT_CRED_BODY_LEN,
+				    NOW), -EKEYREJECTED);
+	/* Bob's key under another node id (node 3, an older serial) */
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bob3,
+				    sizeof(mmt_attest_vec_bob3), NOW),
+			-EKEYREJECTED);
+	/* the renewal, but outside its validity */
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew,
+				    sizeof(mmt_attest_vec_bobnew), 3001),
+			-EKEYEXPIRED);
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew,
+				    sizeof(mmt_attest_vec_bobnew), 999),
+			-EKEYEXPIRED);
+	/* the credential held, sent again: no renewal */
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bob,
+				    sizeof(mmt_attest_vec_bob), NOW), -ESTALE);
+	KUNIT_EXPECT_EQ(test, memcmp(&peer, &held, sizeof(peer)), 0);
+	/* the renewal: held from now on, past the old one's end */
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew,
+				    sizeof(mmt_attest_vec_bobnew), 2500), 0);
+	KUNIT_EXPECT_EQ(test, peer.serial, 13ULL);
+	KUNIT_EXPECT_EQ(test, peer.not_after, 3000ULL);
+	KUNIT_EXPECT_EQ(test, peer.node_id, 4U);
+	KUNIT_EXPECT_EQ(test, memcmp(peer.node_key, bob_pk, 32), 0);
+	/* ... and the older one is no renewal of it */
+	held = peer;
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bob,
+				    sizeof(mmt_attest_vec_bob), NOW), -ESTALE);
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew,
+				    sizeof(mmt_attest_vec_bobnew), 2500),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, memcmp(&peer, &held, sizeof(peer)), 0);
+	/* Alice (node 3) held: node 3's credential for Bob's key refused */
+	KUNIT_ASSERT_EQ(test, mmt_cred_parse(mmt_attest_vec_alice,
+					     sizeof(mmt_attest_vec_alice),
+					     &peer), 0);
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bob3new,
+				    sizeof(mmt_attest_vec_bob3new), NOW),
+			-EKEYREJECTED);
+	KUNIT_EXPECT_EQ(test, peer.serial, 10ULL);
+	/* out of attested mode */
+	mmt_attest_reset();
+	KUNIT_ASSERT_EQ(test, mmt_cred_parse(mmt_attest_vec_bob,
+					     sizeof(mmt_attest_vec_bob), &peer),
+			0);
+	KUNIT_EXPECT_EQ(test, RENEW(mmt_attest_vec_bobnew,
+				    sizeof(mmt_attest_vec_bobnew), 2500),
+			-ENOKEY);
+	KUNIT_EXPECT_EQ(test, peer.serial, 11ULL);
+#undef RENEW
+}
+
 static struct kunit_case mmt_hs_cases[] = {
 	KUNIT_CASE(mmt_hs_x25519),
 	KUNIT_CASE(mmt_hs_good),
@@ -510,6 +588,7 @@ static struct kunit_case mmt_hs_cases[] = {
 	KUNIT_CASE(mmt_hs_reflection),
 	KUNIT_CASE(mmt_hs_own),
 	KUNIT_CASE(mmt_hs_agreement),
+	KUNIT_CASE(mmt_hs_renew),
 	{}
 };
 

@@ -62,7 +62,8 @@ body node0 0 5 1000 2000 1 && sign node0 A
 # RFC; "alice" node 3 serial 10, "bob" node 4 serial 11, "bob3" Bob's key
 # under Alice's node id 3 with a lower serial (9), "bob3new" the same with
 # a higher one (12: the authority gave node 3 to a new load), "bobB" Bob
-# signed by authority B
+# signed by authority B, "bobnew" Bob's renewal (node 4, his key, serial
+# 13, valid until 3000: suite mmt_hs, a renewal on a live connection)
 ALICE=8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a
 BOB=de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f
 body alice 3 10 1000 2000 1 $ALICE && sign alice A
@@ -70,13 +71,14 @@ body bob 4 11 1000 2000 1 $BOB && sign bob A
 body bob3 3 9 1000 2000 1 $BOB && sign bob3 A
 body bob3new 3 12 1000 2000 1 $BOB && sign bob3new A
 body bobB 4 11 1000 2000 1 $BOB && sign bobB B
+body bobnew 4 13 1000 3000 1 $BOB && sign bobnew A
 
 {
 	echo "/* SPDX-License-Identifier: GPL-2.0 */"
 	echo "/* Written by tests/vectors/attest-vectors.sh; do not edit. */"
 	for v in A.der B.der good.cred newer.cred older.cred other.cred \
 		badver.cred node0.cred alice.cred bob.cred bob3.cred \
-		bob3new.cred bobB.cred; do
+		bob3new.cred bobB.cred bobnew.cred; do
 		name=mmt_attest_vec_${v%%.*}
 		[ "${v#*.}" = der ] && name=mmt_attest_vec_authority_${v%%.*}
 		echo

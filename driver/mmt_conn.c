@@ -95,7 +95,7 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
 	    w->reserved1[0] || w->reserved1[1])
 		return -EPROTO;
-	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_AGREE_CONFIRM ||
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_CRED ||
 	    w->type == MMT_MSG_DONE)
 		return -EPROTO;
 	if (w->nsegs > MMT_WIRE_MAX_SEGS ||
@@ -880,6 +880,10 @@ int mmt_conn_listen(void __user *uarg)
 int mmt_conn_connect(void __user *uarg)
 {
 	return -EOPNOTSUPP;
+}
+
+void mmt_conn_cred_renewed(void)
+{
 }
 
 int mmt_conn_init(void)

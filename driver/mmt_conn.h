@@ -108,6 +108,7 @@ enum mmt_wire_type {
 	MMT_MSG_HS_CONFIRM = 10, /* attested mode, both ways: tag or refusal */
 	MMT_MSG_AGREE = 11,	/* key agreement, both ways: a share */
 	MMT_MSG_AGREE_CONFIRM = 12, /* key agreement, both ways: a tag */
+	MMT_MSG_CRED = 13,	/* attested mode, both ways: renewal chunk */
 };
 
 /*
@@ -124,6 +125,10 @@ enum mmt_wire_type {
  * MMT_MSG_AGREE with @bytes = the agreement's number, @closures = the key
  * length, the 32-byte ephemeral share in @segs (@nsegs 2);
  * MMT_MSG_AGREE_CONFIRM with @bytes = the number and the 32-byte tag.
+ *
+ * Renewal (docs/ATTESTATION.md "Renewal on a live connection"), only on an
+ * attested connection: MMT_MSG_CRED carries the sender's renewed
+ * credential file in the chunks of MMT_MSG_HS_HELLO.
  */
 #define MMT_HS_CHUNK	(MMT_WIRE_MAX_SEGS * 16)
 #define MMT_HELLO_ATTESTED	BIT(0)	/* struct mmt_wire_hello_att.flags */
@@ -315,6 +320,7 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f);
 u32 mmt_conn_fault_delay(bool agree);
 bool mmt_conn_fault_established(void);
 bool mmt_conn_fault_hs_reflect(void);
+int mmt_conn_fault_cred(u8 *file, u32 len);
 u32 mmt_conn_fault_hs_delay(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
@@ -347,6 +353,11 @@ static inline bool mmt_conn_fault_established(void)
 static inline bool mmt_conn_fault_hs_reflect(void)
 {
 	return false;
+}
+
+static inline int mmt_conn_fault_cred(u8 *file, u32 len)
+{
+	return 0;
 }
 
 static inline u32 mmt_conn_fault_hs_delay(void)

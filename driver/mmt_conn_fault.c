@@ -43,6 +43,10 @@
  *			cross-feeds two connections to this node's own
  *			listener delivers it; the handshake must fail
  *			(EKEYREJECTED on both sides)
+ *	hs corrupt	attested connection: flip one byte of the signature
+ *			of the next renewed credential this node sends on a
+ *			live connection (MMT_MSG_CRED): the peer must refuse
+ *			it and close the connection (EKEYREJECTED there)
  *	hs verify delay MS
  *			attested handshake: sleep MS ms (1 <= MS <= 10000)
  *			in the check of the peer's credential (right after
@@ -120,6 +124,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_NOACK,
 	MMT_FAULT_HS_SWAP,
 	MMT_FAULT_HS_REFLECT,
+	MMT_FAULT_HS_CORRUPT,
 	MMT_FAULT_HS_VERIFY_DELAY,
 	MMT_FAULT_CONNECT_DELAY,
 	MMT_FAULT_CONNECT_FAIL,
@@ -137,6 +142,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
 	MMT_FAULT_AT_HS_REFLECT,
+	MMT_FAULT_AT_CRED,
 	MMT_FAULT_AT_HS_VERIFY,
 	MMT_FAULT_AT_CONNECT,
 	MMT_FAULT_AT_ESTABLISHED,
@@ -161,6 +167,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_HS;
 	case MMT_FAULT_HS_REFLECT:
 		return MMT_FAULT_AT_HS_REFLECT;
+	case MMT_FAULT_HS_CORRUPT:
+		return MMT_FAULT_AT_CRED;
 	case MMT_FAULT_HS_VERIFY_DELAY:
 		return MMT_FAULT_AT_HS_VERIFY;
 	case MMT_FAULT_CONNECT_DELAY:
@@ -545,6 +553,26 @@ bool mmt_conn_fault_hs_reflect(void)
 }
 
 /**
+ * mmt_conn_fault_cred() - apply an "hs corrupt" line if one is armed,
+ *	taken (it fires once)
+ * @file: the renewed credential file about to be sent
+ * @len: its length in bytes (more than the 136-byte body)
+ *
+ * Flips the last byte of the file (inside the PKCS#7 signature's RSA
+ * value), so the peer's check of the renewal fails.
+ * Context: process; takes mmt_fault_lock.
+ * Return: 0.
+ */
+int mmt_conn_fault_cred(u8 *file, u32 len)
+{
+	struct mmt_fault f;
+
+	if (mmt_fault_take(0, MMT_FAULT_AT_CRED, &f))
+		file[len - 1] ^= 0x01;
+	return 0;
+}
+
+/**
  * mmt_conn_fault_hs_delay() - the delay an "hs verify delay MS" line
  *	armed, taken (it fires once)
  *
@@ -669,12 +697,18 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 		f->op = MMT_FAULT_ACK_ACCEPT;
 	} else if (!strcmp(op, "hs")) {
-		if (sscanf(line, "hs %7s", a) != 1)
+		n = 0;
+		if (sscanf(line, "hs %7s %n", a, &n) != 1)
+			return -EINVAL;
+		/* one word: nothing may follow it */
+		if (strcmp(a, "verify") && line[n])
 			return -EINVAL;
 		if (!strcmp(a, "swap"))
 			f->op = MMT_FAULT_HS_SWAP;
 		else if (!strcmp(a, "reflect"))
 			f->op = MMT_FAULT_HS_REFLECT;
+		else if (!strcmp(a, "corrupt"))
+			f->op = MMT_FAULT_HS_CORRUPT;
 		else if (!strcmp(a, "verify"))
 			return mmt_fault_parse_hs_delay(line, f);
 		else

@@ -220,6 +220,21 @@ struct mmt_wait_cqe {
  * @ka_seq: the number of the last key agreement (under @ka_mutex)
  * @hs_secret: the attested handshake's secret (zero otherwise); wiped when
  *	the connection is freed
+ * @peer_cred: attested: the peer's credential the connection holds, the
+ *	handshake's or the newest renewal the peer sent (under @lock)
+ * @own_not_after: attested: the end of the validity of this node's
+ *	credential the peer holds (under @lock)
+ * @own_serial: attested: its serial (@cred_tx_work only, once the
+ *	handshake is done)
+ * @cred_inbox: attested: MMT_MSG_CRED chunks not read yet (under @lock)
+ * @cred_buf: the renewal @cred_rx_work assembles (@cred_rx_work only)
+ * @cred_len: its total length
+ * @cred_got: its bytes received so far
+ * @cred_rx_work: checks the peer's renewals (mmt_conn_cred_rx())
+ * @cred_tx_work: sends this node's renewal (mmt_conn_cred_tx())
+ * @expire_work: closes the connection when the peer's credential or
+ *	this node's (as the peer holds it) expires (mmt_conn_expire())
+ * @works_stopped: set at destroy (under @lock): no work is queued after
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
  * @peer: the peer's address
@@ -275,6 +290,17 @@ struct mmt_conn {
 	u8 hs_secret[MMT_HS_SECRET_BYTES];
 	struct mutex ka_mutex;		/* MMT_IOC_CONN_KEY_AGREE */
 	u64 ka_seq;
+	struct mmt_cred peer_cred;
+	u64 own_not_after;
+	u64 own_serial;
+	struct list_head cred_inbox;
+	u8 *cred_buf;
+	u32 cred_len;
+	u32 cred_got;
+	struct work_struct cred_rx_work;
+	struct work_struct cred_tx_work;
+	struct delayed_work expire_work;
+	bool works_stopped;
 	u16 peer_node;
 	u32 timeout_ms;
 	struct sockaddr_storage peer;
@@ -321,6 +347,10 @@ static LIST_HEAD(mmt_listeners);
 static const struct file_operations mmt_conn_fops;
 static const struct file_operations mmt_listen_fops;
 
+static void mmt_conn_cred_rx(struct work_struct *work);
+static void mmt_conn_cred_tx(struct work_struct *work);
+static void mmt_conn_expire(struct work_struct *work);
+
 /* ------------------------------------------------------------ state */
 
 /*
@@ -343,14 +373,19 @@ static int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 	return 0;
 }
 
-/* Mark the connection failed (any context); no-op if already DEAD. */
-static void mmt_conn_fail(struct mmt_conn *conn, int err)
+/*
+ * Mark the connection failed (any context); no-op if already DEAD.
+ * Return: true if this call made it DEAD.
+ */
+static bool mmt_conn_fail(struct mmt_conn *conn, int err)
 {
 	unsigned long flags;
+	bool ret;
 
 	spin_lock_irqsave(&conn->lock, flags);
-	mmt_conn_set_state(conn, MMT_CONN_DEAD, err);
+	ret = !mmt_conn_set_state(conn, MMT_CONN_DEAD, err);
 	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
 }
 
 static enum mmt_conn_state mmt_conn_state(struct mmt_conn *conn, int *err)
@@ -430,6 +465,9 @@ static void mmt_conn_free(struct kref *ref)
 		kfree(it);
 	list_for_each_entry_safe(it, tmp, &conn->hs_inbox, node)
 		kfree(it);
+	list_for_each_entry_safe(it, tmp, &conn->cred_inbox, node)
+		kfree(it);
+	kfree(conn->cred_buf);
 	memzero_explicit(conn->hs_secret, sizeof(conn->hs_secret));
 	mutex_destroy(&conn->setup_mutex);
 	mutex_destroy(&conn->tx_mutex);
@@ -478,6 +516,10 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	INIT_LIST_HEAD(&conn->tx_inbox);
 	INIT_LIST_HEAD(&conn->rx_inbox);
 	INIT_LIST_HEAD(&conn->hs_inbox);
+	INIT_LIST_HEAD(&conn->cred_inbox);
+	INIT_WORK(&conn->cred_rx_work, mmt_conn_cred_rx);
+	INIT_WORK(&conn->cred_tx_work, mmt_conn_cred_tx);
+	INIT_DELAYED_WORK(&conn->expire_work, mmt_conn_expire);
 	mmt_mig_init(&conn->mig_tx, true);
 	mmt_mig_init(&conn->mig_rx, false);
 	conn->mig_tx.running = false;
@@ -487,6 +529,21 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	list_add_tail(&conn->node, &mmt_conns);
 	mutex_unlock(&mmt_conn_mutex);
 	return conn;
+}
+
+/*
+ * Queue one of the connection's works (@cred_rx_work, @cred_tx_work)
+ * unless it was destroyed; a queued work holds a reference.  Caller
+ * holds conn->lock (any context).
+ */
+static void mmt_conn_queue(struct mmt_conn *conn, struct work_struct *work)
+{
+	lockdep_assert_held(&conn->lock);
+	if (conn->works_stopped)
+		return;
+	kref_get(&conn->ref);
+	if (!queue_work(system_wq, work))
+		kref_put(&conn->ref, mmt_conn_free);	/* never the last */
 }
 
 /* ------------------------------------------------------------ completions */
@@ -522,7 +579,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct list_head *box;
 	unsigned long flags;
 	int err = 0;
-	bool hs, ka;
+	bool hs, ka, cred;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/*
@@ -570,6 +627,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	     it->msg.type == MMT_MSG_HS_CONFIRM;
 	ka = it->msg.type == MMT_MSG_AGREE ||
 	     it->msg.type == MMT_MSG_AGREE_CONFIRM;
+	cred = it->msg.type == MMT_MSG_CRED;
 	switch (it->msg.type) {
 	case MMT_MSG_GRANT:
 	case MMT_MSG_ACK:
@@ -582,6 +640,9 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	case MMT_MSG_AGREE_CONFIRM:
 		box = &conn->hs_inbox;
 		break;
+	case MMT_MSG_CRED:
+		box = &conn->cred_inbox;
+		break;
 	default:
 		box = &conn->rx_inbox;
 		break;
@@ -593,10 +654,12 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * connection.  Others may arrive before this side marked the
 	 * handshake done (the peer finished first and went on at once):
 	 * they wait in their inbox, which nothing reads before the fd
-	 * exists, and that needs the handshake done.
+	 * exists, and that needs the handshake done.  A renewed credential
+	 * only on an attested connection; one that arrives before this side
+	 * marked the handshake done waits until it is.
 	 */
 	if ((hs && !(conn->attested && !conn->hs_done)) ||
-	    (ka && !conn->attested) ||
+	    ((ka || cred) && !conn->attested) ||
 	    conn->inbox_len >= MMT_INBOX_MAX) {
 		spin_unlock_irqrestore(&conn->lock, flags);
 		kfree(it);
@@ -605,6 +668,8 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	conn->inbox_len++;
 	list_add_tail(&it->node, box);
+	if (cred)
+		mmt_conn_queue(conn, &conn->cred_rx_work);
 	wake_up_all(&conn->wq);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	mmt_conn_post_recv(conn, b);
@@ -994,9 +1059,29 @@ static void mmt_conn_teardown(struct mmt_conn *conn, int err)
 		rdma_destroy_id(id);
 }
 
-/* Final teardown by the owner: resources, global list, reference. */
+/*
+ * Stop the connection's works for good: none is queued after, and each
+ * queued one gives its reference back.  Context: process.
+ */
+static void mmt_conn_stop_works(struct mmt_conn *conn)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->works_stopped = true;
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (cancel_work_sync(&conn->cred_rx_work))
+		mmt_conn_put(conn);
+	if (cancel_work_sync(&conn->cred_tx_work))
+		mmt_conn_put(conn);
+	if (cancel_delayed_work_sync(&conn->expire_work))
+		mmt_conn_put(conn);
+}
+
+/* Final teardown by the owner: works, resources, global list, reference. */
 static void mmt_conn_destroy(struct mmt_conn *conn)
 {
+	mmt_conn_stop_works(conn);
 	mmt_conn_teardown(conn, -ECONNRESET);
 	mutex_lock(&mmt_conn_mutex);
 	list_del_init(&conn->node);
@@ -1250,6 +1335,265 @@ static int mmt_conn_hs_recv_hello(struct mmt_conn *conn,
 	return 0;
 }
 
+/* ------------------------------------------------------------ renewal */
+
+/*
+ * An attested connection lasts as long as both credentials its two sides
+ * hold of each other (docs/ATTESTATION.md "Renewal on a live
+ * connection"): when a node installs a newer credential it sends it to the
+ * peer of each live attested connection (MMT_MSG_CRED, mmt_conn_cred_tx()),
+ * the peer checks it (mmt_attest_peer_renew()) and holds it from then on
+ * (mmt_conn_cred_rx()); at the end of the validity of the credential a side
+ * holds of the peer, or of the one the peer holds of it, the side closes
+ * the connection (mmt_conn_expire()).  A node whose credential is not
+ * renewed (the authority refused it, or revoked the node) so loses every
+ * attested connection when it expires, on both sides.
+ */
+
+/* Seconds between two checks of the expiry, at most (the clock may jump). */
+#define MMT_CONN_EXPIRE_RECHECK	600
+
+/* The end of the connection's validity, UNIX seconds.  Caller holds lock. */
+static u64 mmt_conn_valid_until(struct mmt_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	return min(conn->peer_cred.not_after, conn->own_not_after);
+}
+
+/*
+ * Whether an attested connection's validity has ended (its last second
+ * included, so that a peer whose clock runs a little ahead and closed
+ * first is seen to have closed for the expiry).  Context: any.
+ */
+static bool mmt_conn_expired(struct mmt_conn *conn)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	ret = conn->hs_done &&
+	      (u64)ktime_get_real_seconds() >= mmt_conn_valid_until(conn);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	return ret;
+}
+
+/*
+ * (Re)arm @expire_work for the end of the validity (one second after it:
+ * the credential's last second is valid), or in MMT_CONN_EXPIRE_RECHECK
+ * seconds if that is sooner; the queued work holds a reference.
+ * Context: any (takes conn->lock).
+ */
+static void mmt_conn_expire_arm(struct mmt_conn *conn)
+{
+	u64 now = ktime_get_real_seconds(), end, delay = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (!conn->works_stopped && conn->hs_done) {
+		end = mmt_conn_valid_until(conn);
+		if (end >= now)
+			delay = min_t(u64, end - now + 1,
+				      MMT_CONN_EXPIRE_RECHECK);
+		kref_get(&conn->ref);
+		/* true: it was queued already, and holds its reference */
+		if (mod_delayed_work(system_wq, &conn->expire_work,
+				     delay * HZ))
+			kref_put(&conn->ref, mmt_conn_free);	/* not last */
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
+/*
+ * Close an attested connection for its credentials: the reason (@err:
+ * -EKEYEXPIRED, or -EKEYREJECTED for a renewal refused) is what its
+ * transfers report; the peer sees the disconnect.  Context: process.
+ */
+static void mmt_conn_close_cred(struct mmt_conn *conn, int err)
+{
+	if (!mmt_conn_fail(conn, err))
+		return;		/* closed already (the peer's close, say) */
+	atomic64_inc(&mmt_stats.conns_expired);
+	pr_info_ratelimited("conn %llx: node %u: %s: closed\n",
+			    conn->conn_id, conn->peer_cred.node_id,
+			    err == -EKEYEXPIRED ? "a credential expired" :
+			    "its renewed credential was refused");
+	mmt_conn_shutdown(conn);
+}
+
+static void mmt_conn_expire(struct work_struct *work)
+{
+	struct mmt_conn *conn = container_of(to_delayed_work(work),
+					     struct mmt_conn, expire_work);
+
+	if (mmt_conn_state(conn, NULL) != MMT_CONN_DEAD) {
+		if (mmt_conn_expired(conn))
+			mmt_conn_close_cred(conn, -EKEYEXPIRED);
+		else
+			mmt_conn_expire_arm(conn);	/* renewed, or early */
+	}
+	mmt_conn_put(conn);
+}
+
+/*
+ * One MMT_MSG_CRED chunk of the renewal being assembled (the chunks of
+ * MMT_MSG_HS_HELLO: @index = offset, @closures = total, @bytes = bytes
+ * here).  Return: 1 when the renewal is complete, 0 for more, -EPROTO for
+ * a malformed chunk, -ENOMEM.
+ */
+static int mmt_conn_cred_chunk(struct mmt_conn *conn, const struct mmt_msg *m)
+{
+	u32 off = m->index, tot = le32_to_cpu(m->wire.closures);
+	u64 n = le64_to_cpu(m->wire.bytes);
+
+	if (!conn->cred_buf) {
+		if (off || tot <= MMT_CRED_BODY_LEN ||
+		    tot > MMT_ATTEST_BLOB_MAX)
+			return -EPROTO;
+		conn->cred_buf = kmalloc(tot, GFP_KERNEL);
+		if (!conn->cred_buf)
+			return -ENOMEM;
+		conn->cred_len = tot;
+		conn->cred_got = 0;
+	}
+	if (off != conn->cred_got || tot != conn->cred_len || !n ||
+	    n > MMT_HS_CHUNK || n > tot - off || m->wire.nsegs * 16 < n)
+		return -EPROTO;
+	memcpy(conn->cred_buf + off, m->wire.segs, n);
+	conn->cred_got += n;
+	return conn->cred_got == conn->cred_len;
+}
+
+/*
+ * @cred_rx_work: the renewals the peer sent, in order, once the handshake
+ * is done.  A renewal that verifies becomes the credential the connection
+ * holds of the peer; one sent again (-ESTALE) is ignored, as is one that
+ * arrives after this node left attested mode (-ENOKEY) or that could not
+ * be checked for want of memory (the connection then ends at the old
+ * expiry); any other refusal closes the connection.
+ */
+static void mmt_conn_cred_rx(struct work_struct *work)
+{
+	struct mmt_conn *conn = container_of(work, struct mmt_conn,
+					     cred_rx_work);
+	struct mmt_inbox_item *it;
+	struct mmt_cred peer;
+	unsigned long flags;
+	int err = 0;
+
+	while (!err) {
+		spin_lock_irqsave(&conn->lock, flags);
+		it = conn->hs_done ?
+		     list_first_entry_or_null(&conn->cred_inbox,
+					      struct mmt_inbox_item, node) :
+		     NULL;
+		if (it) {
+			list_del(&it->node);
+			conn->inbox_len--;
+		}
+		peer = conn->peer_cred;
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (!it)
+			break;
+		err = mmt_conn_cred_chunk(conn, &it->msg);
+		kfree(it);
+		if (err <= 0)
+			continue;
+		err = mmt_attest_peer_renew(conn->cred_buf, conn->cred_len,
+					    ktime_get_real_seconds(), &peer);
+		kfree(conn->cred_buf);
+		conn->cred_buf = NULL;
+		if (!err) {
+			spin_lock_irqsave(&conn->lock, flags);
+			conn->peer_cred = peer;
+			spin_unlock_irqrestore(&conn->lock, flags);
+			atomic64_inc(&mmt_stats.creds_renewed);
+			mmt_conn_expire_arm(conn);
+		} else if (err == -ESTALE || err == -ENOKEY ||
+			   err == -ENOMEM) {
+			err = 0;
+		}
+	}
+	/* a malformed chunk, or none could be kept: as a bad message */
+	if (err == -EPROTO || err == -ENOMEM)
+		mmt_conn_fail(conn, err);
+	else if (err)
+		mmt_conn_close_cred(conn, err);
+	mmt_conn_put(conn);
+}
+
+/*
+ * @cred_tx_work: send this node's credential to the peer if it is newer
+ * than the one the peer holds, in MMT_MSG_CRED chunks; once posted, the
+ * connection lasts as long as the new one.
+ */
+static void mmt_conn_cred_tx(struct work_struct *work)
+{
+	struct mmt_conn *conn = container_of(work, struct mmt_conn,
+					     cred_tx_work);
+	struct mmt_wire_msg *w = NULL;
+	struct mmt_cred c;
+	unsigned long flags;
+	u32 off, n, len;
+	u8 *file;
+	int err;
+
+	err = mmt_attest_own_cred(&file, &len, &c);
+	if (err || c.serial <= conn->own_serial ||
+	    mmt_conn_state(conn, NULL) != MMT_CONN_LIVE)
+		goto out;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		goto out;
+	err = mmt_conn_fault_cred(file, len);
+	for (off = 0; !err && off < len; off += n) {
+		n = min_t(u32, len - off, MMT_HS_CHUNK);
+		memset(w, 0, sizeof(*w));
+		w->type = MMT_MSG_CRED;
+		w->index = cpu_to_le32(off);
+		w->closures = cpu_to_le32(len);
+		w->bytes = cpu_to_le64(n);
+		w->nsegs = DIV_ROUND_UP(n, 16);
+		memcpy(w->segs, file + off, n);
+		err = mmt_conn_send_msg(conn, w, NULL, NULL);
+	}
+	if (!err) {
+		conn->own_serial = c.serial;
+		spin_lock_irqsave(&conn->lock, flags);
+		conn->own_not_after = c.not_after;
+		spin_unlock_irqrestore(&conn->lock, flags);
+		atomic64_inc(&mmt_stats.creds_sent);
+		mmt_conn_expire_arm(conn);
+	}
+out:
+	kfree(w);
+	kfree(file);
+	mmt_conn_put(conn);
+}
+
+/**
+ * mmt_conn_cred_renewed() - send this node's newly installed credential to
+ *	the peer of every live attested connection
+ *
+ * Called after MMT_IOC_ATTEST_SET_CRED installed a credential; each
+ * connection's @cred_tx_work sends it unless the peer holds it already.
+ *
+ * Context: process; takes mmt_conn_mutex.
+ */
+void mmt_conn_cred_renewed(void)
+{
+	struct mmt_conn *conn;
+	unsigned long flags;
+
+	mutex_lock(&mmt_conn_mutex);
+	list_for_each_entry(conn, &mmt_conns, node) {
+		spin_lock_irqsave(&conn->lock, flags);
+		if (conn->hs_done && conn->state == MMT_CONN_LIVE)
+			mmt_conn_queue(conn, &conn->cred_tx_work);
+		spin_unlock_irqrestore(&conn->lock, flags);
+	}
+	mutex_unlock(&mmt_conn_mutex);
+}
+
 /*
  * mmt_conn_handshake() - the attested hello on a new connection, either
  * side (docs/ATTESTATION.md "The hello"; the crypto is mmt_handshake.c)
@@ -1365,8 +1709,19 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 		spin_lock_irqsave(&conn->lock, flags);
 		conn->conn_id = id;
 		memcpy(conn->hs_secret, hs->secret, sizeof(conn->hs_secret));
+		conn->peer_cred = hs->peer_cred;
+		conn->own_not_after = hs->own_cred.not_after;
+		conn->own_serial = hs->own_cred.serial;
 		conn->hs_done = true;
+		/*
+		 * Renewals the peer sent before this point, and one this
+		 * node installed after its hello left (both works do
+		 * nothing otherwise)
+		 */
+		mmt_conn_queue(conn, &conn->cred_rx_work);
+		mmt_conn_queue(conn, &conn->cred_tx_work);
 		spin_unlock_irqrestore(&conn->lock, flags);
+		mmt_conn_expire_arm(conn);
 		atomic64_inc(&mmt_stats.hs_done);
 	} else {
 		if (err == -EKEYREJECTED || err == -EKEYEXPIRED)
@@ -1496,7 +1851,14 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			mmt_listener_ready(conn);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		mmt_conn_fail(conn, -ECONNRESET);
+		/*
+		 * At the expiry both sides close, and the peer's close may
+		 * come first: the reason, not a reset, and counted once
+		 */
+		if (!mmt_conn_expired(conn))
+			mmt_conn_fail(conn, -ECONNRESET);
+		else if (mmt_conn_fail(conn, -EKEYEXPIRED))
+			atomic64_inc(&mmt_stats.conns_expired);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
@@ -4179,14 +4541,21 @@ static int mmt_conn_op_begin(struct mmt_conn *conn, int pmo_fd, bool send,
 	return 0;
 }
 
-/* 0 if the connection is LIVE; else -ETIMEDOUT (it timed out), -ECONNRESET. */
+/*
+ * 0 if the connection is LIVE; else -ETIMEDOUT (it timed out),
+ * -EKEYEXPIRED (attested: a credential expired), -EKEYREJECTED (attested:
+ * a renewal the peer sent was refused), -ECONNRESET.
+ */
 static int mmt_conn_op_live(struct mmt_conn *conn)
 {
 	int cerr;
 
 	if (mmt_conn_state(conn, &cerr) == MMT_CONN_LIVE)
 		return 0;
-	return cerr == -ETIMEDOUT ? -ETIMEDOUT : -ECONNRESET;
+	if (cerr == -ETIMEDOUT || cerr == -EKEYEXPIRED ||
+	    (cerr == -EKEYREJECTED && conn->hs_done))
+		return cerr;
+	return -ECONNRESET;
 }
 
 static void mmt_conn_op_end(struct mmt_conn_op *op)

@@ -148,8 +148,14 @@ long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mmt_ioc_set_node_id(uarg);
 	case MMT_IOC_ATTEST_SET_AUTHORITY:
 		return mmt_ioc_attest_set_authority(uarg);
-	case MMT_IOC_ATTEST_SET_CRED:
-		return mmt_ioc_attest_set_cred(uarg);
+	case MMT_IOC_ATTEST_SET_CRED: {
+		long err = mmt_ioc_attest_set_cred(uarg);
+
+		/* the peers of live attested connections get it too */
+		if (!err)
+			mmt_conn_cred_renewed();
+		return err;
+	}
 	case MMT_IOC_RESTORE:
 		return mmt_ckpt_restore(uarg);
 	case MMT_IOC_ATTEST_INFO:

@@ -116,6 +116,12 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "hs_done %lld\n", atomic64_read(&mmt_stats.hs_done));
 	seq_printf(s, "hs_rejected %lld\n",
 		   atomic64_read(&mmt_stats.hs_rejected));
+	seq_printf(s, "creds_sent %lld\n",
+		   atomic64_read(&mmt_stats.creds_sent));
+	seq_printf(s, "creds_renewed %lld\n",
+		   atomic64_read(&mmt_stats.creds_renewed));
+	seq_printf(s, "conns_expired %lld\n",
+		   atomic64_read(&mmt_stats.conns_expired));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);

@@ -871,7 +871,10 @@ struct mmt_restore {
  * authority of MMT_IOC_ATTEST_SET_AUTHORITY, then its body: magic, version,
  * flags, node id 1..65535, the node key equal to this load's, validity
  * around the current time, a serial above the installed credential's.
- * Then the node id is set (GUAs made afterwards carry it).
+ * Then the node id is set (GUAs made afterwards carry it), and the
+ * credential is sent to the peer of every live attested connection, whose
+ * validity then follows it (docs/ATTESTATION.md "Renewal on a live
+ * connection"): renew before the installed credential ends to keep them.
  * Context: process; sleeps.
  *
  * Return: 0; -1 with errno EFAULT, EINVAL (bad size, flags, reserved,
@@ -1328,6 +1331,11 @@ struct mmt_restore {
  *   MMT_INFO_REGUA_DUE, see MMT_IOC_PMO_DELEGATE_LOCAL)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
  * * EINTR - a signal arrived; as ECONNRESET
+ * * EKEYEXPIRED - attested connection: it was closed because a credential
+ *   one side holds of the other expired (not renewed in time); as
+ *   ECONNRESET for a transfer it cut off
+ * * EKEYREJECTED - attested connection: it was closed because a renewed
+ *   credential the peer sent did not verify; as ECONNRESET
  * * EBADMSG, ESTALE, EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT,
  *   EMEDIUMTYPE, EXDEV - the receiver rejected a closure for that reason
  *   (see MMT_IOC_RECV); that MMT is VALID again.  EBADMSG

@@ -47,6 +47,15 @@
  *	mmt/conn_fault "agree delay MS" makes it so)
  *	The run attconn (test issuer) and the run attest (nodes
  *	with TPM-issued credentials, tests/guest/g-attest-node.sh) use them.
+ *   mmt-attest-conn hold-recv -p PORT -L MS -M MS -E ERRNO [-t MS]
+ *   mmt-attest-conn hold-send -a ADDR -p PORT -L MS -M MS -E ERRNO
+ *	one attested connection, held open until its fd reports POLLHUP
+ *	(docs/ATTESTATION.md "Renewal on a live connection": the connection
+ *	ends when a credential either side holds of the other expires, and
+ *	lives on while both are renewed): the hang-up must come within -L
+ *	ms of the set-up and no sooner than -M ms after it, and a transfer
+ *	on the connection must then fail with ERRNO (the reason it ended).
+ *	Prints how long the connection lived.
  *
  * Output: "ok - ..." / "not ok - ..." lines; exit status: failed checks, 2
  * on usage or setup errors.
@@ -314,6 +323,62 @@ out:
 	return failures;
 }
 
+/* hold-recv, hold-send: see the head of this file */
+static int do_hold(int dev, const char *addr, int port, int tmo, int live_ms,
+		   int min_ms, const char *expect)
+{
+	struct mmt_connect c = { .size = sizeof(c) };
+	int send = addr != NULL, err, lfd = -1, pmo, pr;
+	struct pollfd pfd = { .events = POLLIN };
+	char what[160];
+	double t0;
+
+	if (send) {
+		err = connect_to(dev, addr, port, 1, &c, NULL);
+		if (err < 0)
+			return 2;
+	} else {
+		struct mmt_listen l = { .size = sizeof(l) };
+
+		if (fill_addr(&l.addr, NULL, port) ||
+		    ioctl(dev, MMT_IOC_LISTEN, &l)) {
+			perror("MMT_IOC_LISTEN");
+			return 2;
+		}
+		lfd = l.fd;
+		c.timeout_ms = tmo;
+		err = ioctl(lfd, MMT_IOC_ACCEPT, &c) ? errno : 0;
+	}
+	t0 = now_us();
+	check(!err, "hold: an attested connection", err);
+	if (err)
+		return failures;
+	pfd.fd = c.fd;
+	do {
+		int left = live_ms - (int)((now_us() - t0) / 1e3);
+
+		pr = left > 0 ? poll(&pfd, 1, left) : 0;
+	} while (pr == 1 && !(pfd.revents & (POLLHUP | POLLERR)));
+	snprintf(what, sizeof(what),
+		 "hold: the connection ends (POLLHUP) within %d ms: after %.1f s",
+		 live_ms, (now_us() - t0) / 1e6);
+	check(pr == 1, what, pr < 0 ? errno : 0);
+	printf("# connection lived %.1f s\n", (now_us() - t0) / 1e6);
+	snprintf(what, sizeof(what), "hold: ... not before %d ms", min_ms);
+	check(now_us() - t0 >= min_ms * 1e3, what, 0);
+	pmo = pmo_new(dev);
+	err = pmo < 0 ? EBADF : xfer(c.fd, pmo, 1);
+	snprintf(what, sizeof(what), "hold: ... a transfer on it fails with %s",
+		 expect);
+	check(err == errno_of(expect), what, err);
+	if (pmo >= 0)
+		close(pmo);
+	close(c.fd);
+	if (lfd >= 0)
+		close(lfd);
+	return failures;
+}
+
 static int fill_addr(struct mmt_conn_addr *a, const char *ip, int port)
 {
 	memset(a, 0, sizeof(*a));
@@ -331,13 +396,15 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *expect = NULL, *out = NULL;
 	int port = 0, n = 1, i, dev, opt, ret, err, ok = 0, tmo = 60000;
 	int try_agree = 0, hup = 0, remove_dev = 0, quit = 0, within_ms = 0;
+	int live_ms = 0, min_ms = 0;
+	const char *reason = NULL;
 	char what[160];
 	double times[64];
 
 	if (argc < 2)
 		goto usage;
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:W:KHRQ")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:X:o:t:W:L:M:E:KHRQ")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -346,6 +413,9 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 't': tmo = atoi(optarg); break;
 		case 'W': within_ms = atoi(optarg); break;
+		case 'L': live_ms = atoi(optarg); break;
+		case 'M': min_ms = atoi(optarg); break;
+		case 'E': reason = optarg; break;
 		case 'K': try_agree = 1; break;
 		case 'H': hup = 1; break;
 		case 'R': remove_dev = 1; break;
@@ -400,6 +470,12 @@ int main(int argc, char **argv)
 		close(l.fd);
 		return failures;
 	}
+	if (!strncmp(argv[1], "hold-", 5) && (live_ms <= 0 || !reason))
+		goto usage;
+	if (!strcmp(argv[1], "hold-recv"))
+		return do_hold(dev, NULL, port, tmo, live_ms, min_ms, reason);
+	if (!strcmp(argv[1], "hold-send") && addr)
+		return do_hold(dev, addr, port, tmo, live_ms, min_ms, reason);
 	if (!strcmp(argv[1], "agree-recv"))
 		return do_agree(dev, NULL, port, NULL, tmo, quit);
 	if (!strcmp(argv[1], "agree-send") && addr)
@@ -475,7 +551,9 @@ usage:
 	fprintf(stderr, "usage: %s listen -p PORT [-n N] [-X ERRNO] [-t MS] [-R]\n"
 		"       %s connect -a ADDR -p PORT [-n N] [-X ERRNO] [-o FILE] [-K] [-H] [-W MS]\n"
 		"       %s agree-recv -p PORT [-t MS] [-Q]\n"
-		"       %s agree-send -a ADDR -p PORT [-o FILE] [-Q]\n",
-		argv[0], argv[0], argv[0], argv[0]);
+		"       %s agree-send -a ADDR -p PORT [-o FILE] [-Q]\n"
+		"       %s hold-recv -p PORT -L MS -M MS -E ERRNO [-t MS]\n"
+		"       %s hold-send -a ADDR -p PORT -L MS -M MS -E ERRNO\n",
+		argv[0], argv[0], argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }

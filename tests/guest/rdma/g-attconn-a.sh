@@ -16,6 +16,10 @@
 # connection accepted while B holds the handshake of a first (B's hook:
 # a slow peer delays only its own connection), this node's device
 # removed under a ready attested connection before its accept,
+# renewals on a live attested connection (it outlives the first
+# credentials, ends with EKEYEXPIRED when this node's renewal expires),
+# this node refused by B once its credential expired, a corrupted
+# renewal from B (B's hook) closing the connection,
 # an unattested peer (B reloaded its module) refused in rdma_cm, and
 # this attested node refused by B's unattested listener.
 
@@ -94,14 +98,58 @@ mmtg_t "a: rxe0 on eth0 again" mmtg_add_rxe rxe0 eth0
 mmtg_t "a: ... hs_rejected still 4" mmtg_stat_is hs_rejected 4
 mmtg_t "a: ... hs_done still 15" mmtg_stat_is hs_done 15
 
+# Renewal on a live connection (docs/ATTESTATION.md): once B's connection
+# (7615) is up, this node installs a credential valid 30 s, then 10 s
+# later its renewal, valid 45 s; B does the same with 30 s, then an hour.
+# Each is sent to the peer, which holds it from then on: the connection
+# outlives the first two and ends when this node's renewal expires, on
+# both sides, with EKEYEXPIRED
+issue() {
+	"$MMTG_DIR/mmt-test-issuer" "$MMTG_DIR/auth.der" "$MMTG_DIR/auth.key" \
+		11 "$(date +%s)" "$1"
+}
+mmt-attest-conn hold-recv -p 7615 -t 90000 -L 150000 -M 40000 \
+	-E EKEYEXPIRED >/tmp/hold-a.out &
+_h=$!
+mmtg_t "a: an attested connection to hold (hs_done 16)" \
+	mmtg_wait 90 mmtg_stat_is hs_done 16
+mmtg_t "a: a credential valid 30 s installed (node 11)" issue 30
+mmtg_t "a: ... sent to B on the live connection (creds_sent 1)" \
+	mmtg_wait 20 mmtg_stat_is creds_sent 1
+sleep 10
+mmtg_t "a: its renewal, valid 45 s, installed" issue 45
+mmtg_t "a: ... sent to B (creds_sent 2)" mmtg_wait 20 mmtg_stat_is creds_sent 2
+mmtg_t "a: ... B's two renewals held (creds_renewed 2)" \
+	mmtg_wait 30 mmtg_stat_is creds_renewed 2
+mmtg_t "a: the connection outlives the first credentials, ends when this node's renewal expires (EKEYEXPIRED)" \
+	mmtg_wait_pid "$_h"
+cat /tmp/hold-a.out
+mmtg_t "a: ... conns_expired 1" mmtg_stat_is conns_expired 1
+# this node's credential expired: B refuses its hello, and says why
+mmtg_t "a: with its credential expired, B refuses this node: accept fails with EKEYEXPIRED" \
+	mmt-attest-conn listen -p 7616 -X EKEYEXPIRED
+mmtg_t "a: ... hs_rejected 5" mmtg_stat_is hs_rejected 5
+mmtg_t "a: a credential valid an hour again" issue 3600
+# B sends a renewal whose signature does not verify (B's hook): this
+# node refuses it and closes the connection
+mmt-attest-conn hold-recv -p 7617 -t 90000 -L 60000 -M 0 \
+	-E EKEYREJECTED >/tmp/hold-c.out &
+_h=$!
+mmtg_t "a: a renewal that does not verify closes the connection (EKEYREJECTED)" \
+	mmtg_wait_pid "$_h"
+cat /tmp/hold-c.out
+mmtg_t "a: ... conns_expired 2" mmtg_stat_is conns_expired 2
+mmtg_t "a: ... creds_renewed still 2" mmtg_stat_is creds_renewed 2
+mmtg_t "a: ... hs_done 17" mmtg_stat_is hs_done 17
+
 # B, reloaded without attested mode, connects: refused before any accept
 mmt-attest-conn listen -p 7605 -t 90000 -X ETIMEDOUT >/dev/null &
 _l=$!
-mmtg_t "a: a peer not in attested mode is refused (hs_rejected 5)" \
-	mmtg_wait 90 mmtg_stat_is hs_rejected 5
+mmtg_t "a: a peer not in attested mode is refused (hs_rejected 6)" \
+	mmtg_wait 90 mmtg_stat_is hs_rejected 6
 kill "$_l" 2>/dev/null
 wait "$_l" 2>/dev/null
-mmtg_t "a: hs_done still 15" mmtg_stat_is hs_done 15
+mmtg_t "a: hs_done still 17" mmtg_stat_is hs_done 17
 
 mmtg_t "a: attested, to a listener not in attested mode: connect fails with EKEYREJECTED" \
 	mmt-attest-conn connect -a "$PEER" -p 7606 -X EKEYREJECTED

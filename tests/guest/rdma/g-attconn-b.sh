@@ -4,7 +4,8 @@
 # g-attconn-b.sh - two-guest test of the attested hello, guest 2 (node 12):
 # the connecting side of g-attconn-a.sh's cases (debugfs mmt/conn_fault:
 # "connect delay", "connect fail", "agree delay", "hs swap", "hs
-# reflect", "hs verify delay"), then the
+# reflect", "hs verify delay", "hs corrupt"), renewals of its
+# credential on a live connection, then the
 # module reloaded
 # without attested mode.  Writes the median set-up times and the
 # agreement time (results: setup).
@@ -128,6 +129,50 @@ mmtg_t "b: ... hs_done 15" mmtg_stat_is hs_done 15
 mmtg_t "b: connect while A's device goes away fails" \
 	sh -c "! mmt-attest-conn connect -a $PEER -p 7609 >/dev/null"
 mmtg_t "b: ... hs_done still 15" mmtg_stat_is hs_done 15
+
+# Renewal on a live connection (A's side says what): a credential valid
+# 30 s once the connection is up, 5 s later its renewal, valid an hour;
+# A's renewal (45 s) is the first to expire: the connection ends then
+issue() {
+	"$MMTG_DIR/mmt-test-issuer" "$MMTG_DIR/auth.der" "$MMTG_DIR/auth.key" \
+		12 "$(date +%s)" "$1"
+}
+mmt-attest-conn hold-send -a "$PEER" -p 7615 -L 150000 -M 40000 \
+	-E EKEYEXPIRED >/tmp/hold-b.out &
+_h=$!
+mmtg_t "b: an attested connection to hold (hs_done 16)" \
+	mmtg_wait 90 mmtg_stat_is hs_done 16
+mmtg_t "b: a credential valid 30 s installed (node 12)" issue 30
+mmtg_t "b: ... sent to A on the live connection (creds_sent 1)" \
+	mmtg_wait 20 mmtg_stat_is creds_sent 1
+sleep 5
+mmtg_t "b: its renewal, valid an hour, installed" issue 3600
+mmtg_t "b: ... sent to A (creds_sent 2)" mmtg_wait 20 mmtg_stat_is creds_sent 2
+mmtg_t "b: ... A's two renewals held (creds_renewed 2)" \
+	mmtg_wait 30 mmtg_stat_is creds_renewed 2
+mmtg_t "b: the connection outlives the first credentials, ends when A's renewal expires (EKEYEXPIRED)" \
+	mmtg_wait_pid "$_h"
+cat /tmp/hold-b.out
+mmtg_t "b: ... conns_expired 1" mmtg_stat_is conns_expired 1
+mmtg_t "b: A's credential expired: connect fails with EKEYEXPIRED" \
+	mmt-attest-conn connect -a "$PEER" -p 7616 -X EKEYEXPIRED
+mmtg_t "b: ... hs_rejected 3" mmtg_stat_is hs_rejected 3
+# a renewal whose signature does not verify (the hook flips a byte of
+# it): A refuses it and closes the connection, which this side sees reset
+mmtg_t "b: conn_fault refuses \"hs corrupt x\"" \
+	sh -c "! echo 'hs corrupt x' 2>/dev/null >$FAULT"
+mmt-attest-conn hold-send -a "$PEER" -p 7617 -L 60000 -M 0 \
+	-E ECONNRESET >/tmp/hold-c.out &
+_h=$!
+mmtg_t "b: ... an attested connection (hs_done 17)" \
+	mmtg_wait 90 mmtg_stat_is hs_done 17
+echo "hs corrupt" >"$FAULT"
+mmtg_t "b: a renewal, valid an hour, installed" issue 3600
+mmtg_t "b: ... the hook corrupted it (fired 7)" grep -qx "fired 7" "$FAULT"
+mmtg_t "b: A refused it and closed the connection (ECONNRESET here)" \
+	mmtg_wait_pid "$_h"
+cat /tmp/hold-c.out
+mmtg_t "b: ... creds_sent 3" mmtg_stat_is creds_sent 3
 
 mmtg_t "b: rmmod" mmtg_unload_mmt
 mmtg_t "b: insmod mmt.ko, not in attested mode" mmtg_load_mmt

@@ -101,12 +101,24 @@ tcti() {
 	echo "swtpm:host=127.0.0.1,port=${port[$1]}"
 }
 
-# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), write
-# its IMA log $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with
-# it, as a booted node with IMA would
+# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), draw
+# the node key $W/NAME.key of this boot's module load, write its IMA log
+# $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with it, as a
+# booted node with IMA would.  Until keep_revoked=1 (section 10) a boot
+# also reinstates every revoked node: the appraisal checks of sections
+# 1-9 each start from nodes in good standing, while a refusal 20 revokes
+# a node that holds a valid credential
+keep_revoked=0
 boot() {
-	local name=$1 pid=$W/swtpm-$1.pid h i p sig
+	local name=$1 pid=$W/swtpm-$1.pid h i p sig id
 	shift
+	nodekey "$name"
+	if [ "$keep_revoked" = 0 ]; then
+		for id in $("$AUTH" nodes --state "$W/auth" 2>/dev/null |
+			awk '/ revoked: / { print $1 }'); do
+			"$AUTH" reinstate --state "$W/auth" --node "$id" 2>/dev/null
+		done
+	fi
 	# a boot that fails leaves no log behind, so that no later round can
 	# quote the previous boot's TPM with the previous boot's log (under a
 	# heavy load the old swtpm once outlived the wait below, the new one

@@ -957,6 +957,7 @@ static int find_node(const uint8_t *ek_hash, uint32_t id, uint32_t *found_id,
 		     uint8_t *found_ek)
 {
 	char line[256], ekhex[2 * MMTA_SHA256_LEN + 1], mine[sizeof(ekhex)];
+	uint8_t ek[MMTA_SHA256_LEN];
 	unsigned int nid;
 	FILE *f;
 
@@ -970,8 +971,7 @@ static int find_node(const uint8_t *ek_hash, uint32_t id, uint32_t *found_id,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%u %64s", &nid, ekhex) != 2 ||
-		    !scan_hex(ekhex, (uint8_t[MMTA_SHA256_LEN]){ 0 },
-			      MMTA_SHA256_LEN)) {
+		    !scan_hex(ekhex, ek, sizeof(ek))) {
 			mmta_err("%s: bad line", spath("nodes"));
 			fclose(f);
 			return MMTA_ESYS;
@@ -979,8 +979,7 @@ static int find_node(const uint8_t *ek_hash, uint32_t id, uint32_t *found_id,
 		if (ek_hash ? !strcmp(ekhex, mine) : nid == id) {
 			*found_id = nid;
 			if (found_ek)
-				mmta_hex_decode(ekhex, sizeof(ekhex) - 1,
-						found_ek);
+				memcpy(found_ek, ek, sizeof(ek));
 			break;
 		}
 	}
@@ -1393,7 +1392,7 @@ out:
 
 /* ---- serve: the exchange on stdin and stdout ---- */
 
-/* the whole exchange must end within the challenge's lifetime */
+/* the node must send its evidence within the challenge's lifetime */
 static void serve_timeout(int sig)
 {
 	static const char msg[] = "serve: no evidence within the challenge's lifetime\n";
@@ -1450,6 +1449,7 @@ static int cmd_serve(void)
 			      evidence_fields, &ev);
 	if (rc)
 		return rc == MMTA_ESYS ? rc : serve_refuse(rc);
+	alarm(0);	/* the time limit is the peer's, not the verifier's */
 	rc = verify(&ev, &cred, &len);
 	mmta_msg_free(&ev);
 	if (rc)

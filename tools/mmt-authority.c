@@ -1230,10 +1230,10 @@ static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 	rc = rec_store(&rec);
 	if (rc)
 		goto out;
-	fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %s, %u IMA entries, %u of them modules, all reference values; the node key measured; valid until %" PRIu64 ")\n",
-		cred.node_id, cred.serial,
+	fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured; %s; valid until %" PRIu64 ")\n",
+		cred.node_id, cred.serial, ima.entries, refs->modules,
 		renewal ? "a renewal: the log only grew" : "a fresh attestation",
-		ima.entries, refs->modules, cred.not_after);
+		cred.not_after);
 out:
 	if (rc) {
 		free(*out);

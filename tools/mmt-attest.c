@@ -600,10 +600,27 @@ static long every;			/* --every: the daemon's period, s */
 static volatile sig_atomic_t stop;	/* SIGTERM or SIGINT in the daemon */
 static struct mmta_cred last;		/* the last credential renew got */
 
+/*
+ * A whole exchange ends within this many seconds: the authority's
+ * challenge lives as long, and a command that hangs (a peer that never
+ * answers) must not stall the daemon.
+ */
+#define RENEW_TIMEOUT	300
+
+static volatile sig_atomic_t timed_out;	/* RENEW_TIMEOUT passed */
+
+/* on_stop() - SIGTERM, SIGINT: the daemon ends after its current step */
 static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+/* on_alarm() - the exchange took too long; the blocked read fails (EINTR) */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
 }
 
 /*
@@ -722,6 +739,8 @@ static int renew_once(struct mmta_cred *got)
 		rc = MMTA_ESYS;
 		goto out;
 	}
+	timed_out = 0;
+	alarm(RENEW_TIMEOUT);
 	rc = mmta_stream_send(to, &h);
 	if (!rc)
 		rc = mmta_stream_recv(from, "challenge", "challenge",
@@ -733,6 +752,9 @@ static int renew_once(struct mmta_cred *got)
 	if (!rc)
 		rc = mmta_stream_recv(from, "credential", "credential",
 				      cred_fields, &cm);
+	alarm(0);
+	if (rc && timed_out)
+		mmta_err("--connect: no credential within %d s", RENEW_TIMEOUT);
 	fclose(to);
 	fclose(from);
 	reap(pid, rc);
@@ -811,12 +833,14 @@ static bool installed(uint32_t *id, uint64_t *serial)
 static int cmd_renew(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction al = { .sa_handler = on_alarm };
 	uint64_t serial, now;
 	uint32_t id;
 	long wait;
 	int rc;
 
 	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGALRM, &al, NULL);	/* no SA_RESTART, as below */
 	if (!every) {
 		rc = renew_once(&last);
 		if (!rc)

@@ -19,9 +19,17 @@
  *	IMA log; the node key is the module's (MMT_IOC_ATTEST_INFO), the one
  *	it measured into the IMA log at load, never one from a file
  *
+ *   mmt-attest renew --connect CMD [--every SECONDS] [--ima-log FILE]
+ *		[--want-id N]
+ *	the whole exchange over the stdin and stdout of `sh -c CMD`, which
+ *	reaches `mmt-authority serve` (ssh, socat): hello, challenge,
+ *	evidence (as quote), credential, installed as install does; with
+ *	--every a daemon that renews before the credential expires
+ *
  * Built with -DMMTA_TEST_NODE_KEY (build/tests/attest/mmt-attest, for
- * tests/attest/run.sh, which has no module), quote takes --node-key FILE
- * instead; the installed tool refuses that option.
+ * tests/attest/run.sh, which has no module), quote and renew take
+ * --node-key FILE instead, and renew then writes the credential to --out
+ * rather than installing it; the installed tool refuses that option.
  *
  * And with the module (/dev/mmt, docs/ATTESTATION.md "The module's side"):
  *
@@ -35,11 +43,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tss2/tss2_esys.h>
@@ -215,15 +227,20 @@ static int read_ek_cert(uint8_t **der, size_t *len)
 	return MMTA_OK;
 }
 
-static int cmd_hello(void)
+/*
+ * hello() - fill @m with the hello: the EK certificate and the AK's public
+ * area.  Return: an mmta_exit code; on error @m is empty.
+ */
+static int hello(struct mmta_msg *m)
 {
-	struct mmta_msg m = { .type = "hello" };
 	TPM2B_PUBLIC *ak_pub = NULL;
 	uint8_t *cert, pub[sizeof(TPM2B_PUBLIC)];
 	size_t cert_len, off = 0;
 	ESYS_TR ak;
 	int rc;
 
+	memset(m, 0, sizeof(*m));
+	snprintf(m->type, sizeof(m->type), "hello");
 	rc = read_ek_cert(&cert, &cert_len);
 	if (rc)
 		return rc;
@@ -236,12 +253,21 @@ static int cmd_hello(void)
 	if (Tss2_MU_TPM2B_PUBLIC_Marshal(ak_pub, pub, sizeof(pub), &off)) {
 		rc = MMTA_ESYS;
 	} else {
-		mmta_msg_add(&m, "ek_cert", cert, cert_len);
-		mmta_msg_add(&m, "ak_public", pub, off);
-		rc = mmta_msg_write(out_path, &m);
+		mmta_msg_add(m, "ek_cert", cert, cert_len);
+		mmta_msg_add(m, "ak_public", pub, off);
 	}
 	Esys_Free(ak_pub);
 	free(cert);
+	return rc;
+}
+
+static int cmd_hello(void)
+{
+	struct mmta_msg m;
+	int rc = hello(&m);
+
+	if (!rc)
+		rc = mmta_msg_write(out_path, &m);
 	mmta_msg_free(&m);
 	return rc;
 }
@@ -339,10 +365,14 @@ static int quote_node_key(uint8_t key[MMTA_NODE_KEY_LEN])
 static const char *const challenge_fields[] = {
 	"id", "credential_blob", "secret", NULL };
 
-static int cmd_quote(void)
+/*
+ * quote() - answer the challenge @ch: fill @ev with the evidence (the
+ * node key, the quote, its signature, the IMA log).  Return: an
+ * mmta_exit code; on error @ev is empty.
+ */
+static int quote(const struct mmta_msg *ch, struct mmta_msg *ev)
 {
 	const struct mmta_field *id, *blob, *secret;
-	struct mmta_msg ch, ev = { .type = "evidence" };
 	TPML_PCR_SELECTION sel = {
 		.count = 1,
 		.pcrSelections[0] = {
@@ -364,12 +394,11 @@ static int cmd_quote(void)
 	TSS2_RC r;
 	int rc;
 
-	rc = mmta_msg_read(in_path, "challenge", challenge_fields, &ch);
-	if (rc)
-		return rc;
-	id = mmta_msg_get(&ch, "id");
-	blob = mmta_msg_get(&ch, "credential_blob");
-	secret = mmta_msg_get(&ch, "secret");
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->type, sizeof(ev->type), "evidence");
+	id = mmta_msg_get(ch, "id");
+	blob = mmta_msg_get(ch, "credential_blob");
+	secret = mmta_msg_get(ch, "secret");
 	rc = MMTA_EMSG;
 	if (!id || !blob || !secret) {
 		mmta_err("challenge: a field is missing");
@@ -400,19 +429,18 @@ static int cmd_quote(void)
 		rc = MMTA_ESYS;
 		goto out;
 	}
-	mmta_msg_add(&ev, "id", id->data, id->len);
-	mmta_msg_add(&ev, "node_key", key, sizeof(key));
+	mmta_msg_add(ev, "id", id->data, id->len);
+	mmta_msg_add(ev, "node_key", key, sizeof(key));
 	if (want_id) {
 		want[0] = (uint8_t)want_id;
 		want[1] = (uint8_t)(want_id >> 8);
 		want[2] = (uint8_t)(want_id >> 16);
 		want[3] = (uint8_t)(want_id >> 24);
-		mmta_msg_add(&ev, "want_node_id", want, sizeof(want));
+		mmta_msg_add(ev, "want_node_id", want, sizeof(want));
 	}
-	mmta_msg_add(&ev, "quote", quoted->attestationData, quoted->size);
-	mmta_msg_add(&ev, "signature", sigbuf, off);
-	mmta_msg_add(&ev, "ima_log", log, log_len);
-	rc = mmta_msg_write(out_path, &ev);
+	mmta_msg_add(ev, "quote", quoted->attestationData, quoted->size);
+	mmta_msg_add(ev, "signature", sigbuf, off);
+	mmta_msg_add(ev, "ima_log", log, log_len);
 out:
 	if (ak != ESYS_TR_NONE)
 		Esys_FlushContext(esys, ak);
@@ -420,6 +448,20 @@ out:
 	Esys_Free(sig);
 	Esys_Free(ak_pub);
 	free(log);
+	return rc;
+}
+
+static int cmd_quote(void)
+{
+	struct mmta_msg ch, ev;
+	int rc;
+
+	rc = mmta_msg_read(in_path, "challenge", challenge_fields, &ch);
+	if (rc)
+		return rc;
+	rc = quote(&ch, &ev);
+	if (!rc)
+		rc = mmta_msg_write(out_path, &ev);
 	mmta_msg_free(&ch);
 	mmta_msg_free(&ev);
 	return rc;
@@ -436,22 +478,22 @@ static int mmt_open(void)
 	return fd;
 }
 
-/* authority, install: hand a file to MMT_IOC_ATTEST_SET_{AUTHORITY,CRED} */
-static int cmd_blob(unsigned long req, const char *what)
+/*
+ * set_blob() - hand @data to MMT_IOC_ATTEST_SET_{AUTHORITY,CRED} (@req,
+ * named @what in errors); a credential installed prints its node id.
+ * Return: an mmta_exit code (MMTA_ECRED for a credential the module
+ * refused).
+ */
+static int set_blob(unsigned long req, const char *what, const uint8_t *data,
+		    size_t len)
 {
 	struct mmt_attest_blob b = { .size = sizeof(b) };
 	struct mmt_query q = { .size = sizeof(q) };
-	uint8_t *data;
-	size_t len;
 	int fd, rc = MMTA_OK;
 
-	if (mmta_read_file(in_path, &data, &len))
-		return MMTA_ESYS;
 	fd = mmt_open();
-	if (fd < 0) {
-		free(data);
+	if (fd < 0)
 		return MMTA_ESYS;
-	}
 	b.data = (uintptr_t)data;
 	b.len = (uint32_t)len;
 	if (ioctl(fd, req, &b)) {
@@ -461,8 +503,22 @@ static int cmd_blob(unsigned long req, const char *what)
 	} else if (req == MMT_IOC_ATTEST_SET_CRED &&
 		   !ioctl(fd, MMT_IOC_QUERY, &q)) {
 		printf("node id %u\n", q.node_id);
+		fflush(stdout);
 	}
 	close(fd);
+	return rc;
+}
+
+/* authority, install: hand a file to MMT_IOC_ATTEST_SET_{AUTHORITY,CRED} */
+static int cmd_blob(unsigned long req, const char *what)
+{
+	uint8_t *data;
+	size_t len;
+	int rc;
+
+	if (mmta_read_file(in_path, &data, &len))
+		return MMTA_ESYS;
+	rc = set_blob(req, what, data, len);
 	free(data);
 	return rc;
 }
@@ -537,6 +593,316 @@ static int cmd_info(void)
 	return MMTA_OK;
 }
 
+/* ---- renew: the exchange over a command's stdin and stdout ---- */
+
+static const char *connect_cmd;	/* --connect: sh -c CMD reaches serve */
+static long every;			/* --every: the daemon's period, s */
+static volatile sig_atomic_t stop;	/* SIGTERM or SIGINT in the daemon */
+static struct mmta_cred last;		/* the last credential renew got */
+
+/*
+ * A whole exchange ends within this many seconds: the authority's
+ * challenge lives as long, and a command that hangs (a peer that never
+ * answers) must not stall the daemon.
+ */
+#define RENEW_TIMEOUT	300
+
+static volatile sig_atomic_t timed_out;	/* RENEW_TIMEOUT passed */
+
+/* on_stop() - SIGTERM, SIGINT: the daemon ends after its current step */
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* on_alarm() - the exchange took too long; the blocked read fails (EINTR) */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+/*
+ * spawn() - run @cmd with sh -c, its stdin and stdout piped to this
+ * process: *@to writes to it, *@from reads from it.  Return: its pid, or
+ * -1 (message on stderr).
+ */
+static pid_t spawn(const char *cmd, FILE **to, FILE **from)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	pid_t pid;
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		mmta_err("--connect: pipe: %s", strerror(errno));
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		mmta_err("--connect: fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (!pid) {
+		signal(SIGPIPE, SIG_DFL);
+		if (dup2(in[0], STDIN_FILENO) < 0 ||
+		    dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	*to = fdopen(in[1], "w");
+	*from = fdopen(out[0], "r");
+	if (!*to || !*from) {
+		mmta_err("--connect: fdopen: %s", strerror(errno));
+		if (*to)
+			fclose(*to);
+		else
+			close(in[1]);
+		if (*from)
+			fclose(*from);
+		else
+			close(out[0]);
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+fail:
+	if (in[0] >= 0) {
+		close(in[0]);
+		close(in[1]);
+	}
+	if (out[0] >= 0) {
+		close(out[0]);
+		close(out[1]);
+	}
+	return -1;
+}
+
+/*
+ * reap() - wait for the --connect command; if the exchange failed (@rc),
+ * end it first and say how it ended, since a command that could not
+ * connect is the usual cause
+ */
+static void reap(pid_t pid, int rc)
+{
+	int status;
+
+	if (rc)
+		kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (rc == MMTA_ESYS && WIFEXITED(status) && WEXITSTATUS(status))
+		mmta_err("--connect: '%s' exited with status %d", connect_cmd,
+			 WEXITSTATUS(status));
+}
+
+/*
+ * install_cred() - install a credential as `mmt-attest install` does; in a
+ * test build given --node-key (no module), write it to --out instead
+ */
+static int install_cred(const uint8_t *data, size_t len)
+{
+#ifdef MMTA_TEST_NODE_KEY
+	if (key_path)
+		return mmta_write_file(out_path, data, len);
+#endif
+	return set_blob(MMT_IOC_ATTEST_SET_CRED, "MMT_IOC_ATTEST_SET_CRED",
+			data, len);
+}
+
+/*
+ * renew_once() - one whole exchange with the authority over --connect:
+ * hello, challenge, evidence (quote()), credential, installed; @got is
+ * the credential's body.  Return: MMTA_OK, the authority's refusal code,
+ * or a local mmta_exit code.
+ */
+static int renew_once(struct mmta_cred *got)
+{
+	static const char *const cred_fields[] = { "credential", NULL };
+	struct mmta_msg h = { 0 }, ch = { 0 }, ev = { 0 }, cm = { 0 };
+	const struct mmta_field *c = NULL;
+	FILE *to, *from;
+	pid_t pid;
+	int rc;
+
+	rc = tpm_open();
+	if (!rc)
+		rc = hello(&h);
+	if (rc)
+		goto out;
+	pid = spawn(connect_cmd, &to, &from);
+	if (pid < 0) {
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	timed_out = 0;
+	alarm(RENEW_TIMEOUT);
+	rc = mmta_stream_send(to, &h);
+	if (!rc)
+		rc = mmta_stream_recv(from, "challenge", "challenge",
+				      challenge_fields, &ch);
+	if (!rc)
+		rc = quote(&ch, &ev);
+	if (!rc)
+		rc = mmta_stream_send(to, &ev);
+	if (!rc)
+		rc = mmta_stream_recv(from, "credential", "credential",
+				      cred_fields, &cm);
+	alarm(0);
+	if (rc && timed_out)
+		mmta_err("--connect: no credential within %d s", RENEW_TIMEOUT);
+	fclose(to);
+	fclose(from);
+	reap(pid, rc);
+	if (rc)
+		goto out;
+	c = mmta_msg_get(&cm, "credential");
+	if (!c) {
+		mmta_err("credential: the message carries none");
+		rc = MMTA_EMSG;
+		goto out;
+	}
+	rc = mmta_cred_decode(c->data, c->len, got);
+	if (!rc)
+		rc = install_cred(c->data, c->len);
+out:
+	tpm_close();
+	mmta_msg_free(&h);
+	mmta_msg_free(&ch);
+	mmta_msg_free(&ev);
+	mmta_msg_free(&cm);
+	return rc;
+}
+
+/*
+ * installed() - the node id and serial of the installed credential, for
+ * the log: the module's (MMT_IOC_ATTEST_INFO), or in a test build given
+ * --node-key the one in --out; false if there is none
+ */
+static bool installed(uint32_t *id, uint64_t *serial)
+{
+	struct mmt_attest_info info;
+	int fd;
+
+#ifdef MMTA_TEST_NODE_KEY
+	if (key_path) {
+		struct mmta_cred c;
+		uint8_t *data;
+		size_t len;
+		bool ok;
+
+		if (access(out_path, R_OK) || mmta_read_file(out_path, &data, &len))
+			return false;
+		ok = len >= MMTA_CRED_BODY_LEN &&
+		     !mmta_cred_decode(data, len, &c);
+		free(data);
+		if (ok) {
+			*id = c.node_id;
+			*serial = c.serial;
+		}
+		return ok;
+	}
+#endif
+	fd = open("/dev/mmt", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (ioctl(fd, MMT_IOC_ATTEST_INFO, &info) || !info.serial) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	*id = info.node_id;
+	*serial = info.serial;
+	return true;
+}
+
+/*
+ * cmd_renew() - renew the node's credential over --connect CMD: once
+ * (exit code: the authority's refusal code, or a local one), or with
+ * --every S as a daemon: after a credential, again after a third of its
+ * remaining validity or S seconds, whichever is shorter; after a
+ * failure, again after S seconds; never exits but on SIGTERM or SIGINT
+ * (exit 0).  Each renewal or refusal is a line on stderr.
+ */
+static int cmd_renew(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct sigaction al = { .sa_handler = on_alarm };
+	uint64_t serial, now;
+	uint32_t id;
+	long wait;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGALRM, &al, NULL);	/* no SA_RESTART, as below */
+	if (!every) {
+		rc = renew_once(&last);
+		if (!rc)
+			fprintf(stderr, "renew: node id %u serial %" PRIu64 " installed, valid until %" PRIu64 "\n",
+				last.node_id, last.serial, last.not_after);
+		return rc;
+	}
+	/* no SA_RESTART: a blocking read ends with EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stop) {
+		rc = renew_once(&last);
+		now = (uint64_t)time(NULL);
+		wait = every;
+		if (!rc && last.not_after > now &&
+		    (last.not_after - now) / 3 < (uint64_t)every)
+			wait = (long)((last.not_after - now) / 3);
+		if (wait < 1)
+			wait = 1;
+		if (stop)
+			break;
+		if (!rc)
+			fprintf(stderr, "renew: node id %u serial %" PRIu64 " installed, valid until %" PRIu64 "; next renewal in %ld s\n",
+				last.node_id, last.serial, last.not_after, wait);
+		else if (installed(&id, &serial))
+			fprintf(stderr, "renew: failed (exit %d); node id %u serial %" PRIu64 " stays installed; next try in %ld s\n",
+				rc, id, serial, wait);
+		else
+			fprintf(stderr, "renew: failed (exit %d); no credential installed; next try in %ld s\n",
+				rc, wait);
+		while (wait-- > 0 && !stop)
+			sleep(1);
+	}
+	fprintf(stderr, "renew: stopped\n");
+	return MMTA_OK;
+}
+
+/* renew_args() - renew's options are consistent; else says why, nonzero */
+static int renew_args(int argc)
+{
+	if (optind != argc || !connect_cmd || !*connect_cmd) {
+		mmta_err("renew: --connect CMD is required (a command whose stdin and stdout reach mmt-authority serve)");
+		return -1;
+	}
+	if (in_path) {
+		mmta_err("renew: no --in: the challenge comes over --connect");
+		return -1;
+	}
+#ifdef MMTA_TEST_NODE_KEY
+	if (!key_path != !out_path) {
+		mmta_err("renew: --node-key and --out go together (test build: the credential is written, not installed)");
+		return -1;
+	}
+#else
+	if (out_path) {
+		mmta_err("renew: no --out: the credential is installed in the module");
+		return -1;
+	}
+#endif
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fputs("usage: mmt-attest hello [--tcti CONF] --out HELLO\n"
@@ -546,6 +912,13 @@ static void usage(FILE *f)
 	      "       mmt-attest quote [--tcti CONF] --in CHALLENGE\n"
 #endif
 	      "                  [--ima-log FILE] [--want-id N] --out EVIDENCE\n"
+#ifdef MMTA_TEST_NODE_KEY
+	      "       mmt-attest renew [--tcti CONF] --connect CMD [--every SECONDS]\n"
+	      "                  [--ima-log FILE] [--want-id N] [--node-key FILE --out CREDENTIAL]\n"
+#else
+	      "       mmt-attest renew [--tcti CONF] --connect CMD [--every SECONDS]\n"
+	      "                  [--ima-log FILE] [--want-id N]\n"
+#endif
 	      "       mmt-attest authority --in AUTHORITY.der\n"
 	      "       mmt-attest node-key --out FILE\n"
 	      "       mmt-attest install --in CREDENTIAL\n"
@@ -562,6 +935,8 @@ int main(int argc, char **argv)
 		{ "node-key", required_argument, NULL, 'k' },
 		{ "ima-log", required_argument, NULL, 'l' },
 		{ "want-id", required_argument, NULL, 'w' },
+		{ "connect", required_argument, NULL, 'C' },
+		{ "every", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -597,9 +972,23 @@ int main(int argc, char **argv)
 				return MMTA_EUSAGE;
 			}
 			break;
+		case 'C': connect_cmd = optarg; break;
+		case 'e':
+			every = strtol(optarg, &end, 10);
+			if (*end || every <= 0) {
+				mmta_err("--every: a positive number of seconds");
+				return MMTA_EUSAGE;
+			}
+			break;
 		case 'h': usage(stdout); return MMTA_OK;
 		default: usage(stderr); return MMTA_EUSAGE;
 		}
+	}
+	if (!strcmp(cmd, "renew"))
+		return renew_args(argc) ? MMTA_EUSAGE : cmd_renew();
+	if (connect_cmd || every) {
+		mmta_err("%s: --connect and --every are for renew", cmd);
+		return MMTA_EUSAGE;
 	}
 	if (optind == argc && in_path && !strcmp(cmd, "authority"))
 		return cmd_blob(MMT_IOC_ATTEST_SET_AUTHORITY,

@@ -8,15 +8,20 @@
  * of mmt.ko (the reference values), then assigns a node id no other TPM
  * holds and signs a credential the module and its peers (the relying
  * parties) check.  Its state lives in one directory (--state) and
- * survives restarts: the node list, the issue counter, pending challenges.
+ * survives restarts: the node list, the issue counter, pending challenges,
+ * and per node what its last credential was issued on (a renewal's IMA
+ * log must extend that one) and whether it is revoked.
  *
  *   mmt-authority init --state DIR --ek-ca FILE
  *   mmt-authority reference --state DIR --add FILE [--name NAME]
  *   mmt-authority reference --state DIR --add-module FILE|DIR
  *   mmt-authority challenge --state DIR --in HELLO --out CHALLENGE
  *   mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL
+ *   mmt-authority serve --state DIR [--validity SECONDS]
  *   mmt-authority show-cred --state DIR --in CREDENTIAL
  *   mmt-authority nodes --state DIR
+ *   mmt-authority revoke --state DIR --node ID [--reason TEXT]
+ *   mmt-authority reinstate --state DIR --node ID
  *
  * Exit codes: enum mmta_exit (tools/attest/mmta.h, man/mmt-authority.8).
  * docs/ATTESTATION.md describes the protocol.
@@ -28,6 +33,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +61,13 @@
 static const char *state_dir, *in_path, *out_path, *ek_ca_path, *add_path;
 static const char *add_module_path;
 static const char *ref_name;
-static long validity = 24 * 3600;	/* credential lifetime, seconds */
+static const char *reason_arg;
+static long node_arg;			/* --node of revoke, reinstate */
+/*
+ * Credential lifetime, seconds.  Short: a peer learns that a node was
+ * revoked only when the node's credential expires (no revocation list).
+ */
+static long validity = 600;
 
 static char *spath(const char *name)
 {
@@ -499,10 +511,14 @@ static uint64_t get_le64(const uint8_t *p)
 	return v;
 }
 
-static int cmd_challenge(void)
+/*
+ * challenge() - answer a hello: check the EK certificate and the AK, draw
+ * the nonce, store the pending challenge, and fill @out with the
+ * challenge message.  Return: an mmta_exit code; on error @out is empty.
+ */
+static int challenge(const struct mmta_msg *hello, struct mmta_msg *out)
 {
 	const struct mmta_field *ek, *ak;
-	struct mmta_msg hello, out = { .type = "challenge" };
 	struct mmta_msg pend = { .type = "pending" };
 	uint8_t ek_hash[MMTA_SHA256_LEN], name[64], nonce[MMTA_NONCE_LEN];
 	uint8_t id[MMTA_CHALLENGE_ID_LEN], blob[128], secret[300], t[8];
@@ -511,11 +527,10 @@ static int cmd_challenge(void)
 	EVP_PKEY *ek_pub = NULL, *ak_pub = NULL;
 	int rc, lock;
 
-	rc = mmta_msg_read(in_path, "hello", hello_fields, &hello);
-	if (rc)
-		return rc;
-	ek = mmta_msg_get(&hello, "ek_cert");
-	ak = mmta_msg_get(&hello, "ak_public");
+	memset(out, 0, sizeof(*out));
+	snprintf(out->type, sizeof(out->type), "challenge");
+	ek = mmta_msg_get(hello, "ek_cert");
+	ak = mmta_msg_get(hello, "ak_public");
 	if (!ek || !ak) {
 		mmta_err("hello: ek_cert and ak_public are required");
 		rc = MMTA_EMSG;
@@ -550,16 +565,29 @@ static int cmd_challenge(void)
 	close(lock);
 	if (rc)
 		goto out;
-	mmta_msg_add(&out, "id", id, sizeof(id));
-	mmta_msg_add(&out, "credential_blob", blob, blob_len);
-	mmta_msg_add(&out, "secret", secret, secret_len);
-	rc = mmta_msg_write(out_path, &out);
+	mmta_msg_add(out, "id", id, sizeof(id));
+	mmta_msg_add(out, "credential_blob", blob, blob_len);
+	mmta_msg_add(out, "secret", secret, secret_len);
 out:
 	OPENSSL_cleanse(nonce, sizeof(nonce));
 	EVP_PKEY_free(ek_pub);
 	EVP_PKEY_free(ak_pub);
-	mmta_msg_free(&hello);
 	mmta_msg_free(&pend);
+	return rc;
+}
+
+static int cmd_challenge(void)
+{
+	struct mmta_msg hello, out;
+	int rc;
+
+	rc = mmta_msg_read(in_path, "hello", hello_fields, &hello);
+	if (rc)
+		return rc;
+	rc = challenge(&hello, &out);
+	if (!rc)
+		rc = mmta_msg_write(out_path, &out);
+	mmta_msg_free(&hello);
 	mmta_msg_free(&out);
 	return rc;
 }
@@ -770,6 +798,195 @@ static int assign_id(const uint8_t ek_hash[MMTA_SHA256_LEN], uint32_t want,
 	return rc;
 }
 
+/* ---- node records ---- */
+
+/**
+ * struct node_rec - what a node's last credential was issued on, kept in
+ * STATE/records/<id> across restarts (docs/ATTESTATION.md, "Node ids")
+ * @id: the node id
+ * @ek_hash: SHA-256 of its TPM's EK public key (as in STATE/nodes)
+ * @serial: the last credential's serial; 0 if none was issued since
+ *	records were kept (a record made by revoke)
+ * @node_key: that credential's node key (the module load it was for)
+ * @not_after: that credential's last second of validity
+ * @ima_entries: how many IMA log entries (every PCR) it was issued on
+ * @ima_pcr10: the SHA-256 PCR 10 replayed over exactly those entries
+ * @revoked: every evidence of this node is refused until reinstate
+ * @reason: why it was revoked, one line
+ */
+struct node_rec {
+	uint32_t id;
+	uint8_t ek_hash[MMTA_SHA256_LEN];
+	uint64_t serial;
+	uint8_t node_key[MMTA_NODE_KEY_LEN];
+	uint64_t not_after;
+	unsigned int ima_entries;
+	uint8_t ima_pcr10[MMTA_SHA256_LEN];
+	bool revoked;
+	char reason[256];
+};
+
+#define REC_FIRST_LINE	"mmt-authority record 1\n"
+
+static char *rec_path(uint32_t id)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "records/%u", id);
+	return spath(name);
+}
+
+/* scan_hex() - @n bytes from exactly 2 * @n hex digits; false otherwise */
+static bool scan_hex(const char *hex, uint8_t *out, size_t n)
+{
+	return strlen(hex) == 2 * n && !mmta_hex_decode(hex, 2 * n, out);
+}
+
+/*
+ * rec_load() - read node @id's record into @r; *@found false (and @r
+ * zeroed) if it has none.  Return: MMTA_OK, or MMTA_ESYS for a record
+ * that cannot be read or does not parse (message on stderr).
+ */
+static int rec_load(uint32_t id, struct node_rec *r, bool *found)
+{
+	char line[600], val[520], name[32];
+	unsigned int seen = 0, n;
+	unsigned long long v;
+	FILE *f;
+	bool ok = true;
+
+	memset(r, 0, sizeof(*r));
+	*found = false;
+	f = fopen(rec_path(id), "r");
+	if (!f) {
+		if (errno == ENOENT)
+			return MMTA_OK;
+		mmta_err("%s: %s", rec_path(id), strerror(errno));
+		return MMTA_ESYS;
+	}
+	if (!fgets(line, sizeof(line), f) || strcmp(line, REC_FIRST_LINE))
+		ok = false;
+	while (ok && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		val[0] = '\0';
+		if (sscanf(line, "%31s %519[^\n]", name, val) < 1) {
+			ok = false;
+		} else if (!strcmp(name, "node_id")) {
+			ok = sscanf(val, "%u", &n) == 1 && n == id;
+			r->id = id;
+			seen |= 1;
+		} else if (!strcmp(name, "ek_hash")) {
+			ok = scan_hex(val, r->ek_hash, MMTA_SHA256_LEN);
+			seen |= 2;
+		} else if (!strcmp(name, "serial")) {
+			ok = sscanf(val, "%llu", &v) == 1;
+			r->serial = v;
+		} else if (!strcmp(name, "node_key")) {
+			ok = scan_hex(val, r->node_key, MMTA_NODE_KEY_LEN);
+		} else if (!strcmp(name, "not_after")) {
+			ok = sscanf(val, "%llu", &v) == 1;
+			r->not_after = v;
+		} else if (!strcmp(name, "ima_entries")) {
+			ok = sscanf(val, "%u", &r->ima_entries) == 1;
+		} else if (!strcmp(name, "ima_pcr10")) {
+			ok = scan_hex(val, r->ima_pcr10, MMTA_SHA256_LEN);
+		} else if (!strcmp(name, "revoked")) {
+			ok = sscanf(val, "%u", &n) == 1 && n <= 1;
+			r->revoked = n;
+		} else if (!strcmp(name, "reason")) {
+			snprintf(r->reason, sizeof(r->reason), "%s", val);
+		} else {
+			ok = false;
+		}
+	}
+	fclose(f);
+	if (!ok || seen != 3) {
+		mmta_err("%s: not a node record", rec_path(id));
+		return MMTA_ESYS;
+	}
+	*found = true;
+	return MMTA_OK;
+}
+
+/*
+ * rec_store() - write node @r->id's record whole and durably (temporary
+ * file, fsync, rename: mmta_write_file()).  Return: an mmta_exit code.
+ * Context: the state lock held.
+ */
+static int rec_store(const struct node_rec *r)
+{
+	char ek[2 * MMTA_SHA256_LEN + 1], key[2 * MMTA_NODE_KEY_LEN + 1];
+	char pcr[sizeof(ek)], buf[1024];
+	int n;
+
+	if (mkdir(spath("records"), 0700) && errno != EEXIST) {
+		mmta_err("%s: %s", spath("records"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	mmta_hex_encode(r->ek_hash, sizeof(r->ek_hash), ek);
+	mmta_hex_encode(r->node_key, sizeof(r->node_key), key);
+	mmta_hex_encode(r->ima_pcr10, sizeof(r->ima_pcr10), pcr);
+	n = snprintf(buf, sizeof(buf),
+		     REC_FIRST_LINE "node_id %u\nek_hash %s\nserial %" PRIu64
+		     "\nnode_key %s\nnot_after %" PRIu64 "\nima_entries %u\n"
+		     "ima_pcr10 %s\nrevoked %d\nreason %s\n",
+		     r->id, ek, r->serial, key, r->not_after, r->ima_entries,
+		     pcr, r->revoked, r->reason);
+	return mmta_write_file(rec_path(r->id), buf, (size_t)n);
+}
+
+/* rec_reason() - @r->reason from @text: one line, printable */
+static void rec_reason(struct node_rec *r, const char *text)
+{
+	size_t i;
+
+	i = strnlen(text, sizeof(r->reason) - 1);
+	memcpy(r->reason, text, i);
+	r->reason[i] = '\0';
+	for (i = 0; r->reason[i]; i++)
+		if ((unsigned char)r->reason[i] < ' ' || r->reason[i] == 0x7f)
+			r->reason[i] = ' ';
+}
+
+/*
+ * find_node() - look a node up in STATE/nodes: by @ek_hash if not NULL,
+ * else by @id.  Sets *@found_id to its id (0: none) and, if @found_ek is
+ * not NULL, @found_ek to its EK hash.  Return: an mmta_exit code.
+ */
+static int find_node(const uint8_t *ek_hash, uint32_t id, uint32_t *found_id,
+		     uint8_t *found_ek)
+{
+	char line[256], ekhex[2 * MMTA_SHA256_LEN + 1], mine[sizeof(ekhex)];
+	uint8_t ek[MMTA_SHA256_LEN];
+	unsigned int nid;
+	FILE *f;
+
+	*found_id = 0;
+	if (ek_hash)
+		mmta_hex_encode(ek_hash, MMTA_SHA256_LEN, mine);
+	f = fopen(spath("nodes"), "r");
+	if (!f) {
+		mmta_err("%s: %s", spath("nodes"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %64s", &nid, ekhex) != 2 ||
+		    !scan_hex(ekhex, ek, sizeof(ek))) {
+			mmta_err("%s: bad line", spath("nodes"));
+			fclose(f);
+			return MMTA_ESYS;
+		}
+		if (ek_hash ? !strcmp(ekhex, mine) : nid == id) {
+			*found_id = nid;
+			if (found_ek)
+				memcpy(found_ek, ek, sizeof(ek));
+			break;
+		}
+	}
+	fclose(f);
+	return MMTA_OK;
+}
+
 static int next_serial(uint64_t *serial)
 {
 	uint8_t *buf;
@@ -819,34 +1036,88 @@ static int take_challenge(const struct mmta_field *id, struct mmta_msg *pend)
 	return MMTA_OK;
 }
 
-static int cmd_verify(void)
+/*
+ * renewal_check() - a renewal (evidence of the node key of the node's
+ * last credential, @rec) must show a log that only grew since: its first
+ * @rec->ima_entries entries replay to the PCR 10 recorded then.  Return:
+ * MMTA_OK or MMTA_ELOGREWRITTEN.
+ */
+static int renewal_check(const struct node_rec *rec, const uint8_t *log,
+			 size_t len, unsigned int entries)
+{
+	uint8_t pcr[MMTA_SHA256_LEN];
+
+	if (entries < rec->ima_entries) {
+		mmta_err("IMA log: a renewal of node id %u (the node key of serial %" PRIu64 ") with %u entries, fewer than the %u its last credential was issued on: the log was rewritten",
+			 rec->id, rec->serial, entries, rec->ima_entries);
+		return MMTA_ELOGREWRITTEN;
+	}
+	if (mmta_ima_replay_prefix(log, len, rec->ima_entries, pcr) ||
+	    memcmp(pcr, rec->ima_pcr10, sizeof(pcr))) {
+		mmta_err("IMA log: a renewal of node id %u (the node key of serial %" PRIu64 ") whose first %u entries are not those its last credential was issued on: the log was rewritten",
+			 rec->id, rec->serial, rec->ima_entries);
+		return MMTA_ELOGREWRITTEN;
+	}
+	return MMTA_OK;
+}
+
+/*
+ * revoke_on_refusal() - a refusal @rc of evidence from the TPM of node
+ * @rec, for a measurement that is no reference value (20) or a rewritten
+ * log (22), while the node holds a credential that has not expired,
+ * revokes the node: its record says so (written before the refusal
+ * leaves), and every later evidence is refused (23) until reinstate.
+ * Context: the state lock held.
+ */
+static void revoke_on_refusal(struct node_rec *rec, int rc)
+{
+	char why[300];
+
+	if ((rc != MMTA_EFOREIGN && rc != MMTA_ELOGREWRITTEN) ||
+	    rec->revoked || rec->not_after < (uint64_t)time(NULL))
+		return;
+	snprintf(why, sizeof(why), "exit %d: %s", rc, mmta_last_err());
+	rec->revoked = true;
+	rec_reason(rec, why);
+	if (rec_store(rec))
+		mmta_err("node id %u: the revocation could not be recorded",
+			 rec->id);
+	else
+		fprintf(stderr, "node id %u revoked (its credential, serial %" PRIu64 ", is valid until %" PRIu64 "): %s\n",
+			rec->id, rec->serial, rec->not_after, rec->reason);
+}
+
+/*
+ * verify() - appraise evidence and issue a credential: *@out (malloc'ed,
+ * the caller frees it) is the credential file.  The node's record and the
+ * node list are written before it is returned.  Return: an mmta_exit code.
+ */
+static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 {
 	const struct mmta_field *f_id, *f_key, *f_want, *f_quote, *f_sig, *f_log;
 	const struct mmta_field *p_nonce, *p_ak, *p_ek;
-	struct mmta_msg ev, pend = { 0 };
+	struct mmta_msg pend = { 0 };
 	struct mmta_ima_result ima;
 	struct mmta_cred cred;
+	struct node_rec rec;
 	struct refs *refs = calloc(1, sizeof(*refs));
-	uint8_t qual[MMTA_SHA256_LEN], name[64], *out = NULL;
-	size_t name_len, out_len;
+	uint8_t qual[MMTA_SHA256_LEN], name[64];
+	size_t name_len;
 	EVP_PKEY *ak_pub = NULL, *key = NULL;
 	X509 *cert = NULL;
-	uint32_t want = 0;
+	uint32_t want = 0, held;
+	bool has_rec = false, renewal;
 	int rc, lock = -1;
 
+	*out = NULL;
 	if (!refs)
 		return MMTA_ESYS;
-	rc = mmta_msg_read(in_path, "evidence", evidence_fields, &ev);
-	if (rc) {
-		free(refs);
-		return rc;
-	}
-	f_id = mmta_msg_get(&ev, "id");
-	f_key = mmta_msg_get(&ev, "node_key");
-	f_want = mmta_msg_get(&ev, "want_node_id");
-	f_quote = mmta_msg_get(&ev, "quote");
-	f_sig = mmta_msg_get(&ev, "signature");
-	f_log = mmta_msg_get(&ev, "ima_log");
+	f_id = mmta_msg_get(ev, "id");
+	f_key = mmta_msg_get(ev, "node_key");
+	f_want = mmta_msg_get(ev, "want_node_id");
+	f_quote = mmta_msg_get(ev, "quote");
+	f_sig = mmta_msg_get(ev, "signature");
+	f_log = mmta_msg_get(ev, "ima_log");
 	rc = MMTA_EMSG;
 	if (!f_id || !f_key || !f_quote || !f_sig || !f_log ||
 	    f_key->len != MMTA_NODE_KEY_LEN || (f_want && f_want->len != 4)) {
@@ -893,26 +1164,47 @@ static int cmd_verify(void)
 			       f_sig->data, f_sig->len, qual, ima.pcr10);
 	if (rc)
 		goto out;
+	/* the evidence is the TPM's: what does the authority know of it? */
+	rc = find_node(p_ek->data, 0, &held, NULL);
+	if (!rc && held)
+		rc = rec_load(held, &rec, &has_rec);
+	if (rc)
+		goto out;
+	if (has_rec && memcmp(rec.ek_hash, p_ek->data, MMTA_SHA256_LEN)) {
+		mmta_err("%s: its EK hash is not that of node id %u in %s",
+			 rec_path(held), held, spath("nodes"));
+		rc = MMTA_ESYS;
+		goto out;
+	}
+	if (has_rec && rec.revoked) {
+		mmta_err("node id %u is revoked (%s): mmt-authority reinstate",
+			 held, rec.reason);
+		rc = MMTA_EREVOKED;
+		goto out;
+	}
+	renewal = has_rec && rec.serial &&
+		  !memcmp(rec.node_key, f_key->data, MMTA_NODE_KEY_LEN);
 	if (refs->foreign_algo[0]) {
 		mmta_err("IMA log: module %s was measured with %s, not sha256: reference values are SHA-256 only",
 			 refs->foreign, refs->foreign_algo);
 		rc = MMTA_EFOREIGN;
-		goto out;
-	}
-	if (refs->foreign[0]) {
+	} else if (refs->foreign[0]) {
 		mmta_err("IMA log: module %s was measured with a hash that is not a reference value",
 			 refs->foreign);
 		rc = MMTA_EFOREIGN;
-		goto out;
-	}
-	if (!refs->found) {
+	} else if (!refs->found) {
 		mmta_err("IMA log: no reference mmt.ko was measured");
 		rc = MMTA_EMODULE;
+	} else {
+		rc = check_node_key(refs);
+	}
+	if (!rc && renewal)
+		rc = renewal_check(&rec, f_log->data, f_log->len, ima.count);
+	if (rc) {
+		if (has_rec)
+			revoke_on_refusal(&rec, rc);
 		goto out;
 	}
-	rc = check_node_key(refs);
-	if (rc)
-		goto out;
 	rc = assign_id(p_ek->data, want, &cred.node_id);
 	if (!rc)
 		rc = next_serial(&cred.serial);
@@ -923,22 +1215,55 @@ static int cmd_verify(void)
 	memcpy(cred.node_key, f_key->data, MMTA_NODE_KEY_LEN);
 	memcpy(cred.module_hash, refs->found, MMTA_SHA256_LEN);
 	memcpy(cred.ek_hash, p_ek->data, MMTA_SHA256_LEN);
-	rc = mmta_cred_sign(&cred, key, cert, &out, &out_len);
-	if (!rc)
-		rc = mmta_write_file(out_path, out, out_len);
-	if (!rc)
-		fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured)\n",
-			cred.node_id, cred.serial, ima.entries, refs->modules);
+	rc = mmta_cred_sign(&cred, key, cert, out, out_len);
+	if (rc)
+		goto out;
+	/* the record of what this credential was issued on, before it leaves */
+	memset(&rec, 0, sizeof(rec));
+	rec.id = cred.node_id;
+	memcpy(rec.ek_hash, cred.ek_hash, MMTA_SHA256_LEN);
+	rec.serial = cred.serial;
+	memcpy(rec.node_key, cred.node_key, MMTA_NODE_KEY_LEN);
+	rec.not_after = cred.not_after;
+	rec.ima_entries = ima.count;
+	memcpy(rec.ima_pcr10, ima.pcr10, MMTA_SHA256_LEN);
+	rc = rec_store(&rec);
+	if (rc)
+		goto out;
+	fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured; %s; valid until %" PRIu64 ")\n",
+		cred.node_id, cred.serial, ima.entries, refs->modules,
+		renewal ? "a renewal: the log only grew" : "a fresh attestation",
+		cred.not_after);
 out:
+	if (rc) {
+		free(*out);
+		*out = NULL;
+	}
 	if (lock >= 0)
 		close(lock);
-	free(out);
 	free_refs(refs);
 	EVP_PKEY_free(ak_pub);
 	EVP_PKEY_free(key);
 	X509_free(cert);
-	mmta_msg_free(&ev);
 	mmta_msg_free(&pend);
+	return rc;
+}
+
+static int cmd_verify(void)
+{
+	struct mmta_msg ev;
+	uint8_t *out;
+	size_t len;
+	int rc;
+
+	rc = mmta_msg_read(in_path, "evidence", evidence_fields, &ev);
+	if (rc)
+		return rc;
+	rc = verify(&ev, &out, &len);
+	if (!rc)
+		rc = mmta_write_file(out_path, out, len);
+	free(out);
+	mmta_msg_free(&ev);
 	return rc;
 }
 
@@ -974,16 +1299,166 @@ static int cmd_show_cred(void)
 	return rc;
 }
 
+/*
+ * cmd_nodes() - one line a node of STATE/nodes: its id (first, as the
+ * node list has it), a prefix of its EK hash, and from its record the
+ * last serial, its not_after and whether it is revoked and why
+ */
 static int cmd_nodes(void)
 {
-	uint8_t *data;
-	size_t len;
+	char line[256], ekhex[2 * MMTA_SHA256_LEN + 1];
+	struct node_rec r;
+	unsigned int nid;
+	bool found;
+	FILE *f;
+	int rc = MMTA_OK;
 
-	if (mmta_read_file(spath("nodes"), &data, &len))
+	f = fopen(spath("nodes"), "r");
+	if (!f) {
+		mmta_err("%s: %s", spath("nodes"), strerror(errno));
 		return MMTA_ESYS;
-	fwrite(data, 1, len, stdout);
-	free(data);
-	return MMTA_OK;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %64s", &nid, ekhex) != 2) {
+			mmta_err("%s: bad line", spath("nodes"));
+			rc = MMTA_ESYS;
+			break;
+		}
+		rc = rec_load(nid, &r, &found);
+		if (rc)
+			break;
+		printf("%u ek %.16s", nid, ekhex);
+		if (found && r.serial)
+			printf(" serial %" PRIu64 " not_after %" PRIu64, r.serial,
+			       r.not_after);
+		else
+			printf(" serial - not_after -");
+		if (found && r.revoked)
+			printf(" revoked: %s\n", r.reason);
+		else
+			printf(" ok\n");
+	}
+	fclose(f);
+	return rc;
+}
+
+/*
+ * cmd_revoke() - revoke (@on) or reinstate node --node: its record says so
+ * (a record is made for a node that has none).  A revoked node's evidence
+ * is refused (23); its peers learn of it when its credential expires.
+ */
+static int cmd_revoke(bool on)
+{
+	const char *cmd = on ? "revoke" : "reinstate";
+	uint8_t ek[MMTA_SHA256_LEN];
+	struct node_rec r;
+	uint32_t held;
+	bool found;
+	int rc, lock;
+
+	lock = lock_state();
+	if (lock < 0)
+		return MMTA_ESYS;
+	rc = find_node(NULL, node_arg, &held, ek);
+	if (!rc && !held) {
+		mmta_err("%s: node id %ld is not in %s (mmt-authority nodes)",
+			 cmd, node_arg, spath("nodes"));
+		rc = MMTA_EUSAGE;
+	}
+	if (!rc)
+		rc = rec_load(held, &r, &found);
+	if (rc)
+		goto out;
+	if (!found) {
+		r.id = held;
+		memcpy(r.ek_hash, ek, sizeof(ek));
+	}
+	if (!on && !r.revoked) {
+		fprintf(stderr, "node id %u is not revoked\n", held);
+		goto out;
+	}
+	r.revoked = on;
+	rec_reason(&r, on ? (reason_arg ? reason_arg : "revoked by hand") : "");
+	rc = rec_store(&r);
+	if (!rc && on)
+		fprintf(stderr, "node id %u revoked: %s; its credential (serial %" PRIu64 ") stays valid until %" PRIu64 "\n",
+			held, r.reason, r.serial, r.not_after);
+	else if (!rc)
+		fprintf(stderr, "node id %u reinstated\n", held);
+out:
+	close(lock);
+	return rc;
+}
+
+/* ---- serve: the exchange on stdin and stdout ---- */
+
+/* the node must send its evidence within the challenge's lifetime */
+static void serve_timeout(int sig)
+{
+	static const char msg[] = "serve: no evidence within the challenge's lifetime\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(MMTA_ESYS);
+	_exit(MMTA_ESYS);
+}
+
+/* serve_refuse() - send a refusal carrying @rc and the last error */
+static int serve_refuse(int rc)
+{
+	struct mmta_msg m;
+
+	mmta_refusal(&m, rc, mmta_last_err());
+	mmta_stream_send(stdout, &m);
+	mmta_msg_free(&m);
+	return rc;
+}
+
+/*
+ * cmd_serve() - one node's whole exchange on stdin and stdout, messages
+ * framed by an empty line (docs/ATTESTATION.md, "Protocol"): read the
+ * hello, write the challenge, read the evidence, write the credential
+ * (message "credential", field "credential": the file verify writes); a
+ * refusal (its exit code and reason) takes the place of the challenge or
+ * the credential.  Any byte pipe carries it: socat, ssh, a socket unit
+ * with Accept=yes.  The exit code is that of the exchange.
+ */
+static int cmd_serve(void)
+{
+	struct mmta_msg hello, chal, ev, cm = { .type = "credential" };
+	uint8_t *cred = NULL;
+	size_t len;
+	int rc;
+
+	signal(SIGALRM, serve_timeout);
+	signal(SIGPIPE, SIG_IGN);
+	alarm(CHALLENGE_TTL);
+	rc = mmta_stream_recv(stdin, "serve: hello", "hello", hello_fields,
+			      &hello);
+	if (rc)		/* a malformed hello is refused; a closed stream ends */
+		return rc == MMTA_ESYS ? rc : serve_refuse(rc);
+	rc = challenge(&hello, &chal);
+	mmta_msg_free(&hello);
+	if (rc)
+		return serve_refuse(rc);
+	rc = mmta_stream_send(stdout, &chal);
+	mmta_msg_free(&chal);
+	if (rc)
+		return rc;
+	rc = mmta_stream_recv(stdin, "serve: evidence", "evidence",
+			      evidence_fields, &ev);
+	if (rc)
+		return rc == MMTA_ESYS ? rc : serve_refuse(rc);
+	alarm(0);	/* the time limit is the peer's, not the verifier's */
+	rc = verify(&ev, &cred, &len);
+	mmta_msg_free(&ev);
+	if (rc)
+		return serve_refuse(rc);
+	mmta_msg_add(&cm, "credential", cred, len);
+	free(cred);
+	rc = mmta_stream_send(stdout, &cm);
+	mmta_msg_free(&cm);
+	return rc;
 }
 
 static void usage(FILE *f)
@@ -993,8 +1468,11 @@ static void usage(FILE *f)
 	      "       mmt-authority reference --state DIR --add-module FILE|DIR\n"
 	      "       mmt-authority challenge --state DIR --in HELLO --out CHALLENGE\n"
 	      "       mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL [--validity SECONDS]\n"
+	      "       mmt-authority serve --state DIR [--validity SECONDS]\n"
 	      "       mmt-authority show-cred --state DIR --in CREDENTIAL\n"
 	      "       mmt-authority nodes --state DIR\n"
+	      "       mmt-authority revoke --state DIR --node ID [--reason TEXT]\n"
+	      "       mmt-authority reinstate --state DIR --node ID\n"
 	      "see mmt-authority(8)\n", f);
 }
 
@@ -1009,6 +1487,8 @@ int main(int argc, char **argv)
 		{ "add-module", required_argument, NULL, 'm' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "validity", required_argument, NULL, 'v' },
+		{ "node", required_argument, NULL, 'N' },
+		{ "reason", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1038,6 +1518,16 @@ int main(int argc, char **argv)
 				return MMTA_EUSAGE;
 			}
 			break;
+		case 'N':
+			node_arg = strtol(optarg, &end, 10);
+			if (*end || node_arg < MMTA_NODE_ID_MIN ||
+			    node_arg > MMTA_NODE_ID_MAX) {
+				mmta_err("--node: a node id, %d..%d",
+					 MMTA_NODE_ID_MIN, MMTA_NODE_ID_MAX);
+				return MMTA_EUSAGE;
+			}
+			break;
+		case 'r': reason_arg = optarg; break;
 		case 'h': usage(stdout); return MMTA_OK;
 		default: usage(stderr); return MMTA_EUSAGE;
 		}
@@ -1045,6 +1535,29 @@ int main(int argc, char **argv)
 	if (optind != argc || !state_dir) {
 		usage(stderr);
 		return MMTA_EUSAGE;
+	}
+	if (!strcmp(cmd, "revoke") || !strcmp(cmd, "reinstate")) {
+		if (!node_arg) {
+			mmta_err("%s: --node ID is required", cmd);
+			return MMTA_EUSAGE;
+		}
+		if (reason_arg && !strcmp(cmd, "reinstate")) {
+			mmta_err("reinstate: --reason is for revoke");
+			return MMTA_EUSAGE;
+		}
+		return cmd_revoke(!strcmp(cmd, "revoke"));
+	}
+	if (node_arg || reason_arg) {
+		mmta_err("%s: --node and --reason are for revoke and reinstate",
+			 cmd);
+		return MMTA_EUSAGE;
+	}
+	if (!strcmp(cmd, "serve")) {
+		if (in_path || out_path) {
+			mmta_err("serve: the messages are on stdin and stdout, no --in or --out");
+			return MMTA_EUSAGE;
+		}
+		return cmd_serve();
 	}
 	if (!strcmp(cmd, "init"))
 		return cmd_init();

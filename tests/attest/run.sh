@@ -17,11 +17,14 @@
 #   TPM a, b: EK certificates from CA 1, which the authority trusts
 #   TPM c:    EK certificate from CA 2, which it does not
 #
+# Section 10 drives the exchange over pipes too: mmt-authority serve and
+# mmt-attest renew --connect.
+#
 # Each check prints "ok - attest: ..." or "not ok - attest: ..." and
 # asserts the exact exit code of the refusal (enum mmta_exit,
 # tools/attest/mmta.h), then "attest: N passed, N failed".
 # Needs swtpm, swtpm_setup, tpm2-tools, openssl, python3 (scripts/deps.sh);
-# about 10 s.
+# about 100 s here, most of it swtpm restarts and the waits of section 10.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -37,6 +40,8 @@ W=$(mktemp -d /tmp/mmt-attest-test.XXXXXX)
 
 cleanup() {
 	local p
+	# a renew daemon of section 10 that outlived its check
+	[ -n "${dpid:-}" ] && kill "$dpid" 2>/dev/null
 	for p in "$W"/swtpm-*.pid; do
 		[ -e "$p" ] && kill "$(cat "$p")" 2>/dev/null
 	done
@@ -101,12 +106,25 @@ tcti() {
 	echo "swtpm:host=127.0.0.1,port=${port[$1]}"
 }
 
-# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), write
-# its IMA log $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with
-# it, as a booted node with IMA would
+# boot NAME [--ima-sig] ENTRY...: (re)start TPM NAME (PCRs reset), draw
+# the node key $W/NAME.key of this boot's module load, write its IMA log
+# $W/NAME.ima with ENTRY... (imalog.py) and extend PCR 10 with it, as a
+# booted node with IMA would.  Until keep_revoked=1 (section 10) a boot
+# also reinstates every revoked node: the appraisal checks of sections
+# 1-9 each start from nodes in good standing, while a refusal 20 revokes
+# a node that holds a valid credential
+keep_revoked=0
 boot() {
-	local name=$1 pid=$W/swtpm-$1.pid h i p sig
+	local name=$1 pid=$W/swtpm-$1.pid h i p sig id
 	shift
+	# BOOT_KEEP_KEY=1: the same node key, as a forged log of one load
+	[ "${BOOT_KEEP_KEY:-0}" = 1 ] || nodekey "$name"
+	if [ "$keep_revoked" = 0 ]; then
+		for id in $("$AUTH" nodes --state "$W/auth" 2>/dev/null |
+			awk '/ revoked: / { print $1 }'); do
+			"$AUTH" reinstate --state "$W/auth" --node "$id" 2>/dev/null
+		done
+	fi
 	# a boot that fails leaves no log behind, so that no later round can
 	# quote the previous boot's TPM with the previous boot's log (under a
 	# heavy load the old swtpm once outlived the wait below, the new one
@@ -549,4 +567,262 @@ expect "hello with a field that is not hex refused" 3 \
 printf 'mmt-attest evidence 1\nbogus 00\n' >"$W/x.msg"
 expect "evidence with an unknown field refused" 3 \
 	"$AUTH" verify --state "$W/auth" --in "$W/x.msg" --out "$W/x.out"
+# ---- 10. continuous attestation: renewals, revocation, serve, renew ----
+# A renewal (evidence with the node key of the node's last credential)
+# must show a log that only grew: its first entries are exactly those the
+# last credential was issued on (else 22).  A refusal 20 or 22 while the
+# node holds a valid credential revokes it: every later evidence is
+# refused (23) until reinstate.  The record (STATE/records/ID) is written
+# by each mmt-authority process and read by the next: a restart.
+
+# grow NAME ENTRY...: the node measures more (no reboot: the same load)
+grow() {
+	local name=$1 h
+	shift
+	for h in $(python3 "$HERE/imalog.py" "$W/$name.more" "$@"); do
+		TPM2TOOLS_TCTI=$(tcti "$name") tpm2_pcrextend "10:sha256=$h" || return 1
+	done
+	cat "$W/$name.more" >>"$W/$name.ima"
+}
+# credf NAME FIELD: a field of node NAME's credential (show-cred)
+credf() {
+	"$AUTH" show-cred --state "$W/auth" --in "$W/$1.cred" 2>/dev/null |
+		awk -v f="$2" '$1 == f { print $2 }'
+}
+# recf ID FIELD: a field of node ID's record
+recf() {
+	awk -v f="$2" '$1 == f { print $2 }' "$W/auth/records/$1"
+}
+# nodeline ID: node ID's line of mmt-authority nodes
+nodeline() {
+	"$AUTH" nodes --state "$W/auth" 2>/dev/null | awk -v n="$1" '$1 == n'
+}
+# check NAME CONDITION...: a check of a condition (test(1) arguments)
+check() {
+	local name=$1
+	shift
+	if [ "$@" ]; then ok "$name"; else notok "$name"; fi
+}
+
+boot a "${GOOD[@]}" "$(keyev a)" || notok "boot a"
+boot b "${GOOD[@]}" "$(keyev b)" || notok "boot b"
+keep_revoked=1
+round a
+expect "node a: a fresh attestation (new node key: a new module load)" 0 verify a
+grep -q "a fresh attestation" "$W/err" && ok "verify says it is a fresh attestation" ||
+	notok "verify does not say it is a fresh attestation"
+ida=$(credf a node_id)
+s1=$(credf a serial)
+check "the credential is valid 600 s by default (not_after - not_before = 600 + 300 s of clock skew)" \
+	"$(( $(credf a not_after) - $(credf a not_before) ))" -eq 900
+check "node a's record: serial $s1, its node key, 5 IMA entries" \
+	"$(recf "$ida" serial) $(recf "$ida" node_key) $(recf "$ida" ima_entries)" = \
+	"$s1 $(xxd -p -c 64 "$W/a.key") 5"
+check "node a's record: not_after of the credential, not revoked" \
+	"$(recf "$ida" not_after) $(recf "$ida" revoked)" = "$(credf a not_after) 0"
+
+# the same load measured more: a renewal, accepted
+grow a /bin/true=/bin/true /bin/ls=/bin/ls
+round a
+expect "node a: a renewal whose log grew by two entries" 0 verify a
+grep -q "a renewal: the log only grew" "$W/err" && ok "verify says it is a renewal" ||
+	notok "verify does not say it is a renewal"
+s2=$(credf a serial)
+check "the renewal keeps id $ida, serial $s2 above $s1" \
+	"$(credf a node_id)" -eq "$ida" -a "$s2" -gt "$s1"
+check "the record follows: serial $s2, 7 IMA entries" \
+	"$(recf "$ida" serial) $(recf "$ida" ima_entries)" = "$s2 7"
+check "nodes lists node a with serial $s2, not revoked" \
+	"$(nodeline "$ida" | awk '{ print $5, $NF }')" = "$s2 ok"
+round a
+expect "node a: a renewal with the same log (nothing new measured)" 0 verify a
+
+# the same node key, a log that does not extend the last one: 22, revoked
+BOOT_KEEP_KEY=1 boot a "${GOOD[@]}" "$(keyev a)" || notok "boot a"
+round a
+expect "node a: the same node key, fewer entries than its last credential's, refused" 22 verify a
+grep -q "fewer than the 7 its last credential was issued on: the log was rewritten" "$W/err" &&
+	ok "that refusal says the log was rewritten" || notok "that refusal does not say the log was rewritten"
+grep -q "node id $ida revoked" "$W/err" && ok "that refusal revokes node a (a valid credential)" ||
+	notok "that refusal does not revoke node a"
+expect "reinstate node a" 0 "$AUTH" reinstate --state "$W/auth" --node "$ida"
+check "nodes: node a reinstated" "$(nodeline "$ida" | awk '{ print $NF }')" = ok
+BOOT_KEEP_KEY=1 boot a "$BOOTAGG" "$KVER" /bin/true=/bin/sh \
+	"$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev a)" /bin/true=/bin/true \
+	/bin/ls=/bin/ls /bin/sh=/bin/sh || notok "boot a"
+round a
+expect "node a: the same node key, an earlier entry rewritten (a longer log), refused" 22 verify a
+grep -q "whose first 7 entries are not those its last credential was issued on" "$W/err" &&
+	ok "that refusal names the 7 entries" || notok "that refusal does not name the entries"
+check "nodes: node a revoked for exit 22" \
+	"$(nodeline "$ida" | grep -c 'revoked: exit 22: IMA log: a renewal')" -eq 1
+check "its record says so" "$(recf "$ida" revoked)" = 1
+
+# a renewal that shows a module with no reference value: 20, revoked;
+# then every evidence, a clean boot's too, 23 until reinstate
+round b
+expect "node b: a fresh attestation" 0 verify b
+idb=$(credf b node_id)
+grow b "$W/unknown.ko=/lib/modules/6.1/kernel/foo.ko"
+round b
+expect "node b: a renewal showing an unreferenced module refused" 20 verify b
+check "nodes: node b revoked for exit 20, naming foo.ko" \
+	"$(nodeline "$idb" | grep -c 'revoked: exit 20: .*foo.ko')" -eq 1
+boot b "${GOOD[@]}" "$(keyev b)" || notok "boot b"
+round b
+expect "node b revoked: a clean boot's evidence refused" 23 verify b
+grep -q "node id $idb is revoked (exit 20" "$W/err" && ok "that refusal says node b is revoked and why" ||
+	notok "that refusal does not say node b is revoked"
+expect "reinstate node b" 0 "$AUTH" reinstate --state "$W/auth" --node "$idb"
+round b
+expect "node b reinstated: the clean boot's evidence issued" 0 verify b
+check "node b keeps id $idb" "$(credf b node_id)" -eq "$idb"
+
+# revocation by hand, then a renewal (same load, same log) refused
+expect "revoke node b by hand" 0 "$AUTH" revoke --state "$W/auth" --node "$idb" --reason "taken out of service"
+round b
+expect "node b revoked by hand: its renewal refused" 23 verify b
+grep -q "is revoked (taken out of service)" "$W/err" && ok "that refusal gives the reason" ||
+	notok "that refusal does not give the reason"
+check "nodes: node b revoked, the reason" \
+	"$(nodeline "$idb" | grep -c 'revoked: taken out of service$')" -eq 1
+expect "reinstate node b" 0 "$AUTH" reinstate --state "$W/auth" --node "$idb"
+round b
+expect "node b: its renewal issued again" 0 verify b
+
+# node a's record, written by an earlier process, still holds its
+# revocation in a new one: the record survives restarts
+boot a "${GOOD[@]}" "$(keyev a)" || notok "boot a"
+round a
+expect "node a (revoked by an earlier process): a new boot's evidence refused" 23 verify a
+
+# ---- serve: the exchange on stdin and stdout, over a pipe ----
+# recv_msg FD OUT: one framed message (up to its empty line) into OUT
+recv_msg() {
+	local line
+	: >"$2"
+	while IFS= read -r -t 60 line <&"$1"; do
+		[ -z "$line" ] && return 0
+		printf '%s\n' "$line" >>"$2"
+	done
+	return 1
+}
+"$AUTH" reinstate --state "$W/auth" --node "$ida" 2>/dev/null
+hello a >/dev/null 2>&1
+# serve_start: mmt-authority serve as a coprocess, its stdin on fd $sin,
+# its stdout on $sout (copies: bash closes the coprocess's own at its end)
+serve_start() {
+	coproc SRV { "$AUTH" serve --state "$W/auth" 2>"$W/serve.err"; }
+	exec {sin}>&"${SRV[1]}" {sout}<&"${SRV[0]}"
+	spid=$SRV_PID
+}
+# serve_end: its exit code in $rc, the copies closed
+serve_end() {
+	exec {sin}>&-
+	wait "$spid"
+	rc=$?
+	exec {sout}<&-
+}
+serve_start
+{ cat "$W/a.hello"; echo; } >&"$sin"
+recv_msg "$sout" "$W/a.chal" && ok "serve: a challenge for node a's hello" ||
+	notok "serve: no challenge"
+quote a 2>"$W/err" || notok "serve: quote"
+{ cat "$W/a.ev"; echo; } >&"$sin"
+recv_msg "$sout" "$W/a.credmsg" || notok "serve: no credential"
+serve_end
+field "$W/a.credmsg" credential | xxd -r -p >"$W/a.cred"
+check "serve: exit 0, a credential message" \
+	"$rc $(head -1 "$W/a.credmsg")" = "0 mmt-attest credential 1"
+check "serve: the credential is node a's (id $ida), 600 s" \
+	"$(credf a node_id) $(( $(credf a not_after) - $(credf a not_before) ))" = "$ida 900"
+grep -q "node id $ida issued" "$W/serve.err" && ok "serve logs the issue on stderr" ||
+	notok "serve does not log the issue"
+# a refusal: TPM c's EK certificate is from another CA
+boot c "${GOOD[@]}" "$(keyev c)" || notok "boot c"
+hello c >/dev/null 2>&1
+serve_start
+{ cat "$W/c.hello"; echo; } >&"$sin"
+recv_msg "$sout" "$W/c.refusal" || notok "serve: no refusal"
+serve_end
+check "serve: TPM c refused with exit 10, a refusal message carrying code 10" \
+	"$rc $(head -1 "$W/c.refusal") $(field "$W/c.refusal" code)" = "10 mmt-attest refused 1 0a000000"
+check "the refusal's reason is the error line" \
+	"$(field "$W/c.refusal" reason | xxd -r -p)" = "$(tail -1 "$W/serve.err")"
+printf 'mmt-attest hello 1\nbogus 00\n\n' >"$W/x.msg"
+expect "serve: a malformed hello refused" 3 "$AUTH" serve --state "$W/auth" <"$W/x.msg"
+check "with a refusal message" "$(head -1 "$W/out") $(field "$W/out" code)" = "mmt-attest refused 1 03000000"
+expect "serve: a stream that ends before the hello" 2 "$AUTH" serve --state "$W/auth" </dev/null
+check "says the stream ended" "$(grep -c 'the peer closed the stream' "$W/err")" -eq 1
+
+# ---- mmt-attest renew --connect: the node's side against serve ----
+renew() {
+	local n=$1
+	shift
+	"$ATT_TEST" renew --tcti "$(tcti "$n")" --node-key "$W/$n.key" \
+		--ima-log "$W/$n.ima" --out "$W/$n.cred" "$@"
+}
+SERVE="$AUTH serve --state $W/auth"
+s1=$(credf a serial)
+grow a /bin/true=/bin/true
+t1=$(date +%s.%N)
+expect "renew --connect: once against serve" 0 renew a --connect "$SERVE 2>$W/serve.err"
+echo "# renewal of node a over serve: $(echo "$(date +%s.%N) - $t1" | bc) s, one exchange"
+check "renew: node a's credential, id $ida, a higher serial" \
+	"$(credf a node_id)" -eq "$ida" -a "$(credf a serial)" -gt "$s1"
+grep -q "renew: node id $ida serial $(credf a serial) installed" "$W/err" &&
+	ok "renew logs the node id and serial" || notok "renew does not log the node id and serial"
+grep -q "a renewal: the log only grew" "$W/serve.err" && ok "the authority took it as a renewal" ||
+	notok "the authority did not take it as a renewal"
+"$AUTH" revoke --state "$W/auth" --node "$ida" --reason "renew test" 2>/dev/null
+expect "renew: a revoked node's exit code is the authority's refusal (23)" 23 renew a --connect "$SERVE 2>/dev/null"
+grep -q "refused by the authority, exit 23: node id $ida is revoked (renew test)" "$W/err" &&
+	ok "renew prints the refusal's reason" || notok "renew does not print the refusal's reason"
+"$AUTH" reinstate --state "$W/auth" --node "$ida" 2>/dev/null
+# the daemon: renews at min(--every, a third of the remaining validity)
+"$ATT_TEST" renew --tcti "$(tcti a)" --node-key "$W/a.key" --ima-log "$W/a.ima" \
+	--out "$W/a.cred" --connect "$SERVE --validity 3 2>/dev/null" --every 30 \
+	2>"$W/daemon.err" &
+dpid=$!
+sleep 4
+kill -TERM "$dpid"
+wait "$dpid"
+rc=$?
+n=$(grep -c "renew: node id $ida serial [0-9]* installed, valid until [0-9]*; next renewal in 1 s" "$W/daemon.err")
+check "renew --every 30 with 3 s credentials: renewed every second ($n times in 4 s), exit 0 on SIGTERM" \
+	"$rc" -eq 0 -a "$n" -ge 2
+# the daemon keeps trying after refusals
+"$AUTH" revoke --state "$W/auth" --node "$ida" 2>/dev/null
+"$ATT_TEST" renew --tcti "$(tcti a)" --node-key "$W/a.key" --ima-log "$W/a.ima" \
+	--out "$W/a.cred" --connect "$SERVE 2>/dev/null" --every 1 2>"$W/daemon.err" &
+dpid=$!
+sleep 3
+kill -TERM "$dpid"
+wait "$dpid"
+rc=$?
+n=$(grep -c "renew: failed (exit 23); node id $ida serial [0-9]* stays installed; next try in 1 s" "$W/daemon.err")
+check "renew --every 1 against a refusing authority: keeps trying ($n tries), exit 0 on SIGTERM" \
+	"$rc" -eq 0 -a "$n" -ge 2
+"$AUTH" reinstate --state "$W/auth" --node "$ida" 2>/dev/null
+
+# ---- bad inputs to the new subcommands ----
+expect "revoke without --node refused" 1 "$AUTH" revoke --state "$W/auth"
+grep -q -- "--node ID is required" "$W/err" && ok "it says --node is required" || notok "no message for a missing --node"
+expect "revoke --node 0 refused" 1 "$AUTH" revoke --state "$W/auth" --node 0
+expect "revoke --node abc refused" 1 "$AUTH" revoke --state "$W/auth" --node abc
+expect "revoke of a node id no TPM holds refused" 1 "$AUTH" revoke --state "$W/auth" --node 999
+grep -q "node id 999 is not in" "$W/err" && ok "it says node 999 is unknown" || notok "no message for an unknown node"
+expect "reinstate --reason refused" 1 "$AUTH" reinstate --state "$W/auth" --node "$ida" --reason x
+expect "--node with another subcommand refused" 1 "$AUTH" nodes --state "$W/auth" --node 1
+expect "serve --in refused" 1 "$AUTH" serve --state "$W/auth" --in "$W/a.hello"
+expect "renew without --connect refused" 1 "$ATT_TEST" renew --node-key "$W/a.key" --out "$W/x.cred"
+expect "renew --every 0 refused" 1 "$ATT_TEST" renew --connect true --every 0
+expect "renew --node-key without --out refused (test build)" 1 "$ATT_TEST" renew --connect true --node-key "$W/a.key"
+expect "the installed renew refuses --out" 1 "$ATT" renew --connect true --out "$W/x.cred"
+expect "the installed renew refuses --node-key" 1 "$ATT" renew --connect true --node-key "$W/a.key"
+expect "--connect with another subcommand refused" 1 "$ATT" info --connect true
+expect "renew: a --connect command that fails" 2 renew a --connect "exit 7"
+grep -q "exited with status 7" "$W/err" && ok "it names the command's exit status" ||
+	notok "no message for the command's exit status"
+expect "renew: a --connect peer that answers garbage" 3 renew a --connect "cat >/dev/null & printf 'junk\n\n'"
 finish

@@ -4,7 +4,9 @@
 # run.sh - the Debian packages on this machine, as a user installs them
 # (part of make check's build stage):
 #
-#  1. make deb: mmt-dkms and mmt-utils into build/deb (scripts/deb.sh)
+#  1. make deb: mmt-dkms and mmt-utils into build/deb (scripts/deb.sh);
+#     mmt-utils holds the systemd units of continuous attestation, not
+#     enabled
 #  2. dpkg -i both (their dependencies, dkms and libssl3, come with
 #     scripts/deps.sh; apt-get -f install if one is missing): mmt-dkms's
 #     postinst has DKMS build and install mmt.ko for the installed kernels
@@ -59,6 +61,32 @@ show() {
 	tail -n 20 "$1" | sed 's/^/#   /'
 }
 
+# units: mmt-utils ships the systemd units of continuous attestation and
+# /etc/default/mmt-attest (a conffile), and its postinst neither enables
+# nor starts them (docs/ATTESTATION.md, "Running it")
+units() {
+	local deb tmp u missing=
+	deb=$(echo "$debs" | grep '/mmt-utils_')
+	tmp=$(mktemp -d)
+	dpkg-deb -c "$deb" >"$tmp/list" && dpkg-deb -e "$deb" "$tmp/ctl"
+	for u in lib/systemd/system/mmt-attest-renew.service \
+		lib/systemd/system/mmt-authority.socket \
+		lib/systemd/system/mmt-authority@.service etc/default/mmt-attest; do
+		grep -q " \./$u\$" "$tmp/list" || missing="$missing $u"
+	done
+	if [ -n "$missing" ]; then
+		notok "mmt-utils ships the attestation units" "missing:$missing"
+	elif ! grep -qx /etc/default/mmt-attest "$tmp/ctl/conffiles"; then
+		notok "mmt-utils ships the attestation units" "/etc/default/mmt-attest is no conffile"
+	elif grep -q 'deb-systemd-invoke' "$tmp/ctl/postinst" ||
+		[ "$(grep -c 'deb-systemd-helper debian-installed' "$tmp/ctl/postinst")" -ne 2 ]; then
+		notok "mmt-utils ships the attestation units" "its postinst enables or starts them"
+	else
+		ok "mmt-utils ships mmt-attest-renew.service, mmt-authority.socket, mmt-authority@.service and /etc/default/mmt-attest, none enabled"
+	fi
+	rm -rf "$tmp"
+}
+
 main() {
 	local debs ver dkms_st ko want got same prog tmp page triplet
 
@@ -71,6 +99,7 @@ main() {
 		notok "make deb builds mmt-dkms and mmt-utils" "see $LOG"
 		finish
 	fi
+	units
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "ok - deb: install, dkms status, tools # SKIP not root"
 		PASS=$((PASS + 1))

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -39,6 +40,8 @@ enum mmta_exit {
 	MMTA_ECRED = 19,	/* credential signature or fields invalid */
 	MMTA_EFOREIGN = 20,	/* a kernel module measured whose hash is no reference */
 	MMTA_ENODEKEY = 21,	/* the node key is not the one the module measured */
+	MMTA_ELOGREWRITTEN = 22, /* a renewal's IMA log does not extend the last one */
+	MMTA_EREVOKED = 23,	/* the node is revoked (mmt-authority reinstate) */
 };
 
 /* Node ids are 16 bits of every GUA (uapi/mmt.h, MMT_IOC_SET_NODE_ID). */
@@ -88,6 +91,24 @@ void mmta_msg_add(struct mmta_msg *m, const char *name, const void *data,
 		  size_t len);
 void mmta_msg_free(struct mmta_msg *m);
 
+int mmta_msg_parse(const uint8_t *buf, size_t len, const char *path,
+		   const char *type, const char *const *allowed,
+		   struct mmta_msg *m);
+int mmta_msg_format(const struct mmta_msg *m, char **out, size_t *len);
+
+/*
+ * On a byte stream (mmt-authority serve, mmt-attest renew) each message
+ * is followed by one empty line, which no message contains.  A refusal
+ * ("mmt-attest refused 1": fields code, le32, and reason, text) takes the
+ * place of the challenge or the credential.
+ */
+#define MMTA_MSG_REFUSED	"refused"
+int mmta_stream_send(FILE *f, const struct mmta_msg *m);
+int mmta_stream_recv(FILE *f, const char *what, const char *type,
+		     const char *const *allowed, struct mmta_msg *m);
+void mmta_refusal(struct mmta_msg *m, int code, const char *reason);
+const char *mmta_last_err(void);
+
 int mmta_read_file(const char *path, uint8_t **data, size_t *len);
 int mmta_write_file(const char *path, const void *data, size_t len);
 int mmta_hex_decode(const char *hex, size_t hexlen, uint8_t *out);
@@ -125,6 +146,7 @@ struct mmta_ima_result {
 	uint8_t pcr10[MMTA_SHA256_LEN];	/* the replayed SHA-256 PCR 10 */
 	unsigned int entries;		/* entries of PCR 10 */
 	unsigned int violations;	/* of which violations */
+	unsigned int count;		/* entries of the log, every PCR */
 };
 
 /**
@@ -159,6 +181,8 @@ typedef int (*mmta_ima_visit)(void *arg, const struct mmta_ima_entry *e);
 
 int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		    void *arg, struct mmta_ima_result *res);
+int mmta_ima_replay_prefix(const uint8_t *log, size_t len, unsigned int n,
+			   uint8_t pcr10[MMTA_SHA256_LEN]);
 
 /* ---- mmta_cred.c: the node credential ---- */
 

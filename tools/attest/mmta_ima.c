@@ -24,6 +24,7 @@
  * the file path or event name with its NUL, sig, buf, d-modsig, modsig
  * bytes (d-modsig like d-ng when present).
  */
+#include <limits.h>
 #include <string.h>
 
 #include <openssl/sha.h>
@@ -92,6 +93,9 @@ static bool parse_dng(const uint8_t *f, uint32_t len,
 	return strcmp(algo, "sha256") || *digest_len == MMTA_SHA256_LEN;
 }
 
+static int replay(const uint8_t *log, size_t len, unsigned int max,
+		  mmta_ima_visit visit, void *arg, struct mmta_ima_result *res);
+
 /**
  * mmta_ima_replay() - check and replay an IMA log
  * @log: the binary measurement list
@@ -99,7 +103,8 @@ static bool parse_dng(const uint8_t *f, uint32_t len,
  * @visit: called for each PCR 10 entry that is not a violation, whatever
  *	its digest algorithm (struct mmta_ima_entry), or NULL
  * @arg: passed to @visit
- * @res: (out) the replayed PCR 10 and the entry counts
+ * @res: (out) the replayed PCR 10 and the entry counts (@res->count:
+ *	entries of every PCR, the log's length in entries)
  *
  * Every entry's logged SHA-1 digest must be SHA-1 of its template data (or
  * zero: a violation), so an edited entry is caught even before the quote
@@ -113,6 +118,46 @@ static bool parse_dng(const uint8_t *f, uint32_t len,
 int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		    void *arg, struct mmta_ima_result *res)
 {
+	return replay(log, len, UINT_MAX, visit, arg, res);
+}
+
+/**
+ * mmta_ima_replay_prefix() - PCR 10 replayed over the first entries only
+ * @log: the binary measurement list
+ * @len: its length in bytes
+ * @n: how many entries, counting those of every PCR (as
+ *	&struct mmta_ima_result.count does)
+ * @pcr10: (out) the SHA-256 PCR 10 after those @n entries
+ *
+ * A renewal's log must start with the entries the node's last credential
+ * was issued on: replayed over the first @n, it gives the PCR 10 recorded
+ * then.  The caller has replayed (and so checked) the whole log before.
+ *
+ * Return: MMTA_OK; MMTA_EMSG if the log has fewer than @n entries (no
+ * message), or what mmta_ima_replay() returns for a bad log.
+ */
+int mmta_ima_replay_prefix(const uint8_t *log, size_t len, unsigned int n,
+			   uint8_t pcr10[MMTA_SHA256_LEN])
+{
+	struct mmta_ima_result res;
+	int rc = replay(log, len, n, NULL, NULL, &res);
+
+	if (rc)
+		return rc;
+	if (res.count < n)
+		return MMTA_EMSG;
+	memcpy(pcr10, res.pcr10, MMTA_SHA256_LEN);
+	return MMTA_OK;
+}
+
+/*
+ * replay() - mmta_ima_replay() over the first @max entries of the log
+ * (those of every PCR counted), or all of them: @res->count says how many
+ * it read
+ */
+static int replay(const uint8_t *log, size_t len, unsigned int max,
+		  mmta_ima_visit visit, void *arg, struct mmta_ima_result *res)
+{
 	static const uint8_t zero[IMA_SHA1_LEN];
 	uint8_t ext[MMTA_SHA256_LEN], cat[2 * MMTA_SHA256_LEN];
 	uint8_t sha1[IMA_SHA1_LEN];
@@ -122,7 +167,7 @@ int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	for (index = 0; pos < len; index++) {
+	for (index = 0; pos < len && index < max; index++) {
 		const uint8_t *e = log + pos, *name, *data, *f[IMA_FIELDS_MAX];
 		uint32_t pcr, nlen, dlen, flen[IMA_FIELDS_MAX], fpos;
 		const struct ima_template *t;
@@ -144,6 +189,7 @@ int mmta_ima_replay(const uint8_t *log, size_t len, mmta_ima_visit visit,
 		    len - pos - (size_t)(data - e) < dlen)
 			goto trunc;
 		pos += (size_t)(data - e) + dlen;
+		res->count = index + 1;
 		t = find_template(name, nlen);
 		if (!t) {
 			mmta_err("IMA log: entry %u: template '%.*s' is none of ima-ng, ima-sig, ima-buf, ima-modsig",

@@ -19,14 +19,26 @@
 
 #include "mmta.h"
 
+static char last_err[512];
+
+/*
+ * mmta_err() - print an error line on stderr; the last one is kept for a
+ * refusal sent to the peer (mmta_last_err())
+ */
 void mmta_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", last_err);
+}
+
+/* mmta_last_err() - the last line mmta_err() printed, "" if none */
+const char *mmta_last_err(void)
+{
+	return last_err;
 }
 
 void mmta_sha256(const void *data, size_t len, uint8_t out[MMTA_SHA256_LEN])
@@ -201,17 +213,17 @@ const struct mmta_field *mmta_msg_get(const struct mmta_msg *m,
 }
 
 /**
- * mmta_msg_write() - write a message (first line, then a line a field)
- * @path: the file, "-" for stdout
+ * mmta_msg_format() - a message as text (first line, then a line a field)
  * @m: the message
+ * @out: (out) malloc'ed text, the caller frees it
+ * @len: (out) its length
  *
  * Return: MMTA_OK or MMTA_ESYS.
  */
-int mmta_msg_write(const char *path, const struct mmta_msg *m)
+int mmta_msg_format(const struct mmta_msg *m, char **out, size_t *len)
 {
 	size_t cap = 64, pos, i;
 	char *buf, *p;
-	int rc;
 
 	for (i = 0; i < (size_t)m->nfields; i++)
 		cap += strlen(m->f[i].name) + 2 * m->f[i].len + 2;
@@ -226,14 +238,212 @@ int mmta_msg_write(const char *path, const struct mmta_msg *m)
 		pos += 2 * m->f[i].len;
 		buf[pos++] = '\n';
 	}
-	rc = mmta_write_file(path, buf, pos);
+	*out = buf;
+	*len = pos;
+	return MMTA_OK;
+}
+
+/**
+ * mmta_msg_write() - write a message to a file (mmta_msg_format())
+ * @path: the file, "-" for stdout
+ * @m: the message
+ *
+ * Return: MMTA_OK or MMTA_ESYS.
+ */
+int mmta_msg_write(const char *path, const struct mmta_msg *m)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (mmta_msg_format(m, &buf, &len))
+		return MMTA_ESYS;
+	rc = mmta_write_file(path, buf, len);
 	free(buf);
 	return rc;
 }
 
 /**
- * mmta_msg_read() - read and parse a message of one type
+ * mmta_stream_send() - send a message on a byte stream, then the empty
+ * line that ends it, and flush
+ * @f: the stream
+ * @m: the message
+ *
+ * Return: MMTA_OK, or MMTA_ESYS (message on stderr: the peer is gone).
+ */
+int mmta_stream_send(FILE *f, const struct mmta_msg *m)
+{
+	char *buf;
+	size_t len;
+	int rc = MMTA_OK;
+
+	if (mmta_msg_format(m, &buf, &len))
+		return MMTA_ESYS;
+	if (fwrite(buf, 1, len, f) != len || fputc('\n', f) == EOF ||
+	    fflush(f)) {
+		mmta_err("sending the %s: %s", m->type, strerror(errno));
+		rc = MMTA_ESYS;
+	}
+	free(buf);
+	return rc;
+}
+
+/**
+ * mmta_refusal() - fill @m as a refusal: the exit code of the check that
+ * failed and a one-line reason (control characters become spaces)
+ * @m: an empty message
+ * @code: an mmta_exit code
+ * @reason: the reason, usually mmta_last_err()
+ */
+void mmta_refusal(struct mmta_msg *m, int code, const char *reason)
+{
+	uint8_t le[4] = { (uint8_t)code, (uint8_t)(code >> 8),
+			  (uint8_t)(code >> 16), (uint8_t)(code >> 24) };
+	char line[512];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s", reason);
+	for (i = 0; line[i]; i++)
+		if ((unsigned char)line[i] < ' ' || line[i] == 0x7f)
+			line[i] = ' ';
+	memset(m, 0, sizeof(*m));
+	snprintf(m->type, sizeof(m->type), "%s", MMTA_MSG_REFUSED);
+	mmta_msg_add(m, "code", le, sizeof(le));
+	mmta_msg_add(m, "reason", line, strlen(line));
+}
+
+/*
+ * refused() - a received refusal: print its reason and return its code
+ * (an exit code of the peer's, 1..255; a malformed refusal is MMTA_EMSG)
+ */
+static int refused(const uint8_t *buf, size_t len, const char *what)
+{
+	static const char *const fields[] = { "code", "reason", NULL };
+	const struct mmta_field *code, *reason;
+	struct mmta_msg m;
+	uint32_t c;
+	int rc;
+
+	rc = mmta_msg_parse(buf, len, what, MMTA_MSG_REFUSED, fields, &m);
+	if (rc)
+		return rc;
+	code = mmta_msg_get(&m, "code");
+	reason = mmta_msg_get(&m, "reason");
+	c = code && code->len == 4 ? code->data[0] | code->data[1] << 8 |
+		code->data[2] << 16 | (uint32_t)code->data[3] << 24 : 0;
+	if (!c || c > 255) {
+		mmta_err("%s: a refusal without a valid exit code", what);
+		rc = MMTA_EMSG;
+	} else {
+		mmta_err("%s: refused by the authority, exit %u: %.*s", what, c,
+			 reason ? (int)reason->len : 0,
+			 reason ? (char *)reason->data : "");
+		rc = (int)c;
+	}
+	mmta_msg_free(&m);
+	return rc;
+}
+
+/**
+ * mmta_stream_recv() - read one message of a type from a byte stream: its
+ * lines up to the empty line that ends it
+ * @f: the stream
+ * @what: names the message in errors ("challenge")
+ * @type: the type expected
+ * @allowed: its fields, as for mmta_msg_read()
+ * @m: (out) the fields; free with mmta_msg_free()
+ *
+ * A refusal in its place is reported (its reason on stderr) and its code
+ * returned.
+ *
+ * Return: MMTA_OK; MMTA_ESYS if the stream ends or fails first; MMTA_EMSG
+ * for a malformed message or one larger than MMTA_MSG_MAX_BYTES; or the
+ * exit code a refusal carries.  On error @m holds no fields.
+ */
+int mmta_stream_recv(FILE *f, const char *what, const char *type,
+		     const char *const *allowed, struct mmta_msg *m)
+{
+	static const char refusal[] = "mmt-attest " MMTA_MSG_REFUSED " 1\n";
+	char *line = NULL;
+	uint8_t *buf = NULL, *nb;
+	size_t cap = 0, n = 0, lcap = 0;
+	ssize_t r;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	for (;;) {
+		errno = 0;
+		r = getline(&line, &lcap, f);
+		if (r <= 0) {
+			mmta_err("%s: %s before the end of the message", what,
+				 errno ? strerror(errno) : "the peer closed the stream");
+			rc = MMTA_ESYS;
+			goto out;
+		}
+		if (r == 1 && line[0] == '\n')
+			break;
+		if (n + (size_t)r > MMTA_MSG_MAX_BYTES) {
+			mmta_err("%s: larger than %u bytes", what,
+				 MMTA_MSG_MAX_BYTES);
+			rc = MMTA_EMSG;
+			goto out;
+		}
+		if (n + (size_t)r > cap) {
+			cap = (n + (size_t)r) * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				rc = MMTA_ESYS;
+				goto out;
+			}
+			buf = nb;
+		}
+		memcpy(buf + n, line, (size_t)r);
+		n += (size_t)r;
+	}
+	if (n >= sizeof(refusal) - 1 &&
+	    !memcmp(buf, refusal, sizeof(refusal) - 1) &&
+	    strcmp(type, MMTA_MSG_REFUSED))
+		rc = refused(buf, n, what);
+	else
+		rc = mmta_msg_parse(buf ? buf : (uint8_t *)"", n, what, type,
+				    allowed, m);
+out:
+	free(line);
+	free(buf);
+	return rc;
+}
+
+/**
+ * mmta_msg_read() - read and parse a message of one type from a file
  * @path: the file, "-" for stdin
+ * @type: the type the first line must name ("hello", "challenge", ...)
+ * @allowed: NULL-terminated list of the field names this type may carry
+ * @m: (out) the fields; free with mmta_msg_free()
+ *
+ * Return: MMTA_OK, MMTA_ESYS (cannot read) or what mmta_msg_parse()
+ * returns; on error @m holds no fields.
+ */
+int mmta_msg_read(const char *path, const char *type,
+		  const char *const *allowed, struct mmta_msg *m)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = mmta_read_file(path, &buf, &len);
+	if (rc)
+		return rc;
+	rc = mmta_msg_parse(buf, len, path, type, allowed, m);
+	free(buf);
+	return rc;
+}
+
+/**
+ * mmta_msg_parse() - parse a message of one type
+ * @buf: its text
+ * @len: its length
+ * @path: names it in errors (a file, or the message on a stream)
  * @type: the type the first line must name ("hello", "challenge", ...)
  * @allowed: NULL-terminated list of the field names this type may carry
  * @m: (out) the fields; free with mmta_msg_free()
@@ -241,21 +451,19 @@ int mmta_msg_write(const char *path, const struct mmta_msg *m)
  * Refuses a wrong first line, an unknown or repeated field, a field
  * without a space, and hex that does not decode.
  *
- * Return: MMTA_OK, MMTA_ESYS (cannot read) or MMTA_EMSG (message on
- * stderr); on error @m holds no fields.
+ * Return: MMTA_OK or MMTA_EMSG (message on stderr); on error @m holds no
+ * fields.
  */
-int mmta_msg_read(const char *path, const char *type,
-		  const char *const *allowed, struct mmta_msg *m)
+int mmta_msg_parse(const uint8_t *buf, size_t len, const char *path,
+		   const char *type, const char *const *allowed,
+		   struct mmta_msg *m)
 {
 	char first[64];
-	uint8_t *buf, *bin;
-	size_t len, pos, end, sp, i;
+	uint8_t *bin;
+	size_t pos, end, sp, i;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = mmta_read_file(path, &buf, &len);
-	if (rc)
-		return rc;
 	snprintf(first, sizeof(first), "mmt-attest %s 1\n", type);
 	rc = MMTA_EMSG;
 	if (len < strlen(first) || memcmp(buf, first, strlen(first))) {
@@ -304,6 +512,5 @@ int mmta_msg_read(const char *path, const char *type,
 out:
 	if (rc)
 		mmta_msg_free(m);
-	free(buf);
 	return rc;
 }

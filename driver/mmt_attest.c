@@ -43,6 +43,8 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/random.h>
+#include <linux/security.h>
+#include <linux/module.h>
 #include <linux/uaccess.h>
 #include <linux/verification.h>
 #include <linux/xarray.h>
@@ -67,6 +69,8 @@ static struct key *mmt_attest_keyring;	/* NULL: not attested mode */
 static bool mmt_node_key_ok;		/* drawn at load (mmt_attest_init()) */
 static u8 mmt_node_sk[MMT_X25519_BYTES];
 static u8 mmt_node_pk[MMT_X25519_BYTES];
+static u8 mmt_boot_lockdown;		/* MMT_LOCKDOWN_*, at load */
+static u8 mmt_boot_flags;		/* MMT_BOOT_*, at load */
 static struct mmt_cred mmt_cur_cred;	/* serial 0: none installed */
 static u8 *mmt_cur_cred_file;		/* its file (the hello sends it) */
 static u32 mmt_cur_cred_len;
@@ -338,6 +342,8 @@ void mmt_attest_info(struct mmt_attest_info *info)
 {
 	mutex_lock(&mmt_attest_lock);
 	memcpy(info->node_key, mmt_node_pk, sizeof(info->node_key));
+	info->lockdown = mmt_boot_lockdown;
+	info->boot_flags = mmt_boot_flags;
 	if (mmt_attest_keyring) {
 		info->state = mmt_cur_cred.serial ? MMT_ATTEST_ATTESTED :
 			      MMT_ATTEST_WAITING;
@@ -730,17 +736,46 @@ int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES])
 }
 #endif
 
-/* The measured buffer: a domain string, then the public key (48 bytes). */
+/*
+ * The measured buffer (56 bytes): a domain string, the public key, the
+ * boot state (docs/ATTESTATION.md "The node key event").
+ */
 #define MMT_NODE_KEY_EVENT	"mmt-node-key"
-#define MMT_NODE_KEY_PREFIX	"mmt node key v1"	/* 16 bytes with NUL */
+#define MMT_NODE_KEY_PREFIX	"mmt node key v2"	/* 16 bytes with NUL */
+#define MMT_NODE_KEY_EVENT_LEN	56
+
+/*
+ * The kernel's lockdown level (MMT_LOCKDOWN_*), asked of the lockdown LSM
+ * with the highest reason of each level; it can only rise while the
+ * kernel runs.  A locked-down kernel logs one "Lockdown: ... is
+ * restricted" notice for each level it refuses here.
+ */
+static u8 mmt_attest_lockdown(void)
+{
+	if (security_locked_down(LOCKDOWN_CONFIDENTIALITY_MAX - 1))
+		return MMT_LOCKDOWN_CONFIDENTIALITY;
+	if (security_locked_down(LOCKDOWN_INTEGRITY_MAX))
+		return MMT_LOCKDOWN_INTEGRITY;
+	return MMT_LOCKDOWN_NONE;
+}
+
+/* What the kernel enforces on module loading (MMT_BOOT_*). */
+static u8 mmt_attest_boot_flags(void)
+{
+	return is_module_sig_enforced() ? MMT_BOOT_MODULE_SIG_ENFORCED : 0;
+}
 
 /**
  * mmt_attest_init() - draw this load's node key and measure it into IMA
  *
  * Draws the X25519 node key pair and measures the public half with
  * ima_measure_critical_data(): label "mmt", event name "mmt-node-key",
- * buffer "mmt node key v1\0" || public key (48 bytes, not hashed first),
- * so the IMA log's entry (template ima-buf unless the policy rule names
+ * buffer "mmt node key v2\0" || public key || u8 lockdown level
+ * (MMT_LOCKDOWN_*) || u8 MMT_BOOT_* flags (module signatures enforced) ||
+ * 6 zero bytes (56 bytes, not hashed first): the key, and the boot state
+ * it was born into, which can only harden while the kernel runs (lockdown
+ * never drops, signature enforcement is never switched off), so the
+ * IMA log's entry (template ima-buf unless the policy rule names
  * another) carries SHA-256 of that buffer and, for ima-buf, the buffer
  * itself.  The kernel's IMA measures the module file before its init runs,
  * so the event follows the module's own measurement in the log, and no
@@ -758,10 +793,11 @@ int mmt_attest_test_node_key(const u8 sk[MMT_X25519_BYTES])
  */
 int mmt_attest_init(void)
 {
-	u8 buf[sizeof(MMT_NODE_KEY_PREFIX) + MMT_X25519_BYTES];
+	u8 buf[MMT_NODE_KEY_EVENT_LEN] = {};
 	int err;
 
 	BUILD_BUG_ON(sizeof(MMT_NODE_KEY_PREFIX) != 16);
+	BUILD_BUG_ON(16 + MMT_X25519_BYTES + 2 > MMT_NODE_KEY_EVENT_LEN);
 	mutex_lock(&mmt_attest_lock);
 	if (mmt_node_key_ok)
 		goto out;
@@ -779,11 +815,17 @@ int mmt_attest_init(void)
 	memcpy(buf, MMT_NODE_KEY_PREFIX, sizeof(MMT_NODE_KEY_PREFIX));
 	memcpy(buf + sizeof(MMT_NODE_KEY_PREFIX), mmt_node_pk,
 	       MMT_X25519_BYTES);
+	mmt_boot_lockdown = mmt_attest_lockdown();
+	mmt_boot_flags = mmt_attest_boot_flags();
+	buf[48] = mmt_boot_lockdown;
+	buf[49] = mmt_boot_flags;
 	err = ima_measure_critical_data("mmt", MMT_NODE_KEY_EVENT, buf,
 					sizeof(buf), false, NULL, 0);
 	if (!err)
-		pr_info("node key %*phN measured into the IMA log\n",
-			8, mmt_node_pk);
+		pr_info("node key %*phN measured into the IMA log (lockdown %u, module signatures %senforced)\n",
+			8, mmt_node_pk, mmt_boot_lockdown,
+			mmt_boot_flags & MMT_BOOT_MODULE_SIG_ENFORCED ? "" :
+			"not ");
 	else if (err == -ENOENT)
 		pr_info("node key %*phN not measured: IMA is off or its policy does not measure critical data\n",
 			8, mmt_node_pk);

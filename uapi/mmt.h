@@ -187,6 +187,10 @@ struct mmt_attest_blob {
  * @serial: (out) the installed credential's serial (0: none)
  * @not_before: (out) its validity, UNIX seconds
  * @not_after: (out) its validity, UNIX seconds
+ * @lockdown: (out) the kernel's lockdown level when the module was loaded
+ *	and drew the node key (MMT_LOCKDOWN_*), as measured in the node key
+ *	event (docs/ATTESTATION.md "The node key event"); it never drops
+ * @boot_flags: (out) MMT_BOOT_* as measured at the same moment
  * @reserved: (out) 0
  */
 struct mmt_attest_info {
@@ -198,8 +202,18 @@ struct mmt_attest_info {
 	__u64 serial;
 	__u64 not_before;
 	__u64 not_after;
-	__u64 reserved[2];
+	__u32 lockdown;
+	__u32 boot_flags;
+	__u64 reserved;
 };
+
+/* struct mmt_attest_info.lockdown: the kernel's lockdown (kernel_lockdown(7)) */
+#define MMT_LOCKDOWN_NONE		0
+#define MMT_LOCKDOWN_INTEGRITY		1
+#define MMT_LOCKDOWN_CONFIDENTIALITY	2
+
+/* struct mmt_attest_info.boot_flags */
+#define MMT_BOOT_MODULE_SIG_ENFORCED	_BITULL(0)	/* module.sig_enforce */
 
 #define MMT_ATTEST_INFO_SIZE_VER0	88
 

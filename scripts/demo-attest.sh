@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make demo-attest` (after scripts/deps.sh): nodes attest to a global
-# authority before they get a node id (issue 12, docs/ATTESTATION.md),
+# authority before they get a node id, and keep renewing it
+# (docs/ATTESTATION.md),
 # with three QEMU (TCG) guests booting Debian's kernel on one link, each
 # with a TPM 2.0 (swtpm on this host, its EK certificate from swtpm's
 # local CA playing the manufacturer) and IMA (ima_policy=tcb|critical_data):
@@ -20,9 +21,16 @@
 #            on the connection), they agree two PMO keys
 #            (MMT_IOC_CONN_KEY_AGREE; different: a closure under one into
 #            a PMO under the other is refused, EBADMSG) and node 2
-#            delegates under each, byte-exact; then guest 3 reloads mmt.ko
-#            with one byte changed, from a file named foo.ko: refused
-#            (exit 20)
+#            delegates under each, byte-exact; then continuous
+#            attestation with credentials of 45 s: guest 3 renews as a
+#            daemon (mmt-attest renew --every 10), guest 2 renews once,
+#            holds an attested connection to guest 3, and loads a module
+#            the authority has no reference value for: its next renewal
+#            is refused (exit 20) and the authority revokes it (exit 23
+#            after), its connection ends when its credential expires
+#            (EKEYEXPIRED on both sides) and guest 3 refuses its hello;
+#            then guest 3 reloads mmt.ko with one byte changed, from a
+#            file named foo.ko: refused (exit 20)
 #
 # It is the guest run `attest` of tests/guest/tests, narrated: the
 # guests' "attest-demo:" lines, the authority's decisions, the times
@@ -48,7 +56,7 @@ make -s module >"$OUT/make.log" 2>&1 ||
 	{ tail -n 20 "$OUT/make.log"; say "FAILED: make module"; exit 1; }
 t=$(date +%s)
 tests/guest/tests attest >"$OUT/run.log" 2>&1 || FAIL=1
-say "run: $(($(date +%s) - t)) s of host time (boot, TPMs, attestation, key agreement, delegation)"
+say "run: $(($(date +%s) - t)) s of host time (boot, TPMs, attestation, key agreement, delegation, renewals, a revocation)"
 
 for i in 1 2 3; do
 	case $i in
@@ -56,14 +64,14 @@ for i in 1 2 3; do
 	*) echo; echo "== guest $i: a node (mmt.ko, mmt-attest) ==" ;;
 	esac
 	[ -f "$G/g$i.log" ] || { echo "(no log)"; FAIL=1; continue; }
-	grep -a -E '^(attest-demo: |authority: |# attestation of node |tampered module: |replayed evidence: |old quote under |quote over a user-space |10 [0-9a-f]* ima-buf [^ ]* mmt-node-key )' \
+	grep -a -E '^(attest-demo: |authority: |# attestation of node |tampered module: |replayed evidence: |old quote under |quote over a user-space |renewal: exit |renewal refused: |renew: |# connection lived |10 [0-9a-f]* ima-buf [^ ]* mmt-node-key )' \
 		"$G/g$i.log" | sed 's/^attest-demo: guest [0-9]*: /  /; s/^\([^ ]\)/    \1/'
 done
 
 echo
 echo "== summary =="
 grep -a -E '^(ok|not ok) - attest: ' "$OUT/run.log" |
-	grep -E 'refused|attests and installs|differs|key agreements|byte-exact|EBADMSG|without a credential|node key measured' |
+	grep -E 'refused|attests and installs|differs|key agreements|byte-exact|EBADMSG|without a credential|node key measured|renewal|revoked|expires|EKEYEXPIRED|daemon' |
 	sed 's/^ok - attest: /  yes: /; s/^not ok - attest: /  NO:  /'
 grep -a -E '^# (attestation of node|attest: node 2 to node 3)' "$OUT/run.log" |
 	sed 's/^# attest: /  /; s/^# /  /' || true

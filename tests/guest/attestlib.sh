@@ -145,6 +145,17 @@ attest_run() {
 		awk '{ printf "%.2f", $2 - $1 }') s (hello .. install, guest time)"
 }
 
+# attest_renew [ARGS...] - mmt-attest renew over the authority's stream
+# service (mmt-authority serve, port ATTEST_SERVE_PORT, credentials of
+# 45 s): hello, challenge, quote, evidence, credential and install over
+# one busybox nc connection; returns mmt-attest's exit code (the
+# authority's refusal code)
+ATTEST_SERVE_PORT=7004
+attest_renew() {
+	mmt-attest renew --tcti "$ATTEST_TCTI" \
+		--connect "nc $(mmtg_ip_of 1) $ATTEST_SERVE_PORT" "$@"
+}
+
 # attest_info FIELD - a field of `mmt-attest info` (state, node_id, ...)
 attest_info() {
 	mmt-attest info 2>/dev/null | awk -v f="$1" '$1 == f { print $2 }'

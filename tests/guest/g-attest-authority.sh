@@ -8,7 +8,9 @@
 # /opt/mmt/authority-state.tar.  This guest's own TPM has an EK
 # certificate from another CA: its attestation must be refused (exit 10).
 # Then it serves the nodes (attestlib.sh, attest_serve_one) until both
-# have reported, and checks its node list: two TPMs, two distinct ids.
+# have reported, and checks its node list: two TPMs, two distinct ids,
+# both revoked in the end.  A second service, mmt-authority serve,
+# issues the nodes' renewals (credentials of 45 s).
 
 . "$MMTG_DIR/attestlib.sh"
 
@@ -35,17 +37,27 @@ mmtg_t "authority: a TPM whose EK certificate is from another CA is refused (exi
 nc -ll -p "$ATTEST_PORT" -e sh -c '. /opt/mmt/guestlib.sh && . /opt/mmt/attestlib.sh && attest_serve_one' &
 server=$!
 attest_say "authority: serving on port $ATTEST_PORT"
+# and the stream service (mmt-authority serve: the whole exchange on one
+# connection) with credentials of 45 s, for the nodes' renewals
+nc -ll -p "$ATTEST_SERVE_PORT" -e mmt-authority serve --state "$ATTEST_STATE" \
+	--validity 45 &
+serve=$!
+attest_say "authority: renewals on port $ATTEST_SERVE_PORT (mmt-authority serve, credentials of 45 s)"
 
 # both nodes report when they are done (node 2 on 7002, node 3 on 7003)
 for n in 2 3; do
 	msg=$(mmtg_recv $((7000 + n)) $((MMTG_TIMEOUT - 40)))
 	mmtg_check "authority: node $n reports done ($msg)" "$msg" = "done $n"
 done
-kill "$server" 2>/dev/null
+kill "$server" "$serve" 2>/dev/null
 
 mmt-authority nodes --state "$ATTEST_STATE" >/tmp/nodes
 cat /tmp/nodes
 mmtg_check "authority: two TPMs in the node list" "$(wc -l </tmp/nodes)" -eq 2
 mmtg_check "authority: their node ids are distinct" \
 	"$(cut -d' ' -f1 /tmp/nodes | sort -u | wc -l)" -eq 2
+# node 2 loaded a module with no reference value after it attested: its
+# renewal was refused and it is revoked; node 3 too (its tampered module)
+mmtg_check "authority: both nodes revoked in the end (node 2: a module loaded after attesting; node 3: the tampered mmt.ko)" \
+	"$(grep -c ' revoked' /tmp/nodes)" -eq 2
 mmtg_done

@@ -28,7 +28,18 @@
 #     PMO is delegated under its agreed key and read back byte-exact.
 #     Node 2 prints the connection's set-up time and the agreement times
 #     (results: agree)
-#  4. node 3: unloads mmt.ko, loads a copy with one byte of .comment
+#  4. continuous attestation, with credentials of 45 s from the
+#     authority's stream service (mmt-authority serve on port 7004):
+#     node 3 runs mmt-attest renew as a daemon (every 10 s); node 2
+#     renews once (the log only grew: same node id, a higher serial) and
+#     holds an attested connection to node 3 open; then root on node 2
+#     tries to load the tampered module (insmod fails, as mmt is loaded,
+#     but IMA has measured the file): its next renewal is refused (exit
+#     20) and the authority revokes it, the one after too (exit 23); when
+#     node 2's last credential expires the connection ends on both sides
+#     (EKEYEXPIRED), and node 3 refuses node 2's next hello (EKEYEXPIRED)
+#     while its own daemon keeps it attested
+#  5. node 3: unloads mmt.ko, loads a copy with one byte of .comment
 #     changed (/opt/mmt/mmt-tampered.ko, made on the host) renamed foo.ko
 #     (the kernel still calls it mmt, from its modinfo): the authority
 #     refuses it (exit 20: a module whose hash is no reference value,
@@ -52,14 +63,18 @@ fi
 
 # the node key the module drew at load, measured right after the module:
 # one "mmt-node-key" event (template ima-buf), whose buffer is
-# "mmt node key v1\0" and the key `mmt-attest info` reports
+# "mmt node key v2\0", the key `mmt-attest info` reports, and the boot
+# state: lockdown none (0) and module signatures not enforced (0) on
+# these guests (QEMU boots Debian's kernel without Secure Boot), then 6
+# zero bytes
 node_key_event() {
 	_key=$(attest_info node_key)
 	_ml=/sys/kernel/security/ima/ascii_runtime_measurements
 	awk '$5 == "mmt-node-key"' "$_ml"
 	[ "$(awk '$5 == "mmt-node-key"' "$_ml" | wc -l)" -eq 1 ] || return 1
 	[ "$(awk '$5 == "mmt-node-key" { print $3 " " $6 }' "$_ml")" = \
-		"ima-buf 6d6d74206e6f6465206b657920763100$_key" ] || return 1
+		"ima-buf 6d6d74206e6f6465206b657920763200${_key}0000000000000000" ] ||
+		return 1
 	# after mmt.ko's entry
 	awk -v ko="$ATTEST_KO" '$5 == ko { m = NR } $5 == "mmt-node-key" { k = NR }
 		END { exit !(m && k > m) }' "$_ml"
@@ -162,7 +177,79 @@ attested_delegate() {
 }
 attested_delegate
 
-# 4. a tampered module (node 3), under another file name
+# 4. continuous attestation (attestlib.sh: attest_renew, the service on
+# port 7004 issues credentials of 45 s)
+renew_once() {
+	_s0=$(attest_info serial)
+	attest_renew >/tmp/renew.out 2>&1
+	_rc=$?
+	cat /tmp/renew.out
+	echo "renewal: exit $_rc, serial $_s0 -> $(attest_info serial), node id $(attest_info node_id)"
+	[ $_rc -eq 0 ] && [ "$(attest_info node_id)" = "$id" ] &&
+		[ "$(attest_info serial)" -gt "$_s0" ]
+}
+renew_refused() {
+	attest_renew >/tmp/renew.out 2>&1
+	_rc=$?
+	cat /tmp/renew.out
+	echo "renewal refused: exit $_rc (expected $1)"
+	[ $_rc -eq "$1" ]
+}
+# root loads a module the authority has no reference value for (the
+# tampered copy; mmt is loaded, so the kernel refuses it, after IMA
+# measured the file)
+load_unreferenced() {
+	cp /opt/mmt/mmt-tampered.ko /mnt/ima/bar.ko
+	/usr/sbin/insmod /mnt/ima/bar.ko 2>&1
+	grep -q ' /mnt/ima/bar.ko$' /sys/kernel/security/ima/ascii_runtime_measurements
+}
+continuous() {
+	if [ "$MMTG_ID" -eq 3 ]; then
+		attest_say "node: renews its credential every 10 s (mmt-attest renew --every 10, credentials of 45 s)"
+		attest_renew --every 10 >/tmp/renewd.log 2>&1 &
+		_d=$!
+		mmtg_t "node 3: the renewal daemon's first renewal" \
+			mmtg_wait 60 grep -q ' installed, valid until' /tmp/renewd.log
+		MMTG_CMD_TIMEOUT=240 mmtg_t "node 3: node 2's attested connection ends when node 2's credential expires (EKEYEXPIRED)" \
+			mmt-attest-conn hold-recv -p 7471 -t 120000 -L 200000 -M 5000 \
+			-E EKEYEXPIRED
+		MMTG_CMD_TIMEOUT=120 mmtg_t "node 3: refuses node 2's next hello (expired credential): accept fails with EKEYEXPIRED" \
+			mmt-attest-conn listen -p 7472 -t 90000 -X EKEYEXPIRED
+		mmtg_t "node 3: still attested by its daemon (renewals: $(grep -c ' installed, valid until' /tmp/renewd.log))" \
+			test "$(attest_info state)" = attested -a \
+			"$(attest_info not_after)" -gt "$(date +%s)"
+		kill "$_d"
+		wait "$_d"
+		mmtg_check "node 3: the daemon exits 0 on SIGTERM" $? -eq 0
+		cat /tmp/renewd.log
+		attest_say "node: $(grep -c ' installed, valid until' /tmp/renewd.log) renewals by the daemon; node 2's connection ended at its expiry, its hello refused"
+		return
+	fi
+	attest_say "node: renews once (a fresh quote; the log only grew)"
+	mmtg_t "node 2: a renewal (same node id, a higher serial, valid 45 s)" renew_once
+	_exp=$(attest_info not_after)
+	MMTG_CMD_TIMEOUT=240 mmt-attest-conn hold-send -a "$(mmtg_ip_of 3)" -p 7471 \
+		-L 200000 -M 5000 -E EKEYEXPIRED >/tmp/hold.out 2>&1 &
+	_h=$!
+	attest_say "node: root loads a module with no reference value (IMA measures it)"
+	mmtg_t "node 2: a module with no reference value measured (bar.ko)" load_unreferenced
+	attest_say "node: its next renewal is refused, and the authority revokes it"
+	mmtg_t "node 2: the renewal is refused (exit 20: bar.ko), the node revoked" \
+		renew_refused 20
+	mmtg_t "node 2: ... the next one too (exit 23: revoked)" renew_refused 23
+	attest_say "node: its attested connection to node 3 lasts until its credential expires ($(($_exp - $(date +%s))) s)"
+	mmtg_t "node 2: the attested connection ends when its credential expires (EKEYEXPIRED)" \
+		wait "$_h"
+	cat /tmp/hold.out
+	mmtg_check "node 2: ... at its expiry (not before $_exp)" \
+		"$(date +%s)" -gt "$_exp"
+	mmtg_t "node 2: node 3 refuses it now (connect fails with EKEYEXPIRED)" \
+		mmt-attest-conn connect -a "$(mmtg_ip_of 3)" -p 7472 -X EKEYEXPIRED
+	attest_say "node: revoked, expired: node 3 refuses its hello (EKEYEXPIRED)"
+}
+continuous
+
+# 5. a tampered module (node 3), under another file name
 tampered() {
 	mmtg_unload_mmt || return 1
 	attest_load /opt/mmt/mmt-tampered.ko foo.ko || return 1

@@ -201,12 +201,21 @@ renew_refused() {
 load_unreferenced() {
 	cp /opt/mmt/mmt-tampered.ko /mnt/ima/bar.ko
 	/usr/sbin/insmod /mnt/ima/bar.ko 2>&1
-	grep -q ' /mnt/ima/bar.ko$' /sys/kernel/security/ima/ascii_runtime_measurements
+	awk '$5 == "/mnt/ima/bar.ko" { n++ } END { exit !n }' \
+		/sys/kernel/security/ima/ascii_runtime_measurements
+}
+# wait_pid PID - the exit status of a background job (for mmtg_t)
+wait_pid() {
+	wait "$1"
 }
 continuous() {
 	if [ "$MMTG_ID" -eq 3 ]; then
 		attest_say "node: renews its credential every 10 s (mmt-attest renew --every 10, credentials of 45 s)"
-		attest_renew --every 10 >/tmp/renewd.log 2>&1 &
+		# mmt-attest itself in the background (not a subshell), so
+		# that the SIGTERM below reaches it
+		mmt-attest renew --tcti "$ATTEST_TCTI" --every 10 \
+			--connect "nc $(mmtg_ip_of 1) $ATTEST_SERVE_PORT" \
+			>/tmp/renewd.log 2>&1 &
 		_d=$!
 		mmtg_t "node 3: the renewal daemon's first renewal" \
 			mmtg_wait 60 grep -q ' installed, valid until' /tmp/renewd.log
@@ -239,7 +248,7 @@ continuous() {
 	mmtg_t "node 2: ... the next one too (exit 23: revoked)" renew_refused 23
 	attest_say "node: its attested connection to node 3 lasts until its credential expires ($(($_exp - $(date +%s))) s)"
 	mmtg_t "node 2: the attested connection ends when its credential expires (EKEYEXPIRED)" \
-		wait "$_h"
+		wait_pid "$_h"
 	cat /tmp/hold.out
 	mmtg_check "node 2: ... at its expiry (not before $_exp)" \
 		"$(date +%s)" -gt "$_exp"

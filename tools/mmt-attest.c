@@ -577,6 +577,11 @@ static int cmd_info(void)
 		[MMT_ATTEST_WAITING] = "waiting",
 		[MMT_ATTEST_ATTESTED] = "attested",
 	};
+	static const char *const lockdown[] = {
+		[MMT_LOCKDOWN_NONE] = "none",
+		[MMT_LOCKDOWN_INTEGRITY] = "integrity",
+		[MMT_LOCKDOWN_CONFIDENTIALITY] = "confidentiality",
+	};
 	struct mmt_attest_info info;
 	char key[2 * sizeof(info.node_key) + 1];
 	int rc = get_info(&info);
@@ -584,12 +589,17 @@ static int cmd_info(void)
 	if (rc)
 		return rc;
 	mmta_hex_encode(info.node_key, sizeof(info.node_key), key);
+	/* the boot state the module measured with its node key, at load */
 	printf("state %s\nnode_id %u\nserial %llu\nnot_before %llu\n"
-	       "not_after %llu\nnode_key %s\n",
+	       "not_after %llu\nnode_key %s\nlockdown %s\n"
+	       "module_sig_enforced %s\n",
 	       info.state < 3 ? states[info.state] : "unknown", info.node_id,
 	       (unsigned long long)info.serial,
 	       (unsigned long long)info.not_before,
-	       (unsigned long long)info.not_after, key);
+	       (unsigned long long)info.not_after, key,
+	       info.lockdown <= MMT_LOCKDOWN_CONFIDENTIALITY ?
+	       lockdown[info.lockdown] : "unknown",
+	       info.boot_flags & MMT_BOOT_MODULE_SIG_ENFORCED ? "yes" : "no");
 	return MMTA_OK;
 }
 

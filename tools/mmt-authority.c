@@ -10,11 +10,17 @@
  * parties) check.  Its state lives in one directory (--state) and
  * survives restarts: the node list, the issue counter, pending challenges,
  * and per node what its last credential was issued on (a renewal's IMA
- * log must extend that one) and whether it is revoked.
+ * log must extend that one) and whether it is revoked.  It also appraises
+ * the node's boot: the lockdown level and module signature enforcement the
+ * module measured at load (STATE/policy: strict by default), and the IMA
+ * log's boot_aggregate against a list of accepted ones (kind "boot" in
+ * STATE/reference; not checked while the list is empty).
  *
  *   mmt-authority init --state DIR --ek-ca FILE
  *   mmt-authority reference --state DIR --add FILE [--name NAME]
  *   mmt-authority reference --state DIR --add-module FILE|DIR
+ *   mmt-authority reference --state DIR --add-boot HEX [--name NAME]
+ *   mmt-authority policy --state DIR [--boot strict|relaxed]
  *   mmt-authority challenge --state DIR --in HELLO --out CHALLENGE
  *   mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL
  *   mmt-authority serve --state DIR [--validity SECONDS]
@@ -47,6 +53,7 @@
 #include <openssl/x509v3.h>
 
 #include "attest/mmta.h"
+#include "mmt.h"		/* MMT_LOCKDOWN_*, MMT_BOOT_*: the key event's */
 
 #define CHALLENGE_TTL	300		/* seconds a challenge stays valid */
 /*
@@ -60,6 +67,8 @@
 
 static const char *state_dir, *in_path, *out_path, *ek_ca_path, *add_path;
 static const char *add_module_path;
+static const char *add_boot_hex;	/* reference --add-boot */
+static const char *boot_arg;		/* policy --boot */
 static const char *ref_name;
 static const char *reason_arg;
 static long node_arg;			/* --node of revoke, reinstate */
@@ -233,8 +242,22 @@ struct ref {
 
 /* The module's node key event (docs/ATTESTATION.md, "What is measured") */
 #define NODE_KEY_EVENT		"mmt-node-key"
-#define NODE_KEY_PREFIX		"mmt node key v1"	/* 16 bytes with its NUL */
-#define NODE_KEY_BUF_LEN	(sizeof(NODE_KEY_PREFIX) + MMTA_NODE_KEY_LEN)
+#define NODE_KEY_PREFIX		"mmt node key v2"	/* 16 bytes with its NUL */
+/*
+ * Version 2, 56 bytes: NODE_KEY_PREFIX with its NUL || the X25519 public
+ * key || u8 lockdown level at load (MMT_LOCKDOWN_*, uapi/mmt.h) || u8
+ * boot flags (MMT_BOOT_*) || 6 zero bytes
+ */
+#define NODE_KEY_BUF_LEN	56
+#define NODE_KEY_OFF_LOCKDOWN	(sizeof(NODE_KEY_PREFIX) + MMTA_NODE_KEY_LEN)
+#define NODE_KEY_OFF_FLAGS	(NODE_KEY_OFF_LOCKDOWN + 1)
+#define NODE_KEY_OFF_RESERVED	(NODE_KEY_OFF_FLAGS + 1)
+/* what every version's buffer starts with; version 1 was 48 bytes */
+#define NODE_KEY_STEM		"mmt node key v"
+#define NODE_KEY_V1_PREFIX	"mmt node key v1"
+#define NODE_KEY_V1_LEN		48
+/* the boot flags (MMT_BOOT_*) a version 2 event may carry */
+#define BOOT_FLAGS_KNOWN	MMT_BOOT_MODULE_SIG_ENFORCED
 /* the second entry of a log whose boot policy measures critical data */
 #define KERNEL_VERSION_EVENT	"kernel_version"
 /* IMA's first entry (ima_add_boot_aggregate()); each kernel's IMA adds one */
@@ -243,6 +266,9 @@ struct ref {
 struct refs {
 	size_t n, cap;
 	struct ref *v;		/* sorted by hash (bsearch) */
+	/* the accepted boot aggregates (kind boot), apart from the modules */
+	size_t nboot, capboot;
+	uint8_t (*boot)[MMTA_SHA256_LEN];
 	const uint8_t *found;	/* the last mmt reference the log measured */
 	unsigned int found_first;	/* the first mmt reference's entry */
 	char foreign[256];	/* the first module entry with another hash */
@@ -254,7 +280,16 @@ struct refs {
 	unsigned int key_lookalikes;	/* that name, not the event's form */
 	bool key_sha256;	/* the last one: d-ng sha256 */
 	bool key_match;		/* the last one: of @node_key */
+	char key_bad[160];	/* the last one: why its form is not version 2 */
+	unsigned int lockdown;	/* the last one: the lockdown level at load */
+	unsigned int boot_flags;	/* the last one: MMT_BOOT_* at load */
 	bool kernel_version;	/* the second entry is KERNEL_VERSION_EVENT */
+	char kver[65];		/* its buffer, the kernel release, printable */
+	/* the first entry, if it is a BOOT_AGGREGATE_EVENT */
+	bool boot_agg;
+	char boot_agg_algo[MMTA_IMA_ALGO_MAX + 1];
+	uint8_t boot_agg_digest[MMTA_IMA_DIGEST_MAX];
+	size_t boot_agg_len;
 	unsigned int reboots;	/* BOOT_AGGREGATE_EVENT entries after the first */
 	unsigned int reboot_index;	/* the first of them */
 };
@@ -290,9 +325,29 @@ static const struct ref *ref_lookup(const struct refs *r, const uint8_t *digest)
 
 static void free_refs(struct refs *r)
 {
-	if (r)
+	if (r) {
 		free(r->v);
+		free(r->boot);
+	}
 	free(r);
+}
+
+/* add_boot_ref() - one accepted boot aggregate into @r; an mmta_exit code */
+static int add_boot_ref(struct refs *r, const uint8_t hash[MMTA_SHA256_LEN])
+{
+	if (r->nboot == r->capboot) {
+		size_t cap = r->capboot ? 2 * r->capboot : 16;
+		void *v = reallocarray(r->boot, cap, sizeof(*r->boot));
+
+		if (!v) {
+			mmta_err("reference values: out of memory");
+			return MMTA_ESYS;
+		}
+		r->boot = v;
+		r->capboot = cap;
+	}
+	memcpy(r->boot[r->nboot++], hash, MMTA_SHA256_LEN);
+	return MMTA_OK;
 }
 
 static int load_refs(struct refs *r)
@@ -307,11 +362,21 @@ static int load_refs(struct refs *r)
 		return MMTA_ESYS;
 	}
 	while (fgets(line, sizeof(line), f)) {
+		uint8_t h[MMTA_SHA256_LEN];
 		struct ref *e;
 
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
+		if (strlen(line) >= 2 * MMTA_SHA256_LEN + 6 &&
+		    !strncmp(line + 2 * MMTA_SHA256_LEN, " boot ", 6) &&
+		    !mmta_hex_decode(line, 2 * MMTA_SHA256_LEN, h)) {
+			if (add_boot_ref(r, h)) {
+				fclose(f);
+				return MMTA_ESYS;
+			}
+			continue;
+		}
 		if (r->n == r->cap) {
 			r->cap = r->cap ? 2 * r->cap : 1024;
 			e = reallocarray(r->v, r->cap, sizeof(*r->v));
@@ -328,7 +393,7 @@ static int load_refs(struct refs *r)
 		    mmta_hex_decode(line, 2 * MMTA_SHA256_LEN, e->hash) ||
 		    sscanf(line + 2 * MMTA_SHA256_LEN + 1, "%15s", kind) != 1 ||
 		    (strcmp(kind, "mmt") && strcmp(kind, "module"))) {
-			mmta_err("%s: line %u: not \"<sha256 hex> mmt|module <name>\"",
+			mmta_err("%s: line %u: not \"<sha256 hex> mmt|module|boot <name>\"",
 				 spath("reference"), lineno);
 			fclose(f);
 			return MMTA_ESYS;
@@ -419,24 +484,49 @@ static int walk_module(const char *path, const struct stat *st, int type,
 }
 
 /*
+ * parse_boot_hex() - an accepted boot aggregate as given to --add-boot:
+ * 64 hex digits, optionally after "sha256:" (as the issue line prints
+ * it); false otherwise
+ */
+static bool parse_boot_hex(const char *arg, uint8_t out[MMTA_SHA256_LEN])
+{
+	if (!strncmp(arg, "sha256:", 7))
+		arg += 7;
+	return strlen(arg) == 2 * MMTA_SHA256_LEN &&
+	       !mmta_hex_decode(arg, 2 * MMTA_SHA256_LEN, out);
+}
+
+/*
  * cmd_reference() - --add FILE: a build of mmt.ko; --add-module PATH:
  * another module a node may load, or every module file under the
  * directory PATH (named as is_module_name() knows them), e.g. the
- * distribution's /lib/modules/<version> of the nodes' kernel.
+ * distribution's /lib/modules/<version> of the nodes' kernel; --add-boot
+ * HEX: a boot aggregate the nodes' IMA logs may start with (the SHA-256
+ * boot_aggregate of a known firmware, boot loader and kernel).
  */
 static int cmd_reference(void)
 {
+	uint8_t boot[MMTA_SHA256_LEN];
+	char hex[2 * MMTA_SHA256_LEN + 1];
 	struct stat st;
 	char *copy;
 	FILE *f;
 	int lock, rc;
 
-	if (!add_path == !add_module_path) {
-		mmta_err("reference: one of --add FILE or --add-module PATH is required");
+	if (!!add_path + !!add_module_path + !!add_boot_hex != 1) {
+		mmta_err("reference: one of --add FILE, --add-module PATH or --add-boot HEX is required");
 		return MMTA_EUSAGE;
 	}
-	if (ref_name && !add_path) {
-		mmta_err("reference: --name goes with --add");
+	if (ref_name && add_module_path) {
+		mmta_err("reference: --name goes with --add or --add-boot");
+		return MMTA_EUSAGE;
+	}
+	if (add_boot_hex && !parse_boot_hex(add_boot_hex, boot)) {
+		mmta_err("reference: --add-boot: a SHA-256 boot aggregate, 64 hex digits (optionally sha256:HEX)");
+		return MMTA_EUSAGE;
+	}
+	if (ref_name && strpbrk(ref_name, "\n\r")) {
+		mmta_err("reference: a line break in --name");
 		return MMTA_EUSAGE;
 	}
 	if (add_module_path && stat(add_module_path, &st)) {
@@ -452,7 +542,18 @@ static int cmd_reference(void)
 		close(lock);
 		return MMTA_ESYS;
 	}
-	if (add_path) {
+	if (add_boot_hex) {
+		mmta_hex_encode(boot, sizeof(boot), hex);
+		rc = MMTA_OK;
+		if (fprintf(f, "%s boot %s\n", hex,
+			    ref_name ? ref_name : BOOT_AGGREGATE_EVENT) < 0) {
+			mmta_err("%s: %s", spath("reference"), strerror(errno));
+			rc = MMTA_ESYS;
+		} else {
+			printf("%s boot %s\n", hex,
+			       ref_name ? ref_name : BOOT_AGGREGATE_EVENT);
+		}
+	} else if (add_path) {
 		copy = strdup(add_path);
 		rc = copy ? add_ref(f, add_path, "mmt",
 				    ref_name ? ref_name : basename(copy)) :
@@ -594,6 +695,76 @@ static int cmd_challenge(void)
 
 /* ---- verify ---- */
 
+/* printable() - @len bytes of @in as a printable string (others '?') */
+static void printable(char *out, size_t size, const uint8_t *in, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size; i++)
+		out[i] = in[i] > ' ' && in[i] < 0x7f ? (char)in[i] : '?';
+	out[i] = '\0';
+}
+
+/*
+ * key_event() - note a NODE_KEY_EVENT entry @e of the module's form for
+ * check_node_key(): its place, its boot state, and whether it is the
+ * version 2 event over the evidence's key (@r->key_bad says why not).
+ */
+static void key_event(struct refs *r, const struct mmta_ima_entry *e,
+		      bool sha256)
+{
+	uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];
+	size_t i;
+
+	if (!r->key_events++)
+		r->key_index_first = e->index;
+	r->key_index = e->index;
+	r->key_sha256 = sha256;
+	r->key_match = false;
+	r->key_bad[0] = '\0';
+	if (e->buf_len == NODE_KEY_V1_LEN &&
+	    !memcmp(e->buf, NODE_KEY_V1_PREFIX, sizeof(NODE_KEY_V1_PREFIX))) {
+		snprintf(r->key_bad, sizeof(r->key_bad),
+			 "is of version 1 (48 bytes, no boot state): the module is too old, load one that measures version 2");
+		return;
+	}
+	if (e->buf_len != NODE_KEY_BUF_LEN ||
+	    memcmp(e->buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX))) {
+		snprintf(r->key_bad, sizeof(r->key_bad),
+			 "is not of version 2 (%u bytes starting \"%s\\0\"; it has %zu)",
+			 (unsigned int)NODE_KEY_BUF_LEN, NODE_KEY_PREFIX,
+			 e->buf_len);
+		return;
+	}
+	r->lockdown = e->buf[NODE_KEY_OFF_LOCKDOWN];
+	r->boot_flags = e->buf[NODE_KEY_OFF_FLAGS];
+	for (i = NODE_KEY_OFF_RESERVED; i < NODE_KEY_BUF_LEN; i++)
+		if (e->buf[i]) {
+			snprintf(r->key_bad, sizeof(r->key_bad),
+				 "has a non-zero reserved byte (offset %zu; bytes %zu..%u must be zero)",
+				 i, NODE_KEY_OFF_RESERVED,
+				 (unsigned int)NODE_KEY_BUF_LEN - 1);
+			return;
+		}
+	if (r->lockdown > MMT_LOCKDOWN_CONFIDENTIALITY) {
+		snprintf(r->key_bad, sizeof(r->key_bad),
+			 "has lockdown level %u, not 0..2", r->lockdown);
+		return;
+	}
+	if (r->boot_flags & ~BOOT_FLAGS_KNOWN) {
+		snprintf(r->key_bad, sizeof(r->key_bad),
+			 "has unknown boot flags 0x%02x", r->boot_flags);
+		return;
+	}
+	/* the buffer the module measured for the evidence's key */
+	memcpy(buf, e->buf, sizeof(buf));
+	memcpy(buf + sizeof(NODE_KEY_PREFIX), r->node_key, MMTA_NODE_KEY_LEN);
+	mmta_sha256(buf, sizeof(buf), h);
+	/* ima-buf also logs the buffer: it must be the one hashed */
+	r->key_match = sha256 && !memcmp(e->digest, h, sizeof(h)) &&
+		       !memcmp(e->buf, buf, sizeof(buf));
+}
+
 /*
  * visit_ref() - appraise one IMA entry: a reference of kind mmt is the
  * module attested (the last one measured goes into the credential); a
@@ -613,41 +784,40 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
 	bool key_named = !strcmp(e->name, NODE_KEY_EVENT);
 	const struct ref *ref = sha256 ? ref_lookup(r, e->digest) : NULL;
 
-	if (e->index == 1)
+	if (e->index == 0 && !strcmp(e->name, BOOT_AGGREGATE_EVENT)) {
+		r->boot_agg = true;
+		snprintf(r->boot_agg_algo, sizeof(r->boot_agg_algo), "%s",
+			 e->algo);
+		memcpy(r->boot_agg_digest, e->digest, e->digest_len);
+		r->boot_agg_len = e->digest_len;
+	}
+	if (e->index == 1) {
 		r->kernel_version = !strcmp(e->name, KERNEL_VERSION_EVENT) &&
 				    !strcmp(e->template, "ima-buf");
+		if (r->kernel_version)
+			printable(r->kver, sizeof(r->kver), e->buf,
+				  e->buf_len);
+	}
 	/* another kernel's IMA started on the same PCRs: kexec */
 	if (e->index > 0 && !strcmp(e->name, BOOT_AGGREGATE_EVENT) &&
 	    !r->reboots++)
 		r->reboot_index = e->index;
 	/*
 	 * Only the module's own form counts as its key event: template
-	 * ima-buf carrying the prefixed 48-byte buffer.  A file whose
-	 * measured name is "mmt-node-key" (IMA logs a file's base name when
-	 * its path cannot be resolved, which any user can arrange for a
-	 * program it runs) has an empty buffer, so it cannot pass for the
-	 * event, nor make a second one.
+	 * ima-buf carrying a buffer that starts with NODE_KEY_STEM, of any
+	 * version (so that an old module's event, or one appended with
+	 * another version, still makes two); check_node_key() then accepts
+	 * version 2 only.  A file whose measured name is "mmt-node-key" (IMA
+	 * logs a file's base name when its path cannot be resolved, which
+	 * any user can arrange for a program it runs) has an empty buffer,
+	 * so it cannot pass for the event, nor make a second one.
 	 */
 	if (key_named && strcmp(e->template, "ima-buf"))
 		r->key_lookalikes++;
 	if (key_named && !strcmp(e->template, "ima-buf") && e->buf &&
-	    e->buf_len == NODE_KEY_BUF_LEN &&
-	    !memcmp(e->buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX))) {
-		uint8_t buf[NODE_KEY_BUF_LEN], h[MMTA_SHA256_LEN];
-
-		memcpy(buf, NODE_KEY_PREFIX, sizeof(NODE_KEY_PREFIX));
-		memcpy(buf + sizeof(NODE_KEY_PREFIX), r->node_key,
-		       MMTA_NODE_KEY_LEN);
-		mmta_sha256(buf, sizeof(buf), h);
-		if (!r->key_events++)
-			r->key_index_first = e->index;
-		r->key_index = e->index;
-		r->key_sha256 = sha256;
-		/* ima-buf also logs the buffer: it must be the one hashed */
-		r->key_match = sha256 &&
-			       !memcmp(e->digest, h, sizeof(h)) &&
-			       !memcmp(e->buf, buf, sizeof(buf));
-	}
+	    e->buf_len >= sizeof(NODE_KEY_STEM) - 1 &&
+	    !memcmp(e->buf, NODE_KEY_STEM, sizeof(NODE_KEY_STEM) - 1))
+		key_event(r, e, sha256);
 	if (module)
 		r->modules++;
 	if (ref && ref->kind == REF_MMT) {
@@ -667,7 +837,8 @@ static int visit_ref(void *arg, const struct mmta_ima_entry *e)
  * check_node_key() - the node key rule, after the module rules: the log
  * holds one NODE_KEY_EVENT, the critical data mmt.ko measures when it
  * draws its node key at load (ima_measure_critical_data(), buffer
- * NODE_KEY_PREFIX || the X25519 public key, template ima-buf), after the
+ * NODE_KEY_PREFIX || the X25519 public key || the boot state || zeros,
+ * template ima-buf: version 2, key_event()), after the
  * first reference mmt.ko measurement (a later one, a copy any user reads,
  * does not matter: the event is unique), and of the key the evidence carries; and the
  * boot policy measured critical data from IMA's start (the second entry
@@ -707,6 +878,11 @@ static int check_node_key(const struct refs *r)
 			 NODE_KEY_EVENT, r->key_index + 1, r->found_first + 1);
 		return MMTA_ENODEKEY;
 	}
+	if (r->key_bad[0]) {
+		mmta_err("IMA log: the \"%s\" event (entry %u) %s",
+			 NODE_KEY_EVENT, r->key_index + 1, r->key_bad);
+		return MMTA_ENODEKEY;
+	}
 	if (!r->key_sha256) {
 		mmta_err("IMA log: the \"%s\" event (entry %u) is not measured with sha256: the node key is not the one the module measured",
 			 NODE_KEY_EVENT, r->key_index + 1);
@@ -722,6 +898,140 @@ static int check_node_key(const struct refs *r)
 			 KERNEL_VERSION_EVENT);
 		return MMTA_ENODEKEY;
 	}
+	return MMTA_OK;
+}
+
+/* ---- the boot: STATE/policy and the accepted boot aggregates ---- */
+
+#define POLICY_FIRST_LINE	"mmt-authority policy 1\n"
+
+/*
+ * load_policy() - the boot policy of STATE/policy, one line after the
+ * first, "boot strict" or "boot relaxed": *@relaxed.  Strict without the
+ * file (the default); a file that does not parse is an error, never a
+ * weaker policy.  Return: an mmta_exit code.
+ */
+static int load_policy(bool *relaxed)
+{
+	char line[128];
+	FILE *f = fopen(spath("policy"), "r");
+	bool ok, seen = false;
+
+	*relaxed = false;
+	if (!f) {
+		if (errno == ENOENT)
+			return MMTA_OK;
+		mmta_err("%s: %s", spath("policy"), strerror(errno));
+		return MMTA_ESYS;
+	}
+	ok = fgets(line, sizeof(line), f) && !strcmp(line, POLICY_FIRST_LINE);
+	while (ok && fgets(line, sizeof(line), f)) {
+		if (!seen && !strcmp(line, "boot strict\n"))
+			*relaxed = false;
+		else if (!seen && !strcmp(line, "boot relaxed\n"))
+			*relaxed = true;
+		else
+			ok = false;
+		seen = true;
+	}
+	fclose(f);
+	if (!ok || !seen) {
+		*relaxed = false;
+		mmta_err("%s: not a policy (mmt-authority policy --boot strict|relaxed)",
+			 spath("policy"));
+		return MMTA_ESYS;
+	}
+	return MMTA_OK;
+}
+
+static const char *lockdown_name(unsigned int level)
+{
+	static const char *const names[] = {
+		[MMT_LOCKDOWN_NONE] = "none",
+		[MMT_LOCKDOWN_INTEGRITY] = "integrity",
+		[MMT_LOCKDOWN_CONFIDENTIALITY] = "confidentiality",
+	};
+
+	return level <= MMT_LOCKDOWN_CONFIDENTIALITY ? names[level] : "unknown";
+}
+
+/* boot_state() - "lockdown L, module signatures [not ]enforced" */
+static void boot_state(const struct refs *r, char *out, size_t size)
+{
+	snprintf(out, size, "lockdown %s, module signatures %senforced",
+		 lockdown_name(r->lockdown),
+		 r->boot_flags & MMT_BOOT_MODULE_SIG_ENFORCED ? "" : "not ");
+}
+
+/* boot_aggregate() - the log's boot_aggregate as "<algo>:<hex>", or "-" */
+static void boot_aggregate(const struct refs *r, char *out, size_t size)
+{
+	char hex[2 * MMTA_IMA_DIGEST_MAX + 1];
+
+	if (!r->boot_agg) {
+		snprintf(out, size, "-");
+		return;
+	}
+	mmta_hex_encode(r->boot_agg_digest, r->boot_agg_len, hex);
+	snprintf(out, size, "%s:%s", r->boot_agg_algo, hex);
+}
+
+/*
+ * check_boot() - the boot rule, after the node key rule (the boot state
+ * is the key event's, so only a version 2 event of the evidence's key
+ * gets here): the lockdown level and module signature enforcement the
+ * module measured at load must be confidentiality and enforced, unless
+ * the policy is relaxed (@relaxed); and if STATE/reference lists boot
+ * aggregates, the log's first entry must be a SHA-256 boot_aggregate
+ * among them.  What the credential is issued despite (a boot that is not
+ * hardened, a boot aggregate not appraised) goes into @note, for stderr
+ * once per credential; empty if nothing.  Return: MMTA_OK or MMTA_EBOOT.
+ */
+static int check_boot(const struct refs *r, bool relaxed, char *note,
+		      size_t note_size)
+{
+	bool hardened = r->lockdown == MMT_LOCKDOWN_CONFIDENTIALITY &&
+			(r->boot_flags & MMT_BOOT_MODULE_SIG_ENFORCED);
+	char state[96], agg[8 + 2 * MMTA_IMA_DIGEST_MAX + MMTA_IMA_ALGO_MAX];
+	size_t i;
+	int n = 0;
+
+	note[0] = '\0';
+	boot_state(r, state, sizeof(state));
+	if (!hardened && !relaxed) {
+		mmta_err("the node's boot: %s when the module loaded; the boot policy (strict) requires lockdown confidentiality and module signatures enforced (the kernel command line's lockdown=confidentiality module.sig_enforce=1; mmt-authority policy --boot relaxed for a test cluster)",
+			 state);
+		return MMTA_EBOOT;
+	}
+	boot_aggregate(r, agg, sizeof(agg));
+	if (r->nboot && !r->boot_agg) {
+		mmta_err("IMA log: the first entry is not a \"%s\": the boot cannot be appraised against the %zu accepted boot aggregates",
+			 BOOT_AGGREGATE_EVENT, r->nboot);
+		return MMTA_EBOOT;
+	}
+	if (r->nboot && strcmp(r->boot_agg_algo, "sha256")) {
+		mmta_err("IMA log: boot_aggregate %s is not SHA-256, as the %zu accepted boot aggregates are",
+			 agg, r->nboot);
+		return MMTA_EBOOT;
+	}
+	for (i = 0; i < r->nboot; i++)
+		if (!memcmp(r->boot[i], r->boot_agg_digest, MMTA_SHA256_LEN))
+			break;
+	if (r->nboot && i == r->nboot) {
+		mmta_err("IMA log: boot_aggregate %s is not one of the %zu accepted boot aggregates (mmt-authority reference --add-boot)",
+			 agg, r->nboot);
+		return MMTA_EBOOT;
+	}
+	if (!hardened)
+		n = snprintf(note, note_size, "boot not hardened: %s: %s (boot policy relaxed)",
+			     state,
+			     r->lockdown < MMT_LOCKDOWN_CONFIDENTIALITY ?
+			     "root on the node can read the node key" :
+			     "only lockdown refuses unsigned modules");
+	if (!r->nboot && n >= 0 && (size_t)n < note_size)
+		snprintf(note + n, note_size - (size_t)n,
+			 "%sboot_aggregate not appraised: no accepted boot aggregates (mmt-authority reference --add-boot)",
+			 n ? "; " : "");
 	return MMTA_OK;
 }
 
@@ -813,6 +1123,11 @@ static int assign_id(const uint8_t ek_hash[MMTA_SHA256_LEN], uint32_t want,
  * @ima_pcr10: the SHA-256 PCR 10 replayed over exactly those entries
  * @revoked: every evidence of this node is refused until reinstate
  * @reason: why it was revoked, one line
+ * @kernel_version: the kernel release that credential's log showed
+ *	(its kernel_version event), "-" if none is known
+ * @boot_aggregate: that log's boot_aggregate, "<algo>:<hex>" or "-"
+ * @boot: the boot state the module measured, "lockdown L, module
+ *	signatures [not ]enforced", or "-"
  */
 struct node_rec {
 	uint32_t id;
@@ -824,6 +1139,9 @@ struct node_rec {
 	uint8_t ima_pcr10[MMTA_SHA256_LEN];
 	bool revoked;
 	char reason[256];
+	char kernel_version[65];
+	char boot_aggregate[8 + 2 * MMTA_IMA_DIGEST_MAX + MMTA_IMA_ALGO_MAX];
+	char boot[96];
 };
 
 #define REC_FIRST_LINE	"mmt-authority record 1\n"
@@ -895,6 +1213,14 @@ static int rec_load(uint32_t id, struct node_rec *r, bool *found)
 			r->revoked = n;
 		} else if (!strcmp(name, "reason")) {
 			snprintf(r->reason, sizeof(r->reason), "%s", val);
+		} else if (!strcmp(name, "kernel_version")) {
+			snprintf(r->kernel_version, sizeof(r->kernel_version),
+				 "%s", val);
+		} else if (!strcmp(name, "boot_aggregate")) {
+			snprintf(r->boot_aggregate, sizeof(r->boot_aggregate),
+				 "%s", val);
+		} else if (!strcmp(name, "boot")) {
+			snprintf(r->boot, sizeof(r->boot), "%s", val);
 		} else {
 			ok = false;
 		}
@@ -916,7 +1242,7 @@ static int rec_load(uint32_t id, struct node_rec *r, bool *found)
 static int rec_store(const struct node_rec *r)
 {
 	char ek[2 * MMTA_SHA256_LEN + 1], key[2 * MMTA_NODE_KEY_LEN + 1];
-	char pcr[sizeof(ek)], buf[1024];
+	char pcr[sizeof(ek)], buf[2048];
 	int n;
 
 	if (mkdir(spath("records"), 0700) && errno != EEXIST) {
@@ -929,9 +1255,13 @@ static int rec_store(const struct node_rec *r)
 	n = snprintf(buf, sizeof(buf),
 		     REC_FIRST_LINE "node_id %u\nek_hash %s\nserial %" PRIu64
 		     "\nnode_key %s\nnot_after %" PRIu64 "\nima_entries %u\n"
-		     "ima_pcr10 %s\nrevoked %d\nreason %s\n",
+		     "ima_pcr10 %s\nrevoked %d\nreason %s\nkernel_version %s\n"
+		     "boot_aggregate %s\nboot %s\n",
 		     r->id, ek, r->serial, key, r->not_after, r->ima_entries,
-		     pcr, r->revoked, r->reason);
+		     pcr, r->revoked, r->reason,
+		     r->kernel_version[0] ? r->kernel_version : "-",
+		     r->boot_aggregate[0] ? r->boot_aggregate : "-",
+		     r->boot[0] ? r->boot : "-");
 	return mmta_write_file(rec_path(r->id), buf, (size_t)n);
 }
 
@@ -1063,8 +1393,9 @@ static int renewal_check(const struct node_rec *rec, const uint8_t *log,
 
 /*
  * revoke_on_refusal() - a refusal @rc of evidence from the TPM of node
- * @rec, for a measurement that is no reference value (20) or a rewritten
- * log (22), while the node holds a credential that has not expired,
+ * @rec, for a measurement that is no reference value (20), a boot the
+ * policy does not accept (24) or a rewritten log (22), while the node
+ * holds a credential that has not expired,
  * revokes the node: its record says so (written before the refusal
  * leaves), and every later evidence is refused (23) until reinstate.
  * Context: the state lock held.
@@ -1073,7 +1404,8 @@ static void revoke_on_refusal(struct node_rec *rec, int rc)
 {
 	char why[300];
 
-	if ((rc != MMTA_EFOREIGN && rc != MMTA_ELOGREWRITTEN) ||
+	if ((rc != MMTA_EFOREIGN && rc != MMTA_ELOGREWRITTEN &&
+	     rc != MMTA_EBOOT) ||
 	    rec->revoked || rec->not_after < (uint64_t)time(NULL))
 		return;
 	snprintf(why, sizeof(why), "exit %d: %s", rc, mmta_last_err());
@@ -1106,7 +1438,8 @@ static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 	EVP_PKEY *ak_pub = NULL, *key = NULL;
 	X509 *cert = NULL;
 	uint32_t want = 0, held;
-	bool has_rec = false, renewal;
+	bool has_rec = false, renewal, relaxed = false;
+	char note[400];
 	int rc, lock = -1;
 
 	*out = NULL;
@@ -1132,6 +1465,8 @@ static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 		goto out;
 	}
 	rc = load_refs(refs);
+	if (!rc)
+		rc = load_policy(&relaxed);
 	if (!rc)
 		rc = load_authority(&key, &cert);
 	if (rc)
@@ -1198,6 +1533,8 @@ static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 	} else {
 		rc = check_node_key(refs);
 	}
+	if (!rc)
+		rc = check_boot(refs, relaxed, note, sizeof(note));
 	if (!rc && renewal)
 		rc = renewal_check(&rec, f_log->data, f_log->len, ima.count);
 	if (rc) {
@@ -1227,13 +1564,20 @@ static int verify(const struct mmta_msg *ev, uint8_t **out, size_t *out_len)
 	rec.not_after = cred.not_after;
 	rec.ima_entries = ima.count;
 	memcpy(rec.ima_pcr10, ima.pcr10, MMTA_SHA256_LEN);
+	snprintf(rec.kernel_version, sizeof(rec.kernel_version), "%s",
+		 refs->kver[0] ? refs->kver : "-");
+	boot_aggregate(refs, rec.boot_aggregate, sizeof(rec.boot_aggregate));
+	boot_state(refs, rec.boot, sizeof(rec.boot));
 	rc = rec_store(&rec);
 	if (rc)
 		goto out;
-	fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured; %s; valid until %" PRIu64 ")\n",
+	fprintf(stderr, "node id %u issued (serial %" PRIu64 ", %u IMA entries, %u of them modules, all reference values; the node key measured; %s; valid until %" PRIu64 "; kernel %s, boot_aggregate %s, %s)\n",
 		cred.node_id, cred.serial, ima.entries, refs->modules,
 		renewal ? "a renewal: the log only grew" : "a fresh attestation",
-		cred.not_after);
+		cred.not_after, rec.kernel_version, rec.boot_aggregate,
+		rec.boot);
+	if (note[0])
+		fprintf(stderr, "node id %u: %s\n", cred.node_id, note);
 out:
 	if (rc) {
 		free(*out);
@@ -1264,6 +1608,47 @@ static int cmd_verify(void)
 		rc = mmta_write_file(out_path, out, len);
 	free(out);
 	mmta_msg_free(&ev);
+	return rc;
+}
+
+/* ---- policy ---- */
+
+/*
+ * cmd_policy() - with --boot strict|relaxed, write STATE/policy (whole,
+ * durably, under the lock); then print the policy in force and how many
+ * boot aggregates are accepted
+ */
+static int cmd_policy(void)
+{
+	struct refs *r = calloc(1, sizeof(*r));
+	char buf[128];
+	bool relaxed;
+	int lock, rc = MMTA_OK;
+
+	if (!r)
+		return MMTA_ESYS;
+	if (boot_arg) {
+		lock = lock_state();
+		if (lock < 0) {
+			free_refs(r);
+			return MMTA_ESYS;
+		}
+		snprintf(buf, sizeof(buf), POLICY_FIRST_LINE "boot %s\n",
+			 boot_arg);
+		rc = mmta_write_file(spath("policy"), buf, strlen(buf));
+		close(lock);
+	}
+	if (!rc)
+		rc = load_policy(&relaxed);
+	if (!rc)
+		rc = load_refs(r);
+	if (!rc) {
+		printf("boot %s\nboot_aggregates %zu\n",
+		       relaxed ? "relaxed" : "strict", r->nboot);
+		if (relaxed)
+			fprintf(stderr, "boot policy relaxed: any lockdown level and module signatures not enforced are accepted (a test cluster: root on such a node can read its node key); each credential issued so says it\n");
+	}
+	free_refs(r);
 	return rc;
 }
 
@@ -1466,6 +1851,8 @@ static void usage(FILE *f)
 	fputs("usage: mmt-authority init --state DIR --ek-ca FILE\n"
 	      "       mmt-authority reference --state DIR --add FILE [--name NAME]\n"
 	      "       mmt-authority reference --state DIR --add-module FILE|DIR\n"
+	      "       mmt-authority reference --state DIR --add-boot HEX [--name NAME]\n"
+	      "       mmt-authority policy --state DIR [--boot strict|relaxed]\n"
 	      "       mmt-authority challenge --state DIR --in HELLO --out CHALLENGE\n"
 	      "       mmt-authority verify --state DIR --in EVIDENCE --out CREDENTIAL [--validity SECONDS]\n"
 	      "       mmt-authority serve --state DIR [--validity SECONDS]\n"
@@ -1485,6 +1872,8 @@ int main(int argc, char **argv)
 		{ "ek-ca", required_argument, NULL, 'c' },
 		{ "add", required_argument, NULL, 'a' },
 		{ "add-module", required_argument, NULL, 'm' },
+		{ "add-boot", required_argument, NULL, 'B' },
+		{ "boot", required_argument, NULL, 'b' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "validity", required_argument, NULL, 'v' },
 		{ "node", required_argument, NULL, 'N' },
@@ -1510,6 +1899,15 @@ int main(int argc, char **argv)
 		case 'c': ek_ca_path = optarg; break;
 		case 'a': add_path = optarg; break;
 		case 'm': add_module_path = optarg; break;
+		case 'B': add_boot_hex = optarg; break;
+		case 'b':
+			boot_arg = optarg;
+			if (strcmp(boot_arg, "strict") &&
+			    strcmp(boot_arg, "relaxed")) {
+				mmta_err("--boot: strict or relaxed");
+				return MMTA_EUSAGE;
+			}
+			break;
 		case 'n': ref_name = optarg; break;
 		case 'v':
 			validity = strtol(optarg, &end, 10);
@@ -1552,6 +1950,14 @@ int main(int argc, char **argv)
 			 cmd);
 		return MMTA_EUSAGE;
 	}
+	if (boot_arg && strcmp(cmd, "policy")) {
+		mmta_err("%s: --boot is for policy", cmd);
+		return MMTA_EUSAGE;
+	}
+	if (add_boot_hex && strcmp(cmd, "reference")) {
+		mmta_err("%s: --add-boot is for reference", cmd);
+		return MMTA_EUSAGE;
+	}
 	if (!strcmp(cmd, "serve")) {
 		if (in_path || out_path) {
 			mmta_err("serve: the messages are on stdin and stdout, no --in or --out");
@@ -1565,6 +1971,8 @@ int main(int argc, char **argv)
 		return cmd_reference();
 	if (!strcmp(cmd, "nodes"))
 		return cmd_nodes();
+	if (!strcmp(cmd, "policy"))
+		return cmd_policy();
 	if (!in_path) {
 		mmta_err("%s: --in is required", cmd);
 		return MMTA_EUSAGE;

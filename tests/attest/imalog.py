@@ -19,8 +19,15 @@ or "violation".  WHAT is
   HEX           that digest (as many hex digits as the algorithm's size)
   buf:TEXT      critical data: the buffer TEXT (e.g. the kernel release of
                 the "kernel_version" event IMA measures at its start)
-  nodekey:FILE  the event mmt.ko measures at load: the buffer
-                "mmt node key v1\\0" || the 32-byte X25519 key in FILE
+  nodekey:FILE  the event mmt.ko measures at load, version 2: the
+                56-byte buffer "mmt node key v2\\0" || the 32-byte X25519
+                key in FILE || u8 lockdown level || u8 boot flags || 6
+                zero bytes; here a hardened boot: lockdown 2
+                (confidentiality), flags 1 (module signatures enforced)
+  nodekey/L/F:FILE       the same with lockdown level L and flags F
+  nodekey/L/F/HEX:FILE   ... and the 6 bytes HEX in place of the zeros
+  nodekeyv1:FILE         the version 1 event of older modules: 48 bytes,
+                "mmt node key v1\\0" || the key
 OPTS, comma-separated, are a digest algorithm (sha256, the default;
 sha1, sha384, sha512) and a template: ima-ng, ima-sig, ima-buf or
 ima-modsig.  A file's template is ima-ng, or ima-sig with --ima-sig
@@ -41,7 +48,8 @@ import sys
 ALGOS = ("sha1", "sha256", "sha384", "sha512")
 TEMPLATES = {  # template: number of fields after d-ng and n-ng
     "ima-ng": 0, "ima-sig": 1, "ima-buf": 1, "ima-modsig": 3}
-NODE_KEY_PREFIX = b"mmt node key v1\0"
+NODE_KEY_PREFIX = b"mmt node key v2\0"
+NODE_KEY_V1_PREFIX = b"mmt node key v1\0"
 
 
 def field(b):
@@ -73,11 +81,22 @@ def parse(spec, default_template):
     buf = None
     if what.startswith("buf:"):
         buf = what[4:].encode()
-    elif what.startswith("nodekey:"):
-        with open(what[8:], "rb") as f:
+    elif what.startswith("nodekey"):
+        kind, path = what.split(":", 1)
+        with open(path, "rb") as f:
             key = f.read()
         assert len(key) == 32, "an X25519 public key is 32 bytes"
-        buf = NODE_KEY_PREFIX + key
+        if kind == "nodekeyv1":
+            buf = NODE_KEY_V1_PREFIX + key
+        else:
+            # nodekey[/LOCKDOWN/FLAGS[/TAILHEX]]
+            params = kind.split("/")[1:]
+            assert kind.split("/")[0] == "nodekey" and len(params) in (0, 2, 3)
+            lockdown, flags = (int(p, 0) for p in params[:2]) if params else (2, 1)
+            tail = bytes.fromhex(params[2]) if len(params) == 3 else bytes(6)
+            assert len(tail) == 6, "the reserved tail is 6 bytes"
+            buf = NODE_KEY_PREFIX + key + bytes([lockdown, flags]) + tail
+        assert len(buf) in (48, 56)
     size = hashlib.new(algo).digest_size
     if buf is not None:
         digest = hashlib.new(algo, buf).digest()

@@ -221,10 +221,32 @@ nodekey() {
 		openssl pkey -pubout -outform DER | tail -c 32 >"$W/$1.key"
 }
 
-# keyev NAME: the IMA entry (imalog.py) of the event mmt.ko measures when
-# it draws the node key $W/NAME.key at load
+# keyev NAME [LOCKDOWN FLAGS [TAIL]]: the IMA entry (imalog.py) of the
+# event mmt.ko measures when it draws the node key $W/NAME.key at load
+# (version 2), with the boot state it measured then: by default a
+# hardened boot (lockdown 2, confidentiality; flags 1, module signatures
+# enforced), which the authority's default (strict) boot policy requires;
+# TAIL: the 6 reserved bytes, hex
 keyev() {
-	echo "nodekey:$W/$1.key=mmt-node-key"
+	local p=
+	[ $# -ge 3 ] && p="/$2/$3${4:+/$4}"
+	echo "nodekey$p:$W/$1.key=mmt-node-key"
+}
+
+# check NAME CONDITION...: a check of a condition (test(1) arguments)
+check() {
+	local name=$1
+	shift
+	if [ "$@" ]; then ok "$name"; else notok "$name"; fi
+}
+# credf NAME FIELD: a field of node NAME's credential (show-cred)
+credf() {
+	"$AUTH" show-cred --state "$W/auth" --in "$W/$1.cred" 2>/dev/null |
+		awk -v f="$2" '$1 == f { print $2 }'
+}
+# recf ID FIELD: a field of node ID's record (its value: the rest of the line)
+recf() {
+	awk -v f="$2" '$1 == f { sub(/^[^ ]* /, ""); print }' "$W/auth/records/$1"
 }
 
 # ---- set up: two manufacturers, three TPMs, the authority ----
@@ -546,6 +568,100 @@ expect_log "a tampered module under a non-module name, template ima-modsig, refu
 grep -q 'module /tmp/x.bin was measured with a hash that is not a reference value' "$W/err" &&
 	ok "that refusal names /tmp/x.bin" || notok "that refusal does not name /tmp/x.bin"
 
+# The node key event's version and form: version 2 (56 bytes) only
+expect_log "a version 1 node key event (48 bytes, an older module) refused" 21 -- \
+	"${GOOD[@]}" "nodekeyv1:$W/b.key=mmt-node-key"
+grep -q 'is of version 1 (48 bytes, no boot state): the module is too old' "$W/err" &&
+	ok "that refusal says the module is too old" || notok "that refusal does not say the module is too old"
+expect_log "a version 2 event whose reserved bytes are not zero refused" 21 -- \
+	"${GOOD[@]}" "$(keyev b 2 1 000000000001)"
+grep -q 'has a non-zero reserved byte (offset 55' "$W/err" &&
+	ok "that refusal names the reserved byte" || notok "that refusal does not name the reserved byte"
+expect_log "a version 2 event with lockdown level 3 refused" 21 -- \
+	"${GOOD[@]}" "$(keyev b 3 1)"
+grep -q 'has lockdown level 3, not 0..2' "$W/err" &&
+	ok "that refusal names the lockdown level" || notok "that refusal does not name the lockdown level"
+expect_log "a version 2 event with an unknown boot flag refused" 21 -- \
+	"${GOOD[@]}" "$(keyev b 2 3)"
+grep -q 'has unknown boot flags 0x03' "$W/err" &&
+	ok "that refusal names the flags" || notok "that refusal does not name the flags"
+expect_log "an old event beside a version 2 one (two events) refused" 21 -- \
+	"${GOOD[@]}" "$(keyev b)" "nodekeyv1:$W/b2.key=mmt-node-key"
+grep -q '2 "mmt-node-key" events' "$W/err" &&
+	ok "that refusal counts both versions" || notok "that refusal does not count both versions"
+
+# The boot (exit 24, after 21): the lockdown level and module signature
+# enforcement the module measured with its key; the default policy
+# (strict) requires confidentiality and enforced
+expect "policy: strict by default" 0 "$AUTH" policy --state "$W/auth"
+check "it prints boot strict, no boot aggregates" "$(tr '\n' ' ' <"$W/out")" = "boot strict boot_aggregates 0 "
+expect_log "strict: lockdown confidentiality, module signatures enforced: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b)"
+idb=$(credf b node_id)
+grep -q "node id $idb issued (.*; kernel 6.1.0-57-amd64, boot_aggregate sha256:$(printf '%064x' 42), lockdown confidentiality, module signatures enforced)" "$W/err" &&
+	ok "the issue line names the kernel, the boot_aggregate and the boot state" ||
+	notok "the issue line does not name the kernel, the boot_aggregate and the boot state"
+check "the record holds them" \
+	"$(recf "$idb" kernel_version) $(recf "$idb" boot_aggregate) $(recf "$idb" boot)" = \
+	"6.1.0-57-amd64 sha256:$(printf '%064x' 42) lockdown confidentiality, module signatures enforced"
+check "no boot aggregates listed: says the boot_aggregate is not appraised, once" \
+	"$(grep -c "^node id $idb: boot_aggregate not appraised: no accepted boot aggregates" "$W/err") $(grep -c 'not hardened' "$W/err")" = "1 0"
+# node b holds a valid credential: a refusal 24 revokes it (as 20 and 22)
+expect_log "strict: lockdown none, module signatures not enforced, refused" 24 -- \
+	"${GOOD[@]}" "$(keyev b 0 0)"
+grep -q "lockdown none, module signatures not enforced when the module loaded; the boot policy (strict) requires lockdown confidentiality and module signatures enforced" "$W/err" &&
+	ok "that refusal names the boot state and the policy" || notok "that refusal does not name the boot state and the policy"
+grep -q "node id $idb revoked (its credential, serial" "$W/err" &&
+	ok "that refusal revokes node b (it held a valid credential)" || notok "that refusal does not revoke node b"
+expect_log "strict: lockdown integrity, module signatures enforced, refused" 24 -- \
+	"${GOOD[@]}" "$(keyev b 1 1)"
+expect_log "strict: lockdown confidentiality, module signatures not enforced, refused" 24 -- \
+	"${GOOD[@]}" "$(keyev b 2 0)"
+grep -q "lockdown confidentiality, module signatures not enforced when the module loaded" "$W/err" &&
+	ok "that refusal names the signature rule" || notok "that refusal does not name the signature rule"
+expect_log "a key made in user space with an unhardened boot's event: 21, before 24" 21 \
+	--node-key "$W/x.key" -- "${GOOD[@]}" "$(keyev b 0 0)"
+expect "policy --boot relaxed (a test cluster)" 0 "$AUTH" policy --state "$W/auth" --boot relaxed
+check "it prints boot relaxed" "$(head -1 "$W/out")" = "boot relaxed"
+expect_log "relaxed: lockdown none, module signatures not enforced: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b 0 0)"
+grep -q "^node id $idb: boot not hardened: lockdown none, module signatures not enforced: root on the node can read the node key (boot policy relaxed); boot_aggregate not appraised" "$W/err" &&
+	ok "the authority says the boot is not hardened" || notok "the authority does not say the boot is not hardened"
+check "the record says lockdown none" "$(recf "$idb" boot)" = "lockdown none, module signatures not enforced"
+expect_log "relaxed: lockdown integrity: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b 1 1)"
+expect "policy --boot strict again" 0 "$AUTH" policy --state "$W/auth" --boot strict
+expect_log "strict again: lockdown none refused" 24 -- \
+	"${GOOD[@]}" "$(keyev b 0 0)"
+expect "policy --boot lax refused" 1 "$AUTH" policy --state "$W/auth" --boot lax
+expect "--boot with another subcommand refused" 1 "$AUTH" nodes --state "$W/auth" --boot strict
+printf 'mmt-authority policy 1\nboot lax\n' >"$W/auth/policy"
+expect_log "a policy file that does not parse: no credential" 2 -- \
+	"${GOOD[@]}" "$(keyev b)"
+"$AUTH" policy --state "$W/auth" --boot strict >/dev/null 2>&1
+
+# The boot aggregates: once listed, the log's boot_aggregate must be one
+expect "reference --add-boot with a value that is not 64 hex digits refused" 1 \
+	"$AUTH" reference --state "$W/auth" --add-boot 42
+expect "--add-boot with another subcommand refused" 1 \
+	"$AUTH" policy --state "$W/auth" --add-boot "$(printf '%064x' 43)"
+expect "reference --add-boot (another machine's boot)" 0 \
+	"$AUTH" reference --state "$W/auth" --add-boot "$(printf '%064x' 43)" --name other-firmware
+expect_log "a boot_aggregate that is not in the list refused" 24 -- \
+	"${GOOD[@]}" "$(keyev b)"
+grep -q "boot_aggregate sha256:$(printf '%064x' 42) is not one of the 1 accepted boot aggregates" "$W/err" &&
+	ok "that refusal names the boot_aggregate" || notok "that refusal does not name the boot_aggregate"
+expect_log "a boot_aggregate measured with sha1 refused" 24 -- \
+	"sha1@$(printf '%040x' 42)=boot_aggregate" "$KVER" /bin/sh=/bin/sh \
+	"$W/mmt.ko=/lib/modules/extra/mmt.ko" "$(keyev b)"
+expect "reference --add-boot sha256:HEX (as the issue line prints it)" 0 \
+	"$AUTH" reference --state "$W/auth" --add-boot "sha256:$(printf '%064x' 42)"
+check "the list holds both, kind boot" "$(grep -c ' boot ' "$W/auth/reference")" -eq 2
+expect_log "a boot_aggregate in the list: issued" 0 -- \
+	"${GOOD[@]}" "$(keyev b)"
+check "nothing said of the boot: hardened, the boot_aggregate appraised" \
+	"$(grep -c "^node id $idb: " "$W/err")" -eq 0
+
 # The installed mmt-attest sends the module's node key, never a file's
 round b
 expect "the installed mmt-attest quote refuses --node-key" 1 \
@@ -584,26 +700,10 @@ grow() {
 	done
 	cat "$W/$name.more" >>"$W/$name.ima"
 }
-# credf NAME FIELD: a field of node NAME's credential (show-cred)
-credf() {
-	"$AUTH" show-cred --state "$W/auth" --in "$W/$1.cred" 2>/dev/null |
-		awk -v f="$2" '$1 == f { print $2 }'
-}
-# recf ID FIELD: a field of node ID's record
-recf() {
-	awk -v f="$2" '$1 == f { print $2 }' "$W/auth/records/$1"
-}
 # nodeline ID: node ID's line of mmt-authority nodes
 nodeline() {
 	"$AUTH" nodes --state "$W/auth" 2>/dev/null | awk -v n="$1" '$1 == n'
 }
-# check NAME CONDITION...: a check of a condition (test(1) arguments)
-check() {
-	local name=$1
-	shift
-	if [ "$@" ]; then ok "$name"; else notok "$name"; fi
-}
-
 boot a "${GOOD[@]}" "$(keyev a)" || notok "boot a"
 boot b "${GOOD[@]}" "$(keyev b)" || notok "boot b"
 keep_revoked=1

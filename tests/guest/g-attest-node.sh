@@ -63,18 +63,22 @@ fi
 
 # the node key the module drew at load, measured right after the module:
 # one "mmt-node-key" event (template ima-buf), whose buffer is
-# "mmt node key v2\0", the key `mmt-attest info` reports, and the boot
-# state: lockdown none (0) and module signatures not enforced (0) on
-# these guests (QEMU boots Debian's kernel without Secure Boot), then 6
-# zero bytes
+# "mmt node key v2\0", the key `mmt-attest info` reports, the boot state
+# it reports (lockdown level, module signatures enforced) and six zeros
 node_key_event() {
 	_key=$(attest_info node_key)
+	case $(attest_info lockdown) in
+	none) _ld=00 ;; integrity) _ld=01 ;; confidentiality) _ld=02 ;;
+	*) return 1 ;;
+	esac
+	case $(attest_info module_sig_enforced) in
+	yes) _fl=01 ;; no) _fl=00 ;; *) return 1 ;;
+	esac
 	_ml=/sys/kernel/security/ima/ascii_runtime_measurements
 	awk '$5 == "mmt-node-key"' "$_ml"
 	[ "$(awk '$5 == "mmt-node-key"' "$_ml" | wc -l)" -eq 1 ] || return 1
 	[ "$(awk '$5 == "mmt-node-key" { print $3 " " $6 }' "$_ml")" = \
-		"ima-buf 6d6d74206e6f6465206b657920763200${_key}0000000000000000" ] ||
-		return 1
+		"ima-buf 6d6d74206e6f6465206b657920763200$_key$_ld${_fl}000000000000" ] || return 1
 	# after mmt.ko's entry
 	awk -v ko="$ATTEST_KO" '$5 == ko { m = NR } $5 == "mmt-node-key" { k = NR }
 		END { exit !(m && k > m) }' "$_ml"

@@ -42,6 +42,7 @@ enum mmta_exit {
 	MMTA_ENODEKEY = 21,	/* the node key is not the one the module measured */
 	MMTA_ELOGREWRITTEN = 22, /* a renewal's IMA log does not extend the last one */
 	MMTA_EREVOKED = 23,	/* the node is revoked (mmt-authority reinstate) */
+	MMTA_EBOOT = 24,	/* the node's boot is not one the policy accepts */
 };
 
 /* Node ids are 16 bits of every GUA (uapi/mmt.h, MMT_IOC_SET_NODE_ID). */

@@ -37,6 +37,14 @@ mmtg_t "authority: a TPM whose EK certificate is from another CA is refused (exi
 nc -ll -p "$ATTEST_PORT" -e sh -c '. /opt/mmt/guestlib.sh && . /opt/mmt/attestlib.sh && attest_serve_one' &
 server=$!
 attest_say "authority: serving on port $ATTEST_PORT"
+# a copy of the state under the strict boot policy (the default: lockdown
+# confidentiality, module signatures enforced), served on port 7005: the
+# guests' boot (QEMU -kernel, no lockdown, unsigned modules) is refused
+cp -a "$ATTEST_STATE" /tmp/authority-strict
+mmtg_t "authority: a copy of its state under the strict boot policy" \
+	mmt-authority policy --state /tmp/authority-strict --boot strict
+nc -ll -p 7005 -e mmt-authority serve --state /tmp/authority-strict &
+strict=$!
 # and the stream service (mmt-authority serve: the whole exchange on one
 # connection) with credentials of 45 s, for the nodes' renewals
 nc -ll -p "$ATTEST_SERVE_PORT" -e mmt-authority serve --state "$ATTEST_STATE" \
@@ -49,7 +57,7 @@ for n in 2 3; do
 	msg=$(mmtg_recv $((7000 + n)) $((MMTG_TIMEOUT - 40)))
 	mmtg_check "authority: node $n reports done ($msg)" "$msg" = "done $n"
 done
-kill "$server" "$serve" 2>/dev/null
+kill "$server" "$serve" "$strict" 2>/dev/null
 
 mmt-authority nodes --state "$ATTEST_STATE" >/tmp/nodes
 cat /tmp/nodes

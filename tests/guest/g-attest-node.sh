@@ -33,9 +33,10 @@
 #     node 3 runs mmt-attest renew as a daemon (every 10 s); node 2
 #     renews once (the log only grew: same node id, a higher serial) and
 #     holds an attested connection to node 3 open; then root on node 2
-#     tries to load the tampered module (insmod fails, as mmt is loaded,
-#     but IMA has measured the file): its next renewal is refused (exit
-#     20) and the authority revokes it, the one after too (exit 23); when
+#     tries to load the tampered module from a file whose security.ima
+#     names SHA-512 (insmod fails, as mmt is loaded, but IMA has measured
+#     the file, with SHA-512): its next renewal is refused (exit 20, the
+#     module and sha512 named) and the authority revokes it, the one after too (exit 23); when
 #     node 2's last credential expires the connection ends on both sides
 #     (EKEYEXPIRED), and node 3 refuses node 2's next hello (EKEYEXPIRED)
 #     while its own daemon keeps it attested
@@ -210,15 +211,20 @@ renew_refused() {
 	_rc=$?
 	cat /tmp/renew.out
 	echo "renewal refused: exit $_rc (expected $1)"
-	[ $_rc -eq "$1" ]
+	[ $_rc -eq "$1" ] && { [ -z "${2:-}" ] || grep -q "$2" /tmp/renew.out; }
 }
-# root loads a module the authority has no reference value for (the
-# tampered copy; mmt is loaded, so the kernel refuses it, after IMA
-# measured the file)
+# root loads a module the authority has no reference value for: the
+# tampered copy, from an ext4 image whose security.ima xattr names
+# SHA-512, so IMA measures it with SHA-512 (mmt is loaded, so the kernel
+# refuses the module, after IMA measured the file)
 load_unreferenced() {
-	cp /opt/mmt/mmt-tampered.ko /mnt/ima/bar.ko
-	/usr/sbin/insmod /mnt/ima/bar.ko 2>&1
-	awk '$5 == "/mnt/ima/bar.ko" { n++ } END { exit !n }' \
+	mmtg_run 60 modprobe -a loop ext4 || return 1
+	mkdir -p /mnt/ext &&
+		mount -o loop,ro /opt/mmt/sha512.ext4 /mnt/ext || return 1
+	/usr/sbin/insmod /mnt/ext/bar.ko 2>&1
+	awk '$5 == "/mnt/ext/bar.ko"' \
+		/sys/kernel/security/ima/ascii_runtime_measurements
+	awk '$5 == "/mnt/ext/bar.ko" && $4 ~ /^sha512:/ { n++ } END { exit !n }' \
 		/sys/kernel/security/ima/ascii_runtime_measurements
 }
 # wait_pid PID - the exit status of a background job (for mmtg_t)
@@ -258,10 +264,10 @@ continuous() {
 		-L 200000 -M 5000 -E EKEYEXPIRED >/tmp/hold.out 2>&1 &
 	_h=$!
 	attest_say "node: root loads a module with no reference value (IMA measures it)"
-	mmtg_t "node 2: a module with no reference value measured (bar.ko)" load_unreferenced
+	mmtg_t "node 2: a tampered module measured with SHA-512 (bar.ko, its security.ima names SHA-512)" load_unreferenced
 	attest_say "node: its next renewal is refused, and the authority revokes it"
-	mmtg_t "node 2: the renewal is refused (exit 20: bar.ko), the node revoked" \
-		renew_refused 20
+	mmtg_t "node 2: the renewal is refused (exit 20: bar.ko measured with sha512), the node revoked" \
+		renew_refused 20 'module /mnt/ext/bar.ko was measured with sha512'
 	mmtg_t "node 2: ... the next one too (exit 23: revoked)" renew_refused 23
 	attest_say "node: its attested connection to node 3 lasts until its credential expires ($(($_exp - $(date +%s))) s)"
 	mmtg_t "node 2: the attested connection ends when its credential expires (EKEYEXPIRED)" \

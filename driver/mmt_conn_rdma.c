@@ -160,6 +160,8 @@ struct mmt_wait_cqe {
  * @ctx: rdma_cm context tag (first member)
  * @ref: references: the owner (fd, listener queue) and temporary ones
  * @node: in mmt_conns (device removal)
+ * @rm_node: in mmt_ib_remove()'s list of the connections on the device
+ *	going away (under mmt_conn_mutex while it is built)
  * @lnode: in the listener's pending or ready list until accepted
  * @listener: the listener that created it (accepting side), or NULL
  * @lock: protects @state, @err, @reached_live, @routed, @tx_inbox,
@@ -252,6 +254,7 @@ struct mmt_conn {
 	struct mmt_cm_ctx ctx;
 	struct kref ref;
 	struct list_head node;
+	struct list_head rm_node;
 	struct list_head lnode;
 	struct mmt_listener *listener;
 	spinlock_t lock;		/* state, err, routed, inboxes */
@@ -504,6 +507,7 @@ static struct mmt_conn *mmt_conn_alloc(void)
 		return NULL;
 	kref_init(&conn->ref);
 	INIT_LIST_HEAD(&conn->node);
+	INIT_LIST_HEAD(&conn->rm_node);
 	INIT_LIST_HEAD(&conn->lnode);
 	spin_lock_init(&conn->lock);
 	init_waitqueue_head(&conn->wq);
@@ -5028,50 +5032,58 @@ static int mmt_ib_add(struct ib_device *dev)
  */
 static void mmt_ib_remove(struct ib_device *dev, void *client_data)
 {
-	struct mmt_conn *conn, **victims;
-	struct rdma_cm_id *ids[16];
+	struct mmt_conn *conn, *tmp;
+	struct rdma_cm_id *id;
 	struct mmt_listener *l;
-	unsigned int n = 0, nids = 0, i;
+	LIST_HEAD(victims);
 
+	/*
+	 * Nothing is allocated here: a removal must complete whatever the
+	 * memory, so the connections are listed through their own rm_node
+	 * and the listeners are taken one at a time.
+	 */
 	mutex_lock(&mmt_conn_mutex);
-	list_for_each_entry(conn, &mmt_conns, node)
-		n++;
-	victims = kcalloc(n ? n : 1, sizeof(*victims), GFP_KERNEL);
-	n = 0;
 	list_for_each_entry(conn, &mmt_conns, node) {
-		if (!victims)
-			break;
 		if (READ_ONCE(conn->dev) == dev) {
 			kref_get(&conn->ref);
-			victims[n++] = conn;
+			list_add_tail(&conn->rm_node, &victims);
 		}
-	}
-	list_for_each_entry(l, &mmt_listeners, node) {
-		unsigned long flags;
-
-		mutex_lock(&l->mutex);
-		if (nids < ARRAY_SIZE(ids) && l->cm_id &&
-		    l->cm_id->device == dev) {
-			ids[nids++] = l->cm_id;
-			l->cm_id = NULL;
-			spin_lock_irqsave(&l->lock, flags);
-			l->dead = true;
-			wake_up_all(&l->wq);
-			spin_unlock_irqrestore(&l->lock, flags);
-		}
-		mutex_unlock(&l->mutex);
 	}
 	mutex_unlock(&mmt_conn_mutex);
-	/* Outside mmt_conn_mutex: their handlers may be allocating conns. */
-	for (i = 0; i < nids; i++)
-		rdma_destroy_id(ids[i]);
-	for (i = 0; i < n; i++) {
-		pr_info("conn %llx: device %s removed\n", victims[i]->conn_id,
+	/*
+	 * Each listener's id is destroyed outside mmt_conn_mutex: its
+	 * handler may be allocating a connection, which takes it.
+	 */
+	do {
+		id = NULL;
+		mutex_lock(&mmt_conn_mutex);
+		list_for_each_entry(l, &mmt_listeners, node) {
+			unsigned long flags;
+
+			mutex_lock(&l->mutex);
+			if (l->cm_id && l->cm_id->device == dev) {
+				id = l->cm_id;
+				l->cm_id = NULL;
+				spin_lock_irqsave(&l->lock, flags);
+				l->dead = true;
+				wake_up_all(&l->wq);
+				spin_unlock_irqrestore(&l->lock, flags);
+			}
+			mutex_unlock(&l->mutex);
+			if (id)
+				break;
+		}
+		mutex_unlock(&mmt_conn_mutex);
+		if (id)
+			rdma_destroy_id(id);
+	} while (id);
+	list_for_each_entry_safe(conn, tmp, &victims, rm_node) {
+		list_del_init(&conn->rm_node);
+		pr_info("conn %llx: device %s removed\n", conn->conn_id,
 			dev_name(&dev->dev));
-		mmt_conn_teardown(victims[i], -ECONNRESET);
-		mmt_conn_put(victims[i]);
+		mmt_conn_teardown(conn, -ECONNRESET);
+		mmt_conn_put(conn);
 	}
-	kfree(victims);
 }
 
 static struct ib_client mmt_ib_client = {

@@ -468,6 +468,26 @@ static bool mmt_attest_is_own(const struct mmt_cred *c)
 			       MMT_CRED_KEY_LEN));
 }
 
+/*
+ * The binding rule of a peer's node id, for a credential @c accepted
+ * otherwise: a credential with another key than the bound one is refused
+ * unless its serial is higher, which rebinds the id; a higher serial with
+ * the bound key raises the bound serial.  Caller holds mmt_attest_lock.
+ * Return: 0, or -EKEYREJECTED (nothing changed).
+ */
+static int mmt_attest_bind(struct mmt_attest_peer *p, const struct mmt_cred *c)
+{
+	lockdep_assert_held(&mmt_attest_lock);
+	if (crypto_memneq(p->node_key, c->node_key, MMT_CRED_KEY_LEN) &&
+	    c->serial <= p->serial)
+		return -EKEYREJECTED;
+	if (c->serial > p->serial) {
+		p->serial = c->serial;
+		memcpy(p->node_key, c->node_key, MMT_CRED_KEY_LEN);
+	}
+	return 0;
+}
+
 /**
  * mmt_attest_hs_peer() - check the peer's credential of a handshake and
  *	bind its node id to its node key
@@ -537,23 +557,18 @@ int mmt_attest_hs_peer(struct mmt_hs *hs, u64 now, u16 hello_node)
 		goto out;
 	}
 	p = xa_load(&mmt_attest_peers, c.node_id);
-	if (p && crypto_memneq(p->node_key, c.node_key, MMT_CRED_KEY_LEN) &&
-	    c.serial <= p->serial) {
-		err = -EKEYREJECTED;
-		goto out;
-	}
-	if (!p) {
+	if (p) {
+		err = mmt_attest_bind(p, &c);
+		if (err)
+			goto out;
+	} else {
 		/* into the reserved slot: no allocation */
 		err = xa_err(xa_store(&mmt_attest_peers, c.node_id, n,
 				      GFP_KERNEL));
 		if (err)
 			goto out;
-		p = n;
+		mmt_attest_bind(n, &c);	/* zeroed: binds */
 		n = NULL;
-	}
-	if (c.serial > p->serial) {
-		p->serial = c.serial;
-		memcpy(p->node_key, c.node_key, MMT_CRED_KEY_LEN);
 	}
 	hs->peer_cred = c;
 out:
@@ -697,15 +712,9 @@ int mmt_attest_peer_renew(const u8 *cred, u32 len, u64 now,
 	if (err)
 		goto out;
 	p = xa_load(&mmt_attest_peers, c.node_id);
-	if (p && crypto_memneq(p->node_key, c.node_key, MMT_CRED_KEY_LEN) &&
-	    c.serial <= p->serial) {
-		err = -EKEYREJECTED;
+	err = p ? mmt_attest_bind(p, &c) : 0;
+	if (err)
 		goto out;
-	}
-	if (p && c.serial > p->serial) {
-		p->serial = c.serial;
-		memcpy(p->node_key, c.node_key, MMT_CRED_KEY_LEN);
-	}
 	*peer = c;
 out:
 	mutex_unlock(&mmt_attest_lock);

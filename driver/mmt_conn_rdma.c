@@ -1339,6 +1339,33 @@ static int mmt_conn_hs_recv_hello(struct mmt_conn *conn,
 	return 0;
 }
 
+/*
+ * Send @len bytes of @buf as messages of @type (MMT_MSG_HS_HELLO,
+ * MMT_MSG_CRED) in chunks of at most MMT_HS_CHUNK bytes in @w's segs:
+ * @index = offset, @closures = total length, @bytes = bytes in this chunk.
+ * @w: a message buffer of the caller's.  Return: 0 or
+ * mmt_conn_send_msg()'s error.
+ */
+static int mmt_conn_send_chunks(struct mmt_conn *conn, struct mmt_wire_msg *w,
+				u8 type, const u8 *buf, u32 len)
+{
+	u32 off, n;
+	int err = 0;
+
+	for (off = 0; !err && off < len; off += n) {
+		n = min_t(u32, len - off, MMT_HS_CHUNK);
+		memset(w, 0, sizeof(*w));
+		w->type = type;
+		w->index = cpu_to_le32(off);
+		w->closures = cpu_to_le32(len);
+		w->bytes = cpu_to_le64(n);
+		w->nsegs = DIV_ROUND_UP(n, 16);
+		memcpy(w->segs, buf + off, n);
+		err = mmt_conn_send_msg(conn, w, NULL, NULL);
+	}
+	return err;
+}
+
 /* ------------------------------------------------------------ renewal */
 
 /*
@@ -1537,8 +1564,8 @@ static void mmt_conn_cred_tx(struct work_struct *work)
 	struct mmt_wire_msg *w = NULL;
 	struct mmt_cred c;
 	unsigned long flags;
-	u32 off, n, len;
 	u8 *file;
+	u32 len;
 	int err;
 
 	err = mmt_attest_own_cred(&file, &len, &c);
@@ -1549,17 +1576,8 @@ static void mmt_conn_cred_tx(struct work_struct *work)
 	if (!w)
 		goto out;
 	err = mmt_conn_fault_cred(file, len);
-	for (off = 0; !err && off < len; off += n) {
-		n = min_t(u32, len - off, MMT_HS_CHUNK);
-		memset(w, 0, sizeof(*w));
-		w->type = MMT_MSG_CRED;
-		w->index = cpu_to_le32(off);
-		w->closures = cpu_to_le32(len);
-		w->bytes = cpu_to_le64(n);
-		w->nsegs = DIV_ROUND_UP(n, 16);
-		memcpy(w->segs, file + off, n);
-		err = mmt_conn_send_msg(conn, w, NULL, NULL);
-	}
+	if (!err)
+		err = mmt_conn_send_chunks(conn, w, MMT_MSG_CRED, file, len);
 	if (!err) {
 		conn->own_serial = c.serial;
 		spin_lock_irqsave(&conn->lock, flags);
@@ -1632,7 +1650,7 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	unsigned long flags;
 	struct mmt_hs *hs;
 	u8 *peer = NULL;
-	u32 off, n, peer_len = 0;
+	u32 peer_len = 0;
 	u16 hello_node = conn->peer_node;
 	int err, serr;
 	u64 id;
@@ -1649,17 +1667,9 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	mutex_lock(&conn->rx_mutex);
 	err = mmt_attest_hs_start(hs, !conn->listener, conn->conn_rand,
 				  conn->accept_rand);
-	for (off = 0; !err && off < hs->own_len; off += n) {
-		n = min_t(u32, hs->own_len - off, MMT_HS_CHUNK);
-		memset(w, 0, sizeof(*w));
-		w->type = MMT_MSG_HS_HELLO;
-		w->index = cpu_to_le32(off);
-		w->closures = cpu_to_le32(hs->own_len);
-		w->bytes = cpu_to_le64(n);
-		w->nsegs = DIV_ROUND_UP(n, 16);
-		memcpy(w->segs, hs->own + off, n);
-		err = mmt_conn_send_msg(conn, w, NULL, NULL);
-	}
+	if (!err)
+		err = mmt_conn_send_chunks(conn, w, MMT_MSG_HS_HELLO, hs->own,
+					   hs->own_len);
 	if (!err)
 		err = mmt_conn_hs_recv_hello(conn, deadline, &peer, &peer_len);
 	if (!err)

@@ -224,6 +224,29 @@ static int connect_to(int dev, const char *addr, int port, int retry,
 	}
 }
 
+/*
+ * One connection into @c: connected to @addr:@port (retried while the peer
+ * is not listening; *@us the connect's time, if @us), or with @addr NULL
+ * accepted on a listener made on @port (*@lfd, to close; @tmo the accept's
+ * timeout_ms).  Return: 0 or the connect's or accept's errno; -1 on a
+ * set-up error (printed).
+ */
+static int one_conn(int dev, const char *addr, int port, int tmo,
+		    struct mmt_connect *c, int *lfd, double *us)
+{
+	struct mmt_listen l = { .size = sizeof(l) };
+
+	if (addr)
+		return connect_to(dev, addr, port, 1, c, us);
+	if (fill_addr(&l.addr, NULL, port) || ioctl(dev, MMT_IOC_LISTEN, &l)) {
+		perror("MMT_IOC_LISTEN");
+		return -1;
+	}
+	*lfd = l.fd;
+	c->timeout_ms = tmo;
+	return ioctl(*lfd, MMT_IOC_ACCEPT, c) ? errno : 0;
+}
+
 static int do_agree(int dev, const char *addr, int port, const char *out,
 		    int tmo, int quit)
 {
@@ -233,22 +256,9 @@ static int do_agree(int dev, const char *addr, int port, const char *out,
 	double t1 = 0, t2 = 0, tc = 0;
 	unsigned char *buf;
 
-	if (send) {
-		err = connect_to(dev, addr, port, 1, &c, &tc);
-		if (err < 0)
-			return 2;
-	} else {
-		struct mmt_listen l = { .size = sizeof(l) };
-
-		if (fill_addr(&l.addr, NULL, port) ||
-		    ioctl(dev, MMT_IOC_LISTEN, &l)) {
-			perror("MMT_IOC_LISTEN");
-			return 2;
-		}
-		lfd = l.fd;
-		c.timeout_ms = tmo;
-		err = ioctl(lfd, MMT_IOC_ACCEPT, &c) ? errno : 0;
-	}
+	err = one_conn(dev, addr, port, tmo, &c, &lfd, &tc);
+	if (err < 0)
+		return 2;
 	check(!err, "agree: an attested connection", err);
 	if (err)
 		return failures;
@@ -328,27 +338,14 @@ static int do_hold(int dev, const char *addr, int port, int tmo, int live_ms,
 		   int min_ms, const char *expect)
 {
 	struct mmt_connect c = { .size = sizeof(c) };
-	int send = addr != NULL, err, lfd = -1, pmo, pr;
+	int err, lfd = -1, pmo, pr;
 	struct pollfd pfd = { .events = POLLIN };
 	char what[160];
 	double t0;
 
-	if (send) {
-		err = connect_to(dev, addr, port, 1, &c, NULL);
-		if (err < 0)
-			return 2;
-	} else {
-		struct mmt_listen l = { .size = sizeof(l) };
-
-		if (fill_addr(&l.addr, NULL, port) ||
-		    ioctl(dev, MMT_IOC_LISTEN, &l)) {
-			perror("MMT_IOC_LISTEN");
-			return 2;
-		}
-		lfd = l.fd;
-		c.timeout_ms = tmo;
-		err = ioctl(lfd, MMT_IOC_ACCEPT, &c) ? errno : 0;
-	}
+	err = one_conn(dev, addr, port, tmo, &c, &lfd, NULL);
+	if (err < 0)
+		return 2;
 	t0 = now_us();
 	check(!err, "hold: an attested connection", err);
 	if (err)

@@ -370,8 +370,7 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 		goto out;
 	}
 	mmt_mig_init(mig, false);
-	err = mmt_mig_rx_start(pmo, mig, c->bind.conn_id, c->bind.gen,
-			       c->bind.rx_nonce);
+	err = mmt_mig_rx_start(pmo, mig, &c->bind);
 	if (err)
 		goto out;
 	for (i = 0; i < c->closures && !err; i++) {

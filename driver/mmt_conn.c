@@ -95,7 +95,7 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 	if (le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC || w->reserved0 ||
 	    w->reserved1[0] || w->reserved1[1])
 		return -EPROTO;
-	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_CRED ||
+	if (w->type < MMT_MSG_OFFER || w->type > MMT_MSG_MIG_STATEMENT ||
 	    w->type == MMT_MSG_DONE)
 		return -EPROTO;
 	if (w->nsegs > MMT_WIRE_MAX_SEGS ||

@@ -109,6 +109,8 @@ enum mmt_wire_type {
 	MMT_MSG_AGREE = 11,	/* key agreement, both ways: a share */
 	MMT_MSG_AGREE_CONFIRM = 12, /* key agreement, both ways: a tag */
 	MMT_MSG_CRED = 13,	/* attested mode, both ways: renewal chunk */
+	MMT_MSG_MIG_QUERY = 14,	/* source -> destination: outcome of? */
+	MMT_MSG_MIG_STATEMENT = 15, /* destination -> source: the outcome */
 };
 
 /*
@@ -129,6 +131,11 @@ enum mmt_wire_type {
  * Renewal (docs/ATTESTATION.md "Renewal on a live connection"), only on an
  * attested connection: MMT_MSG_CRED carries the sender's renewed
  * credential file in the chunks of MMT_MSG_HS_HELLO.
+ *
+ * Resolve (MMT_IOC_MIGRATE_RESOLVE, docs/MIGRATION.md section 7), on any
+ * connection: MMT_MSG_MIG_QUERY with @nonce = a migration's receive
+ * nonce; MMT_MSG_MIG_STATEMENT with the same @nonce, @index = the outcome
+ * (MMT_MIG_OUTCOME_*) and, for a final one, @tag = mmt_mig_resolve_tag().
  */
 #define MMT_HS_CHUNK	(MMT_WIRE_MAX_SEGS * 16)
 #define MMT_HELLO_ATTESTED	BIT(0)	/* struct mmt_wire_hello_att.flags */
@@ -303,12 +310,14 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
  * @strays: destination: stray messages to send before checking the COMMIT
  * @stray_ms: destination: the time between two of them, in ms
  * @no_ack: destination: once committed, fail the COMMIT ACK's send
+ * @drop: destination: drop the COMMIT and end the connection
  */
 struct mmt_fault_commit {
 	u32 want;
 	u32 strays;
 	u32 stray_ms;
 	bool no_ack;
+	bool drop;
 };
 
 /* mmt_conn_fault.c: test builds only (MMT_DEBUG); empty otherwise */

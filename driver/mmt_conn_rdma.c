@@ -236,6 +236,10 @@ struct mmt_wait_cqe {
  * @cred_tx_work: sends this node's renewal (mmt_conn_cred_tx())
  * @expire_work: closes the connection when the peer's credential or
  *	this node's (as the peer holds it) expires (mmt_conn_expire())
+ * @query_inbox: MMT_MSG_MIG_QUERY not answered yet (under @lock)
+ * @query_work: answers them (mmt_conn_mig_query())
+ * @res_inbox: MMT_MSG_MIG_STATEMENT not read yet (under @lock)
+ * @res_mutex: one MMT_IOC_MIGRATE_RESOLVE at a time
  * @works_stopped: set at destroy (under @lock): no work is queued after
  * @peer_node: the peer's node id
  * @timeout_ms: connect timeout
@@ -303,6 +307,10 @@ struct mmt_conn {
 	struct work_struct cred_rx_work;
 	struct work_struct cred_tx_work;
 	struct delayed_work expire_work;
+	struct list_head query_inbox;
+	struct work_struct query_work;
+	struct list_head res_inbox;
+	struct mutex res_mutex;		/* MMT_IOC_MIGRATE_RESOLVE */
 	bool works_stopped;
 	u16 peer_node;
 	u32 timeout_ms;
@@ -353,6 +361,7 @@ static const struct file_operations mmt_listen_fops;
 static void mmt_conn_cred_rx(struct work_struct *work);
 static void mmt_conn_cred_tx(struct work_struct *work);
 static void mmt_conn_expire(struct work_struct *work);
+static void mmt_conn_mig_query(struct work_struct *work);
 
 /* ------------------------------------------------------------ state */
 
@@ -470,6 +479,10 @@ static void mmt_conn_free(struct kref *ref)
 		kfree(it);
 	list_for_each_entry_safe(it, tmp, &conn->cred_inbox, node)
 		kfree(it);
+	list_for_each_entry_safe(it, tmp, &conn->query_inbox, node)
+		kfree(it);
+	list_for_each_entry_safe(it, tmp, &conn->res_inbox, node)
+		kfree(it);
 	kfree(conn->cred_buf);
 	memzero_explicit(conn->hs_secret, sizeof(conn->hs_secret));
 	mutex_destroy(&conn->setup_mutex);
@@ -478,6 +491,7 @@ static void mmt_conn_free(struct kref *ref)
 	mutex_destroy(&conn->post_mutex);
 	mutex_destroy(&conn->key_mutex);
 	mutex_destroy(&conn->ka_mutex);
+	mutex_destroy(&conn->res_mutex);
 	memzero_explicit(conn->chan_root, sizeof(conn->chan_root));
 	kfree(conn);
 }
@@ -524,6 +538,10 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	INIT_WORK(&conn->cred_rx_work, mmt_conn_cred_rx);
 	INIT_WORK(&conn->cred_tx_work, mmt_conn_cred_tx);
 	INIT_DELAYED_WORK(&conn->expire_work, mmt_conn_expire);
+	INIT_LIST_HEAD(&conn->query_inbox);
+	INIT_LIST_HEAD(&conn->res_inbox);
+	INIT_WORK(&conn->query_work, mmt_conn_mig_query);
+	mutex_init(&conn->res_mutex);
 	mmt_mig_init(&conn->mig_tx, true);
 	mmt_mig_init(&conn->mig_rx, false);
 	conn->mig_tx.running = false;
@@ -583,7 +601,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct list_head *box;
 	unsigned long flags;
 	int err = 0;
-	bool hs, ka, cred;
+	bool hs, ka, cred, query;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/*
@@ -632,6 +650,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ka = it->msg.type == MMT_MSG_AGREE ||
 	     it->msg.type == MMT_MSG_AGREE_CONFIRM;
 	cred = it->msg.type == MMT_MSG_CRED;
+	query = it->msg.type == MMT_MSG_MIG_QUERY;
 	switch (it->msg.type) {
 	case MMT_MSG_GRANT:
 	case MMT_MSG_ACK:
@@ -646,6 +665,12 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		break;
 	case MMT_MSG_CRED:
 		box = &conn->cred_inbox;
+		break;
+	case MMT_MSG_MIG_QUERY:
+		box = &conn->query_inbox;
+		break;
+	case MMT_MSG_MIG_STATEMENT:
+		box = &conn->res_inbox;
 		break;
 	default:
 		box = &conn->rx_inbox;
@@ -674,6 +699,8 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	list_add_tail(&it->node, box);
 	if (cred)
 		mmt_conn_queue(conn, &conn->cred_rx_work);
+	if (query)
+		mmt_conn_queue(conn, &conn->query_work);
 	wake_up_all(&conn->wq);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	mmt_conn_post_recv(conn, b);
@@ -1079,6 +1106,8 @@ static void mmt_conn_stop_works(struct mmt_conn *conn)
 	if (cancel_work_sync(&conn->cred_tx_work))
 		mmt_conn_put(conn);
 	if (cancel_delayed_work_sync(&conn->expire_work))
+		mmt_conn_put(conn);
+	if (cancel_work_sync(&conn->query_work))
 		mmt_conn_put(conn);
 }
 
@@ -1734,6 +1763,7 @@ static int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 		 */
 		mmt_conn_queue(conn, &conn->cred_rx_work);
 		mmt_conn_queue(conn, &conn->cred_tx_work);
+		mmt_conn_queue(conn, &conn->query_work);
 		spin_unlock_irqrestore(&conn->lock, flags);
 		mmt_conn_expire_arm(conn);
 		atomic64_inc(&mmt_stats.hs_done);
@@ -4350,10 +4380,16 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 	memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
 	memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
 	memcpy(digest, w->segs, sizeof(digest));
-	if (!mmt_conn_fault_commit(false, &f))
+	if (!mmt_conn_fault_commit(false, &f)) {
 		f.no_ack = false;
-	else if (f.strays)
+	} else if (f.drop) {
+		/* test build: the COMMIT lost with the link */
+		*committed = false;
+		mmt_conn_fail(rx->conn, -ECONNRESET);
+		return -ECONNRESET;
+	} else if (f.strays) {
 		mmt_mrx_strays(rx, f.strays, f.stray_ms);
+	}
 	if (rx->stop)
 		verdict = -ECANCELED;
 	else if (mmt_mrx_granted(rx))
@@ -4387,6 +4423,12 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	bool committed = false, end = false;
 	struct mmt_inbox_item *it;
 	struct mmt_rx *rx;
+	struct mmt_bind b = {
+		.conn_id = conn->conn_id,
+		.sender_node = conn->peer_node,
+		.receiver_node = mmt_node_id(),
+		.dir = conn->listener ? 0 : 1,	/* the source's */
+	};
 	u8 nonce[MMT_RX_NONCE_BYTES];
 	size_t extra;
 	u32 i, window;
@@ -4403,7 +4445,10 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	}
 	window = it->msg.index;
 	get_random_bytes_wait(nonce, sizeof(nonce));
-	err = mmt_mig_rx_start(pmo, mig, conn->conn_id, it->msg.gen, nonce);
+	memcpy(b.rx_nonce, nonce, sizeof(b.rx_nonce));
+	memcpy(b.tx_nonce, it->msg.wire.nonce, sizeof(b.tx_nonce));
+	b.gen = it->msg.gen;
+	err = mmt_mig_rx_start(pmo, mig, &b);
 	rx = err ? NULL : kzalloc(sizeof(*rx), GFP_KERNEL);
 	if (!err && !rx) {
 		mmt_mig_rx_end(pmo);
@@ -4676,6 +4721,160 @@ static int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg)
 		return -ENOENT;
 	mmt_mig_get_info(mig, &info);
 	return mmt_copy_out(uarg, &info, sizeof(info), usize);
+}
+
+/*
+ * @query_work: answer the peer's MMT_MSG_MIG_QUERY messages, in order,
+ * from this node's record of its migration receives (mmt_mig_statement()):
+ * the outcome, with its tag when final.  On an attested connection only
+ * once the handshake is done (queued again then).  Nothing is kept of a
+ * query: the peer learns what any holder of the nonce could.
+ */
+static void mmt_conn_mig_query(struct work_struct *work)
+{
+	struct mmt_conn *conn = container_of(work, struct mmt_conn,
+					     query_work);
+	struct mmt_inbox_item *it;
+	unsigned long flags;
+
+	for (;;) {
+		struct mmt_wire_msg w = {};
+
+		spin_lock_irqsave(&conn->lock, flags);
+		it = (!conn->attested || conn->hs_done) ?
+		     list_first_entry_or_null(&conn->query_inbox,
+					      struct mmt_inbox_item, node) :
+		     NULL;
+		if (it) {
+			list_del(&it->node);
+			conn->inbox_len--;
+		}
+		spin_unlock_irqrestore(&conn->lock, flags);
+		if (!it)
+			break;
+		w.type = MMT_MSG_MIG_STATEMENT;
+		memcpy(w.nonce, it->msg.wire.nonce, sizeof(w.nonce));
+		w.index = cpu_to_le32(mmt_mig_statement(w.nonce, w.tag));
+		kfree(it);
+		if (mmt_conn_send_msg(conn, &w, NULL, NULL))
+			break;	/* the connection failed: nobody to tell */
+		atomic64_inc(&mmt_stats.statements_sent);
+	}
+	mmt_conn_put(conn);
+}
+
+/*
+ * The destination's statement on the receive @nonce: the first
+ * MMT_MSG_MIG_STATEMENT for @nonce that is not final or whose tag
+ * verifies (mmt_mig_resolve() applies a final one to @pmo); a final one
+ * that does not verify is counted and ignored, as are statements on other
+ * receives.  Until @deadline (jiffies).
+ */
+static int mmt_conn_res_wait(struct mmt_conn *conn, struct mmt_pmo *pmo,
+			     const u8 *nonce, unsigned long deadline,
+			     u32 *outcome)
+{
+	struct mmt_inbox_item *it;
+	long left;
+	int err;
+
+	for (;;) {
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		it = mmt_inbox_wait(conn, &conn->res_inbox, left);
+		if (IS_ERR(it))
+			return PTR_ERR(it);
+		if (crypto_memneq(it->msg.wire.nonce, nonce,
+				  MMT_RX_NONCE_BYTES)) {
+			kfree(it);
+			continue;	/* another query's */
+		}
+		*outcome = it->msg.index;
+		if (*outcome == MMT_MIG_OUTCOME_COMMITTED ||
+		    *outcome == MMT_MIG_OUTCOME_ABORTED) {
+			err = mmt_mig_resolve(pmo, *outcome, it->msg.wire.tag);
+			if (err == -EBADMSG) {
+				atomic64_inc(&mmt_stats.resolve_forged);
+				pr_info_ratelimited("conn %llx: a statement on a migration's outcome that does not authenticate\n",
+						    conn->conn_id);
+				kfree(it);
+				continue;
+			}
+			if (!err)
+				atomic64_inc(&mmt_stats.resolves);
+		} else if (*outcome == MMT_MIG_OUTCOME_PENDING) {
+			err = -EINPROGRESS;
+		} else {
+			*outcome = MMT_MIG_OUTCOME_UNKNOWN;
+			err = -ENODATA;
+		}
+		kfree(it);
+		return err;
+	}
+}
+
+/**
+ * mmt_conn_migrate_resolve() - MMT_IOC_MIGRATE_RESOLVE (see uapi/mmt.h)
+ * @conn: a connection to the migration's destination node
+ * @uarg: user pointer to struct mmt_migrate_resolve
+ *
+ * MMT_MSG_MIG_QUERY with the receive nonce of the PMO's migration of
+ * unknown outcome, then the destination's statement
+ * (mmt_conn_res_wait()).
+ *
+ * Context: process; sleeps; takes @conn->res_mutex, the PMO's lock.
+ * Return: 0 or the errors of uapi/mmt.h.
+ */
+static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
+{
+	u8 nonce[MMT_RX_NONCE_BYTES];
+	struct mmt_migrate_resolve a;
+	struct mmt_wire_msg w = {};
+	unsigned long deadline;
+	struct mmt_pmo *pmo;
+	struct fd f;
+	u32 usize, outcome = MMT_MIG_OUTCOME_UNKNOWN;
+	int err;
+
+	err = mmt_copy_in(&a, sizeof(a), uarg, MMT_MIGRATE_RESOLVE_SIZE_VER0,
+			  &usize);
+	if (err)
+		return err;
+	if (a.flags || a.outcome || a.reserved0 || a.reserved[0] ||
+	    a.reserved[1] || a.timeout_ms > 600000)
+		return -EINVAL;
+	f = fdget(a.pmo_fd);
+	if (!f.file)
+		return -EBADF;
+	pmo = mmt_pmo_from_file(f.file);
+	if (!pmo) {
+		fdput(f);
+		return -ENOTTY;
+	}
+	if (mutex_lock_interruptible(&conn->res_mutex)) {
+		fdput(f);
+		return -EINTR;
+	}
+	deadline = jiffies + mmt_timeout(a.timeout_ms);
+	err = mmt_mig_unknown_nonce(pmo, nonce);
+	if (!err)
+		err = mmt_conn_op_live(conn);
+	if (err)
+		goto out;
+	w.type = MMT_MSG_MIG_QUERY;
+	memcpy(w.nonce, nonce, sizeof(w.nonce));
+	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
+	if (!err)
+		err = mmt_conn_res_wait(conn, pmo, nonce, deadline, &outcome);
+	a.outcome = outcome;
+	if ((!err || err == -ENODATA || err == -EINPROGRESS) &&
+	    mmt_copy_out(uarg, &a, sizeof(a), usize) && !err)
+		err = -EFAULT;
+out:
+	mutex_unlock(&conn->res_mutex);
+	fdput(f);
+	return err;
 }
 
 /* MMT_IOC_MIGRATE_FINISH and MMT_IOC_MIGRATE_ABORT: see uapi/mmt.h. */
@@ -4980,6 +5179,8 @@ static long mmt_conn_ioctl(struct file *file, unsigned int cmd,
 		return mmt_conn_migrate_req(conn, arg, MMT_MIG_REQ_FINISH);
 	case MMT_IOC_MIGRATE_ABORT:
 		return mmt_conn_migrate_req(conn, arg, MMT_MIG_REQ_ABORT);
+	case MMT_IOC_MIGRATE_RESOLVE:
+		return mmt_conn_migrate_resolve(conn, (void __user *)arg);
 	default:
 		return -ENOTTY;
 	}

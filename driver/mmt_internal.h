@@ -120,6 +120,13 @@ struct mm_struct;
  *	(read-only) until MMT_IOC_PMO_INVALIDATE (the image stays the one
  *	copy) or MMT_IOC_PMO_MIG_RESOLVE, which drops the record first and
  *	fails if a restore consumed it (docs/CRIU.md)
+ * @mig_bind: while @mig_unknown from a migration: that migration's
+ *	binding (connection, generation, nodes, direction, both nonces),
+ *	which the destination's statement must be bound to
+ *	(MMT_IOC_MIGRATE_RESOLVE; under @lock)
+ * @mig_rx_bind: while @mig_rx: the migration's binding as this
+ *	destination sees it, for the statement recorded when it ends
+ * @mig_rx_committed: while @mig_rx: its COMMIT checked (under @lock)
  * @ckpt_handle: MMT_CKPT_HANDLE_BYTES, that record's handle
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
@@ -150,6 +157,9 @@ struct mmt_pmo {
 	bool mig_frozen;
 	wait_queue_head_t mig_wq;
 	bool mig_unknown;
+	struct mmt_bind mig_bind;
+	struct mmt_bind mig_rx_bind;
+	bool mig_rx_committed;
 	bool ckpt_pending;
 	u8 ckpt_handle[MMT_CKPT_HANDLE_BYTES];
 	struct mm_struct *charged_mm;
@@ -182,6 +192,13 @@ struct mmt_pmo {
  *	live attested connection
  * @creds_renewed: renewed credentials a peer sent on a live attested
  *	connection that this node accepted
+ * @resolves_forced: migrations of unknown outcome made writable on the
+ *	owner's word (MMT_IOC_PMO_MIG_RESOLVE with MMT_MIG_RESOLVE_FORCE)
+ * @resolves: migrations of unknown outcome resolved on the destination's
+ *	statement (MMT_IOC_MIGRATE_RESOLVE)
+ * @resolve_forged: statements on a migration's outcome whose tag did not
+ *	verify (ignored)
+ * @statements_sent: statements this node sent as a destination
  * @conns_expired: attested connections closed because this node's or
  *	the peer's credential expired (by this side, or by the peer's close
  *	once the validity ended), or because this side refused a renewal the
@@ -203,6 +220,10 @@ struct mmt_stats {
 	atomic64_t hs_rejected;
 	atomic64_t creds_sent;
 	atomic64_t creds_renewed;
+	atomic64_t resolves_forced;
+	atomic64_t resolves;
+	atomic64_t resolve_forged;
+	atomic64_t statements_sent;
 	atomic64_t conns_expired;
 };
 
@@ -481,7 +502,7 @@ void mmt_conn_exit(void);
 /* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
-int mmt_pmo_mig_resolve(struct mmt_pmo *pmo);
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg);
 
 /* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
 struct mmt_ckpt;

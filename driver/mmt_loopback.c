@@ -295,6 +295,7 @@ int mmt_migrate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 		.hook = hook,
 		.priv = priv,
 	};
+	struct mmt_bind b;
 	int err;
 
 	mmt_mig_init(mig, true);
@@ -315,8 +316,9 @@ int mmt_migrate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 	lo.t.conn_id = atomic64_inc_return(&mmt_loopback_conn_id);
 	get_random_bytes(lo.t.rx_nonce, sizeof(lo.t.rx_nonce));
 	get_random_bytes(lo.t.tx_nonce, sizeof(lo.t.tx_nonce));
-	err = mmt_mig_rx_start(dst, dmig, lo.t.conn_id, lo.t.gen,
-			       lo.t.rx_nonce);
+	/* one node: the destination sees the same binding as the source */
+	mmt_mig_xport_bind(&lo.t, &b);
+	err = mmt_mig_rx_start(dst, dmig, &b);
 	if (err) {
 		mmt_mig_done(mig, err);
 		return err;

@@ -21,6 +21,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
+#include <crypto/algapi.h>
 
 #include "mmt_internal.h"
 #include "mmt_trace.h"
@@ -432,14 +433,15 @@ static int mmt_mig_commit(struct mmt_pmo *src, struct mmt_mig_xport *t,
  * The end of the handover: committed, every MMT VALID -> INVALID (the
  * destination is the one writable copy); failed with the outcome unknown,
  * the PMO read-only (mig_unknown: writers and senders get -EUCLEAN) until
- * its owner resolves it, and every MMT due for a fresh GUA once it does
+ * its owner resolves it (the migration's binding kept in mig_bind for the
+ * destination's statement, mmt_mig_resolve()), and every MMT due for a fresh GUA once it does
  * (the destination may hold a writable copy under these GUAs: DESIGN.md
  * section 5, "it stays read-only until it does"); failed, otherwise
  * untouched.  Then the writers are thawed and the PMO is no longer the
  * migration's.
  */
 static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
-			    bool unknown)
+			    bool unknown, const struct mmt_mig_xport *t)
 {
 	u32 i;
 
@@ -452,8 +454,11 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
 		else if (unknown && r->state == MMT_VALID)
 			r->regua_due = true;
 	}
-	if (!committed && unknown)
+	if (!committed && unknown) {
+		/* what MMT_IOC_MIGRATE_RESOLVE asks the destination about */
+		mmt_mig_xport_bind(t, &src->mig_bind);
 		src->mig_unknown = true;
+	}
 	src->mig_frozen = false;
 	src->mig = NULL;
 	mutex_unlock(&src->lock);
@@ -535,7 +540,7 @@ int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	mig->info.downtime_ns = ktime_get_ns() - t_freeze;
 	spin_unlock(&mig->lock);
 out:
-	mmt_mig_src_end(src, committed, !known);
+	mmt_mig_src_end(src, committed, !known, t);
 	mmt_mig_extra(mig, -(ssize_t)(2 * sizeof(u64) * src->closures));
 	mmt_mig_src_free(&mig->s);
 	if (committed)
@@ -549,21 +554,24 @@ out:
  * mmt_mig_rx_start() - start a migration receive into @pmo
  * @pmo: keyed, every MMT WAITING
  * @mig: the destination's migration record (mmt_mig_init())
- * @conn_id: the connection's id (every closure must name it)
- * @gen: the migration's generation (every closure carries it)
- * @rx_nonce: MMT_RX_NONCE_BYTES, drawn by the caller at random for this
- *	receive (every closure carries it)
+ * @b: the migration as the destination sees it: the connection's id and
+ *	the migration's generation (every closure must name them), the
+ *	receive's nonce, drawn by the caller at random for this receive
+ *	(every closure carries it), the source as the sender, this node as
+ *	the receiver, the source's direction and its nonce from the OFFER
  *
  * The PMO is this receive's until mmt_mig_rx_end(): the receive rules
  * start over, in migration mode (closures land, LANDING; per-index
- * freshness), and the PMO cannot be invalidated meanwhile.
+ * freshness), and the PMO cannot be invalidated meanwhile.  The receive is
+ * recorded as running (MMT_MIG_OUTCOME_PENDING) for
+ * MMT_IOC_MIGRATE_RESOLVE until mmt_mig_rx_end() records its outcome.
  *
  * Context: process; takes @pmo->lock.
  * Return: 0; -EPERM if the PMO has no key or an MMT is not WAITING;
  * -EBUSY if another receive fills it or it is being migrated.
  */
-int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
-		     u64 gen, const u8 *rx_nonce)
+int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig,
+		     const struct mmt_bind *b)
 {
 	u32 i;
 	int err = 0;
@@ -577,13 +585,16 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
 		if (pmo->mmts[i].root.state != MMT_WAITING)
 			err = -EPERM;
 	if (!err) {
-		mmt_pmo_rx_start(pmo, conn_id, mmt_node_id());
-		pmo->rx.gen = gen;
-		memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+		mmt_pmo_rx_start(pmo, b->conn_id, mmt_node_id());
+		pmo->rx.gen = b->gen;
+		memcpy(pmo->rx.rx_nonce, b->rx_nonce, MMT_RX_NONCE_BYTES);
 		pmo->rx.migrate = true;
 		pmo->receiving = true;
 		pmo->mig_rx = true;
+		pmo->mig_rx_bind = *b;
+		pmo->mig_rx_committed = false;
 		mig->pmo = pmo;
+		mmt_mig_record(b->rx_nonce, MMT_MIG_OUTCOME_PENDING, NULL);
 	}
 	mutex_unlock(&pmo->lock);
 	if (!err) {
@@ -649,6 +660,8 @@ int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
 	else
 		err = mmt_mig_dst_commit(pmo->mmts, pmo->closures,
 					 pmo->key_root, b, digest, tag);
+	if (!err)
+		pmo->mig_rx_committed = true;
 	mutex_unlock(&pmo->lock);
 	return err;
 }
@@ -658,13 +671,18 @@ int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
  * @pmo: the destination
  *
  * Not committed: every LANDING MMT goes back to WAITING (nothing of the
- * migration stays readable or writable).  The PMO is free again.
+ * migration stays readable or writable).  The PMO is free again.  The
+ * receive's outcome, committed or aborted for good (it can no longer
+ * commit: a receive is one nonce), is recorded with its statement's tag
+ * for MMT_IOC_MIGRATE_RESOLVE (mmt_mig_record_end()).
  *
- * Context: process; takes @pmo->lock.
+ * Context: process; takes @pmo->lock; may sleep.
  */
 void mmt_mig_rx_end(struct mmt_pmo *pmo)
 {
 	mutex_lock(&pmo->lock);
+	if (pmo->mig_rx)
+		mmt_mig_record_end(pmo);
 	mmt_mig_dst_abort(pmo->mmts, pmo->closures);
 	pmo->rx.migrate = false;
 	pmo->receiving = false;
@@ -706,4 +724,214 @@ void mmt_mig_done(struct mmt_mig *mig, int err)
 		mmt_mig_failed(mig, err, false);
 	else
 		mmt_mig_phase(mig, MMT_MIG_PHASE_COMMITTED);
+}
+
+/*
+ * The outcome of the last MMT_MIG_RECORDS migration receives of this
+ * node, for MMT_IOC_MIGRATE_RESOLVE: a ring, the oldest record reused.
+ * A record is written PENDING when a receive starts and final (with its
+ * statement's tag) when it ends, under the receive PMO's lock, at the
+ * point after which the receive can no longer commit.  No key is kept:
+ * the tag is made at the end, from the PMO's keying root.  The ring is
+ * lost at module unload; a source that asks then hears "no record" and
+ * stays read-only, which is never wrong.
+ */
+struct mmt_mig_rec {
+	u8 nonce[MMT_RX_NONCE_BYTES];
+	u8 tag[MMT_MIG_TAG_BYTES];
+	u8 outcome;
+	bool used;
+};
+
+static DEFINE_SPINLOCK(mmt_mig_recs_lock);
+static struct mmt_mig_rec mmt_mig_recs[MMT_MIG_RECORDS];
+static u32 mmt_mig_recs_next;
+
+static_assert(MMT_MIG_STATED_COMMITTED == MMT_MIG_OUTCOME_COMMITTED);
+static_assert(MMT_MIG_STATED_ABORTED == MMT_MIG_OUTCOME_ABORTED);
+
+static struct mmt_mig_rec *mmt_mig_rec_find(const u8 *nonce)
+{
+	u32 i;
+
+	lockdep_assert_held(&mmt_mig_recs_lock);
+	for (i = 0; i < MMT_MIG_RECORDS; i++)
+		if (mmt_mig_recs[i].used &&
+		    !memcmp(mmt_mig_recs[i].nonce, nonce, MMT_RX_NONCE_BYTES))
+			return &mmt_mig_recs[i];
+	return NULL;
+}
+
+/**
+ * mmt_mig_record() - record the state of a migration receive
+ * @nonce: MMT_RX_NONCE_BYTES, the receive's nonce
+ * @outcome: MMT_MIG_OUTCOME_PENDING, _COMMITTED or _ABORTED (final: with
+ *	@tag), or MMT_MIG_OUTCOME_UNKNOWN (forget the receive)
+ * @tag: MMT_MIG_TAG_BYTES, mmt_mig_resolve_tag() of a final @outcome;
+ *	NULL otherwise
+ *
+ * Replaces the receive's record, or takes the oldest one.
+ *
+ * Context: any; takes a spinlock.
+ */
+void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag)
+{
+	struct mmt_mig_rec *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mmt_mig_recs_lock, flags);
+	r = mmt_mig_rec_find(nonce);
+	if (!r && outcome != MMT_MIG_OUTCOME_UNKNOWN) {
+		r = &mmt_mig_recs[mmt_mig_recs_next];
+		mmt_mig_recs_next = (mmt_mig_recs_next + 1) % MMT_MIG_RECORDS;
+	}
+	if (r) {
+		memcpy(r->nonce, nonce, MMT_RX_NONCE_BYTES);
+		if (tag)
+			memcpy(r->tag, tag, MMT_MIG_TAG_BYTES);
+		else
+			memset(r->tag, 0, MMT_MIG_TAG_BYTES);
+		r->outcome = outcome;
+		r->used = outcome != MMT_MIG_OUTCOME_UNKNOWN;
+	}
+	spin_unlock_irqrestore(&mmt_mig_recs_lock, flags);
+}
+
+/**
+ * mmt_mig_record_end() - record the outcome of the migration receive
+ *	into @pmo as it ends
+ * @pmo: the destination, its receive not ended yet (@pmo->mig_rx)
+ *
+ * Committed (mmt_mig_rx_commit() succeeded) or aborted: with @pmo->mig_rx
+ * still set and its lock held, no COMMIT can be taken after this, so
+ * "aborted" is final.  If the tag cannot be made, the record is dropped
+ * (a source then hears "no record").
+ *
+ * Context: process; caller holds @pmo->lock; may sleep.
+ */
+void mmt_mig_record_end(struct mmt_pmo *pmo)
+{
+	u32 outcome = pmo->mig_rx_committed ? MMT_MIG_OUTCOME_COMMITTED :
+					      MMT_MIG_OUTCOME_ABORTED;
+	u8 tag[MMT_MIG_TAG_BYTES];
+	int err = -ENOKEY;
+
+	lockdep_assert_held(&pmo->lock);
+	if (pmo->crypto)
+		err = mmt_mig_resolve_tag(pmo->key_root, &pmo->mig_rx_bind,
+					  outcome, tag);
+	mmt_mig_record(pmo->mig_rx_bind.rx_nonce,
+		       err ? MMT_MIG_OUTCOME_UNKNOWN : outcome,
+		       err ? NULL : tag);
+	memzero_explicit(tag, sizeof(tag));
+}
+
+/**
+ * mmt_mig_statement() - what this node states about a migration receive
+ * @nonce: MMT_RX_NONCE_BYTES, the receive's nonce (untrusted: a peer's)
+ * @tag: (out) MMT_MIG_TAG_BYTES: the statement's tag for a final outcome,
+ *	zero otherwise
+ *
+ * Context: any; takes a spinlock.
+ * Return: MMT_MIG_OUTCOME_*: UNKNOWN if no record holds @nonce.
+ */
+u32 mmt_mig_statement(const u8 *nonce, u8 *tag)
+{
+	struct mmt_mig_rec *r;
+	unsigned long flags;
+	u32 outcome = MMT_MIG_OUTCOME_UNKNOWN;
+
+	memset(tag, 0, MMT_MIG_TAG_BYTES);
+	spin_lock_irqsave(&mmt_mig_recs_lock, flags);
+	r = mmt_mig_rec_find(nonce);
+	if (r) {
+		outcome = r->outcome;
+		memcpy(tag, r->tag, MMT_MIG_TAG_BYTES);
+	}
+	spin_unlock_irqrestore(&mmt_mig_recs_lock, flags);
+	return outcome;
+}
+
+/**
+ * mmt_mig_unknown_nonce() - the receive nonce of the migration of unknown
+ *	outcome of a source PMO
+ * @pmo: the source
+ * @nonce: (out) MMT_RX_NONCE_BYTES
+ *
+ * Context: process; takes @pmo->lock.
+ * Return: 0; -ENOENT if the PMO has no migration of unknown outcome (a
+ * pending checkpoint is not one).
+ */
+int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
+{
+	int err = 0;
+
+	mutex_lock(&pmo->lock);
+	if (!pmo->mig_unknown || pmo->ckpt_pending)
+		err = -ENOENT;
+	else
+		memcpy(nonce, pmo->mig_bind.rx_nonce, MMT_RX_NONCE_BYTES);
+	mutex_unlock(&pmo->lock);
+	return err;
+}
+
+/**
+ * mmt_mig_resolve() - resolve a migration of unknown outcome on the
+ *	destination's final statement
+ * @pmo: the source: MMT_PMO_INFO_MIG_UNKNOWN from a migration
+ * @outcome: MMT_MIG_OUTCOME_COMMITTED or MMT_MIG_OUTCOME_ABORTED, as stated
+ *	(untrusted)
+ * @tag: MMT_MIG_TAG_BYTES, the statement's tag (untrusted)
+ *
+ * The tag must be mmt_mig_resolve_tag() of @outcome over the migration the
+ * PMO kept (@pmo->mig_bind) under its keying root.  Committed: every
+ * VALID MMT becomes INVALID, as after an authenticated COMMIT ACK.
+ * Aborted: the PMO is writable again, every VALID MMT re-encrypted under a
+ * fresh GUA before its next write or send.  Either way it is no longer
+ * MMT_PMO_INFO_MIG_UNKNOWN.
+ *
+ * Context: process; takes @pmo->lock (killably); may sleep.
+ * Return: 0; -ENOENT if the PMO has no migration of unknown outcome (or
+ * another caller resolved it); -EINVAL if @outcome is not final;
+ * -EBADMSG if the tag does not verify (nothing changed); -EINTR (a fatal
+ * signal while waiting for the lock); -ENOMEM or the crypto library's
+ * errors.
+ */
+int mmt_mig_resolve(struct mmt_pmo *pmo, u32 outcome, const u8 *tag)
+{
+	u8 want[MMT_MIG_TAG_BYTES];
+	u32 i;
+	int err;
+
+	if (outcome != MMT_MIG_OUTCOME_COMMITTED &&
+	    outcome != MMT_MIG_OUTCOME_ABORTED)
+		return -EINVAL;
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
+	if (!pmo->mig_unknown || pmo->ckpt_pending || !pmo->crypto) {
+		err = -ENOENT;
+		goto out;
+	}
+	err = mmt_mig_resolve_tag(pmo->key_root, &pmo->mig_bind, outcome,
+				  want);
+	if (!err && crypto_memneq(want, tag, MMT_MIG_TAG_BYTES))
+		err = -EBADMSG;
+	if (err)
+		goto out;
+	for (i = 0; i < pmo->closures; i++) {
+		struct mmt_root *r = &pmo->mmts[i].root;
+
+		if (r->state != MMT_VALID)
+			continue;
+		if (outcome == MMT_MIG_OUTCOME_COMMITTED)
+			mmt_root_transition(r, MMT_INVALID);
+		else
+			r->regua_due = true;
+	}
+	pmo->mig_unknown = false;
+	memset(&pmo->mig_bind, 0, sizeof(pmo->mig_bind));
+out:
+	mutex_unlock(&pmo->lock);
+	memzero_explicit(want, sizeof(want));
+	return err;
 }

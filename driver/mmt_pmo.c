@@ -17,6 +17,7 @@
  * formats it; MMT_IOC_PMO_INVALIDATE zeroes it, so it never shows stale
  * ciphertext as plain bytes.
  */
+#include <linux/cred.h>
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
 #include <linux/file.h>
@@ -700,41 +701,62 @@ int mmt_pmo_wipe(struct mmt_pmo *pmo)
 
 /**
  * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
- * migration's outcome was unknown
+ * checkpoint failed, or by force one whose migration's outcome is unknown
  * @pmo: the source of a migration that ended with
  *	MMT_MIG_F_OUTCOME_UNKNOWN, or of a checkpoint made with
  *	MMT_CKPT_PENDING
+ * @arg: 0 or MMT_MIG_RESOLVE_FORCE
  *
- * Its owner learned that the destination did not commit: the PMO is
- * writable again, every VALID MMT re-encrypted under a fresh GUA before
- * its next write or send (it was flagged so at the end of the migration),
- * so no pad is ever used twice even if the destination did commit.  For
- * a pending checkpoint the module knows itself: its record is dropped
+ * A pending checkpoint: the module knows itself: its record is dropped
  * first (mmt_ckpt_cancel()), and if a restore consumed it the PMO stays
- * read-only.
+ * read-only.  A migration: only the destination knows
+ * (MMT_IOC_MIGRATE_RESOLVE, mmt_mig_resolve()); with MMT_MIG_RESOLVE_FORCE
+ * the owner's word is taken, counted and logged.  Either way the PMO is
+ * writable again, every VALID MMT re-encrypted under a fresh GUA before
+ * its next write or send (flagged so at the end of the migration), so no
+ * pad is ever used twice even if the destination did commit.
  *
- * Context: process; takes @pmo->lock, then the checkpoint mutex.
- * Return: 0; -ENOENT if the PMO has no unresolved migration; -ESTALE if
- * its pending checkpoint was restored; -EBUSY if a restore of it runs.
+ * Context: process; takes @pmo->lock (killably), then the checkpoint
+ * mutex.
+ * Return: 0; -EINVAL if @arg is neither 0 nor MMT_MIG_RESOLVE_FORCE;
+ * -ENOENT if the PMO has no unresolved migration or checkpoint;
+ * -ENOTCONN if it is a migration's and @arg is 0; -ESTALE if its pending
+ * checkpoint was restored; -EBUSY if a restore of it runs; -EINTR (a
+ * fatal signal while waiting for the lock).
  */
-int mmt_pmo_mig_resolve(struct mmt_pmo *pmo)
+int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg)
 {
+	bool forced = false;
 	u32 i;
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
+	if (arg && arg != MMT_MIG_RESOLVE_FORCE)
+		return -EINVAL;
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	if (!pmo->mig_unknown)
 		err = -ENOENT;
 	else if (pmo->ckpt_pending)
 		err = mmt_ckpt_cancel(pmo->ckpt_handle);
+	else if (arg != MMT_MIG_RESOLVE_FORCE)
+		err = -ENOTCONN;
+	else
+		forced = true;
 	if (!err) {
 		for (i = 0; i < pmo->closures; i++)
 			if (pmo->mmts[i].root.state == MMT_VALID)
 				pmo->mmts[i].root.regua_due = true;
 		pmo->mig_unknown = false;
 		pmo->ckpt_pending = false;
+		memset(&pmo->mig_bind, 0, sizeof(pmo->mig_bind));
 	}
 	mutex_unlock(&pmo->lock);
+	if (forced) {
+		atomic64_inc(&mmt_stats.resolves_forced);
+		pr_warn_ratelimited("PMO of %u closures made writable by force after a migration of unknown outcome (uid %u): a second writable copy may exist at its destination\n",
+				    pmo->closures,
+				    from_kuid(&init_user_ns, current_euid()));
+	}
 	return err;
 }
 
@@ -817,7 +839,7 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MMT_IOC_PMO_DELEGATE_LOCAL:
 		return mmt_delegate_local(pmo, uarg);
 	case MMT_IOC_PMO_MIG_RESOLVE:
-		return arg ? -EINVAL : mmt_pmo_mig_resolve(pmo);
+		return mmt_pmo_mig_resolve(pmo, arg);
 	case MMT_IOC_PMO_CHECKPOINT:
 		return mmt_ckpt_checkpoint(pmo, uarg);
 #ifdef MMT_DEBUG

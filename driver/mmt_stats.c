@@ -122,6 +122,14 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 		   atomic64_read(&mmt_stats.creds_renewed));
 	seq_printf(s, "conns_expired %lld\n",
 		   atomic64_read(&mmt_stats.conns_expired));
+	seq_printf(s, "resolves_forced %lld\n",
+		   atomic64_read(&mmt_stats.resolves_forced));
+	seq_printf(s, "resolves %lld\n",
+		   atomic64_read(&mmt_stats.resolves));
+	seq_printf(s, "resolve_forged %lld\n",
+		   atomic64_read(&mmt_stats.resolve_forged));
+	seq_printf(s, "statements_sent %lld\n",
+		   atomic64_read(&mmt_stats.statements_sent));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mmt_stats);

@@ -193,8 +193,8 @@ int mmt_mig_snap(struct mmt_mig_xport *t, u32 index, u8 *buf, size_t len,
 		 u8 *region);
 int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 		    const struct mmt_mig_params *prm);
-int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig, u64 conn_id,
-		     u64 gen, const u8 *rx_nonce);
+int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig,
+		     const struct mmt_bind *b);
 int mmt_mig_rx_closure(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		       size_t len, bool eager);
 int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
@@ -202,6 +202,12 @@ int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
 void mmt_mig_rx_end(struct mmt_pmo *pmo);
 void mmt_mig_rx_account(struct mmt_mig *mig, u64 closure_bytes);
 void mmt_mig_done(struct mmt_mig *mig, int err);
+/* mmt_migrate.c: the outcome of receives, for MMT_IOC_MIGRATE_RESOLVE */
+void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag);
+void mmt_mig_record_end(struct mmt_pmo *pmo);
+u32 mmt_mig_statement(const u8 *nonce, u8 *tag);
+int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce);
+int mmt_mig_resolve(struct mmt_pmo *pmo, u32 outcome, const u8 *tag);
 void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
 			    int err);
 

@@ -1273,6 +1273,11 @@ int mmt_bind_tag(const u8 *key_root, const char *salt, const char *label,
 		 size_t fields_len, u8 *tag, size_t tag_len);
 int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
 		       u32 closures, const u8 *digest, u8 *tag);
+/* final outcomes of mmt_mig_resolve_tag() (= MMT_MIG_OUTCOME_* of uapi) */
+#define MMT_MIG_STATED_COMMITTED	2
+#define MMT_MIG_STATED_ABORTED		3
+int mmt_mig_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
+			u32 outcome, u8 *tag);
 int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
 		       const struct mmt_bind *b, const u8 *digest,
 		       const u8 *tag);

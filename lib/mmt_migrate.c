@@ -392,6 +392,39 @@ int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
 }
 
 /**
+ * mmt_mig_resolve_tag() - the tag of a destination's final statement on a
+ *	migration's outcome (MMT_IOC_MIGRATE_RESOLVE)
+ * @key_root: MMT_KEY_ROOT_BYTES, the keying root of the MMT key
+ * @b: the migration, as for mmt_mig_commit_tag()
+ * @outcome: MMT_MIG_STATED_COMMITTED or MMT_MIG_STATED_ABORTED (the
+ *	values of uapi/mmt.h's MMT_MIG_OUTCOME_*, which also go on the wire)
+ * @tag: (out) MMT_MIG_TAG_BYTES: the first bytes of HKDF-SHA256 (RFC 5869)
+ *	of @key_root, salt "mmt-v3 resolve", info "mmt v3 resolve" ||
+ *	mmt_bind_encode(@b) || u8 @outcome
+ *
+ * The two outcomes are final, so the statement needs no freshness of its
+ * own: a replayed one says what is still true.  Its salt and label differ
+ * from every other tag's, so no ACK or COMMIT tag is a statement.
+ *
+ * Context: process; may sleep (the kernel HKDF allocates).
+ * Return: 0; -EINVAL if @outcome is not final; or the crypto library's
+ * error (@tag zeroed).
+ */
+int mmt_mig_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
+			u32 outcome, u8 *tag)
+{
+	u8 field = outcome;
+
+	if (outcome != MMT_MIG_STATED_COMMITTED &&
+	    outcome != MMT_MIG_STATED_ABORTED) {
+		memset(tag, 0, MMT_MIG_TAG_BYTES);
+		return -EINVAL;
+	}
+	return mmt_bind_tag(key_root, "mmt-v3 resolve", "mmt v3 resolve", b,
+			    &field, 1, tag, MMT_MIG_TAG_BYTES);
+}
+
+/**
  * mmt_mig_dst_commit() - check a COMMIT and make what landed VALID
  * @mmts: the receive PMO's @n MMTs
  * @n: their number, which the COMMIT names

@@ -694,6 +694,42 @@ struct mmt_migrate_info {
 
 #define MMT_MIGRATE_INFO_SIZE_VER0	120
 
+/*
+ * The outcome of a migration as its destination states it
+ * (struct mmt_migrate_resolve @outcome; docs/MIGRATION.md section 7).
+ * COMMITTED and ABORTED are final and authenticated (a tag under the MMT
+ * key bound to the migration); UNKNOWN and PENDING are not, and change
+ * nothing.
+ */
+#define MMT_MIG_OUTCOME_UNKNOWN	0	/* the destination holds no record */
+#define MMT_MIG_OUTCOME_PENDING	1	/* its receive still runs */
+#define MMT_MIG_OUTCOME_COMMITTED 2	/* it committed: the one copy */
+#define MMT_MIG_OUTCOME_ABORTED	3	/* it ended without commit, for good */
+
+/**
+ * struct mmt_migrate_resolve - MMT_IOC_MIGRATE_RESOLVE argument
+ * @size: (in) sizeof(struct mmt_migrate_resolve)
+ * @pmo_fd: (in) the source PMO of a migration whose outcome is unknown
+ *	(MMT_PMO_INFO_MIG_UNKNOWN)
+ * @flags: (in) must be 0
+ * @timeout_ms: (in) how long to wait for the destination's statement,
+ *	0..600000; 0 = 10000
+ * @outcome: (in) must be 0; (out) MMT_MIG_OUTCOME_*: what the destination
+ *	stated, also on ENODATA and EINPROGRESS
+ * @reserved: (in) must be 0
+ */
+struct mmt_migrate_resolve {
+	__u32 size;
+	__s32 pmo_fd;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 outcome;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define MMT_MIGRATE_RESOLVE_SIZE_VER0	40
+
 /* Bytes of a checkpoint handle (struct mmt_checkpoint, struct mmt_restore). */
 #define MMT_CKPT_HANDLE_BYTES	16
 
@@ -1048,31 +1084,43 @@ struct mmt_restore {
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
 
 /**
- * MMT_IOC_PMO_MIG_RESOLVE - take back a PMO whose migration's outcome is
- * unknown: the destination did not commit
+ * MMT_IOC_PMO_MIG_RESOLVE - take back a PMO whose checkpoint failed, or
+ * by force one whose migration's outcome is unknown
  *
- * On a PMO fd; the argument must be 0.  After an MMT_IOC_MIGRATE_SEND that
- * failed with MMT_MIG_F_OUTCOME_UNKNOWN (the COMMIT left, no answer that
- * authenticates came back) the PMO is readable but not writable: pwrite(),
- * MMT_IOC_SEND, MMT_IOC_PMO_DELEGATE_LOCAL, MMT_IOC_PMO_SET_ROOT_COUNTER
- * and MMT_IOC_MIGRATE_SEND fail with EUCLEAN, because the destination may
- * hold the one writable copy.  Its owner asks the destination's owner:
- * if the destination did not commit, this call makes the PMO writable
- * again, every MMT re-encrypted under a fresh GUA before its next write or
- * send (so even a destination that did commit never shares a pad with
- * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
+ * On a PMO fd; the argument is 0 or MMT_MIG_RESOLVE_FORCE.
+ *
+ * A PMO checkpointed with MMT_CKPT_PENDING whose dump failed: the
+ * checkpoint's record is dropped first (its image can no longer be
+ * restored), unless a restore consumed it already; then the PMO is
+ * writable again, every MMT re-encrypted under a fresh GUA before its next
+ * write or send.  The module knows the answer itself: no flag is needed.
+ *
+ * After an MMT_IOC_MIGRATE_SEND that failed with MMT_MIG_F_OUTCOME_UNKNOWN
+ * (the COMMIT left, no answer that authenticates came back) the PMO is
+ * readable but not writable: pwrite(), MMT_IOC_SEND,
+ * MMT_IOC_PMO_DELEGATE_LOCAL, MMT_IOC_PMO_SET_ROOT_COUNTER and
+ * MMT_IOC_MIGRATE_SEND fail with EUCLEAN, because the destination may hold
+ * the one writable copy.  Only the destination knows: its owner resolves
+ * the PMO with MMT_IOC_MIGRATE_RESOLVE over a connection to it, which
+ * takes an authenticated statement.  This call refuses it (ENOTCONN)
+ * unless MMT_MIG_RESOLVE_FORCE is given: then the PMO is writable again
+ * on the owner's word, under fresh GUAs (so even a destination that did
+ * commit never shares a pad with it), accepting that the data forks if
+ * the destination did commit.  For an owner who knows the destination
+ * is gone for good (its node destroyed); counted (debugfs mmt/stats
+ * "resolves_forced") and logged.
  * Context: process; takes the PMO's lock.
  *
- * It also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
- * failed: the checkpoint's record is dropped first (its image can no
- * longer be restored), unless a restore consumed it already.
- *
- * Return: 0; -1 with errno EINVAL if the argument is not 0, ENOENT if
- * the PMO has no migration of unknown outcome, ESTALE if its pending
- * checkpoint was restored (the PMO stays read-only: invalidate it), or
- * EBUSY if a restore of that checkpoint runs (nothing changed).
+ * Return: 0; -1 with errno EINVAL if the argument is neither 0 nor
+ * MMT_MIG_RESOLVE_FORCE, ENOENT if the PMO has no migration or checkpoint
+ * of unknown outcome, ENOTCONN if it is a migration's and the argument is
+ * 0, ESTALE if its pending checkpoint was restored (the PMO stays
+ * read-only: invalidate it), or EBUSY if a restore of that checkpoint
+ * runs (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
+/* MMT_IOC_PMO_MIG_RESOLVE's argument: accept a possible fork */
+#define MMT_MIG_RESOLVE_FORCE	1
 
 /**
  * MMT_IOC_PMO_CHECKPOINT - hand a PMO over to a checkpoint image (CRIU)
@@ -1718,5 +1766,59 @@ struct mmt_restore {
  * * ENOMEM, EOVERFLOW - as for MMT_IOC_PMO_SET_KEY
  */
 #define MMT_IOC_CONN_KEY_AGREE	_IOWR(MMT_IOC_MAGIC, 0x2b, struct mmt_key_agree)
+
+/**
+ * MMT_IOC_MIGRATE_RESOLVE - resolve a migration of unknown outcome on the
+ *	destination's statement (docs/MIGRATION.md section 7)
+ *
+ * On a connection fd to the migration's destination node (the one the
+ * migration ran on has usually ended: any later connection to that node
+ * serves, attested or not).  The source PMO is VALID, read-only
+ * (MMT_PMO_INFO_MIG_UNKNOWN).  The module sends the migration's receive
+ * nonce; the destination's module answers from its record of that
+ * receive, with no call on its side: committed or aborted, each with a
+ * tag under the MMT key bound to the migration (its connection,
+ * generation, both nodes, direction and both nonces), or that it has no
+ * record or the receive still runs (no tag).  Only a holder of the MMT
+ * key can make either final statement, only for this migration, and a
+ * destination states aborted only once its receive has ended and can no
+ * longer commit.
+ *
+ * * committed: every MMT of the PMO becomes INVALID, as after an
+ *   authenticated COMMIT ACK (the destination holds the one copy); 0.
+ * * aborted: the PMO is writable again, every MMT re-encrypted under a
+ *   fresh GUA before its next write or send; 0.
+ * * no record (the destination's module was reloaded, or the record aged
+ *   out: it keeps the last MMT_MIG_RECORDS receives): ENODATA, nothing
+ *   changed; if the destination is gone for good, MMT_IOC_PMO_MIG_RESOLVE
+ *   with MMT_MIG_RESOLVE_FORCE.
+ * * the receive still runs: EINPROGRESS, nothing changed; ask again.
+ *
+ * A statement whose tag does not verify is counted (debugfs mmt/stats
+ * "resolve_forged") and ignored: the call goes on waiting until
+ * @timeout_ms.  Context: process; sleeps; takes the PMO's lock.
+ *
+ * Return: 0; -1 with errno set to:
+ * * EFAULT, E2BIG - as for every command
+ * * EINVAL - bad @size, non-zero @flags, @outcome or reserved fields,
+ *   @timeout_ms above 600000
+ * * EBADF, ENOTTY - @pmo_fd is not a PMO fd (ENOTTY also: the fd is not a
+ *   connection)
+ * * ENOENT - the PMO has no migration of unknown outcome (a pending
+ *   checkpoint's is resolved by MMT_IOC_PMO_MIG_RESOLVE)
+ * * ENODATA, EINPROGRESS - see above (@outcome says which)
+ * * ETIMEDOUT - no statement that verifies within @timeout_ms
+ * * ECONNRESET, EINTR - the connection failed (also when the peer's
+ *   module predates this request: it ends the connection), a signal
+ *   arrived
+ * * EKEYEXPIRED, EKEYREJECTED - an attested connection ended for its
+ *   credentials (as for MMT_IOC_SEND)
+ * * ENOMEM - as for every command
+ */
+#define MMT_IOC_MIGRATE_RESOLVE \
+	_IOWR(MMT_IOC_MAGIC, 0x2c, struct mmt_migrate_resolve)
+
+/* Receives whose outcome a node keeps for MMT_IOC_MIGRATE_RESOLVE */
+#define MMT_MIG_RECORDS		1024
 
 #endif /* _UAPI_LINUX_MMT_H */

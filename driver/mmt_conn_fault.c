@@ -32,6 +32,11 @@
  *	commit noack	migration destination: once the COMMIT checked and
  *			the PMO committed, do not send its ACK: fail as a
  *			failed send does (the connection ends)
+ *	commit drop	migration destination: drop the next COMMIT unread
+ *			and end the connection, as a link lost with the
+ *			COMMIT on it: the receive ends without a commit (the
+ *			source's outcome is unknown; this node's statement
+ *			says aborted)
  *	hs swap		attested handshake: replace the ephemeral share of the
  *			next peer hello this node receives with another valid
  *			X25519 public key (RFC 7748 section 6.1, Bob's): a man
@@ -122,6 +127,7 @@ enum mmt_fault_op {
 	MMT_FAULT_COMMIT_WANT,
 	MMT_FAULT_COMMIT_STRAY,
 	MMT_FAULT_COMMIT_NOACK,
+	MMT_FAULT_COMMIT_DROP,
 	MMT_FAULT_HS_SWAP,
 	MMT_FAULT_HS_REFLECT,
 	MMT_FAULT_HS_CORRUPT,
@@ -162,6 +168,7 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_COMMIT_TX;
 	case MMT_FAULT_COMMIT_STRAY:
 	case MMT_FAULT_COMMIT_NOACK:
+	case MMT_FAULT_COMMIT_DROP:
 		return MMT_FAULT_AT_COMMIT_RX;
 	case MMT_FAULT_HS_SWAP:
 		return MMT_FAULT_AT_HS;
@@ -509,6 +516,9 @@ bool mmt_conn_fault_commit(bool source, struct mmt_fault_commit *f)
 			f->strays = a.off;
 			f->stray_ms = a.other;
 			break;
+		case MMT_FAULT_COMMIT_DROP:
+			f->drop = true;
+			break;
 		default:
 			f->no_ack = true;
 			break;
@@ -731,6 +741,8 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 				return -EINVAL;
 		} else if (!strcmp(a, "noack")) {
 			f->op = MMT_FAULT_COMMIT_NOACK;
+		} else if (!strcmp(a, "drop")) {
+			f->op = MMT_FAULT_COMMIT_DROP;
 		} else {
 			return -EINVAL;
 		}

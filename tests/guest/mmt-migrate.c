@@ -58,6 +58,13 @@
  *             writable
  *   -D NAME:N the debugfs mmt/stats counter NAME grows by exactly N
  *   -W MS     the migration returns within MS ms of its start
+ *   -Q PORT   src, with -U: resolve on the destination's statement over a
+ *             new connection to PORT (MMT_IOC_MIGRATE_RESOLVE) instead of
+ *             invalidating: MMT_IOC_PMO_MIG_RESOLVE refused first
+ *             (ENOTCONN); -O says what the destination states; dst: then
+ *             accept one connection on PORT and keep it until the source
+ *             closes it (the module answers; statements_sent grows by 1)
+ *   -O committed|aborted  src, with -Q: the statement expected
  *
  * Prints "ok - ..." / "not ok - ..." lines and a progress line per round;
  * exits 0 only if every check passed.
@@ -114,7 +121,8 @@ struct opts {
 	unsigned int port, n, levels, window, downtime, rounds, writer_us;
 	unsigned int node, seed, die, abort_round, loops, timeout;
 	int transfer, die_handover, unknown, committed_alone;
-	unsigned int within_ms;
+	unsigned int within_ms, resolve_port;
+	const char *resolve_outcome;
 	const char *expect, *counter;
 	const char *fault[4], *later[4];
 	unsigned int nfault, nlater;
@@ -524,11 +532,111 @@ static int expect_failure(const struct opts *o, int ret, int err, int pmo,
 }
 
 /*
- * -U: the source after a COMMIT that got no authenticated answer: VALID
- * and readable, not writable (EUCLEAN) until its owner resolves it; here
- * the destination committed, so the owner invalidates it.
+ * -Q PORT -O committed|aborted: the source resolves its migration of
+ * unknown outcome on the destination's statement, over a new connection
+ * to PORT: not on its own word first (ENOTCONN); then committed (every
+ * MMT INVALID) or aborted (writable again, its data intact).
  */
-static void expect_unknown(const struct opts *o,
+static void resolve_on_statement(int dev, const struct opts *o, int pmo,
+				 uint64_t bytes, const struct writer *w)
+{
+	struct mmt_migrate_resolve rs;
+	unsigned char *buf = malloc(bytes);
+	int committed = o->resolve_outcome &&
+			!strcmp(o->resolve_outcome, "committed");
+	unsigned int want = committed ? MMT_MIG_OUTCOME_COMMITTED :
+					MMT_MIG_OUTCOME_ABORTED;
+	long long resolves = counter_value("resolves");
+	struct opts o2 = *o;
+	ssize_t r;
+	int c2, err;
+
+	r = ioctl(pmo, MMT_IOC_PMO_MIG_RESOLVE, 0);
+	err = errno;
+	check(r < 0 && err == ENOTCONN &&
+	      pmo_flags(pmo) == MMT_PMO_INFO_MIG_UNKNOWN,
+	      "source: MMT_IOC_PMO_MIG_RESOLVE on its own word: ENOTCONN, still unknown (%s, flags %#x)",
+	      r ? strerror(err) : "resolved", pmo_flags(pmo));
+	o2.port = o->resolve_port;
+	c2 = connect_to(dev, &o2);
+	if (c2 < 0 || !buf)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.size = sizeof(rs);
+	rs.pmo_fd = pmo;
+	rs.timeout_ms = 20000;
+	r = ioctl(c2, MMT_IOC_MIGRATE_RESOLVE, &rs);
+	err = errno;
+	check(r == 0 && rs.outcome == want,
+	      "source: MMT_IOC_MIGRATE_RESOLVE over a new connection: the destination states %s (%s, outcome %u)",
+	      committed ? "committed" : "aborted", r ? strerror(err) : "0",
+	      rs.outcome);
+	check(pmo_flags(pmo) == 0 &&
+	      counter_value("resolves") == resolves + 1,
+	      "source: resolved: no MMT_PMO_INFO_MIG_UNKNOWN (flags %#x), counted",
+	      pmo_flags(pmo));
+	if (committed) {
+		check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
+		      "source: every MMT INVALID: one copy, at the destination");
+		r = pwrite(pmo, "after", 5, 7);
+		check(r < 0 && errno == EPERM,
+		      "source: a write fails with EPERM (%s)",
+		      r < 0 ? strerror(errno) : "written");
+	} else {
+		check(pmo_count(pmo, o->n, MMT_STATE_VALID) == o->n &&
+		      pread(pmo, buf, bytes, 0) == (ssize_t)bytes &&
+		      !memcmp(buf, w->log, bytes),
+		      "source: every MMT VALID, its data the writer's log, byte for byte");
+		check(pwrite(pmo, "after", 5, 7) == 5 &&
+		      pread(pmo, buf, 5, 7) == 5 && !memcmp(buf, "after", 5),
+		      "source: writable again (the destination never committed)");
+	}
+	memset(&rs, 0, sizeof(rs));
+	rs.size = sizeof(rs);
+	rs.pmo_fd = pmo;
+	r = ioctl(c2, MMT_IOC_MIGRATE_RESOLVE, &rs);
+	err = errno;
+	check(r < 0 && err == ENOENT,
+	      "source: a second resolve: ENOENT (%s)",
+	      r ? strerror(err) : "resolved");
+	close(c2);
+	free(buf);
+}
+
+/*
+ * -Q PORT on the destination: accept one connection on PORT and keep it
+ * until the source closes it; the module answers its resolve alone.
+ */
+static void hold_for_resolve(int dev, const struct opts *o)
+{
+	long long sent = counter_value("statements_sent");
+	struct opts o2 = *o;
+	struct pollfd pfd;
+	int c2;
+
+	o2.port = o->resolve_port;
+	c2 = accept_one(dev, &o2);
+	if (c2 < 0)
+		return;
+	pfd.fd = c2;
+	pfd.events = POLLIN;
+	for (int i = 0; i < 600; i++) {
+		if (poll(&pfd, 1, 100) > 0 && (pfd.revents & POLLHUP))
+			break;
+	}
+	check(counter_value("statements_sent") == sent + 1,
+	      "destination: its module answered the source's resolve (statements_sent %lld -> %lld)",
+	      sent, counter_value("statements_sent"));
+	close(c2);
+}
+
+/*
+ * -U: the source after a COMMIT that got no authenticated answer: VALID
+ * and readable, not writable (EUCLEAN) until it is resolved: on the
+ * destination's statement (-Q), or, the destination having committed, by
+ * invalidating it.
+ */
+static void expect_unknown(int dev, const struct opts *o,
 			   const struct mmt_migrate_info *info, int conn,
 			   int pmo, uint64_t bytes, const struct writer *w)
 {
@@ -574,6 +682,11 @@ static void expect_unknown(const struct opts *o,
 	      r ? strerror(err) : "migrated", again.phase, again.error,
 	      again.round, (unsigned long long)again.closures_sent,
 	      again.flags);
+	if (o->resolve_port) {
+		resolve_on_statement(dev, o, pmo, bytes, w);
+		free(buf);
+		return;
+	}
 	check(!ioctl(pmo, MMT_IOC_PMO_INVALIDATE, 0),
 	      "source: MMT_IOC_PMO_INVALIDATE (the destination committed)");
 	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
@@ -655,7 +768,7 @@ static int do_src(int dev, const struct opts *o)
 		check(ret == -1 && o->expect && err == errno_of(o->expect),
 		      "the migration fails with %s (%s)", o->expect,
 		      ret ? strerror(err) : "succeeded");
-		expect_unknown(o, &info, conn, pmo, bytes, &w);
+		expect_unknown(dev, o, &info, conn, pmo, bytes, &w);
 		return failures;
 	}
 	if (expect_failure(o, ret, err, pmo, bytes, w.log)) {
@@ -750,8 +863,11 @@ static int do_dst(int dev, const struct opts *o)
 	summary("received", &info);
 	if (o->counter)
 		counter_check(o->counter, count0);
-	if (expect_failure(o, ret, err, pmo, bytes, NULL))
+	if (expect_failure(o, ret, err, pmo, bytes, NULL)) {
+		if (o->resolve_port)
+			hold_for_resolve(dev, o);
 		return failures;
+	}
 	if (o->committed_alone) {
 		unsigned char *want = malloc(bytes);
 
@@ -769,6 +885,8 @@ static int do_dst(int dev, const struct opts *o)
 		check(pwrite(pmo, "z", 1, 3) == 1,
 		      "destination: writable (the one writable copy)");
 		free(want);
+		if (o->resolve_port)
+			hold_for_resolve(dev, o);
 		return failures;
 	}
 	check(ret == 0, "received the migration (%s)",
@@ -828,7 +946,7 @@ int main(int argc, char **argv)
 		return 2;
 	role = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:HUCD:W:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:HUCD:W:Q:O:")) != -1) {
 		switch (c) {
 		case 'p': o.port = atoi(optarg); break;
 		case 'a': o.addr = optarg; break;
@@ -859,6 +977,8 @@ int main(int argc, char **argv)
 		case 'C': o.committed_alone = 1; break;
 		case 'D': o.counter = optarg; break;
 		case 'W': o.within_ms = atoi(optarg); break;
+		case 'Q': o.resolve_port = atoi(optarg); break;
+		case 'O': o.resolve_outcome = optarg; break;
 		default: return 2;
 		}
 	}

@@ -1160,7 +1160,13 @@ static void mmt_conn_migrate_arg(struct kunit *test)
 	w->type = MMT_MSG_CRED;
 	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
 	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_CRED);
-	w->type = MMT_MSG_CRED + 1;
+	w->type = MMT_MSG_MIG_QUERY;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_MIG_QUERY);
+	w->type = MMT_MSG_MIG_STATEMENT;
+	KUNIT_ASSERT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), 0);
+	KUNIT_EXPECT_EQ(test, m->type, (u32)MMT_MSG_MIG_STATEMENT);
+	w->type = MMT_MSG_MIG_STATEMENT + 1;
 	KUNIT_EXPECT_EQ(test, mmt_wire_decode(w, sizeof(*w), m), -EPROTO);
 	/* a transfer's receive refuses a migration's offer */
 	mmt_wire_offer_fill(w, ctx->src, MMT_CHANNEL_MMT, false, false);

@@ -472,12 +472,19 @@ static void mmt_mig_lo_abort_handover(struct kunit *test)
 /*
  * The outcome is unknown (the COMMIT left, no answer authenticates): the
  * source is VALID and readable but not writable, nor sendable, nor
- * migratable (-EUCLEAN) until its owner resolves it; a resolve ("the
- * destination did not commit") makes it writable under fresh GUAs.
- * Returns with the source writable again.
+ * migratable (-EUCLEAN) until it is resolved: not on the owner's word
+ * (-ENOTCONN without the force flag), on the destination's statement,
+ * @want, whose tag must verify.  Aborted: writable again under fresh
+ * GUAs; committed: every MMT INVALID.  With @force the owner's word is
+ * taken instead (counted): writable under fresh GUAs.
  */
-static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x)
+static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x,
+				     u32 want, bool force)
 {
+	u32 other = want == MMT_MIG_OUTCOME_COMMITTED ?
+		    MMT_MIG_OUTCOME_ABORTED : MMT_MIG_OUTCOME_COMMITTED;
+	s64 forced = atomic64_read(&mmt_stats.resolves_forced);
+	u8 tag[MMT_MIG_TAG_BYTES], nonce[MMT_RX_NONCE_BYTES];
 	struct mmt_mig m2, d2;
 	u64 gua[MMT_ML_CLOSURES];
 	u32 i;
@@ -504,10 +511,45 @@ static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x)
 						   &m2, &d2, NULL, NULL),
 			-EUCLEAN);
 	mmt_ml_states(test, x->dst2, MMT_WAITING);
-	/* the owner learned the destination did not commit: take it back */
-	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src), 0);
-	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src), -ENOENT);
+	/* not on the owner's word */
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src, 0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src, 2), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, x->src->mig_unknown);
+	/* the destination's record of the receive, with its statement */
+	KUNIT_ASSERT_EQ(test, mmt_mig_unknown_nonce(x->src, nonce), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(nonce, x->dst->rx.rx_nonce, sizeof(nonce)),
+			0);
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag), want);
+	/* a statement that does not verify changes nothing */
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, other, tag), -EBADMSG);
+	tag[3] ^= 1;
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), -EBADMSG);
+	tag[3] ^= 1;
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, MMT_MIG_OUTCOME_PENDING,
+					      tag), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, x->src->mig_unknown);
+	mmt_ml_states(test, x->src, MMT_VALID);
+	if (force) {
+		KUNIT_EXPECT_EQ(test,
+				mmt_pmo_mig_resolve(x->src,
+						    MMT_MIG_RESOLVE_FORCE), 0);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.resolves_forced),
+				forced + 1);
+	} else {
+		KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), 0);
+		KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.resolves_forced),
+				forced);
+	}
 	KUNIT_EXPECT_FALSE(test, x->src->mig_unknown);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), -ENOENT);
+	if (!force && want == MMT_MIG_OUTCOME_COMMITTED) {
+		/* the destination is the one copy */
+		mmt_ml_states(test, x->src, MMT_INVALID);
+		KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->src, 0, "w", 1, false),
+				-EPERM);
+		return;
+	}
 	for (i = 0; i < MMT_ML_CLOSURES; i++) {
 		u64 pos = i * x->src->params.data_bytes + 3;
 
@@ -531,15 +573,32 @@ static void mmt_mig_lo_commit_lost(struct kunit *test)
 	x->fail_err = -ECONNRESET;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECONNRESET);
 	mmt_ml_states(test, x->dst, MMT_WAITING);
-	mmt_ml_expect_unresolved(test, x);
+	mmt_ml_expect_unresolved(test, x, MMT_MIG_OUTCOME_ABORTED, false);
 }
 
 /*
  * The destination committed, its answer was lost: the destination is the
  * one writable copy; the source stays read-only (it does not fork) until
- * its owner invalidates it, or resolves it, then under other GUAs.
+ * the destination's statement makes it INVALID.
  */
 static void mmt_mig_lo_ack_lost(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+
+	x->fail_ev = MMT_MIG_LO_ACK;
+	x->fail_err = -ETIMEDOUT;
+	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ETIMEDOUT);
+	mmt_ml_states(test, x->dst, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->dst, 0, "d", 1, false), 1);
+	mmt_ml_expect_unresolved(test, x, MMT_MIG_OUTCOME_COMMITTED, false);
+}
+
+/*
+ * As above, but the owner forces the resolve (the destination gone): the
+ * data forks, the source writable again, never under a GUA of the
+ * destination's (no pad used twice).
+ */
+static void mmt_mig_lo_ack_lost_forced(struct kunit *test)
 {
 	struct mmt_ml_ctx *x = test->priv;
 	u32 i;
@@ -548,8 +607,7 @@ static void mmt_mig_lo_ack_lost(struct kunit *test)
 	x->fail_err = -ETIMEDOUT;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ETIMEDOUT);
 	mmt_ml_states(test, x->dst, MMT_VALID);
-	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(x->dst, 0, "d", 1, false), 1);
-	mmt_ml_expect_unresolved(test, x);
+	mmt_ml_expect_unresolved(test, x, MMT_MIG_OUTCOME_COMMITTED, true);
 	for (i = 0; i < MMT_ML_CLOSURES; i++)
 		KUNIT_EXPECT_NE(test, x->src->mmts[i].root.gua,
 				x->dst->mmts[i].root.gua);
@@ -564,7 +622,7 @@ static void mmt_mig_lo_ack_forged(struct kunit *test)
 	x->forge_ack = true;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.ack_forged), forged + 1);
-	mmt_ml_expect_unresolved(test, x);
+	mmt_ml_expect_unresolved(test, x, MMT_MIG_OUTCOME_COMMITTED, false);
 }
 
 static void mmt_mig_lo_ack_lost_writer(struct kunit *test)
@@ -582,7 +640,7 @@ static void mmt_mig_lo_ack_lost_writer(struct kunit *test)
 	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&x->writer_done,
 							  10 * HZ), 0ul);
 	KUNIT_EXPECT_EQ(test, x->writer_err, -EUCLEAN);
-	mmt_ml_expect_unresolved(test, x);
+	mmt_ml_expect_unresolved(test, x, MMT_MIG_OUTCOME_COMMITTED, false);
 }
 
 /* A tampered migration closure: rejected, the migration aborted cleanly. */
@@ -638,6 +696,8 @@ static void mmt_mig_lo_second_destination(struct kunit *test)
 	struct mmt_ml_ctx *x = test->priv;
 	struct mmt_mig m2, d2;
 	u8 nonce[MMT_RX_NONCE_BYTES];
+	u8 tag[MMT_MIG_TAG_BYTES], want[MMT_MIG_TAG_BYTES];
+	struct mmt_bind b;
 	u32 i;
 
 	x->nested = true;
@@ -647,12 +707,27 @@ static void mmt_mig_lo_second_destination(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, x->dst2->receiving);
 	mmt_ml_expect_moved(test, x);
 
+	/* the committed receive is on record, with its statement */
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(x->dst->rx.rx_nonce, tag),
+			(u32)MMT_MIG_OUTCOME_COMMITTED);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve_tag(x->dst->key_root,
+						  &x->dst->mig_rx_bind,
+						  MMT_MIG_OUTCOME_COMMITTED,
+						  want), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(tag, want, sizeof(tag)), 0);
+
 	/* replay the stream into dst2, same connection id: the nonce */
 	memset(nonce, 0x3c, sizeof(nonce));
+	memset(&b, 0, sizeof(b));
+	b.conn_id = x->dst->rx.conn_id;
+	b.gen = 1;
+	memcpy(b.rx_nonce, nonce, sizeof(nonce));
 	mmt_mig_init(&d2, false);
-	KUNIT_ASSERT_EQ(test, mmt_mig_rx_start(x->dst2, &d2,
-					       x->dst->rx.conn_id, 1, nonce),
-			0);
+	KUNIT_ASSERT_EQ(test, mmt_mig_rx_start(x->dst2, &d2, &b), 0);
+	/* running: pending, no tag */
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag),
+			(u32)MMT_MIG_OUTCOME_PENDING);
+	KUNIT_EXPECT_NULL(test, memchr_inv(tag, 0, sizeof(tag)));
 	KUNIT_ASSERT_GT(test, x->nrec, 0u);
 	for (i = 0; i < x->nrec; i++)
 		KUNIT_EXPECT_EQ(test, mmt_mig_rx_closure(x->dst2,
@@ -661,9 +736,21 @@ static void mmt_mig_lo_second_destination(struct kunit *test)
 							 false), -ESTALE);
 	mmt_mig_rx_end(x->dst2);
 	mmt_ml_states(test, x->dst2, MMT_WAITING);
+	/* ended without a commit: aborted for good, with its tag */
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag),
+			(u32)MMT_MIG_OUTCOME_ABORTED);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve_tag(x->dst2->key_root, &b,
+						  MMT_MIG_OUTCOME_ABORTED,
+						  want), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(tag, want, sizeof(tag)), 0);
+	/* forgotten (as after a module reload): no record, no tag */
+	mmt_mig_record(nonce, MMT_MIG_OUTCOME_UNKNOWN, NULL);
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag),
+			(u32)MMT_MIG_OUTCOME_UNKNOWN);
+	KUNIT_EXPECT_NULL(test, memchr_inv(tag, 0, sizeof(tag)));
 	/* the same destination twice, the source again */
-	KUNIT_EXPECT_EQ(test, mmt_mig_rx_start(x->dst, &d2, 7, 1, nonce),
-			-EPERM);
+	b.conn_id = 7;
+	KUNIT_EXPECT_EQ(test, mmt_mig_rx_start(x->dst, &d2, &b), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_migrate_loopback(x->src, x->dst2, &x->prm,
 						   &m2, &d2, NULL, NULL),
 			-EPERM);
@@ -789,6 +876,7 @@ static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_abort_handover),
 	KUNIT_CASE(mmt_mig_lo_commit_lost),
 	KUNIT_CASE(mmt_mig_lo_ack_lost),
+	KUNIT_CASE(mmt_mig_lo_ack_lost_forced),
 	KUNIT_CASE(mmt_mig_lo_ack_forged),
 	KUNIT_CASE(mmt_mig_lo_ack_lost_writer),
 	KUNIT_CASE(mmt_mig_lo_unstarted_info),

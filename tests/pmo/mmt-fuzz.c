@@ -940,7 +940,8 @@ static enum fz_call rnd_ioctl_call(struct th *th)
 		[C_MIG_RECV] = 2, [C_MIG_INFO] = 4, [C_MIG_FINISH] = 3,
 		[C_MIG_ABORT] = 3, [C_MIG_RESOLVE] = 4, [C_ATT_AUTH] = 2,
 		[C_ATT_CRED] = 2, [C_ATT_INFO] = 3, [C_CKPT] = 3,
-		[C_RESTORE] = 3, [C_KEY_AGREE] = 3, [C_UNKNOWN] = 6,
+		[C_RESTORE] = 3, [C_KEY_AGREE] = 3, [C_MIG_RES] = 2,
+		[C_UNKNOWN] = 6,
 	};
 	unsigned int total = 0, r, c;
 
@@ -1164,7 +1165,7 @@ static bool is_known_cmd(unsigned long cmd)
 		MMT_IOC_PMO_MIG_RESOLVE, MMT_IOC_ATTEST_SET_AUTHORITY,
 		MMT_IOC_ATTEST_SET_CRED, MMT_IOC_ATTEST_INFO,
 		MMT_IOC_PMO_CHECKPOINT, MMT_IOC_RESTORE,
-		MMT_IOC_CONN_KEY_AGREE,
+		MMT_IOC_CONN_KEY_AGREE, MMT_IOC_MIGRATE_RESOLVE,
 	};
 	unsigned int i;
 
@@ -1382,9 +1383,23 @@ static void fuzz_ioctl(struct th *th)
 		break;
 	case C_MIG_RESOLVE:
 		cmd = MMT_IOC_PMO_MIG_RESOLVE;
-		p = chance(th, 90) ? NULL : (void *)(uintptr_t)rnd_u64(th);
+		p = chance(th, 60) ? NULL : chance(th, 75) ?
+		    (void *)(uintptr_t)MMT_MIG_RESOLVE_FORCE :
+		    (void *)(uintptr_t)rnd_u64(th);
 		pick(th, K_PMO, 90, &t);
 		break;
+	case C_MIG_RES: {
+		struct mmt_migrate_resolve *rs = p;
+
+		cmd = MMT_IOC_MIGRATE_RESOLVE;
+		v = rs->size = MMT_MIGRATE_RESOLVE_SIZE_VER0;
+		pick(th, K_CONN, 90, &t);
+		pick(th, K_PMO, 85, &t2);
+		has_t2 = true;
+		rs->pmo_fd = t2.fd;
+		rs->timeout_ms = rnd_timeout(th);
+		break;
+	}
 	case C_ATT_AUTH:
 	case C_ATT_CRED: {
 		/*
@@ -1494,6 +1509,10 @@ static void fuzz_ioctl(struct th *th)
 		case C_SEND:
 		case C_RECV:
 			clamp_timeout(th, &((struct mmt_xfer *)p)->timeout_ms);
+			break;
+		case C_MIG_RES:
+			clamp_timeout(th,
+				      &((struct mmt_migrate_resolve *)p)->timeout_ms);
 			break;
 		case C_ATT_AUTH:
 		case C_ATT_CRED: {
@@ -2171,7 +2190,8 @@ static unsigned int rnd_channel(struct th *th)
  * A valid MMT_IOC_MIGRATE_SEND (@send) or MMT_IOC_MIGRATE_RECV of the PMO
  * @t2 on the connection @t, whose other end may be migrating too (the
  * peer guest's threads do the same).  A source left with an unknown
- * outcome is taken back with MMT_IOC_PMO_MIG_RESOLVE (or dropped), so
+ * outcome is taken back by force (MMT_IOC_PMO_MIG_RESOLVE with
+ * MMT_MIG_RESOLVE_FORCE: the peer's threads go on) or dropped, so
  * the thread's own PMO serves again.  Some receives park the PMO
  * (MMT_MIGRATE_PARK): its handle is kept, for the restores of
  * fuzz_ioctl() and main()'s at the end.
@@ -2223,7 +2243,8 @@ static void mig_step(struct th *th, struct tgt *t, struct tgt *t2,
 		long r2;
 
 		if (chance(th, 70)) {
-			r2 = ioctl(t2->fd, MMT_IOC_PMO_MIG_RESOLVE, 0);
+			r2 = ioctl(t2->fd, MMT_IOC_PMO_MIG_RESOLVE,
+				   MMT_MIG_RESOLVE_FORCE);
 			check(C_MIG_RESOLVE, t2, NULL, r2, errno, false, false,
 			      NULL);
 		} else {

@@ -93,8 +93,11 @@ MMTG_CMD_TIMEOUT=180 mmtg_t "recv: migration, 2 forged refusals of the COMMIT se
 	mmt-migrate dst -i 2 -p 7562 -n 16 -F "commit stray 3 200"
 MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, a COMMIT while a slot is granted: refused, EPROTO, destination WAITING" \
 	mmt-migrate dst -i 2 -p 7563 -n 16 -X EPROTO -D reject_version:1
-MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, the COMMIT's ACK cannot be sent: 0, COMMITTED, VALID, byte-exact" \
-	mmt-migrate dst -i 2 -p 7564 -n 16 -F "commit noack" -C
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, the COMMIT's ACK cannot be sent: 0, COMMITTED, VALID, byte-exact; states committed" \
+	mmt-migrate dst -i 2 -p 7564 -n 16 -F "commit noack" -C -Q 7566
+MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, the COMMIT lost with the link: ECONNRESET, WAITING; states aborted" \
+	mmt-migrate dst -i 2 -p 7567 -n 16 -F "commit drop" -X ECONNRESET \
+	-Q 7568
 MMTG_CMD_TIMEOUT=120 mmtg_t "recv: migration, 50 stray messages 300 ms apart before the COMMIT's ACK: 0, COMMITTED, VALID, byte-exact" \
 	mmt-migrate dst -i 2 -p 7565 -n 2 -F "commit stray 80 300" -C
 mmtg_t "recv: every armed fault fired" grep -qx 'armed 0' "$FAULT"

@@ -94,7 +94,9 @@ MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, round 1's closure 2 replayed in a 
 # The handover's RDMA-only failure paths (docs/MIGRATION.md sections 7
 # and 10; the hooks "commit ..." of driver/mmt_conn_fault.c): forged
 # refusals of the COMMIT before the genuine ACK; a WANT granted just before
-# the COMMIT; the destination commits and its ACK is never sent; stray
+# the COMMIT; the destination commits and its ACK is never sent, or the
+# COMMIT is lost with the link (each resolved after on the destination's
+# statement, over a new connection: committed, aborted); stray
 # messages for 24 s after the COMMIT, against a 4 s deadline.  The round
 # limit (-r 2) hands over after two rounds whatever the writer does: on
 # the debug kernel a round of 16 closures takes seconds and the estimate
@@ -106,8 +108,12 @@ MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, 2 forged refusals of the COMMIT be
 MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, a WANT granted just before the COMMIT: EPROTO, source intact" \
 	mmt-migrate src -i 1 -a "$PEER" -p 7563 -n 16 -r 2 -F "commit want 0" \
 	-X EPROTO
-MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, the COMMIT's ACK never sent: ECONNRESET, outcome unknown, read-only (EUCLEAN)" \
-	mmt-migrate src -i 1 -a "$PEER" -p 7564 -n 16 -u 0 -U -X ECONNRESET
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, the COMMIT's ACK never sent: ECONNRESET, outcome unknown, read-only (EUCLEAN); the destination states committed: INVALID" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7564 -n 16 -u 0 -U -X ECONNRESET \
+	-Q 7566 -O committed
+MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, the COMMIT lost with the link: ECONNRESET, outcome unknown, read-only (EUCLEAN); the destination states aborted: writable, intact" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7567 -n 16 -u 0 -U -X ECONNRESET \
+	-Q 7568 -O aborted
 MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, stray messages after the COMMIT: ETIMEDOUT at the deadline, outcome unknown, read-only (EUCLEAN)" \
 	mmt-migrate src -i 1 -a "$PEER" -p 7565 -n 2 -u 0 -t 4000 -W 18000 \
 	-U -X ETIMEDOUT

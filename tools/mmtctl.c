@@ -443,7 +443,7 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	       in->key_len == 16 ? "AES-128" :
 	       "none (plain memory: read and write copy its bytes)");
 	if (in->flags & MMT_PMO_INFO_MIG_UNKNOWN)
-		printf("  migration:      outcome unknown: read-only (EUCLEAN) until MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit) or MMT_IOC_PMO_INVALIDATE (it did)\n");
+		printf("  migration:      outcome unknown: read-only (EUCLEAN) until resolved on the destination's statement (MMT_IOC_MIGRATE_RESOLVE on a connection to it)\n");
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
 		       " root_counter %" PRIu64 " top_major %" PRIu64 "%s\n",
@@ -906,7 +906,7 @@ static void mig_summary(const struct args *a, const struct mmt_migrate_info *i,
 	printf("%s: %s%s\n", a->role, ret ? "FAILED: " : "committed",
 	       ret ? mmtu_strerror(ret) : "");
 	if (i->flags & MMT_MIG_F_OUTCOME_UNKNOWN)
-		printf("  outcome unknown: the destination may have committed; the PMO is read-only (EUCLEAN) until MMT_IOC_PMO_MIG_RESOLVE (it did not) or MMT_IOC_PMO_INVALIDATE (it did)\n");
+		printf("  outcome unknown: the destination may have committed; the PMO is read-only (EUCLEAN) until resolved on the destination's statement (MMT_IOC_MIGRATE_RESOLVE on a connection to it)\n");
 	printf("  total %.3f ms, setup %.3f ms, downtime %.3f ms\n"
 	       "  %u rounds, %" PRIu64 " dirty syncs, %" PRIu64 " of %" PRIu64
 	       " closures sent (%" PRIu64 " bytes), peak extra memory %" PRIu64

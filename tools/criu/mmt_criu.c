@@ -216,7 +216,7 @@ static int mmt_criu_move_pmo(int fd, const char *peer, struct mmt_criu_hdr *h)
 	close(conn);
 	if (err) {
 		if (info.flags & MMT_MIG_F_OUTCOME_UNKNOWN)
-			mmt_criu_log("the migration of fd %d to %s failed after its COMMIT left (outcome unknown): the PMO is read-only here until its owner resolves it (MMT_IOC_PMO_MIG_RESOLVE if %s holds no parked PMO under the nonce below, else MMT_IOC_PMO_INVALIDATE)",
+			mmt_criu_log("the migration of fd %d to %s failed after its COMMIT left (outcome unknown): the PMO is read-only here until its owner resolves it on the statement of %s's module (MMT_IOC_MIGRATE_RESOLVE on a connection to it)",
 				     fd, peer, peer);
 		return err;
 	}

@@ -199,6 +199,13 @@ int mmtu_pmo_mig_resolve(int pmofd)
 	return 0;
 }
 
+int mmtu_pmo_mig_resolve_force(int pmofd)
+{
+	if (ioctl(pmofd, MMT_IOC_PMO_MIG_RESOLVE, MMT_MIG_RESOLVE_FORCE) < 0)
+		return neg_errno();
+	return 0;
+}
+
 int mmtu_pmo_checkpoint(int pmofd, uint64_t flags, void *buf,
 			uint64_t buf_len, uint8_t *handle, uint32_t *closures,
 			uint64_t *closure_len)
@@ -642,6 +649,22 @@ int mmtu_migrate_finish(int connfd)
 int mmtu_migrate_abort(int connfd)
 {
 	return set_errno(ioctl(connfd, MMT_IOC_MIGRATE_ABORT, 0) ? neg_errno() : 0);
+}
+
+int mmtu_migrate_resolve(int connfd, int pmofd, uint32_t timeout_ms,
+			 uint32_t *outcome)
+{
+	struct mmt_migrate_resolve r;
+	int err;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.pmo_fd = pmofd;
+	r.timeout_ms = timeout_ms;
+	err = ioctl(connfd, MMT_IOC_MIGRATE_RESOLVE, &r) ? neg_errno() : 0;
+	if (outcome)
+		*outcome = r.outcome;
+	return set_errno(err);
 }
 
 const char *mmtu_mig_phase_str(uint32_t phase)

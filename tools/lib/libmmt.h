@@ -174,18 +174,34 @@ int mmtu_pmo_info(int pmofd, struct mmt_pmo_info *info,
 int mmtu_pmo_invalidate(int pmofd);
 
 /**
- * mmtu_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: the destination of a
- *	migration of unknown outcome did not commit; take the PMO back
+ * mmtu_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take back a PMO
+ *	checkpointed with MMT_CKPT_PENDING whose dump failed
  * @pmofd: PMO fd
  *
- * Also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
- * failed (its image can no longer be restored afterwards).
+ * Its image can no longer be restored afterwards.  A migration of unknown
+ * outcome is resolved on the destination's statement
+ * (mmtu_migrate_resolve()), or by force (mmtu_pmo_mig_resolve_force()).
  *
- * Return: 0; -ENOENT (nothing to resolve), -ESTALE (the pending
- * checkpoint was restored: invalidate the PMO), -EBUSY (a restore of it
- * runs), -EBADF, -ENOTTY.
+ * Return: 0; -ENOENT (nothing to resolve), -ENOTCONN (a migration's
+ * outcome: ask the destination), -ESTALE (the pending checkpoint was
+ * restored: invalidate the PMO), -EBUSY (a restore of it runs), -EINTR,
+ * -EBADF, -ENOTTY.
  */
 int mmtu_pmo_mig_resolve(int pmofd);
+
+/**
+ * mmtu_pmo_mig_resolve_force() - MMT_IOC_PMO_MIG_RESOLVE with
+ *	MMT_MIG_RESOLVE_FORCE: take back a PMO whose migration's outcome is
+ *	unknown on the owner's word
+ * @pmofd: PMO fd
+ *
+ * For a destination gone for good: the PMO is writable again under fresh
+ * GUAs, but its data forks if the destination did commit.  Counted and
+ * logged by the module.
+ *
+ * Return: 0 or mmtu_pmo_mig_resolve()'s errors but -ENOTCONN.
+ */
+int mmtu_pmo_mig_resolve_force(int pmofd);
 
 /**
  * mmtu_pmo_checkpoint() - MMT_IOC_PMO_CHECKPOINT: hand a PMO over to a
@@ -617,6 +633,23 @@ int mmtu_migrate_finish(int connfd);
  * Return: 0; -ENOENT (no migration runs on it), -EBADF, -ENOTTY.
  */
 int mmtu_migrate_abort(int connfd);
+
+/**
+ * mmtu_migrate_resolve() - MMT_IOC_MIGRATE_RESOLVE: resolve a migration of
+ *	unknown outcome on the destination's statement
+ * @connfd: connection fd to the destination's node
+ * @pmofd: the source PMO (MMT_PMO_INFO_MIG_UNKNOWN)
+ * @timeout_ms: how long to wait for the statement; 0 = 10000
+ * @outcome: (out, may be NULL) MMT_MIG_OUTCOME_* the destination stated
+ *
+ * Committed: every MMT of the PMO INVALID.  Aborted: writable again.
+ *
+ * Return: 0; -ENODATA (no record there), -EINPROGRESS (its receive still
+ * runs), -ENOENT (nothing to resolve), -ETIMEDOUT, -ECONNRESET, -EINTR,
+ * -EINVAL, -EBADF, -ENOTTY, -ENOMEM.
+ */
+int mmtu_migrate_resolve(int connfd, int pmofd, uint32_t timeout_ms,
+			 uint32_t *outcome);
 
 /**
  * mmtu_mig_phase_str() - name of an MMT_MIG_PHASE_* value

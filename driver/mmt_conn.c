@@ -33,6 +33,7 @@ static_assert(sizeof(struct mmt_listen) == MMT_LISTEN_SIZE_VER0);
 static_assert(sizeof(struct mmt_connect) == MMT_CONNECT_SIZE_VER0);
 static_assert(sizeof(struct mmt_conn_key) == MMT_CONN_KEY_SIZE_VER0);
 static_assert(sizeof(struct mmt_key_agree) == MMT_KEY_AGREE_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate_resolve) == MMT_MIGRATE_RESOLVE_SIZE_VER0);
 static_assert(sizeof(struct mmt_wire_hello_att) == 32);
 static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
 static_assert(sizeof_field(struct mmt_migrate_info, nonce) == MMT_RX_NONCE_BYTES &&

@@ -716,6 +716,7 @@ struct mmt_migrate_info {
  *	0..600000; 0 = 10000
  * @outcome: (in) must be 0; (out) MMT_MIG_OUTCOME_*: what the destination
  *	stated, also on ENODATA and EINPROGRESS
+ * @reserved0: (in) must be 0
  * @reserved: (in) must be 0
  */
 struct mmt_migrate_resolve {

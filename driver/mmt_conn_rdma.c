@@ -4565,30 +4565,31 @@ out:
 	return err;
 }
 
-/* What a data ioctl on a connection fd holds: mmt_conn_op_begin(). */
+/* What an ioctl on a connection fd that names a PMO holds: mmt_conn_op_begin(). */
 struct mmt_conn_op {
 	struct fd f;
 	struct mmt_pmo *pmo;
-	struct mutex *mutex;	/* the direction's: tx_mutex or rx_mutex */
+	struct mutex *mutex;	/* the call's: tx_, rx_, ka_ or res_mutex */
 };
 
 /*
- * The prologue of MMT_IOC_SEND/RECV and MMT_IOC_MIGRATE_SEND/RECV: the PMO
- * behind @pmo_fd, then the direction's mutex (one transfer or migration
- * per direction at a time; interruptibly).  On 0 the caller holds both
- * (mmt_conn_op_end() drops them) and mmt_conn_op_live() says whether the
- * connection can carry the call.  Errors, nothing held: -EBADF (not an
- * fd), -ENOTTY (not a PMO fd), -EINTR (a signal while waiting for the
- * mutex).
+ * The prologue of the ioctls on a connection fd that name a PMO: the PMO
+ * behind @pmo_fd, then @mutex, the call's (MMT_IOC_SEND/RECV and
+ * MMT_IOC_MIGRATE_SEND/RECV: the direction's, one transfer or migration
+ * per direction at a time; key agreement's, resolve's), interruptibly.
+ * On 0 the caller holds both (mmt_conn_op_end() drops them) and
+ * mmt_conn_op_live() says whether the connection can carry the call.
+ * Errors, nothing held: -EBADF (not an fd), -ENOTTY (not a PMO fd),
+ * -EINTR (a signal while waiting for the mutex).
  */
-static int mmt_conn_op_begin(struct mmt_conn *conn, int pmo_fd, bool send,
+static int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
 			     struct mmt_conn_op *op)
 {
 	op->f = fdget(pmo_fd);
 	if (!op->f.file)
 		return -EBADF;
 	op->pmo = mmt_pmo_from_file(op->f.file);
-	op->mutex = send ? &conn->tx_mutex : &conn->rx_mutex;
+	op->mutex = mutex;
 	if (!op->pmo) {
 		fdput(op->f);
 		return -ENOTTY;
@@ -4656,7 +4657,8 @@ static int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 		if (err)
 			return err;
 	}
-	err = mmt_conn_op_begin(conn, a.pmo_fd, send, &op);
+	err = mmt_conn_op_begin(a.pmo_fd,
+				send ? &conn->tx_mutex : &conn->rx_mutex, &op);
 	if (err)
 		return err;
 	if (a.flags & MMT_MIGRATE_PARK) {
@@ -4832,8 +4834,7 @@ static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 	struct mmt_migrate_resolve a;
 	struct mmt_wire_msg w = {};
 	unsigned long deadline;
-	struct mmt_pmo *pmo;
-	struct fd f;
+	struct mmt_conn_op op;
 	u32 usize, outcome = MMT_MIG_OUTCOME_UNKNOWN;
 	int err;
 
@@ -4844,20 +4845,11 @@ static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 	if (a.flags || a.outcome || a.reserved0 || a.reserved[0] ||
 	    a.reserved[1] || a.timeout_ms > 600000)
 		return -EINVAL;
-	f = fdget(a.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		fdput(f);
-		return -ENOTTY;
-	}
-	if (mutex_lock_interruptible(&conn->res_mutex)) {
-		fdput(f);
-		return -EINTR;
-	}
+	err = mmt_conn_op_begin(a.pmo_fd, &conn->res_mutex, &op);
+	if (err)
+		return err;
 	deadline = jiffies + mmt_timeout(a.timeout_ms);
-	err = mmt_mig_unknown_nonce(pmo, nonce);
+	err = mmt_mig_unknown_nonce(op.pmo, nonce);
 	if (!err)
 		err = mmt_conn_op_live(conn);
 	if (err)
@@ -4866,14 +4858,14 @@ static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 	memcpy(w.nonce, nonce, sizeof(w.nonce));
 	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
 	if (!err)
-		err = mmt_conn_res_wait(conn, pmo, nonce, deadline, &outcome);
+		err = mmt_conn_res_wait(conn, op.pmo, nonce, deadline,
+					&outcome);
 	a.outcome = outcome;
 	if ((!err || err == -ENODATA || err == -EINPROGRESS) &&
 	    mmt_copy_out(uarg, &a, sizeof(a), usize) && !err)
 		err = -EFAULT;
 out:
-	mutex_unlock(&conn->res_mutex);
-	fdput(f);
+	mmt_conn_op_end(&op);
 	return err;
 }
 
@@ -4935,7 +4927,8 @@ static int mmt_conn_xfer(struct mmt_conn *conn, void __user *uarg, bool send)
 	/* COPY is the sender's choice, EAGER the receiver's */
 	if (x.flags & (send ? MMT_XFER_EAGER : MMT_XFER_COPY))
 		return -EINVAL;
-	err = mmt_conn_op_begin(conn, x.pmo_fd, send, &op);
+	err = mmt_conn_op_begin(x.pmo_fd,
+				send ? &conn->tx_mutex : &conn->rx_mutex, &op);
 	if (err)
 		return err;
 	err = mmt_conn_op_live(conn);
@@ -5062,9 +5055,9 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	u8 key[32], tag_i[32], tag_r[32], tag[32];
 	unsigned long deadline;
 	struct mmt_key_agree a;
+	struct mmt_conn_op op;
 	struct mmt_pmo *pmo;
 	bool initiator = !conn->listener;
-	struct fd f;
 	u32 usize;
 	int err, failed0;
 
@@ -5076,18 +5069,10 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 		return err;
 	if (!conn->attested)
 		return -ENOKEY;
-	f = fdget(a.pmo_fd);
-	if (!f.file)
-		return -EBADF;
-	pmo = mmt_pmo_from_file(f.file);
-	if (!pmo) {
-		fdput(f);
-		return -ENOTTY;
-	}
-	if (mutex_lock_interruptible(&conn->ka_mutex)) {
-		fdput(f);
-		return -EINTR;
-	}
+	err = mmt_conn_op_begin(a.pmo_fd, &conn->ka_mutex, &op);
+	if (err)
+		return err;
+	pmo = op.pmo;
 	err = mmt_conn_op_live(conn);
 	if (!err) {
 		mutex_lock(&pmo->lock);
@@ -5150,8 +5135,7 @@ out_wipe:
 	memzero_explicit(tag_i, sizeof(tag_i));
 	memzero_explicit(tag_r, sizeof(tag_r));
 out_unlock:
-	mutex_unlock(&conn->ka_mutex);
-	fdput(f);
+	mmt_conn_op_end(&op);
 	return err;
 }
 

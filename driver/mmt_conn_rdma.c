@@ -3804,6 +3804,7 @@ struct mmt_mtx {
 	struct mmt_conn *conn;
 	struct mmt_pmo *pmo;
 	unsigned long timeout;
+	unsigned long wait_from;	/* jiffies: waiting for an answer since */
 	bool offered;		/* the OFFER left: failures end the connection */
 	bool have_nonce;
 	u32 nslots;
@@ -3977,6 +3978,17 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		if (time_after_eq(jiffies, mtx->t.deadline))
 			return -ETIMEDOUT;
 		timeout = mtx->t.deadline - jiffies;
+	} else {
+		/*
+		 * Pre-copy: one timeout for each answer, from the moment
+		 * the source starts waiting for it; stray messages do not
+		 * restart it.
+		 */
+		if (!mtx->wait_from)
+			mtx->wait_from = jiffies ?: 1;
+		if (time_after_eq(jiffies, mtx->wait_from + mtx->timeout))
+			return -ETIMEDOUT;
+		timeout = mtx->wait_from + mtx->timeout - jiffies;
 	}
 	it = mmt_mig_inbox_wait(conn, &conn->tx_inbox, timeout, mtx->t.mig);
 	if (IS_ERR(it))
@@ -3985,6 +3997,8 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		kfree(it);	/* left over from an earlier transfer */
 		return 0;
 	}
+	if (it->msg.type == MMT_MSG_GRANT || it->msg.type == MMT_MSG_ACK)
+		mtx->wait_from = 0;	/* an answer: the next wait starts now */
 	switch (it->msg.type) {
 	case MMT_MSG_NACK:
 		/* the offer refused (before any grant), or a protocol error */

@@ -341,7 +341,7 @@ static int mmt_mig_round(struct mmt_pmo *src, struct mmt_mig_xport *t,
 {
 	struct mmt_mig *mig = t->mig;
 	u64 t1 = ktime_get_ns();
-	int err = 0, ferr;
+	int err = 0;
 	bool dirty;
 	u32 i;
 
@@ -371,9 +371,13 @@ static int mmt_mig_round(struct mmt_pmo *src, struct mmt_mig_xport *t,
 		mmt_mig_src_info(mig, false);
 		cond_resched();
 	}
-	ferr = t->ops->flush(t);
+	/*
+	 * After a failure nothing more is awaited: the wait for an answer
+	 * ended (timeout_ms bounds it once), and the caller ends the
+	 * transport.
+	 */
 	if (!err)
-		err = ferr;
+		err = t->ops->flush(t);
 	mutex_lock(&src->lock);
 	mmt_mig_round_end(&mig->s, ktime_get_ns() - t1);
 	mmt_mig_scan(&mig->s, src->mmts);

@@ -580,9 +580,13 @@ struct mmt_key_agree {
  *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
  * @flags: (in) MMT_MIGRATE_EAGER, MMT_MIGRATE_PARK (recv only) or 0
  * @timeout_ms: (in) how long to wait for each answer of the peer in
- *	pre-copy, and (send) for the whole handover, from the freeze to a
- *	genuine answer to the COMMIT, whatever arrives meanwhile;
- *	1..600000; 0 = 10000
+ *	pre-copy, from the moment the wait for it starts, whatever else
+ *	arrives meanwhile (send: a failure then ends the migration without
+ *	waiting again), and (send) for the whole handover, from the freeze
+ *	to a genuine answer to the COMMIT, whatever arrives meanwhile;
+ *	1..600000; 0 = 10000.  The call returns within @timeout_ms of the
+ *	last answer plus the connection's teardown (a disconnect and a drain
+ *	of the queue pair: on Soft-RoCE well under a second)
  * @downtime_limit_ms: (in, send) hand over once the expected downtime is
  *	at most this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS.  Must be 0 on
  *	recv

@@ -4157,6 +4157,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		.max_rounds = a->max_rounds ?: MMT_MIGRATE_ROUNDS,
 	};
 	struct mmt_mtx *mtx;
+	bool refused;
 	u32 i;
 	int err;
 
@@ -4187,10 +4188,19 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		mmt_mig_done(mig, err);
 	else
 		err = mmt_migrate_run(pmo, &mtx->t, &prm);
+	/*
+	 * A handover refused at the round limit came after a round whose
+	 * every closure had its verdict: nothing is in flight, so the END
+	 * tells the destination (its receive fails with ECANCELED, every MMT
+	 * WAITING) and the connection stays up.
+	 */
+	spin_lock(&mig->lock);
+	refused = err == -ETIME && mig->info.stop == MMT_MIG_STOP_ROUNDS;
+	spin_unlock(&mig->lock);
 	if (err && mtx->offered)
 		pr_info_ratelimited("conn %llx: migration failed: %d\n",
 				    conn->conn_id, err);
-	if (!err) {
+	if (!err || refused) {
 		mmt_tx_send_simple(conn, MMT_MSG_END, mtx->t.gen, 0, 0);
 		for (i = 0; i < mtx->nslots; i++)
 			mmt_wait_idle(&mtx->slots[i].wcqe);
@@ -4681,7 +4691,8 @@ static int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg)
 	if (err)
 		return err;
 	if (info.flags || info.phase || info.round || info.error ||
-	    info.reserved0 || memchr_inv(info.nonce, 0, sizeof(info.nonce)))
+	    info.reserved0 || memchr_inv(info.nonce, 0, sizeof(info.nonce)) ||
+	    info.stop || info.throttle_pct || info.throttle_ns)
 		return -EINVAL;
 	spin_lock_irqsave(&conn->lock, flags);
 	mig = conn->mig_last;

@@ -1694,13 +1694,17 @@ struct mmt_restore {
  * MMT_IOC_MIGRATE_RECV runs (live figures) or after it (final ones): the
  * migration started last on the connection, either side.  Marks them
  * seen: poll() reports POLLPRI again only after they change (a closure,
- * a round, a phase).  Context: process; takes spinlocks only.
+ * a round, a phase).  The command's number encodes
+ * MMT_MIGRATE_INFO_SIZE_VER0 whatever the struct's size: its @size says
+ * which version the caller knows (the number stays the same as the
+ * struct grows).  Context: process; takes spinlocks only.
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size, flags or
  * reserved fields), ENOENT (no migration was started on this connection).
  */
 #define MMT_IOC_MIGRATE_INFO \
-	_IOWR(MMT_IOC_MAGIC, 0x28, struct mmt_migrate_info)
+	_IOC(_IOC_READ | _IOC_WRITE, MMT_IOC_MAGIC, 0x28, \
+	     MMT_MIGRATE_INFO_SIZE_VER0)
 
 /**
  * MMT_IOC_MIGRATE_FINISH - hand over now

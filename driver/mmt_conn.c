@@ -38,7 +38,9 @@ static_assert(sizeof(struct mmt_wire_hello_att) == 32);
 static_assert(sizeof(struct mmt_migrate) == MMT_MIGRATE_SIZE_VER0);
 static_assert(sizeof_field(struct mmt_migrate_info, nonce) == MMT_RX_NONCE_BYTES &&
 	      MMT_RX_NONCE_BYTES == MMT_CKPT_HANDLE_BYTES);
-static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER0);
+static_assert(sizeof(struct mmt_migrate_info) == MMT_MIGRATE_INFO_SIZE_VER1);
+/* the command's number stays that of the first version as the struct grows */
+static_assert(_IOC_SIZE(MMT_IOC_MIGRATE_INFO) == MMT_MIGRATE_INFO_SIZE_VER0);
 static_assert(2 * sizeof(struct mmt_wire_seg) == MMT_SHA256_BYTES);
 
 /*

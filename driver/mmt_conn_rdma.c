@@ -3834,6 +3834,7 @@ struct mmt_mtx {
 	struct mmt_conn *conn;
 	struct mmt_pmo *pmo;
 	unsigned long timeout;
+	unsigned long wait_from;	/* jiffies: waiting for an answer since */
 	bool offered;		/* the OFFER left: failures end the connection */
 	bool have_nonce;
 	u32 nslots;
@@ -4007,6 +4008,17 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		if (time_after_eq(jiffies, mtx->t.deadline))
 			return -ETIMEDOUT;
 		timeout = mtx->t.deadline - jiffies;
+	} else {
+		/*
+		 * Pre-copy: one timeout for each answer, from the moment
+		 * the source starts waiting for it; stray messages do not
+		 * restart it.
+		 */
+		if (!mtx->wait_from)
+			mtx->wait_from = jiffies ?: 1;
+		if (time_after_eq(jiffies, mtx->wait_from + mtx->timeout))
+			return -ETIMEDOUT;
+		timeout = mtx->wait_from + mtx->timeout - jiffies;
 	}
 	it = mmt_mig_inbox_wait(conn, &conn->tx_inbox, timeout, mtx->t.mig);
 	if (IS_ERR(it))
@@ -4015,6 +4027,8 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		kfree(it);	/* left over from an earlier transfer */
 		return 0;
 	}
+	if (it->msg.type == MMT_MSG_GRANT || it->msg.type == MMT_MSG_ACK)
+		mtx->wait_from = 0;	/* an answer: the next wait starts now */
 	switch (it->msg.type) {
 	case MMT_MSG_NACK:
 		/* the offer refused (before any grant), or a protocol error */
@@ -4173,6 +4187,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		.max_rounds = a->max_rounds ?: MMT_MIGRATE_ROUNDS,
 	};
 	struct mmt_mtx *mtx;
+	bool refused;
 	u32 i;
 	int err;
 
@@ -4203,10 +4218,19 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		mmt_mig_done(mig, err);
 	else
 		err = mmt_migrate_run(pmo, &mtx->t, &prm);
+	/*
+	 * A handover refused at the round limit came after a round whose
+	 * every closure had its verdict: nothing is in flight, so the END
+	 * tells the destination (its receive fails with ECANCELED, every MMT
+	 * WAITING) and the connection stays up.
+	 */
+	spin_lock(&mig->lock);
+	refused = err == -ETIME && mig->info.stop == MMT_MIG_STOP_ROUNDS;
+	spin_unlock(&mig->lock);
 	if (err && mtx->offered)
 		pr_info_ratelimited("conn %llx: migration failed: %d\n",
 				    conn->conn_id, err);
-	if (!err) {
+	if (!err || refused) {
 		mmt_tx_send_simple(conn, MMT_MSG_END, mtx->t.gen, 0, 0);
 		for (i = 0; i < mtx->nslots; i++)
 			mmt_wait_idle(&mtx->slots[i].wcqe);
@@ -4714,7 +4738,8 @@ static int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg)
 	if (err)
 		return err;
 	if (info.flags || info.phase || info.round || info.error ||
-	    info.reserved0 || memchr_inv(info.nonce, 0, sizeof(info.nonce)))
+	    info.reserved0 || memchr_inv(info.nonce, 0, sizeof(info.nonce)) ||
+	    info.stop || info.throttle_pct || info.throttle_ns)
 		return -EINVAL;
 	spin_lock_irqsave(&conn->lock, flags);
 	mig = conn->mig_last;

@@ -504,6 +504,10 @@ int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg);
 
+/* mmt_migrate.c: the writers' throttle in pre-copy (docs/MIGRATION.md) */
+u64 mmt_mig_throttle(struct mmt_pmo *pmo, u64 busy_ns);
+void mmt_mig_throttle_sleep(u64 ns);
+
 /* mmt_ckpt.c: checkpoint and restore (docs/CRIU.md) */
 struct mmt_ckpt;
 int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg);

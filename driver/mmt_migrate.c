@@ -16,6 +16,7 @@
  * bookkeeping, never across a transport call; the migration's spinlock
  * around its figures.
  */
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
@@ -254,6 +255,58 @@ int mmt_mig_snap(struct mmt_mig_xport *t, u32 index, u8 *buf, size_t len,
 	return err;
 }
 
+/**
+ * mmt_mig_throttle() - the throttle a write on a PMO owes, if it is the
+ *	source of a migration in pre-copy
+ * @pmo: the PMO written
+ * @busy_ns: how long the write held @pmo->lock (its own work)
+ *
+ * Once rounds stop converging the engine raises the throttle
+ * (mmt_mig_decide()); a write then sleeps mmt_mig_throttle_ns() after it
+ * released the PMO (mmt_mig_throttle_sleep()).  The sleep is summed into
+ * the figures (throttle_ns).
+ *
+ * Context: any; the caller holds @pmo->lock; takes the migration's
+ * spinlock.
+ * Return: nanoseconds to sleep, 0 if the PMO is not throttled.
+ */
+u64 mmt_mig_throttle(struct mmt_pmo *pmo, u64 busy_ns)
+{
+	struct mmt_mig *mig = pmo->mig;
+	u64 ns;
+
+	lockdep_assert_held(&pmo->lock);
+	if (!mig || pmo->mig_frozen)
+		return 0;
+	ns = mmt_mig_throttle_ns(&mig->s, busy_ns);
+	if (ns) {
+		spin_lock(&mig->lock);
+		mig->info.throttle_ns += ns;
+		spin_unlock(&mig->lock);
+	}
+	return ns;
+}
+
+/**
+ * mmt_mig_throttle_sleep() - sleep a throttled write's time
+ * @ns: from mmt_mig_throttle(); 0 returns at once
+ *
+ * Interruptibly: a signal ends the sleep early (the write is done; its
+ * bytes count).
+ *
+ * Context: process; may sleep; no lock held.
+ */
+void mmt_mig_throttle_sleep(u64 ns)
+{
+	ktime_t kt = ns_to_ktime(ns);
+
+	if (!ns)
+		return;
+	set_current_state(TASK_INTERRUPTIBLE);
+	schedule_hrtimeout_range(&kt, ns >> 4, HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+}
+
 /*
  * Setup: the PMO must be keyed, every MMT VALID and writable; one due for
  * a fresh GUA gets it now (GUAs must not change during the migration).
@@ -327,6 +380,8 @@ static void mmt_mig_src_info(struct mmt_mig *mig, bool synced)
 		if (mig->info.phase != MMT_MIG_PHASE_HANDOVER)
 			mig->info.expected_downtime_ns = mig->s.closure_ns ?
 				mmt_mig_expected_downtime(&mig->s) : 0;
+		mig->info.stop = mig->s.stop;
+		mig->info.throttle_pct = mig->s.throttle_pct;
 		mmt_mig_event(mig);
 	}
 	spin_unlock(&mig->lock);
@@ -342,7 +397,7 @@ static int mmt_mig_round(struct mmt_pmo *src, struct mmt_mig_xport *t,
 {
 	struct mmt_mig *mig = t->mig;
 	u64 t1 = ktime_get_ns();
-	int err = 0, ferr;
+	int err = 0;
 	bool dirty;
 	u32 i;
 
@@ -372,9 +427,13 @@ static int mmt_mig_round(struct mmt_pmo *src, struct mmt_mig_xport *t,
 		mmt_mig_src_info(mig, false);
 		cond_resched();
 	}
-	ferr = t->ops->flush(t);
+	/*
+	 * After a failure nothing more is awaited: the wait for an answer
+	 * ended (timeout_ms bounds it once), and the caller ends the
+	 * transport.
+	 */
 	if (!err)
-		err = ferr;
+		err = t->ops->flush(t);
 	mutex_lock(&src->lock);
 	mmt_mig_round_end(&mig->s, ktime_get_ns() - t1);
 	mmt_mig_scan(&mig->s, src->mmts);
@@ -474,7 +533,11 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
  * @prm: the downtime limit and the round limit
  *
  * Pre-copy rounds (every closure, then the dirty ones) while the owner
- * writes, until mmt_mig_converged() or a FINISH request; then the
+ * writes, throttled once rounds stop converging (mmt_mig_throttle()),
+ * until mmt_mig_decide() ends them: nothing dirty, the expected downtime
+ * within the limit, or a FINISH request hand over; the round limit with
+ * the expected downtime above the limit refuses the handover (-ETIME: the
+ * writers were never frozen, the PMO is VALID and writable).  The
  * handover: writers are frozen (they wait in pwrite(), interruptibly),
  * the dirty rest is sent, the COMMIT goes out, and on an authenticated
  * acceptance every MMT becomes INVALID.  On any other failure the PMO is
@@ -490,14 +553,17 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
  * into; -EUCLEAN if its previous migration's outcome is unknown; -EPERM
  * if it has no key or an MMT is not VALID or read-only;
  * -EBADMSG if an MMT due for re-encryption fails verification; -ENOMEM;
- * -ECANCELED (MMT_MIG_REQ_ABORT); -EINTR; the transport's errors (a
- * rejection by the destination, -ECONNRESET, -ETIMEDOUT, ...).
+ * -ECANCELED (MMT_MIG_REQ_ABORT); -EINTR; -ETIME (the handover refused
+ * at the round limit: @t->mig->info.stop is MMT_MIG_STOP_ROUNDS); the
+ * transport's errors (a rejection by the destination, -ECONNRESET,
+ * -ETIMEDOUT, ...).
  */
 int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 		    const struct mmt_mig_params *prm)
 {
 	struct mmt_mig *mig = t->mig;
 	bool known = true, committed = false;
+	u32 stop = MMT_MIG_STOP_NONE;
 	u64 t_freeze;
 	int err;
 
@@ -515,8 +581,17 @@ int mmt_migrate_run(struct mmt_pmo *src, struct mmt_mig_xport *t,
 	mmt_mig_phase(mig, MMT_MIG_PHASE_PRECOPY);
 	do {
 		err = mmt_mig_round(src, t, false);
-	} while (!err && !mmt_mig_converged(&mig->s) &&
-		 !test_bit(MMT_MIG_REQ_FINISH, &mig->req));
+		if (err)
+			break;
+		/* the throttle is read by writers under the PMO's lock */
+		mutex_lock(&src->lock);
+		stop = mmt_mig_decide(&mig->s,
+				      test_bit(MMT_MIG_REQ_FINISH, &mig->req));
+		mutex_unlock(&src->lock);
+		mmt_mig_src_info(mig, true);
+	} while (stop == MMT_MIG_STOP_NONE);
+	if (!err && stop == MMT_MIG_STOP_ROUNDS)
+		err = -ETIME;	/* refused: the writers were never frozen */
 	if (err)
 		goto out;
 

@@ -1032,6 +1032,7 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 			  loff_t *end)
 {
 	size_t count, total = 0;
+	u64 t_io, nap = 0;
 	u8 *bounce;
 	int err = 0;
 
@@ -1052,6 +1053,7 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 		kfree(bounce);
 		return err;
 	}
+	t_io = ktime_get_ns();
 	while (total < count) {
 		size_t want = min_t(size_t, count - total, MMT_IO_CHUNK);
 		size_t n;
@@ -1085,8 +1087,11 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 		if (err)
 			break;
 	}
+	if (write && total && !nowait)	/* a migration's throttle */
+		nap = mmt_mig_throttle(pmo, ktime_get_ns() - t_io);
 	mutex_unlock(&pmo->lock);
 	kfree_sensitive(bounce);
+	mmt_mig_throttle_sleep(nap);
 
 	if (write)
 		atomic64_add(total, &mmt_stats.bytes_written);

@@ -1186,6 +1186,18 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 #define MMT_MIG_DOWNTIME_NS	(300ull * 1000 * 1000)	/* default limit */
 #define MMT_MIG_MAX_ROUNDS	30		/* default round limit */
 
+/*
+ * Auto-converge (QEMU's cpu-throttle-* defaults): a round whose dirty
+ * closures are more than MMT_MIG_THROTTLE_TRIGGER % of the closures it
+ * sent does not converge; at the second such round writers are throttled
+ * at MMT_MIG_THROTTLE_INITIAL %, then MMT_MIG_THROTTLE_STEP % more at
+ * every second one after, at most MMT_MIG_THROTTLE_MAX %.
+ */
+#define MMT_MIG_THROTTLE_TRIGGER	50
+#define MMT_MIG_THROTTLE_INITIAL	20
+#define MMT_MIG_THROTTLE_STEP		10
+#define MMT_MIG_THROTTLE_MAX		99
+
 /**
  * struct mmt_mig_src - the source's bookkeeping of one live migration
  *	(lib/mmt_migrate.c, docs/MIGRATION.md)
@@ -1202,6 +1214,11 @@ int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
  * @dirty_syncs: scans made
  * @closures_sent: closures sealed for sending, every round
  * @round_sent: closures sealed in the current round
+ * @stop: why pre-copy ended (MMT_MIG_STOP_* of uapi/mmt.h), set by
+ *	mmt_mig_decide(); MMT_MIG_STOP_NONE while it goes on
+ * @throttle_pct: share of a writer's time it sleeps (mmt_mig_throttle_ns()),
+ *	0..MMT_MIG_THROTTLE_MAX; raised by mmt_mig_decide()
+ * @high_rounds: rounds that did not converge since the last throttle step
  */
 struct mmt_mig_src {
 	u32 closures;
@@ -1215,6 +1232,9 @@ struct mmt_mig_src {
 	u32 dirty_syncs;
 	u64 closures_sent;
 	u32 round_sent;
+	u32 stop;
+	u32 throttle_pct;
+	u32 high_rounds;
 };
 
 int mmt_mig_src_init(struct mmt_mig_src *s, u32 closures, u32 max_rounds,
@@ -1227,7 +1247,8 @@ u32 mmt_mig_scan(struct mmt_mig_src *s, const struct mmt *mmts);
 void mmt_mig_round_begin(struct mmt_mig_src *s);
 void mmt_mig_round_end(struct mmt_mig_src *s, u64 ns);
 u64 mmt_mig_expected_downtime(const struct mmt_mig_src *s);
-bool mmt_mig_converged(const struct mmt_mig_src *s);
+u32 mmt_mig_decide(struct mmt_mig_src *s, bool finish);
+u64 mmt_mig_throttle_ns(const struct mmt_mig_src *s, u64 busy_ns);
 int mmt_mig_src_digest(const struct mmt_mig_src *s, u8 *digest);
 int mmt_mig_dst_digest(const struct mmt *mmts, u32 n, u8 *digest);
 

@@ -6,7 +6,9 @@
  * Source: the dirty set (a closure is dirty when its MMT's root counter
  * moved past the one sealed into the last closure of it that was sent),
  * the rounds, the expected downtime (dirty closures times the measured
- * time per closure) and the decision to hand over; the digest of what the
+ * time per closure), the decision after each round (another round, the
+ * handover, or at the round limit its refusal) and the writers' throttle
+ * once rounds stop converging (QEMU's auto-converge); the digest of what the
  * destination must hold and the COMMIT tag over it.  Destination: the
  * per-index freshness rules live in the receive rules (rx->migrate,
  * lib/mmt_closure.c); here the commit check (tag, then the digest of what
@@ -16,6 +18,7 @@
  * struct mmt_mig_src (the driver holds the PMO's mutex).
  */
 #include "mmt_lib.h"
+#include "mmt.h"
 
 /* Digest preimage: label, le32 N, then per index le64 GUA, le64 counter */
 #define MMT_MIG_LABEL		"mmt v2 migrate"
@@ -165,23 +168,91 @@ u64 mmt_mig_expected_downtime(const struct mmt_mig_src *s)
 	return s->closure_ns * s->dirty;
 }
 
-/**
- * mmt_mig_converged() - hand over now?
- * @s: the source's bookkeeping, after mmt_mig_scan()
- *
- * After the full copy (round 1): yes if nothing is dirty, the expected
- * downtime is within the limit, or the round limit is reached.  Before
- * it: no (every closure is sent once while the owner writes).
- *
- * Context: any.
- * Return: true to hand over.
- */
-bool mmt_mig_converged(const struct mmt_mig_src *s)
+/* One more round that did not converge: the auto-converge step. */
+static void mmt_mig_throttle_step(struct mmt_mig_src *s)
 {
+	/* dirty closures above the trigger share of those the round sent */
+	if ((u64)s->dirty * 100 <=
+	    (u64)s->round_sent * MMT_MIG_THROTTLE_TRIGGER)
+		return;
+	if (++s->high_rounds < 2)
+		return;
+	s->high_rounds = 0;
+	if (!s->throttle_pct)
+		s->throttle_pct = MMT_MIG_THROTTLE_INITIAL;
+	else
+		s->throttle_pct = min_t(u32, s->throttle_pct +
+					MMT_MIG_THROTTLE_STEP,
+					MMT_MIG_THROTTLE_MAX);
+}
+
+/**
+ * mmt_mig_decide() - after a round: another round, the handover, or a
+ *	refusal?
+ * @s: the source's bookkeeping, after mmt_mig_scan()
+ * @finish: the user asked for the handover (MMT_IOC_MIGRATE_FINISH)
+ *
+ * After the full copy (round 1), in this order: nothing dirty
+ * (MMT_MIG_STOP_CLEAN); the expected downtime within the limit
+ * (MMT_MIG_STOP_CONVERGED); @finish (MMT_MIG_STOP_FINISH: a forced
+ * handover, whatever the expected downtime); the round limit reached with
+ * the expected downtime still above the limit (MMT_MIG_STOP_ROUNDS: the
+ * handover is refused, the caller fails the migration).  Otherwise
+ * another round (MMT_MIG_STOP_NONE), and if the round did not converge
+ * (its dirty closures are more than MMT_MIG_THROTTLE_TRIGGER % of those
+ * it sent) for the second time since the last step, @s->throttle_pct
+ * rises: MMT_MIG_THROTTLE_INITIAL, then by MMT_MIG_THROTTLE_STEP, at most
+ * MMT_MIG_THROTTLE_MAX (QEMU's auto-converge).  Before round 1 ends:
+ * MMT_MIG_STOP_NONE (every closure is sent once while the owner writes).
+ * The result is also kept in @s->stop.
+ *
+ * Context: any; the caller serializes access to @s.
+ * Return: MMT_MIG_STOP_NONE (go on) or why pre-copy ends.
+ */
+u32 mmt_mig_decide(struct mmt_mig_src *s, bool finish)
+{
+	u32 stop = MMT_MIG_STOP_NONE;
+
 	if (!s->round)
-		return false;
-	return !s->dirty || s->round >= s->max_rounds ||
-	       mmt_mig_expected_downtime(s) <= s->downtime_limit_ns;
+		stop = MMT_MIG_STOP_NONE;
+	else if (!s->dirty)
+		stop = MMT_MIG_STOP_CLEAN;
+	else if (mmt_mig_expected_downtime(s) <= s->downtime_limit_ns)
+		stop = MMT_MIG_STOP_CONVERGED;
+	else if (finish)
+		stop = MMT_MIG_STOP_FINISH;
+	else if (s->round >= s->max_rounds)
+		stop = MMT_MIG_STOP_ROUNDS;
+	else
+		mmt_mig_throttle_step(s);
+	s->stop = stop;
+	return stop;
+}
+
+/**
+ * mmt_mig_throttle_ns() - how long a throttled write sleeps
+ * @s: the source's bookkeeping in pre-copy
+ * @busy_ns: how long the write held the PMO (its own work), nanoseconds
+ *
+ * A writer throttled at p % sleeps p / (100 - p) times its own time after
+ * each write, so it writes at most (100 - p) % of the time (QEMU's vCPU
+ * throttle), but never longer than the downtime limit at once: no write
+ * waits longer for the throttle than the user accepts for the handover.
+ *
+ * Context: any; the caller serializes access to @s.
+ * Return: nanoseconds to sleep; 0 when not throttled.
+ */
+u64 mmt_mig_throttle_ns(const struct mmt_mig_src *s, u64 busy_ns)
+{
+	u32 pct = min_t(u32, s->throttle_pct, MMT_MIG_THROTTLE_MAX);
+	u64 ns;
+
+	if (!pct || !busy_ns)
+		return 0;
+	if (busy_ns > div64_u64(U64_MAX, pct))
+		return s->downtime_limit_ns;
+	ns = div64_u64(busy_ns * pct, 100 - pct);
+	return min(ns, s->downtime_limit_ns);
 }
 
 /* Records hashed at once: a small buffer on the stack. */

@@ -13,8 +13,9 @@
  *
  *  live   the driver's loop (driver/mmt_migrate.c) on the lib/ engine:
  *         rounds of mmt_mig_dirty() / snapshot / send, mmt_mig_round_end(),
- *         mmt_mig_scan(), until mmt_mig_converged() (downtime limit,
- *         default 300 ms as QEMU; round limit 30); then the handover: the
+ *         mmt_mig_scan(), until mmt_mig_decide() ends pre-copy (downtime
+ *         limit, default 300 ms as QEMU; round limit 30, where the bench
+ *         hands over as well, unlike the driver); then the handover: the
  *         writer frozen, the dirty rest sent, COMMIT (mmt_mig_src_digest(),
  *         mmt_mig_commit_tag(), mmt_mig_dst_commit()), the source INVALID.
  *         A snapshot is the driver's: the MMT's sections copied into one of
@@ -67,6 +68,7 @@
 #include <time.h>
 
 #include "mmt_lib.h"
+#include "mmt.h"
 
 /* -------------------------------------------- memory counted per side */
 
@@ -504,7 +506,12 @@ static void run_window(struct bench *b, struct result *r, unsigned int pct,
 			r->dirtied += done;
 			mmt_mig_round_end(&s, (u64)((now() - tr) * 1e9));
 			mmt_mig_scan(&s, b->tx);
-		} while (!mmt_mig_converged(&s));
+			/*
+			 * the bench hands over at the round limit too (the
+			 * driver refuses: MMT_MIG_STOP_ROUNDS); its writer
+			 * is not throttled
+			 */
+		} while (mmt_mig_decide(&s, false) == MMT_MIG_STOP_NONE);
 		r->expected = mmt_mig_expected_downtime(&s) / 1e9;
 		tf = now();	/* the freeze: the writer stops */
 	}

@@ -851,10 +851,11 @@ struct mig_progress {
 static void mig_line(FILE *f, const struct mmt_migrate_info *i)
 {
 	fprintf(f, "round %u %s: dirty %" PRIu64 ", sent %" PRIu64
-		" closures (%" PRIu64 " bytes), expected downtime %.3f ms\n",
+		" closures (%" PRIu64 " bytes), expected downtime %.3f ms, "
+		"throttle %u %%\n",
 		i->round, mmtu_mig_phase_str(i->phase), (uint64_t)i->dirty,
 		(uint64_t)i->closures_sent, (uint64_t)i->bytes_sent,
-		i->expected_downtime_ns / 1e6);
+		i->expected_downtime_ns / 1e6, i->throttle_pct);
 	fflush(f);
 }
 
@@ -891,7 +892,9 @@ static void mig_summary(const struct args *a, const struct mmt_migrate_info *i,
 		       ", \"bytes_sent\": %" PRIu64 ", \"total_ns\": %" PRIu64
 		       ", \"setup_ns\": %" PRIu64 ", \"downtime_ns\": %" PRIu64
 		       ", \"expected_downtime_ns\": %" PRIu64
-		       ", \"peak_extra_bytes\": %" PRIu64 "}\n",
+		       ", \"peak_extra_bytes\": %" PRIu64
+		       ", \"stop\": \"%s\", \"throttle_pct\": %u"
+		       ", \"throttle_ns\": %" PRIu64 "}\n",
 		       a->role, ret ? "failed" : "committed", ret,
 		       ret ? strerrorname_np(-ret) : "",
 		       i->flags & MMT_MIG_F_OUTCOME_UNKNOWN ? "true" : "false",
@@ -900,18 +903,29 @@ static void mig_summary(const struct args *a, const struct mmt_migrate_info *i,
 		       (uint64_t)i->bytes_sent, (uint64_t)i->total_ns,
 		       (uint64_t)i->setup_ns, (uint64_t)i->downtime_ns,
 		       (uint64_t)i->expected_downtime_ns,
-		       (uint64_t)i->peak_extra_bytes);
+		       (uint64_t)i->peak_extra_bytes,
+		       mmtu_mig_stop_str(i->stop), i->throttle_pct,
+		       (uint64_t)i->throttle_ns);
 		return;
 	}
 	printf("%s: %s%s\n", a->role, ret ? "FAILED: " : "committed",
 	       ret ? mmtu_strerror(ret) : "");
 	if (i->flags & MMT_MIG_F_OUTCOME_UNKNOWN)
 		printf("  outcome unknown: the destination may have committed; the PMO is read-only (EUCLEAN) until resolved on the destination's statement (MMT_IOC_MIGRATE_RESOLVE on a connection to it)\n");
-	printf("  total %.3f ms, setup %.3f ms, downtime %.3f ms\n"
+	if (i->flags & MMT_MIG_F_SOURCE)
+		printf("  pre-copy ended: %s%s; writers throttled to %u %% (%.3f ms of sleeps)\n",
+		       mmtu_mig_stop_str(i->stop),
+		       i->stop == MMT_MIG_STOP_ROUNDS ?
+		       " (handover refused: the expected downtime stayed above the limit; the PMO stays here, writable)" :
+		       i->stop == MMT_MIG_STOP_FINISH ?
+		       " (handover forced: the downtime is whatever it took)" : "",
+		       i->throttle_pct, i->throttle_ns / 1e6);
+	printf("  total %.3f ms, setup %.3f ms, downtime %.3f ms (expected %.3f ms)\n"
 	       "  %u rounds, %" PRIu64 " dirty syncs, %" PRIu64 " of %" PRIu64
 	       " closures sent (%" PRIu64 " bytes), peak extra memory %" PRIu64
 	       " bytes\n", i->total_ns / 1e6, i->setup_ns / 1e6,
-	       i->downtime_ns / 1e6, i->round, (uint64_t)i->dirty_syncs,
+	       i->downtime_ns / 1e6, i->expected_downtime_ns / 1e6, i->round,
+	       (uint64_t)i->dirty_syncs,
 	       (uint64_t)i->closures_sent, (uint64_t)i->closures,
 	       (uint64_t)i->bytes_sent, (uint64_t)i->peak_extra_bytes);
 }

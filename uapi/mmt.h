@@ -580,9 +580,13 @@ struct mmt_key_agree {
  *	geometry and size, every MMT WAITING, MMT_KEY_RECEIVE)
  * @flags: (in) MMT_MIGRATE_EAGER, MMT_MIGRATE_PARK (recv only) or 0
  * @timeout_ms: (in) how long to wait for each answer of the peer in
- *	pre-copy, and (send) for the whole handover, from the freeze to a
- *	genuine answer to the COMMIT, whatever arrives meanwhile;
- *	1..600000; 0 = 10000
+ *	pre-copy, from the moment the wait for it starts, whatever else
+ *	arrives meanwhile (send: a failure then ends the migration without
+ *	waiting again), and (send) for the whole handover, from the freeze
+ *	to a genuine answer to the COMMIT, whatever arrives meanwhile;
+ *	1..600000; 0 = 10000.  The call returns within @timeout_ms of the
+ *	last answer plus the connection's teardown (a disconnect and a drain
+ *	of the queue pair: on Soft-RoCE well under a second)
  * @downtime_limit_ms: (in, send) hand over once the expected downtime is
  *	at most this, 1..600000; 0 = MMT_MIGRATE_DOWNTIME_MS.  Must be 0 on
  *	recv
@@ -628,6 +632,21 @@ struct mmt_migrate {
 #define MMT_MIG_F_SOURCE	_BITULL(0)	/* this side sends */
 #define MMT_MIG_F_OUTCOME_UNKNOWN _BITULL(1)
 
+/*
+ * struct mmt_migrate_info.stop (out, source): why pre-copy ended.
+ * MMT_MIG_STOP_NONE while it runs, on the destination, and when pre-copy
+ * failed (@error says why).  MMT_MIG_STOP_ROUNDS: the round limit came
+ * with the expected downtime still above the limit, so the handover was
+ * refused (the migration fails with ETIME; the writers were never
+ * frozen).  MMT_MIG_STOP_FINISH: MMT_IOC_MIGRATE_FINISH forced the
+ * handover; its downtime is whatever it takes.
+ */
+#define MMT_MIG_STOP_NONE	0	/* pre-copy has not ended (or failed) */
+#define MMT_MIG_STOP_CONVERGED	1	/* expected downtime <= the limit */
+#define MMT_MIG_STOP_CLEAN	2	/* nothing dirty after a round */
+#define MMT_MIG_STOP_FINISH	3	/* MMT_IOC_MIGRATE_FINISH */
+#define MMT_MIG_STOP_ROUNDS	4	/* round limit: handover refused */
+
 /**
  * struct mmt_migrate_info - MMT_IOC_MIGRATE_INFO argument: figures of the
  *	connection's current (or last) migration, as QEMU's query-migrate
@@ -671,6 +690,15 @@ struct mmt_migrate {
  *	handle of the record the destination parked the PMO in
  *	(MMT_IOC_RESTORE; not a secret: it is sent in clear, and restoring
  *	the record takes its owner or CAP_SYS_ADMIN, not only the handle)
+ * @stop: (in) must be 0; (out, source) MMT_MIG_STOP_*: why pre-copy
+ *	ended.  Since MMT_MIGRATE_INFO_SIZE_VER1
+ * @throttle_pct: (in) must be 0; (out, source) the writers' throttle
+ *	reached, 0..99: in pre-copy, once rounds stop converging, each
+ *	pwrite() on the PMO sleeps (interruptibly) @throttle_pct / (100 -
+ *	@throttle_pct) times its own time, at most the downtime limit
+ *	(docs/MIGRATION.md section 4).  Since MMT_MIGRATE_INFO_SIZE_VER1
+ * @throttle_ns: (in) must be 0; (out, source) the writers' throttle
+ *	sleeps, summed.  Since MMT_MIGRATE_INFO_SIZE_VER1
  */
 struct mmt_migrate_info {
 	__u32 size;
@@ -690,9 +718,13 @@ struct mmt_migrate_info {
 	__s32 error;
 	__u32 reserved0;
 	__u8 nonce[16];
+	__u32 stop;
+	__u32 throttle_pct;
+	__u64 throttle_ns;
 };
 
 #define MMT_MIGRATE_INFO_SIZE_VER0	120
+#define MMT_MIGRATE_INFO_SIZE_VER1	136
 
 /*
  * The outcome of a migration as its destination states it
@@ -849,7 +881,12 @@ struct mmt_restore {
  * and the next call, which starts at the failed step, returns the error.
  * A call of zero bytes returns 0 without looking at the key or the MMTs'
  * states: also on a WAITING MMT or a read-only copy, where a call of one
- * byte fails with EPERM.  Errors:
+ * byte fails with EPERM.  While the PMO is the source of a live migration
+ * in pre-copy whose rounds stopped converging, a pwrite() that wrote
+ * sleeps afterwards, interruptibly (a signal ends the sleep; the bytes
+ * count), in proportion to the migration's throttle (struct
+ * mmt_migrate_info @throttle_pct), at most the downtime limit
+ * (docs/MIGRATION.md section 4).  Errors:
  * EPERM (keyed PMO: the MMT is not VALID, or for a read not VALID or
  * SENDING; a write to a read-only copy), EBADMSG (integrity check failed:
  * the bytes before the bad block are returned first, as a short count;
@@ -1525,9 +1562,20 @@ struct mmt_restore {
  * while the PMO's owner goes on writing, then, round after round, the
  * closures written since they were sent (an MMT is dirty when its root
  * counter moved past the one sealed into the last closure of it sent),
- * until the expected downtime (dirty closures times the measured time
- * per closure) is at most @downtime_limit_ms, @max_rounds rounds were
- * made, or MMT_IOC_MIGRATE_FINISH asks.  Then the handover: pwrite() on
+ * until nothing is dirty, the expected downtime (dirty closures times
+ * the measured time per closure) is at most @downtime_limit_ms, or
+ * MMT_IOC_MIGRATE_FINISH asks (a forced handover: its downtime is
+ * whatever it takes).  Once rounds stop converging (a round leaves more
+ * than half of what it sent dirty, twice), writers are throttled:
+ * 20 %, then 10 % more every second such round, at most 99 % (QEMU's
+ * auto-converge; each pwrite() sleeps after it wrote, at most the
+ * downtime limit).  If @max_rounds rounds were made and the expected
+ * downtime is still above the limit, the handover is refused: the
+ * migration fails with ETIME, the writers were never frozen, the PMO is
+ * VALID, writable and holds its data, the destination's receive fails
+ * with ECANCELED (every MMT WAITING) and the connection stays up.  The
+ * figures say why pre-copy ended (@stop) and how far the writers were
+ * throttled (@throttle_pct, @throttle_ns).  Then the handover: pwrite() on
  * the PMO blocks, interruptibly (EINTR on a signal, nothing written),
  * the dirty rest is sent, and an authenticated COMMIT names the GUA and
  * root counter of the last closure sent of every index; the destination
@@ -1550,8 +1598,9 @@ struct mmt_restore {
  * MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT is
  * re-encrypted under a fresh GUA before its next write or send) or
  * MMT_IOC_PMO_INVALIDATE (it did).  A migration that fails after its offer left ends the
- * connection (poll() reports POLLHUP; connect again); one refused by the
- * checks here (EBADF, EPERM, EBUSY, ...) does not.  The figures (struct
+ * connection (poll() reports POLLHUP; connect again), except a refused
+ * handover (ETIME); one refused by the checks here (EBADF, EPERM, EBUSY,
+ * ...) does not.  The figures (struct
  * mmt_migrate_info) are copied to @info also after an error, and stay
  * readable with MMT_IOC_MIGRATE_INFO; a migration refused before it
  * started (E2BIG, EOVERFLOW, ENOMEM for its record, the connection not
@@ -1593,6 +1642,11 @@ struct mmt_restore {
  *   PMO stays writable), else it is dropped as forged
  * * ECANCELED - MMT_IOC_MIGRATE_ABORT
  * * EINTR - a signal arrived
+ * * ETIME - the handover was refused: after @max_rounds rounds the
+ *   expected downtime was still above @downtime_limit_ms (struct
+ *   mmt_migrate_info @stop is MMT_MIG_STOP_ROUNDS); the PMO is VALID,
+ *   writable, untouched; the connection stays up (try again with a
+ *   larger limit, more rounds, or MMT_IOC_MIGRATE_FINISH)
  * * ECONNRESET, ETIMEDOUT - the peer went away or did not answer within
  *   @timeout_ms (ETIMEDOUT also: the handover, from the freeze to a
  *   genuine answer to the COMMIT, took longer)
@@ -1672,7 +1726,9 @@ struct mmt_restore {
  *   EPROTO: it came while a closure was still granted).
  *   Counted in debugfs mmt/stats.  The migration fails: nothing is
  *   readable or writable (every MMT WAITING)
- * * ECANCELED - the sender stopped before the COMMIT
+ * * ECANCELED - the sender stopped before the COMMIT (also: it refused
+ *   the handover at its round limit, ETIME there; the connection stays
+ *   up)
  * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer,
  *   or a signal arrived; every MMT WAITING
  * * ENOMEM - out of memory for registrations
@@ -1687,20 +1743,26 @@ struct mmt_restore {
  * MMT_IOC_MIGRATE_RECV runs (live figures) or after it (final ones): the
  * migration started last on the connection, either side.  Marks them
  * seen: poll() reports POLLPRI again only after they change (a closure,
- * a round, a phase).  Context: process; takes spinlocks only.
+ * a round, a phase).  The command's number encodes
+ * MMT_MIGRATE_INFO_SIZE_VER0 whatever the struct's size: its @size says
+ * which version the caller knows (the number stays the same as the
+ * struct grows).  Context: process; takes spinlocks only.
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size, flags or
  * reserved fields), ENOENT (no migration was started on this connection).
  */
 #define MMT_IOC_MIGRATE_INFO \
-	_IOWR(MMT_IOC_MAGIC, 0x28, struct mmt_migrate_info)
+	_IOC(_IOC_READ | _IOC_WRITE, MMT_IOC_MAGIC, 0x28, \
+	     MMT_MIGRATE_INFO_SIZE_VER0)
 
 /**
  * MMT_IOC_MIGRATE_FINISH - hand over now
  *
  * On a connection fd, from any thread while MMT_IOC_MIGRATE_SEND runs in
  * pre-copy: the round stops after the closure in flight and the handover
- * starts, whatever the expected downtime.  The argument must be 0.
+ * starts, whatever the expected downtime (the writers are frozen for
+ * whatever the handover takes: the downtime limit does not hold; the
+ * figures say MMT_MIG_STOP_FINISH).  The argument must be 0.
  * Context: process; takes spinlocks only.
  *
  * Return: 0; -1 with errno EINVAL (argument not 0), ENOENT (no migration

@@ -33,6 +33,8 @@
  *             the aftermath: src: every MMT VALID, the data the log, a
  *             write works; dst: every MMT WAITING, nothing readable
  *   -A N      src: MMT_IOC_MIGRATE_ABORT once round N began
+ *   -f N      src: MMT_IOC_MIGRATE_FINISH once round N began: the handover
+ *             is forced (the figures say MMT_MIG_STOP_FINISH)
  *   -T        dst: answer with MMT_IOC_RECV (a transfer), which refuses
  *             the migration's offer (EPROTO on both sides)
  *   -L N      N migrations in a row on one connection, each of a new PMO,
@@ -65,7 +67,20 @@
  *             accept one connection on PORT and keep it until the source
  *             closes it (the module answers; statements_sent grows by 1)
  *   -O committed|aborted  src, with -Q: the statement expected
+ *   -S        src: the writer sweeps: each write goes to the next closure,
+ *             so every closure is dirty in every round (-u still paces it)
+ *   -R        src, with -X ETIME: the handover is refused at the round
+ *             limit: check the figures (MMT_MIG_STOP_ROUNDS, a throttle,
+ *             no downtime, the writer never stopped), then migrate again
+ *             on the same connection with a 600 s limit and no writer:
+ *             committed.  dst, with -X ECANCELED: receive that second
+ *             migration
+ *   -P N:S    dst: once N closures were accepted, the node goes silent
+ *             (eth0 down: no packet in or out, as if powered off) for S
+ *             seconds, then eth0 up again
  *
+ * A source with a writer prints a "# stall" line: the writer's longest
+ * pwrite() during the migration against the downtime limit.
  * Prints "ok - ..." / "not ok - ..." lines and a progress line per round;
  * exits 0 only if every check passed.
  */
@@ -82,12 +97,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <sys/socket.h>
 
 #include "mmt.h"
 
 static int failures;
 static const char *role = "?";
+static volatile int silent_done;	/* -P: eth0 is up again */
 
 static void check(int cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -119,10 +136,12 @@ static const unsigned char key[16] = "mmt-migrate-key";
 struct opts {
 	const char *addr;
 	unsigned int port, n, levels, window, downtime, rounds, writer_us;
-	unsigned int node, seed, die, abort_round, loops, timeout;
+	unsigned int node, seed, die, abort_round, finish_round, loops, timeout;
 	int transfer, die_handover, unknown, committed_alone;
 	unsigned int within_ms, resolve_port;
 	const char *resolve_outcome;
+	int sweep, refused;
+	unsigned int silent_after, silent_s;
 	const char *expect, *counter;
 	const char *fault[4], *later[4];
 	unsigned int nfault, nlater;
@@ -224,6 +243,9 @@ static void counter_check(const char *spec, long long before)
 	      (int)strcspn(spec, ":"), spec, want, before, after);
 }
 
+/* -X: an errno name, or several separated by '|': is @err one of them? */
+static int errno_is(const char *names, int err);
+
 static int errno_of(const char *name)
 {
 	static const struct { const char *n; int e; } t[] = {
@@ -231,6 +253,7 @@ static int errno_of(const char *name)
 		{ "EPROTO", EPROTO }, { "ETIMEDOUT", ETIMEDOUT },
 		{ "EPERM", EPERM }, { "EBADMSG", EBADMSG },
 		{ "ESTALE", ESTALE }, { "EUCLEAN", EUCLEAN },
+		{ "ETIME", ETIME },
 	};
 	unsigned int i;
 
@@ -238,6 +261,18 @@ static int errno_of(const char *name)
 		if (!strcmp(t[i].n, name))
 			return t[i].e;
 	return -1;
+}
+
+static int errno_is(const char *names, int err)
+{
+	char buf[128], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (tok = strtok_r(buf, "|", &save); tok;
+	     tok = strtok_r(NULL, "|", &save))
+		if (errno_of(tok) == err)
+			return 1;
+	return 0;
 }
 
 static int pmo_new(int dev, const struct opts *o, int receive,
@@ -307,6 +342,8 @@ struct writer {
 	unsigned char *log;
 	uint64_t bytes;
 	unsigned int us;
+	int sweep;
+	uint64_t closure_bytes;
 	volatile int stop;
 	uint64_t writes;
 	double max_pause;
@@ -330,6 +367,10 @@ static void *writer_main(void *arg)
 		x ^= x << 5;
 		len = 1 + x % sizeof(buf);
 		off = (x >> 8) % (w->bytes - len);
+		if (w->sweep)	/* the next closure, wherever in it */
+			off = w->writes % (w->bytes / w->closure_bytes) *
+			      w->closure_bytes +
+			      (x >> 8) % (w->closure_bytes - len);
 		for (i = 0; i < len; i++)
 			buf[i] = x + i;
 		t0 = now();
@@ -353,8 +394,8 @@ struct progress {
 	pthread_t t;
 	int conn;
 	volatile int stop;
-	unsigned int abort_round, lines, pri;
-	int aborted;
+	unsigned int abort_round, finish_round, lines, pri;
+	int aborted, finished;
 };
 
 static void *progress_main(void *arg)
@@ -386,7 +427,62 @@ static void *progress_main(void *arg)
 		if (p->abort_round && i.round >= p->abort_round &&
 		    !p->aborted && !ioctl(p->conn, MMT_IOC_MIGRATE_ABORT, 0))
 			p->aborted = 1;
+		if (p->finish_round && i.round >= p->finish_round &&
+		    i.phase == MMT_MIG_PHASE_PRECOPY && !p->finished &&
+		    !ioctl(p->conn, MMT_IOC_MIGRATE_FINISH, 0))
+			p->finished = 1;
 	}
+	return NULL;
+}
+
+/*
+ * eth0 up or down with SIOCSIFFLAGS: no child process, whose SIGCHLD
+ * (blocked in a system() caller's thread, so queued to the process) would
+ * interrupt the migration's ioctl in the main thread.
+ */
+static int link_set(int up)
+{
+	struct ifreq r;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.ifr_name, sizeof(r.ifr_name), "eth0");
+	if (!ioctl(fd, SIOCGIFFLAGS, &r)) {
+		if (up)
+			r.ifr_flags |= IFF_UP;
+		else
+			r.ifr_flags &= ~IFF_UP;
+		ret = ioctl(fd, SIOCSIFFLAGS, &r);
+	}
+	close(fd);
+	return ret;
+}
+
+/* -P: once N closures were accepted, eth0 down for S seconds, then up. */
+static void *silent_main(void *arg)
+{
+	const struct opts *o = ((void **)arg)[0];
+	int conn = *(int *)((void **)arg)[1];
+
+	for (;;) {
+		struct mmt_migrate_info i = { .size = sizeof(i) };
+
+		if (!ioctl(conn, MMT_IOC_MIGRATE_INFO, &i) &&
+		    i.closures_sent >= o->silent_after)
+			break;
+		usleep(1000);
+	}
+	printf("# %s: silent (eth0 down) for %u s after %u closures\n", role,
+	       o->silent_s, o->silent_after);
+	fflush(stdout);
+	check(!link_set(0), "eth0 down");
+	sleep(o->silent_s);
+	check(!link_set(1), "eth0 up");
+	printf("# %s: eth0 up again\n", role);
+	fflush(stdout);
+	silent_done = 1;
 	return NULL;
 }
 
@@ -432,13 +528,15 @@ static int migrate(int conn, int pmo, const struct opts *o, int send,
 
 static void summary(const char *what, const struct mmt_migrate_info *i)
 {
-	printf("# %s: %s: phase %u error %d rounds %u dirty syncs %llu closures %llu bytes %llu total %.3f ms setup %.3f ms downtime %.3f ms peak extra %llu bytes%s\n",
+	printf("# %s: %s: phase %u error %d rounds %u dirty syncs %llu closures %llu bytes %llu total %.3f ms setup %.3f ms downtime %.3f ms (expected %.3f ms) peak extra %llu bytes stop %u throttle %u %% (slept %.3f ms)%s\n",
 	       role, what, i->phase, i->error, i->round,
 	       (unsigned long long)i->dirty_syncs,
 	       (unsigned long long)i->closures_sent,
 	       (unsigned long long)i->bytes_sent, i->total_ns / 1e6,
 	       i->setup_ns / 1e6, i->downtime_ns / 1e6,
-	       (unsigned long long)i->peak_extra_bytes,
+	       i->expected_downtime_ns / 1e6,
+	       (unsigned long long)i->peak_extra_bytes, i->stop,
+	       i->throttle_pct, i->throttle_ns / 1e6,
 	       i->flags & MMT_MIG_F_OUTCOME_UNKNOWN ? " OUTCOME_UNKNOWN" : "");
 	fflush(stdout);
 }
@@ -499,7 +597,7 @@ static int expect_failure(const struct opts *o, int ret, int err, int pmo,
 
 	if (!o->expect)
 		return 0;
-	check(ret == -1 && err == errno_of(o->expect),
+	check(ret == -1 && errno_is(o->expect, err),
 	      "the migration fails with %s (%s)", o->expect,
 	      ret ? strerror(err) : "succeeded");
 	buf = malloc(bytes);
@@ -697,6 +795,39 @@ static void expect_unknown(int dev, const struct opts *o,
 	free(buf);
 }
 
+/*
+ * -R: the handover refused at the round limit: why, what the writers
+ * saw, and the connection still up: a second migration with a limit that
+ * fits commits.
+ */
+static void refused_after(const struct opts *o,
+			  const struct mmt_migrate_info *info, int conn,
+			  int pmo, const struct writer *w)
+{
+	struct opts c = *o;
+	struct mmt_migrate_info again;
+	int ret;
+
+	check(info->stop == MMT_MIG_STOP_ROUNDS && info->round == o->rounds,
+	      "the figures say why: the round limit (stop %u, round %u of %u)",
+	      info->stop, info->round, o->rounds);
+	check(info->throttle_pct >= 20 && info->throttle_ns > 0,
+	      "the writer was throttled: %u %%, %.3f ms of sleeps",
+	      info->throttle_pct, info->throttle_ns / 1e6);
+	check(info->downtime_ns == 0,
+	      "the writers were never frozen (downtime %.3f ms)",
+	      info->downtime_ns / 1e6);
+	check(w->err == 0 && w->writes > 0,
+	      "writer: %llu writes, none refused (%s)",
+	      (unsigned long long)w->writes,
+	      w->err ? strerror(w->err) : "no error");
+	c.downtime = 600000;
+	ret = migrate(conn, pmo, &c, 1, &again);
+	check(ret == 0 && again.stop != MMT_MIG_STOP_ROUNDS,
+	      "the connection stays up: migrated again with a 600 s limit (%s, stop %u)",
+	      ret ? strerror(errno) : "committed", again.stop);
+}
+
 static int do_src(int dev, const struct opts *o)
 {
 	struct mmt_migrate_info info, back;
@@ -727,10 +858,13 @@ static int do_src(int dev, const struct opts *o)
 	w.pmo = pmo;
 	w.bytes = bytes;
 	w.us = o->writer_us;
+	w.sweep = o->sweep;
+	w.closure_bytes = bytes / o->n;
 	if (o->writer_us)
 		pthread_create(&w.t, NULL, writer_main, &w);
 	p.conn = conn;
 	p.abort_round = o->abort_round;
+	p.finish_round = o->finish_round;
 	pthread_create(&p.t, NULL, progress_main, &p);
 	if (o->die) {
 		karg[0] = (void *)o;
@@ -762,6 +896,17 @@ static int do_src(int dev, const struct opts *o)
 	p.stop = 1;
 	pthread_join(p.t, NULL);
 	summary("there", &info);
+	if (o->writer_us)
+		printf("# stall: limit %u ms, longest pwrite %.3f ms (%.2f x the limit), %llu writes, %s writer, rounds %u, throttle %u %%, throttle sleep %.3f ms, downtime %.3f ms, %s\n",
+		       o->downtime ? o->downtime : MMT_MIGRATE_DOWNTIME_MS,
+		       w.max_pause * 1e3,
+		       w.max_pause * 1e3 /
+		       (o->downtime ? o->downtime : MMT_MIGRATE_DOWNTIME_MS),
+		       (unsigned long long)w.writes,
+		       o->sweep ? "sweeping" : "random", info.round,
+		       info.throttle_pct, info.throttle_ns / 1e6,
+		       info.downtime_ns / 1e6,
+		       ret ? strerror(err) : "committed");
 	if (o->counter)
 		counter_check(o->counter, count0);
 	if (o->unknown) {
@@ -777,6 +922,8 @@ static int do_src(int dev, const struct opts *o)
 		check(pmo_flags(pmo) == 0,
 		      "source: the outcome is known: no MMT_PMO_INFO_MIG_UNKNOWN (flags %#x)",
 		      pmo_flags(pmo));
+		if (o->refused)
+			refused_after(o, &info, conn, pmo, &w);
 		return failures;
 	}
 	check(ret == 0, "migrated to the destination (%s)",
@@ -791,6 +938,16 @@ static int do_src(int dev, const struct opts *o)
 	      info.downtime_ns / 1e6, info.total_ns / 1e6);
 	check(p.lines >= 2 && p.pri >= 2,
 	      "progress: %u lines from %u POLLPRI", p.lines, p.pri);
+	if (o->finish_round)
+		check(p.finished && info.stop == MMT_MIG_STOP_FINISH &&
+		      info.round > o->finish_round,
+		      "MMT_IOC_MIGRATE_FINISH in round %u forced the handover (stop %u, %u rounds)",
+		      o->finish_round, info.stop, info.round);
+	else
+		check(info.stop == MMT_MIG_STOP_CONVERGED ||
+		      info.stop == MMT_MIG_STOP_CLEAN,
+		      "pre-copy ended converged or clean (stop %u)",
+		      info.stop);
 	check(pmo_count(pmo, o->n, MMT_STATE_INVALID) == o->n,
 	      "source: every MMT INVALID after the commit");
 	if (o->writer_us)
@@ -854,6 +1011,11 @@ static int do_dst(int dev, const struct opts *o)
 		karg[1] = &conn;
 		pthread_create(&kt, NULL, killer_main, karg);
 	}
+	if (o->silent_after) {
+		karg[0] = (void *)o;
+		karg[1] = &conn;
+		pthread_create(&kt, NULL, silent_main, karg);
+	}
 	for (ret = 0; ret < (int)o->nfault; ret++)
 		check(!arm(o->fault[ret]), "armed '%s'", o->fault[ret]);
 	if (o->nlater)
@@ -864,6 +1026,15 @@ static int do_dst(int dev, const struct opts *o)
 	if (o->counter)
 		counter_check(o->counter, count0);
 	if (expect_failure(o, ret, err, pmo, bytes, NULL)) {
+		while (o->silent_after && !silent_done)
+			usleep(100000);	/* eth0 up again for the next case */
+		if (o->refused) {
+			ret = migrate(conn, pmo, o, 0, &info);
+			check(ret == 0,
+			      "the connection stayed up: the second migration received (%s)",
+			      ret ? strerror(errno) : "committed");
+			usleep(500000);
+		}
 		if (o->resolve_port)
 			hold_for_resolve(dev, o);
 		return failures;
@@ -946,7 +1117,7 @@ int main(int argc, char **argv)
 		return 2;
 	role = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:TL:t:F:G:HUCD:W:Q:O:")) != -1) {
+	while ((c = getopt(argc, argv, "p:a:n:l:w:d:r:u:i:s:K:X:A:f:TL:t:F:G:HUCD:W:SRP:Q:O:")) != -1) {
 		switch (c) {
 		case 'p': o.port = atoi(optarg); break;
 		case 'a': o.addr = optarg; break;
@@ -961,6 +1132,7 @@ int main(int argc, char **argv)
 		case 'K': o.die = atoi(optarg); break;
 		case 'X': o.expect = optarg; break;
 		case 'A': o.abort_round = atoi(optarg); break;
+		case 'f': o.finish_round = atoi(optarg); break;
 		case 'T': o.transfer = 1; break;
 		case 'L': o.loops = atoi(optarg); break;
 		case 't': o.timeout = atoi(optarg); break;
@@ -979,6 +1151,13 @@ int main(int argc, char **argv)
 		case 'W': o.within_ms = atoi(optarg); break;
 		case 'Q': o.resolve_port = atoi(optarg); break;
 		case 'O': o.resolve_outcome = optarg; break;
+		case 'S': o.sweep = 1; break;
+		case 'R': o.refused = 1; break;
+		case 'P':
+			if (sscanf(optarg, "%u:%u", &o.silent_after,
+				   &o.silent_s) != 2)
+				return 2;
+			break;
 		default: return 2;
 		}
 	}

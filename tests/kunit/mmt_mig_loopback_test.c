@@ -46,6 +46,8 @@ struct mmt_ml_ctx {
 	bool forge_ack;		/* flip an ACK tag byte */
 	bool replay;		/* deliver round 1's closure 1 in round 2 */
 	bool request_finish, request_abort, nested;
+	u32 finish_round;	/* FINISH from this pre-copy round on (0: no) */
+	bool dirty_all;		/* a blocking write into every closure */
 	u32 sleep_ms;		/* let the threaded writer run */
 	/* what the hook saw */
 	u32 deliveries, handover_eagain, handover_deliveries;
@@ -230,6 +232,21 @@ static int mmt_ml_hook(void *priv, struct mmt_mig *mig,
 			mmt_mig_request(mig, MMT_MIG_REQ_ABORT);
 		if (x->request_finish && round == 2)
 			mmt_mig_request(mig, MMT_MIG_REQ_FINISH);
+		if (x->finish_round && round >= x->finish_round &&
+		    phase != MMT_MIG_PHASE_HANDOVER)
+			mmt_mig_request(mig, MMT_MIG_REQ_FINISH);
+		if (x->dirty_all && phase != MMT_MIG_PHASE_HANDOVER) {
+			/* the tester's writer: every closure, every round */
+			for (i = 0; i < MMT_ML_CLOSURES; i++) {
+				u64 pos = i * x->src->params.data_bytes + 3;
+				u8 v = mmt_ml_rand(x);
+
+				KUNIT_EXPECT_EQ(x->test,
+						mmt_pmo_kwrite(x->src, pos, &v,
+							       1, false), 1);
+				x->log[pos] = v;
+			}
+		}
 		if (x->request_abort && round == 2)
 			mmt_mig_request(mig, MMT_MIG_REQ_ABORT);
 		if (x->nested && x->deliveries == 1)
@@ -340,11 +357,13 @@ static void mmt_mig_lo_byte_exact(struct kunit *test)
 	struct mmt_ml_ctx *x = test->priv;
 
 	x->writes = 2;
-	x->prm.downtime_limit_ns = 1;	/* never fits: the round limit */
-	x->prm.max_rounds = 4;
+	x->prm.downtime_limit_ns = 1;	/* never fits */
+	x->prm.max_rounds = 5;
+	x->finish_round = 4;	/* FINISH forces the handover in round 4 */
 	KUNIT_ASSERT_EQ(test, mmt_ml_run(x), 0);
 	mmt_ml_expect_moved(test, x);
 	KUNIT_EXPECT_EQ(test, x->mig.info.round, 5u);	/* 4 + handover */
+	KUNIT_EXPECT_EQ(test, x->mig.info.stop, (u32)MMT_MIG_STOP_FINISH);
 	KUNIT_EXPECT_GT(test, x->handover_deliveries, 0u);
 	KUNIT_EXPECT_EQ(test, x->handover_eagain, x->handover_deliveries);
 	KUNIT_EXPECT_GT(test, x->mig.info.closures_sent,
@@ -371,6 +390,37 @@ static void mmt_mig_lo_quiet(struct kunit *test)
 			(u64)MMT_ML_CLOSURES);
 	KUNIT_EXPECT_EQ(test, x->handover_deliveries, 0u);
 	KUNIT_EXPECT_EQ(test, x->mig.info.flags, (u32)MMT_MIG_F_SOURCE);
+	KUNIT_EXPECT_EQ(test, x->mig.info.stop, (u32)MMT_MIG_STOP_CLEAN);
+	KUNIT_EXPECT_EQ(test, x->mig.info.throttle_pct, 0u);
+}
+
+/*
+ * The tester's case: a writer dirtying every closure in every round and
+ * a limit nothing fits.  The writer is throttled from round 2 (20 %, 30 %
+ * at round 4) and at the round limit the handover is refused: -ETIME, the
+ * writers never frozen (no handover round), the source VALID, writable
+ * and the writer's log, the destination WAITING; the figures say why.
+ */
+static void mmt_mig_lo_refused(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+
+	x->dirty_all = true;
+	x->prm.downtime_limit_ns = 1;
+	x->prm.max_rounds = 6;
+	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ETIME);
+	mmt_ml_expect_intact(test, x);
+	KUNIT_EXPECT_EQ(test, x->mig.info.error, -ETIME);
+	KUNIT_EXPECT_EQ(test, x->mig.info.stop, (u32)MMT_MIG_STOP_ROUNDS);
+	KUNIT_EXPECT_EQ(test, x->mig.info.round, 6u);
+	KUNIT_EXPECT_EQ(test, x->mig.info.throttle_pct, 30u);
+	/* throttled writes slept (1 ns each: never beyond the limit) */
+	KUNIT_EXPECT_GT(test, x->mig.info.throttle_ns, 0ull);
+	KUNIT_EXPECT_EQ(test, x->mig.info.downtime_ns, 0ull);
+	KUNIT_EXPECT_EQ(test, x->handover_deliveries, 0u);
+	KUNIT_EXPECT_EQ(test, x->mig.info.flags, (u32)MMT_MIG_F_SOURCE);
+	KUNIT_EXPECT_EQ(test, x->dmig.info.phase, (u32)MMT_MIG_PHASE_FAILED);
+	KUNIT_EXPECT_EQ(test, x->src->mmts[0].root.regua_due, false);
 }
 
 /*
@@ -383,6 +433,7 @@ static void mmt_mig_lo_abort_before_commit(struct kunit *test)
 	struct mmt_ml_ctx *x = test->priv;
 
 	x->prm.max_rounds = 2;
+	x->finish_round = 2;	/* the handover after round 2 */
 	x->prm.downtime_limit_ns = 1;
 	x->abort_last = true;
 	KUNIT_EXPECT_EQ(test, mmt_ml_run(x), -ECANCELED);
@@ -425,6 +476,7 @@ static void mmt_mig_lo_memory(struct kunit *test)
 
 	x->writes = 1;
 	x->prm.max_rounds = 3;
+	x->finish_round = 3;	/* the handover after round 3 */
 	x->prm.downtime_limit_ns = 1;
 	KUNIT_ASSERT_EQ(test, mmt_ml_run(x), 0);
 	/*
@@ -459,6 +511,7 @@ static void mmt_mig_lo_abort_handover(struct kunit *test)
 
 	x->writes = 1;
 	x->prm.max_rounds = 2;
+	x->finish_round = 2;	/* the handover after round 2 */
 	x->prm.downtime_limit_ns = 1;
 	x->fail_ev = MMT_MIG_LO_DELIVER;
 	x->fail_phase = MMT_MIG_PHASE_HANDOVER;
@@ -808,6 +861,7 @@ static void mmt_mig_lo_requests(struct kunit *test)
 	x->request_finish = true;
 	KUNIT_ASSERT_EQ(test, mmt_ml_run(x), 0);
 	KUNIT_EXPECT_EQ(test, x->mig.info.round, 3u);
+	KUNIT_EXPECT_EQ(test, x->mig.info.stop, (u32)MMT_MIG_STOP_FINISH);
 	mmt_ml_expect_moved(test, x);
 }
 
@@ -856,6 +910,7 @@ static void mmt_mig_lo_threaded_writer(struct kunit *test)
 	x->sleep_ms = 2;
 	x->prm.downtime_limit_ns = 1;
 	x->prm.max_rounds = 3;
+	x->finish_round = 3;	/* the handover after round 3 */
 	x->rng = 0x1234567;
 	t = kthread_run(mmt_ml_writer, x, "mmt-ml-writer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
@@ -871,6 +926,7 @@ static void mmt_mig_lo_threaded_writer(struct kunit *test)
 static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_byte_exact),
 	KUNIT_CASE(mmt_mig_lo_quiet),
+	KUNIT_CASE(mmt_mig_lo_refused),
 	KUNIT_CASE(mmt_mig_lo_memory),
 	KUNIT_CASE(mmt_mig_lo_abort_precopy),
 	KUNIT_CASE(mmt_mig_lo_abort_handover),

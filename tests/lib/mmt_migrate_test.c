@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include "mmt_lib.h"
+#include "mmt.h"
 #include "mmt_golden.h"
 
 #define MMT_MT_N	4	/* closures of the test PMO */
@@ -205,7 +206,8 @@ static void mmt_migrate_converge(struct kunit *test)
 	struct mmt_mig_src s;
 
 	KUNIT_ASSERT_EQ(test, mmt_mig_src_init(&s, 100, 3, 1000), 0);
-	KUNIT_EXPECT_FALSE(test, mmt_mig_converged(&s));	/* round 0 */
+	/* round 0: go on, even when asked to finish */
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, true), MMT_MIG_STOP_NONE);
 	KUNIT_EXPECT_EQ(test, mmt_mig_expected_downtime(&s), U64_MAX);
 	mmt_mig_round_begin(&s);
 	s.round_sent = 100;
@@ -213,16 +215,29 @@ static void mmt_migrate_converge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.closure_ns, 50ull);
 	s.dirty = 30;			/* as a scan would find */
 	KUNIT_EXPECT_EQ(test, mmt_mig_expected_downtime(&s), 1500ull);
-	KUNIT_EXPECT_FALSE(test, mmt_mig_converged(&s));
-	s.dirty = 20;
-	KUNIT_EXPECT_TRUE(test, mmt_mig_converged(&s));	/* 1000 <= 1000 */
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, false), MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, s.stop, MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, true), MMT_MIG_STOP_FINISH);
+	KUNIT_EXPECT_EQ(test, s.stop, MMT_MIG_STOP_FINISH);
+	s.dirty = 20;			/* 1000 <= 1000 */
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, true),
+			MMT_MIG_STOP_CONVERGED);
+	s.dirty = 0;
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, false), MMT_MIG_STOP_CLEAN);
 	s.dirty = 90;
 	mmt_mig_round_begin(&s);
 	mmt_mig_round_end(&s, 7);	/* sent nothing: estimate kept */
 	KUNIT_EXPECT_EQ(test, s.closure_ns, 50ull);
-	KUNIT_EXPECT_FALSE(test, mmt_mig_converged(&s));
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, false), MMT_MIG_STOP_NONE);
 	mmt_mig_round_begin(&s);
-	KUNIT_EXPECT_TRUE(test, mmt_mig_converged(&s));	/* round limit */
+	/* the round limit with 4500 ns expected against 1000: refused */
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, false), MMT_MIG_STOP_ROUNDS);
+	KUNIT_EXPECT_EQ(test, s.stop, MMT_MIG_STOP_ROUNDS);
+	/* ... unless the user forces it, or it fits after all */
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, true), MMT_MIG_STOP_FINISH);
+	s.dirty = 20;
+	KUNIT_EXPECT_EQ(test, mmt_mig_decide(&s, false),
+			MMT_MIG_STOP_CONVERGED);
 	s.dirty = 0;
 	KUNIT_EXPECT_EQ(test, mmt_mig_expected_downtime(&s), 0ull);
 	s.dirty = 7;
@@ -231,6 +246,89 @@ static void mmt_migrate_converge(struct kunit *test)
 	mmt_mig_src_free(&s);
 	KUNIT_EXPECT_EQ(test, mmt_mig_src_init(&s, 0, 3, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mmt_mig_src_init(&s, 3, 0, 1), -EINVAL);
+}
+
+/*
+ * One round that sent @sent closures, after which @dirty are dirty
+ * (each closure 1 ms: with a limit of 1 ns the handover is not due).
+ */
+static u32 mmt_mt_round(struct mmt_mig_src *s, u32 sent, u32 dirty)
+{
+	mmt_mig_round_begin(s);
+	s->round_sent = sent;
+	mmt_mig_round_end(s, (u64)sent * 1000000);
+	s->dirty = dirty;
+	return mmt_mig_decide(s, false);
+}
+
+/*
+ * Auto-converge: a writer dirtying every closure in every round is
+ * throttled at the second such round (20 %), 10 % more every second
+ * round after, at most 99 %; at the round limit the handover is refused.
+ * Rounds that converge enough (dirty at most half of what they sent)
+ * raise nothing.
+ */
+static void mmt_migrate_throttle(struct kunit *test)
+{
+	static const u32 want[] = { 0, 20, 20, 30, 30, 40, 40, 50, 50, 60, 60,
+				    70, 70, 80, 80, 90, 90, 99, 99, 99, 99 };
+	struct mmt_mig_src s;
+	u32 k;
+
+	KUNIT_ASSERT_EQ(test, mmt_mig_src_init(&s, 16, 30, 1), 0);
+	for (k = 0; k < ARRAY_SIZE(want); k++) {
+		KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 16), MMT_MIG_STOP_NONE);
+		KUNIT_EXPECT_EQ_MSG(test, s.throttle_pct, want[k],
+				    "after round %u", s.round);
+	}
+	while (s.round < 29)
+		KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 16), MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 99u);
+	KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 16), MMT_MIG_STOP_ROUNDS);
+	KUNIT_EXPECT_EQ(test, s.round, 30u);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 99u);
+	mmt_mig_src_free(&s);
+
+	/* 8 dirty of 16 sent is not above the 50 % trigger: no throttle */
+	KUNIT_ASSERT_EQ(test, mmt_mig_src_init(&s, 16, 30, 1), 0);
+	for (k = 0; k < 10; k++)
+		KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 8),
+				MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 0u);
+	/* 9 of 16 is: the second such round throttles */
+	KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 9), MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 0u);
+	KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 16, 9), MMT_MIG_STOP_NONE);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 20u);
+	/* nothing dirty: hand over, the throttle stays as it was */
+	KUNIT_EXPECT_EQ(test, mmt_mt_round(&s, 9, 0), MMT_MIG_STOP_CLEAN);
+	KUNIT_EXPECT_EQ(test, s.throttle_pct, 20u);
+	mmt_mig_src_free(&s);
+}
+
+/*
+ * The sleep of a throttled write: p / (100 - p) times the write's own
+ * time, never more than the downtime limit; none without a throttle.
+ */
+static void mmt_migrate_throttle_ns(struct kunit *test)
+{
+	struct mmt_mig_src s;
+
+	KUNIT_ASSERT_EQ(test, mmt_mig_src_init(&s, 4, 30, 1000000), 0);
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 5000), 0ull);
+	s.throttle_pct = 20;
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 4000), 1000ull);
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 0), 0ull);
+	s.throttle_pct = 50;
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 4000), 4000ull);
+	s.throttle_pct = 99;
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 4000), 396000ull);
+	/* capped at the limit: 99 x 20 us would be 1.98 ms */
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 20000), 1000000ull);
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, U64_MAX), 1000000ull);
+	s.throttle_pct = 100;		/* never 100 %: a writer always runs */
+	KUNIT_EXPECT_EQ(test, mmt_mig_throttle_ns(&s, 1000), 99000ull);
+	mmt_mig_src_free(&s);
 }
 
 /*
@@ -565,6 +663,8 @@ static struct kunit_case mmt_migrate_cases[] = {
 	KUNIT_CASE(mmt_migrate_sha256_kat),
 	KUNIT_CASE(mmt_migrate_dirty),
 	KUNIT_CASE(mmt_migrate_converge),
+	KUNIT_CASE(mmt_migrate_throttle),
+	KUNIT_CASE(mmt_migrate_throttle_ns),
 	KUNIT_CASE(mmt_migrate_rounds),
 	KUNIT_CASE(mmt_migrate_stale),
 	KUNIT_CASE(mmt_migrate_rules),

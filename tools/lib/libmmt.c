@@ -609,7 +609,7 @@ static int migrate_ioctl(int connfd, unsigned long cmd, int pmofd,
 	a.downtime_limit_ms = downtime_limit_ms;
 	a.max_rounds = max_rounds;
 	a.window = window;
-	i.size = MMT_MIGRATE_INFO_SIZE_VER0;
+	i.size = sizeof(i);
 	a.info = (uintptr_t)&i;
 	ret = mmtu_ioctl(connfd, cmd, &a);
 	if (info)
@@ -637,7 +637,7 @@ int mmtu_migrate_recv(int connfd, int pmofd, uint64_t flags,
 int mmtu_migrate_info(int connfd, struct mmt_migrate_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	info->size = MMT_MIGRATE_INFO_SIZE_VER0;
+	info->size = sizeof(*info);
 	return set_errno(mmtu_ioctl(connfd, MMT_IOC_MIGRATE_INFO, info));
 }
 
@@ -682,6 +682,24 @@ const char *mmtu_mig_phase_str(uint32_t phase)
 		return "committed";
 	case MMT_MIG_PHASE_FAILED:
 		return "failed";
+	default:
+		return "unknown";
+	}
+}
+
+const char *mmtu_mig_stop_str(uint32_t stop)
+{
+	switch (stop) {
+	case MMT_MIG_STOP_NONE:
+		return "none";
+	case MMT_MIG_STOP_CONVERGED:
+		return "converged";
+	case MMT_MIG_STOP_CLEAN:
+		return "clean";
+	case MMT_MIG_STOP_FINISH:
+		return "finish";
+	case MMT_MIG_STOP_ROUNDS:
+		return "round-limit";
 	default:
 		return "unknown";
 	}

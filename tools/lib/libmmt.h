@@ -559,9 +559,11 @@ int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
  * @max_rounds: pre-copy rounds at most, 1..1000; 0 = MMT_MIGRATE_ROUNDS
  * @window: closures in flight, 1..MMT_MIGRATE_WINDOW_MAX; 0 =
  *	MMT_MIGRATE_WINDOW
- * @timeout_ms: how long to wait for each answer of the peer, 1..600000;
- *	0 = 10000
- * @info: (out, optional) the final figures, also on failure
+ * @timeout_ms: how long to wait for each answer of the peer, and for the
+ *	whole handover, 1..600000; 0 = 10000
+ * @info: (out, optional) the final figures, also on failure (why
+ *	pre-copy ended: @info->stop, mmtu_mig_stop_str(); the writers'
+ *	throttle: @info->throttle_pct)
  *
  * Runs the whole migration: returns once the destination committed (every
  * MMT of @pmofd INVALID) or the migration failed (the PMO VALID with its
@@ -572,8 +574,10 @@ int mmtu_recv(int connfd, int pmofd, uint32_t channel, uint64_t flags,
  *
  * Return: 0; the negative errno of MMT_IOC_MIGRATE_SEND (uapi/mmt.h):
  * -EPERM, -EBUSY, -EBADMSG, -ESTALE, -EILSEQ, -EMEDIUMTYPE, -EPROTO,
- * -ECANCELED, -EINTR, -ECONNRESET, -ETIMEDOUT, -EOVERFLOW, -E2BIG,
- * -ENOMEM, -EOPNOTSUPP, -EINVAL, -EBADF, -ENOTTY.
+ * -ECANCELED, -EINTR, -ETIME (the handover refused at the round limit:
+ * the expected downtime stayed above the limit; the PMO stays writable
+ * here and the connection up), -ECONNRESET, -ETIMEDOUT, -EOVERFLOW,
+ * -E2BIG, -ENOMEM, -EOPNOTSUPP, -EINVAL, -EBADF, -ENOTTY.
  */
 int mmtu_migrate_send(int connfd, int pmofd, unsigned int downtime_limit_ms,
 		      unsigned int max_rounds, unsigned int window,
@@ -659,6 +663,18 @@ int mmtu_migrate_resolve(int connfd, int pmofd, uint32_t timeout_ms,
  * or "unknown".
  */
 const char *mmtu_mig_phase_str(uint32_t phase);
+
+/**
+ * mmtu_mig_stop_str() - name of an MMT_MIG_STOP_* value: why pre-copy
+ * ended (struct mmt_migrate_info @stop)
+ * @stop: MMT_MIG_STOP_NONE..MMT_MIG_STOP_ROUNDS
+ *
+ * Return: "none", "converged" (the expected downtime fit the limit),
+ * "clean" (nothing dirty), "finish" (MMT_IOC_MIGRATE_FINISH forced the
+ * handover), "round-limit" (the handover was refused: ETIME), or
+ * "unknown".
+ */
+const char *mmtu_mig_stop_str(uint32_t stop);
 
 /**
  * mmtu_channel_str() - name of an MMT_CHANNEL_* value

@@ -29,6 +29,10 @@ d "dies in the handover (after 17 closures: one more than round 1)" 7607 \
 	-n 16 -K 17
 d "the source died in the handover: ECONNRESET, nothing readable or writable" \
 	7608 -n 16 -X ECONNRESET
+d "the handover refused: ECANCELED (END before COMMIT), then the second migration" \
+	7615 -n 16 -X ECANCELED -R
+d "the handover refused (50 ms): ECANCELED, then the second migration" \
+	7616 -n 16 -X ECANCELED -R
 # mmtctl migrate, the destination: the source's file, byte for byte
 mmtctl_dst() {
 	seq 1 150000 >/tmp/in.txt
@@ -57,5 +61,8 @@ migrate_leak() {
 }
 MMTG_CMD_TIMEOUT=700 mmtg_t "dst: 200 migrations on one connection leak nothing" \
 	migrate_leak
+# last: eth0 goes down and up
+d "silent (eth0 down 18 s) after 5 closures: nothing readable or writable" \
+	7614 -n 16 -P 5:18 -t 20000 -X "ETIMEDOUT|ECONNRESET"
 mmtg_t "dst: rmmod mmt" mmtg_unload_mmt
 mmtg_done

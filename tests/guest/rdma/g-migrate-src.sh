@@ -23,8 +23,8 @@ s() {
 }
 
 s "round trip under a writer, 16 closures of 128 KiB" 7601 -n 16
-s "round trip under a writer, 4 closures of 2 MiB, window 2, 1 ms limit, 4 rounds" \
-	7602 -n 4 -l 3 -w 2 -d 1 -r 4 -u 200
+s "round trip under a writer, 4 closures of 2 MiB, window 2, 1 ms limit, FINISH in round 4" \
+	7602 -n 4 -l 3 -w 2 -d 1 -f 4 -u 200
 s "the destination dies in pre-copy: ECONNRESET, source intact" 7603 \
 	-n 16 -d 1 -X ECONNRESET
 s "the source dies in pre-copy (the destination checks)" 7604 -n 16 -d 1 \
@@ -39,6 +39,13 @@ s "the destination dies in the handover: ECONNRESET, source intact" 7607 \
 	-n 16 -d 600000 -u 200 -X ECONNRESET
 s "the source dies in the handover (the destination checks)" 7608 \
 	-n 16 -d 600000 -u 200 -H
+# a writer dirtying every closure in every round and a 1 ms limit: the
+# writer is throttled, the handover refused at the round limit (ETIME),
+# the connection stays up for a second migration
+s "every closure dirty in every round, 1 ms limit: throttled, refused at round 12 (ETIME), source intact" \
+	7615 -n 16 -d 1 -r 12 -S -u 200 -X ETIME -R
+s "the same with a 50 ms limit: throttled, refused at round 12 (ETIME)" \
+	7616 -n 16 -d 50 -r 12 -S -u 200 -X ETIME -R
 # mmtctl migrate, the source: a file both guests can make (seq)
 mmtctl_src() {
 	seq 1 150000 >/tmp/in.txt
@@ -68,6 +75,11 @@ migrate_leak() {
 }
 MMTG_CMD_TIMEOUT=700 mmtg_t "src: 200 migrations on one connection leak nothing" \
 	migrate_leak
+# last: the link of guest 2 goes down and up (nothing after needs it)
+# the destination goes silent in pre-copy (eth0 down, as if powered off):
+# the wait for its answer ends within timeout_ms (15 s) + 2 s
+s "the destination goes silent in pre-copy: ETIMEDOUT or ECONNRESET within timeout_ms + 2 s, source intact" \
+	7614 -n 16 -d 1 -t 15000 -W 17000 -X "ETIMEDOUT|ECONNRESET"
 mmtg_t "src: rmmod mmt" mmtg_unload_mmt
 dmesg | grep -i 'mmt' | tail -n 20
 mmtg_done

@@ -169,16 +169,21 @@ struct mmt_ckpt_xport {
 	bool pending;
 };
 
-/* Seal closure @index and write it to its place in the image. */
+/*
+ * Seal closure @index and write it to its place in the image: sealed
+ * under the PMO's lock, copied out after it, in steps (a closure may be
+ * large); a fatal signal fails the checkpoint with -EINTR, the PMO
+ * intact.
+ */
 static int mmt_ckpt_send(struct mmt_mig_xport *t, u32 index)
 {
 	struct mmt_ckpt_xport *x = container_of(t, struct mmt_ckpt_xport, t);
 	int err;
 
 	err = mmt_mig_snap(t, index, x->kbuf, x->len, NULL);
-	if (!err && copy_to_user(x->ubuf + (size_t)index * x->len, x->kbuf,
-				 x->len))
-		err = -EFAULT;
+	if (!err)
+		err = mmt_copy_to_user_steps(x->ubuf + (size_t)index * x->len,
+					     x->kbuf, x->len);
 	return err;
 }
 
@@ -377,9 +382,11 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 	for (i = 0; i < c->closures && !err; i++) {
 		if (fatal_signal_pending(current))
 			err = -EINTR;
-		else if (copy_from_user(kbuf, ubuf + (size_t)i * len, len))
-			err = -EFAULT;
 		else
+			err = mmt_copy_from_user_steps(kbuf,
+						       ubuf + (size_t)i * len,
+						       len);
+		if (!err)
 			err = mmt_mig_rx_closure(pmo, i, kbuf, len, true);
 		cond_resched();
 	}

@@ -4852,7 +4852,8 @@ static int mmt_conn_agree_recv(struct mmt_conn *conn, unsigned long deadline,
  * mmt_hs_agree() of the DH under the handshake secret, AGREE_CONFIRM(seq,
  * tag) both ways, then mmt_pmo_set_key() with the key, which is wiped.
  *
- * Context: process; sleeps; takes @conn->ka_mutex, the PMO's lock.
+ * Context: process; sleeps; takes @conn->ka_mutex, the PMO's lock
+ * (killable).
  * Return: 0 or the errors of uapi/mmt.h; a failure after the first
  * message ends the connection.
  */
@@ -4890,8 +4891,10 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 		return -EINTR;
 	}
 	err = mmt_conn_op_live(conn);
-	if (!err) {
-		mutex_lock(&pmo->lock);
+	/* killable: a pwrite() whose buffer faults slowly may hold it */
+	if (!err && mutex_lock_killable(&pmo->lock)) {
+		err = -EINTR;
+	} else if (!err) {
 		if (pmo->crypto || pmo->plain_xfers)
 			err = -EBUSY;
 		mutex_unlock(&pmo->lock);

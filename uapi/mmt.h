@@ -810,6 +810,12 @@ struct mmt_restore {
  * if a step fails after earlier ones succeeded, the call returns the bytes
  * of the earlier steps (written, or read and verified) as a short count,
  * and the next call, which starts at the failed step, returns the error.
+ * A call holds the PMO's lock from its first step to its last (a pwrite
+ * running when a migration's handover starts finishes first); between two
+ * steps it yields the CPU, and a fatal signal ends it there with the bytes
+ * of the steps done.  Other calls on the PMO wait for the lock, killable:
+ * a pwrite whose buffer faults slowly (userfaultfd, FUSE) holds it as
+ * long.
  * A call of zero bytes returns 0 without looking at the key or the MMTs'
  * states: also on a WAITING MMT or a read-only copy, where a call of one
  * byte fails with EPERM.  Errors:
@@ -823,7 +829,8 @@ struct mmt_restore {
  * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
  * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE), EINTR (pwrite:
  * a signal came while it waited for a live migration's handover to end,
- * nothing written; see MMT_IOC_MIGRATE_SEND).
+ * nothing written, see MMT_IOC_MIGRATE_SEND; pread and pwrite: a fatal
+ * signal came while it waited for the PMO's lock, nothing moved).
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -979,7 +986,7 @@ struct mmt_restore {
  * do not survive: formatting overwrites them, and a WAITING MMT is not
  * readable.  On an error the PMO stays plain (without MMT_KEY_RECEIVE,
  * all zero).
- * Context: process; takes the PMO's lock; may sleep.
+ * Context: process; takes the PMO's lock (killable); may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command
@@ -995,14 +1002,15 @@ struct mmt_restore {
  *   authority assigned (without MMT_KEY_RECEIVE)
  * * EINTR - a signal arrived while the call waited for the kernel's random
  *   number generator to be seeded (right after boot only: the keying salt
- *   is drawn from it); nothing changed
+ *   is drawn from it), or a fatal signal while it waited for the PMO's
+ *   lock; nothing changed
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
 
 /**
  * MMT_IOC_PMO_SET_ROOT_COUNTER - set the initial or minimum root counter
  *
- * On a PMO fd.  Context: process; takes the PMO's lock.
+ * On a PMO fd.  Context: process; takes the PMO's lock (killable).
  *
  * The sealing nonce limits root counters to 2^38 - 1; an MMT whose counter
  * reaches it can no longer be written or sealed (EOVERFLOW) until the PMO
@@ -1012,7 +1020,8 @@ struct mmt_restore {
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
  * EPERM (no key set, or an MMT is SENDING), EBUSY (a live migration runs
  * from or into the PMO), EUCLEAN (a migration of unknown outcome:
- * MMT_IOC_PMO_MIG_RESOLVE).
+ * MMT_IOC_PMO_MIG_RESOLVE), EINTR (a fatal signal while it waited for
+ * the PMO's lock; nothing changed).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
@@ -1020,10 +1029,11 @@ struct mmt_restore {
 /**
  * MMT_IOC_PMO_INFO - geometry, metadata size and the state of every MMT
  *
- * On a PMO fd.  Context: process; takes the PMO's lock.
+ * On a PMO fd.  Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EFAULT (including a bad @mmts pointer), E2BIG,
- * EINVAL (bad size, flags or reserved fields), or ENOMEM.  @mmt_count is set to
+ * EINVAL (bad size, flags or reserved fields), ENOMEM, or EINTR (a fatal
+ * signal while it waited for the PMO's lock).  @mmt_count is set to
  * min(@mmt_count, @closures).
  */
 #define MMT_IOC_PMO_INFO	_IOWR(MMT_IOC_MAGIC, 0x12, struct mmt_pmo_info)
@@ -1035,14 +1045,15 @@ struct mmt_restore {
  * INVALID and the key is wiped; every byte of the PMO's memory is zeroed,
  * so the PMO is plain memory of zeros (a plain read never returns stale
  * ciphertext); it can be keyed again.  On a plain PMO it zeroes the bytes.
- * Context: process; takes the PMO's lock.
+ * Context: process; takes the PMO's lock (killable).
  *
  * It also resolves a migration whose outcome is unknown
  * (MMT_IOC_PMO_MIG_RESOLVE): the owner says the destination committed.
  *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
  * MMT is SENDING, an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
- * plain memory, or a live migration runs from or into it (nothing
+ * plain memory, or a live migration runs from or into it, or EINTR if a
+ * fatal signal came while it waited for the PMO's lock (nothing
  * changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
@@ -1061,7 +1072,7 @@ struct mmt_restore {
  * again, every MMT re-encrypted under a fresh GUA before its next write or
  * send (so even a destination that did commit never shares a pad with
  * it); if it did, MMT_IOC_PMO_INVALIDATE drops the PMO.
- * Context: process; takes the PMO's lock.
+ * Context: process; takes the PMO's lock (killable).
  *
  * It also takes back a PMO checkpointed with MMT_CKPT_PENDING whose dump
  * failed: the checkpoint's record is dropped first (its image can no
@@ -1069,8 +1080,9 @@ struct mmt_restore {
  *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, ENOENT if
  * the PMO has no migration of unknown outcome, ESTALE if its pending
- * checkpoint was restored (the PMO stays read-only: invalidate it), or
- * EBUSY if a restore of that checkpoint runs (nothing changed).
+ * checkpoint was restored (the PMO stays read-only: invalidate it),
+ * EBUSY if a restore of that checkpoint runs, or EINTR if a fatal signal
+ * came while it waited for the PMO's lock (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 
@@ -1179,6 +1191,9 @@ struct mmt_restore {
  * * EOVERFLOW - the sender's root counter is exhausted
  * * EUCLEAN - the sender's last live migration has an unknown outcome
  *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EINTR - a fatal signal came while the call waited for a PMO's lock
+ *   (which a pwrite() whose buffer faults slowly may hold): the closure
+ *   it waited for is untouched, earlier ones stay delivered
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)
@@ -1188,10 +1203,11 @@ struct mmt_restore {
  *
  * On a PMO fd, only in modules built with MMT_DEBUG=1 (MMT_FEAT_DEBUG);
  * otherwise -ENOTTY.  Simulates an attacker with physical or NIC access.
- * Needs CAP_SYS_ADMIN.  Context: process; takes the PMO's lock.
+ * Needs CAP_SYS_ADMIN.  Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad region, closure,
- * offset, zero mask, reserved), EPERM, or ENOTTY.
+ * offset, zero mask, reserved), EPERM, ENOTTY, or EINTR (a fatal signal
+ * while it waited for the PMO's lock).
  */
 #define MMT_IOC_PMO_DEBUG	_IOWR(MMT_IOC_MAGIC, 0x7f, struct mmt_pmo_debug)
 
@@ -1543,7 +1559,8 @@ struct mmt_restore {
  *   counts only if its tag authenticates (the outcome is then known: the
  *   PMO stays writable), else it is dropped as forged
  * * ECANCELED - MMT_IOC_MIGRATE_ABORT
- * * EINTR - a signal arrived
+ * * EINTR - a signal arrived; also a fatal signal while the call waited
+ *   for the PMO's lock at the start (nothing sent, the connection stays)
  * * ECONNRESET, ETIMEDOUT - the peer went away or did not answer within
  *   @timeout_ms (ETIMEDOUT also: the handover, from the freeze to a
  *   genuine answer to the COMMIT, took longer)

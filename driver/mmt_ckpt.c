@@ -308,9 +308,10 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 		return mmt_copy_out(uarg, &a, sizeof(a), usize);
 
 	x.ubuf = u64_to_user_ptr(a.buf);
-	x.kbuf = kvmalloc(x.len, GFP_KERNEL | __GFP_NOWARN);
-	x.rec = kzalloc(sizeof(*x.rec), GFP_KERNEL);
-	mig = kzalloc(sizeof(*mig), GFP_KERNEL);
+	/* charged to the caller's memory cgroup, the record for its life */
+	x.kbuf = kvmalloc(x.len, MMT_GFP_USER_SIZED);
+	x.rec = kzalloc(sizeof(*x.rec), GFP_KERNEL_ACCOUNT);
+	mig = kzalloc(sizeof(*mig), GFP_KERNEL_ACCOUNT);
 	if (!x.kbuf || !x.rec || !mig) {
 		err = -ENOMEM;
 		goto out;
@@ -368,8 +369,8 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 	u32 i;
 	int err;
 
-	kbuf = kvmalloc(len, GFP_KERNEL | __GFP_NOWARN);
-	mig = kzalloc(sizeof(*mig), GFP_KERNEL);
+	kbuf = kvmalloc(len, MMT_GFP_USER_SIZED);
+	mig = kzalloc(sizeof(*mig), GFP_KERNEL_ACCOUNT);
 	if (!kbuf || !mig) {
 		err = -ENOMEM;
 		goto out;
@@ -454,7 +455,7 @@ struct mmt_ckpt *mmt_ckpt_park_begin(void)
 
 	if (!mmt_ckpt_capable())
 		return ERR_PTR(-EPERM);
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&mmt_ckpt_lock);

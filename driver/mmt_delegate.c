@@ -212,7 +212,7 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 	int err = 0;
 
 	*sent = 0;
-	buf = kvmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+	buf = kvmalloc(len, MMT_GFP_USER_SIZED);
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < src->closures; i++) {

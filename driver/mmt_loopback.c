@@ -324,7 +324,7 @@ int mmt_migrate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 		return err;
 	}
 	lo.len = mmt_closure_bytes(&src->params);
-	lo.buf = kvmalloc(lo.len, GFP_KERNEL);
+	lo.buf = kvmalloc(lo.len, MMT_GFP_USER_SIZED);
 	if (!lo.buf) {
 		err = -ENOMEM;
 		mmt_mig_done(mig, err);

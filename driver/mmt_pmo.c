@@ -182,16 +182,20 @@ static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
 	atomic64_inc(&mmt_stats.pmos);
 	/*
 	 * Sizes come from user space: fail quietly rather than warn or call
-	 * the OOM killer, and stay below kvmalloc's INT_MAX limit.
+	 * the OOM killer, and stay below kvmalloc's INT_MAX limit.  Every
+	 * allocation is charged to the caller's memory cgroup
+	 * (GFP_KERNEL_ACCOUNT): over memory.max, -ENOMEM (the ones sized by
+	 * the user with __GFP_RETRY_MAYFAIL: the cgroup's OOM killer is not
+	 * called).
 	 */
 	if ((u64)pmo->closures * sizeof(*pmo->mmts) > INT_MAX ||
 	    (pmo->mem_bytes >> PAGE_SHIFT) > totalram_pages())
 		return -ENOMEM;
-	pmo->mem = __vmalloc(pmo->mem_bytes, GFP_KERNEL | __GFP_ZERO |
+	pmo->mem = __vmalloc(pmo->mem_bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	pmo->mmts = kvcalloc(pmo->closures, sizeof(*pmo->mmts),
-			     GFP_KERNEL | __GFP_NOWARN);
-	pmo->scratch = kvzalloc(mmt_scratch_bytes(p), GFP_KERNEL);
+			     MMT_GFP_USER_SIZED);
+	pmo->scratch = kvzalloc(mmt_scratch_bytes(p), GFP_KERNEL_ACCOUNT);
 	if (!pmo->mem || !pmo->mmts || !pmo->scratch)
 		return -ENOMEM;
 	for (i = 0; i < pmo->closures; i++) {
@@ -212,10 +216,13 @@ static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
  * @closures: number of MMTs, at least 1
  *
  * Every MMT starts INVALID, without a key.  The memory is charged to the
- * caller's RLIMIT_MEMLOCK and to the module's max_pmo_mib limit.
+ * caller's RLIMIT_MEMLOCK, to the module's max_pmo_mib limit and, every
+ * byte the PMO allocates (struct, MMT array, scratch, backing memory), to
+ * the caller's memory cgroup.
  *
  * Context: process; may sleep.
- * Return: the PMO; ERR_PTR(-ENOMEM) (RLIMIT_MEMLOCK or out of memory),
+ * Return: the PMO; ERR_PTR(-ENOMEM) (RLIMIT_MEMLOCK, the memory cgroup's
+ * limit, or out of memory),
  * ERR_PTR(-ENOSPC) (module limit) or ERR_PTR(-EINVAL) (size overflow).
  */
 struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
@@ -223,7 +230,7 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 	struct mmt_pmo *pmo;
 	int err;
 
-	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL);
+	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL_ACCOUNT);
 	if (!pmo)
 		return ERR_PTR(-ENOMEM);
 #ifdef MMT_PLANT_LEAK
@@ -621,7 +628,7 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 	if (n && !q.mmts)
 		return -EFAULT;
 	if (n) {
-		info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
+		info = kvcalloc(n, sizeof(*info), GFP_KERNEL_ACCOUNT);
 		if (!info)
 			return -ENOMEM;
 	}
@@ -1047,7 +1054,8 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
-	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
+	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK),
+			 GFP_KERNEL_ACCOUNT);
 	if (!bounce)
 		return -ENOMEM;
 

@@ -790,7 +790,9 @@ struct mmt_restore {
  * On /dev/mmt.  The PMO's memory (data, data MACs, tree nodes) is allocated
  * and pinned by the module; all of it is charged to the caller's
  * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and its data bytes to the module's
- * max_pmo_mib limit (all users together).  It is freed when the last
+ * max_pmo_mib limit (all users together).  Everything the PMO allocates,
+ * its memory included, is charged to the caller's memory cgroup
+ * (memory.max).  It is freed when the last
  * reference to the PMO fd goes.  Every MMT starts INVALID, the PMO plain
  * memory of zeros, until MMT_IOC_PMO_SET_KEY.
  *
@@ -839,7 +841,8 @@ struct mmt_restore {
  *   @fd, a geometry out of range, or @bytes zero, not a multiple of the
  *   closure size or more than 2^32 - 1 closures
  * * E2BIG - @size too large with non-zero bytes past the kernel's struct
- * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, the caller's memory cgroup would go
+ *   over its limit, or out of memory (nothing is left allocated)
  * * ENOSPC - the module's max_pmo_mib limit would be exceeded
  * * EMFILE - no free file descriptor
  */
@@ -968,7 +971,8 @@ struct mmt_restore {
  * * EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE, EXDEV - a
  *   closure was rejected for that reason (as MMT_IOC_MIGRATE_RECV says;
  *   EXDEV also when the node id changed since the checkpoint)
- * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, the caller's memory cgroup would go
+ *   over its limit (the new PMO is charged to it), or out of memory
  * * ENOSPC - the module's max_pmo_mib limit would be exceeded; or
  *   tampered closures named more keyings than a PMO holds
  * * EMFILE - no free file descriptor
@@ -1135,8 +1139,12 @@ struct mmt_restore {
  * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
  * * EOVERFLOW - an MMT's root counter is exhausted
  * * ENOSPC - MMT_CKPT_MAX checkpoints wait for their restore already
- * * ENOMEM - out of memory for the record or the closure buffer
- * * EINTR - a signal arrived (the PMO is unchanged)
+ * * ENOMEM - out of memory for the record or the closure buffer, or the
+ *   caller's memory cgroup would go over its limit (both are charged
+ *   to it)
+ * * EINTR - a signal arrived (the PMO is unchanged); also a fatal signal
+ *   while the call waited for the PMO's lock, which a pwrite() whose
+ *   buffer faults slowly may hold
  */
 #define MMT_IOC_PMO_CHECKPOINT	_IOWR(MMT_IOC_MAGIC, 0x16, struct mmt_checkpoint)
 

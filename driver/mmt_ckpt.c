@@ -169,16 +169,21 @@ struct mmt_ckpt_xport {
 	bool pending;
 };
 
-/* Seal closure @index and write it to its place in the image. */
+/*
+ * Seal closure @index and write it to its place in the image: sealed
+ * under the PMO's lock, copied out after it, in steps (a closure may be
+ * large); a fatal signal fails the checkpoint with -EINTR, the PMO
+ * intact.
+ */
 static int mmt_ckpt_send(struct mmt_mig_xport *t, u32 index)
 {
 	struct mmt_ckpt_xport *x = container_of(t, struct mmt_ckpt_xport, t);
 	int err;
 
 	err = mmt_mig_snap(t, index, x->kbuf, x->len, NULL);
-	if (!err && copy_to_user(x->ubuf + (size_t)index * x->len, x->kbuf,
-				 x->len))
-		err = -EFAULT;
+	if (!err)
+		err = mmt_copy_to_user_steps(x->ubuf + (size_t)index * x->len,
+					     x->kbuf, x->len);
 	return err;
 }
 
@@ -303,9 +308,10 @@ int mmt_ckpt_checkpoint(struct mmt_pmo *pmo, void __user *uarg)
 		return mmt_copy_out(uarg, &a, sizeof(a), usize);
 
 	x.ubuf = u64_to_user_ptr(a.buf);
-	x.kbuf = kvmalloc(x.len, GFP_KERNEL | __GFP_NOWARN);
-	x.rec = kzalloc(sizeof(*x.rec), GFP_KERNEL);
-	mig = kzalloc(sizeof(*mig), GFP_KERNEL);
+	/* charged to the caller's memory cgroup, the record for its life */
+	x.kbuf = kvmalloc(x.len, MMT_GFP_USER_SIZED);
+	x.rec = kzalloc(sizeof(*x.rec), GFP_KERNEL_ACCOUNT);
+	mig = kzalloc(sizeof(*mig), GFP_KERNEL_ACCOUNT);
 	if (!x.kbuf || !x.rec || !mig) {
 		err = -ENOMEM;
 		goto out;
@@ -363,8 +369,8 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 	u32 i;
 	int err;
 
-	kbuf = kvmalloc(len, GFP_KERNEL | __GFP_NOWARN);
-	mig = kzalloc(sizeof(*mig), GFP_KERNEL);
+	kbuf = kvmalloc(len, MMT_GFP_USER_SIZED);
+	mig = kzalloc(sizeof(*mig), GFP_KERNEL_ACCOUNT);
 	if (!kbuf || !mig) {
 		err = -ENOMEM;
 		goto out;
@@ -376,9 +382,11 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 	for (i = 0; i < c->closures && !err; i++) {
 		if (fatal_signal_pending(current))
 			err = -EINTR;
-		else if (copy_from_user(kbuf, ubuf + (size_t)i * len, len))
-			err = -EFAULT;
 		else
+			err = mmt_copy_from_user_steps(kbuf,
+						       ubuf + (size_t)i * len,
+						       len);
+		if (!err)
 			err = mmt_mig_rx_closure(pmo, i, kbuf, len, true);
 		cond_resched();
 	}
@@ -446,7 +454,7 @@ struct mmt_ckpt *mmt_ckpt_park_begin(void)
 
 	if (!mmt_ckpt_capable())
 		return ERR_PTR(-EPERM);
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&mmt_ckpt_lock);

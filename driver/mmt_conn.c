@@ -140,9 +140,15 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
  * independently) cannot make the sender give up its MMT
  * (docs/CONNECTIONS.md "Acknowledgements").
  *
- * Context: process; takes @pmo->lock; may sleep.
- * Return: 0; -ENOKEY if the PMO has no key; or the crypto library's error
- * (@tag zeroed).
+ * The PMO's lock is taken killable: a pwrite() whose buffer faults slowly
+ * may hold it.  Every caller treats a failure so that no second writable
+ * copy can come of it: a receiver sends no acceptance, a sender believes
+ * none.
+ *
+ * Context: process; takes @pmo->lock (killable); may sleep.
+ * Return: 0; -ENOKEY if the PMO has no key; -EINTR if a fatal signal came
+ * while it waited for the lock; or the crypto library's error (@tag
+ * zeroed on every error).
  */
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		     u32 index, u64 root_counter, int verdict, u8 *tag)
@@ -153,7 +159,10 @@ int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 	put_unaligned_le32(index, fields);
 	put_unaligned_le64(root_counter, fields + 4);
 	put_unaligned_le32(-verdict, fields + 12);
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock)) {
+		memset(tag, 0, MMT_WIRE_TAG_BYTES);
+		return -EINTR;
+	}
 	if (pmo->crypto)
 		err = mmt_bind_tag(pmo->key_root, "mmt-v3 ack", "mmt v3 ack",
 				   b, fields, sizeof(fields), tag,

@@ -512,11 +512,16 @@ static void mmt_conn_put(struct mmt_conn *conn)
 	kref_put(&conn->ref, mmt_conn_free);
 }
 
+/*
+ * Charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT): the process
+ * of MMT_IOC_CONNECT; a connection a listener takes in is made in
+ * rdma_cm's event handler, a kernel thread of no group.
+ */
 static struct mmt_conn *mmt_conn_alloc(void)
 {
 	struct mmt_conn *conn;
 
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 	if (!conn)
 		return NULL;
 	kref_init(&conn->ref);
@@ -620,6 +625,11 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		mmt_conn_fail(conn, -ECONNRESET);
 		return;
 	}
+	/*
+	 * Completion context: GFP_ATOMIC, and no user task to charge (not
+	 * __GFP_ACCOUNT): the item is the connection's until it is taken
+	 * off its inbox.
+	 */
 	it = kzalloc(sizeof(*it), GFP_ATOMIC);
 	if (!it) {
 		mmt_conn_fail(conn, -ENOMEM);
@@ -968,7 +978,8 @@ static int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 		goto err_cq;
 	conn->qp = id->qp;
 
-	conn->rxb = kcalloc(MMT_RQ_DEPTH, sizeof(*conn->rxb), GFP_KERNEL);
+	conn->rxb = kcalloc(MMT_RQ_DEPTH, sizeof(*conn->rxb),
+			    GFP_KERNEL_ACCOUNT);
 	if (!conn->rxb) {
 		err = -ENOMEM;
 		goto err_qp;
@@ -978,7 +989,7 @@ static int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 
 		b->conn = conn;
 		b->cqe.done = mmt_conn_recv_done;
-		b->buf = kzalloc(MMT_WIRE_MSG_BYTES, GFP_KERNEL);
+		b->buf = kzalloc(MMT_WIRE_MSG_BYTES, GFP_KERNEL_ACCOUNT);
 		if (!b->buf) {
 			err = -ENOMEM;
 			goto err_ring;
@@ -2495,7 +2506,7 @@ int mmt_conn_listen(void __user *uarg)
 	err = mmt_addr_in(&a.addr, &ss, true);
 	if (err)
 		return err;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 	if (!l)
 		return -ENOMEM;
 	l->ctx.listener = true;
@@ -2780,7 +2791,8 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 		if (tx->channel == MMT_CHANNEL_PLAIN)
 			continue;	/* straight from the PMO's memory */
 		if (tx->channel == MMT_CHANNEL_MMT) {
-			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+			s->head = kzalloc(MMT_CONN_HEAD_BYTES,
+					  GFP_KERNEL_ACCOUNT);
 			if (!s->head)
 				return -ENOMEM;
 			s->head_dma = ib_dma_map_single(conn->dev, s->head,
@@ -2791,7 +2803,8 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 				return -ENOMEM;
 			}
 		} else {
-			s->bounce = kvzalloc(tx->region_bytes, GFP_KERNEL);
+			s->bounce = kvzalloc(tx->region_bytes,
+					     MMT_GFP_USER_SIZED);
 			if (!s->bounce)
 				return -ENOMEM;
 			err = mmt_map(conn, s->bounce, tx->region_bytes,
@@ -3111,7 +3124,7 @@ static int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	err = mmt_conn_tx_check(pmo, x->channel, &plain);
 	if (err)
 		return err;
-	tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	tx = kzalloc(sizeof(*tx), GFP_KERNEL_ACCOUNT);
 	if (!tx) {
 		mmt_conn_xfer_end(pmo, plain);
 		return -ENOMEM;
@@ -3317,7 +3330,7 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
 	if (rx->channel == MMT_CHANNEL_SECURE) {
 		rx->region_bytes += MMT_CONN_SEC_TAG_BYTES;
-		rx->priv = kvmalloc(rx->region_bytes, GFP_KERNEL);
+		rx->priv = kvmalloc(rx->region_bytes, MMT_GFP_USER_SIZED);
 		if (!rx->priv)
 			return -ENOMEM;
 	}
@@ -3331,11 +3344,13 @@ static int mmt_rx_alloc(struct mmt_rx *rx)
 
 		mmt_wait_cqe_init(&s->inv, conn);
 		if (rx->channel == MMT_CHANNEL_MMT) {
-			s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+			s->head = kzalloc(MMT_CONN_HEAD_BYTES,
+					  GFP_KERNEL_ACCOUNT);
 			if (!s->head)
 				return -ENOMEM;
 		} else if (rx->channel == MMT_CHANNEL_SECURE) {
-			s->bounce = kvzalloc(rx->region_bytes, GFP_KERNEL);
+			s->bounce = kvzalloc(rx->region_bytes,
+					     MMT_GFP_USER_SIZED);
 			if (!s->bounce)
 				return -ENOMEM;
 		}
@@ -3681,7 +3696,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		mmt_conn_flush_msgs(conn, timeout);
 		return err;
 	}
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL_ACCOUNT);
 	if (!rx) {
 		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0,
 				   -ENOMEM);
@@ -3878,7 +3893,7 @@ static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
 		struct mmt_mtx_slot *s = &mtx->slots[i];
 
 		mmt_wait_cqe_init(&s->wcqe, conn);
-		s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+		s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL_ACCOUNT);
 		if (!s->head)
 			return -ENOMEM;
 		mmt_mig_extra(mtx->t.mig, MMT_CONN_HEAD_BYTES);
@@ -3889,7 +3904,7 @@ static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
 			s->head_dma = 0;
 			return -ENOMEM;
 		}
-		s->snap = kvmalloc(mtx->region_bytes, GFP_KERNEL);
+		s->snap = kvmalloc(mtx->region_bytes, MMT_GFP_USER_SIZED);
 		if (!s->snap)
 			return -ENOMEM;
 		mmt_mig_extra(mtx->t.mig, mtx->region_bytes);
@@ -4195,7 +4210,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 		return -E2BIG;
 	if (conn->tx_gen == U32_MAX)
 		return -EOVERFLOW;
-	mtx = kzalloc(sizeof(*mtx), GFP_KERNEL);
+	mtx = kzalloc(sizeof(*mtx), GFP_KERNEL_ACCOUNT);
 	if (!mtx)
 		return -ENOMEM;
 	mmt_conn_mig_begin(conn, mig, true);
@@ -4473,7 +4488,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 	memcpy(b.tx_nonce, it->msg.wire.nonce, sizeof(b.tx_nonce));
 	b.gen = it->msg.gen;
 	err = mmt_mig_rx_start(pmo, mig, &b);
-	rx = err ? NULL : kzalloc(sizeof(*rx), GFP_KERNEL);
+	rx = err ? NULL : kzalloc(sizeof(*rx), GFP_KERNEL_ACCOUNT);
 	if (!err && !rx) {
 		mmt_mig_rx_end(pmo);
 		err = -ENOMEM;
@@ -5069,7 +5084,8 @@ static int mmt_conn_agree_recv(struct mmt_conn *conn, unsigned long deadline,
  * mmt_hs_agree() of the DH under the handshake secret, AGREE_CONFIRM(seq,
  * tag) both ways, then mmt_pmo_set_key() with the key, which is wiped.
  *
- * Context: process; sleeps; takes @conn->ka_mutex, the PMO's lock.
+ * Context: process; sleeps; takes @conn->ka_mutex, the PMO's lock
+ * (killable).
  * Return: 0 or the errors of uapi/mmt.h; a failure after the first
  * message ends the connection.
  */
@@ -5099,8 +5115,10 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 		return err;
 	pmo = op.pmo;
 	err = mmt_conn_op_live(conn);
-	if (!err) {
-		mutex_lock(&pmo->lock);
+	/* killable: a pwrite() whose buffer faults slowly may hold it */
+	if (!err && mutex_lock_killable(&pmo->lock)) {
+		err = -EINTR;
+	} else if (!err) {
 		if (pmo->crypto || pmo->plain_xfers)
 			err = -EBUSY;
 		mutex_unlock(&pmo->lock);

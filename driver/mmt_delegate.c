@@ -195,11 +195,13 @@ void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
  *	ownership); otherwise transfer
  * @sent: (out) closures delivered and accepted
  *
- * Context: process; takes @src->lock around each build and settle step,
- * never across @t->ops->deliver(); may sleep.
+ * Context: process; takes @src->lock around each build (killable) and
+ * settle step, never across @t->ops->deliver(); may sleep.
  * Return: 0; -ENOMEM; -EPERM if an MMT is not VALID or is read-only;
- * mmt_closure_build()'s errors; or the transport's verdict for the first
- * closure that failed (earlier closures stay delivered).
+ * mmt_closure_build()'s errors; -EINTR if a fatal signal came while it
+ * waited for the lock to build a closure (that closure untouched); or the
+ * transport's verdict for the first closure that failed (earlier closures
+ * stay delivered).
  */
 int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 		 u64 *sent)
@@ -210,11 +212,15 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 	int err = 0;
 
 	*sent = 0;
-	buf = kvmalloc(len, GFP_KERNEL | __GFP_NOWARN);
+	buf = kvmalloc(len, MMT_GFP_USER_SIZED);
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < src->closures; i++) {
-		mutex_lock(&src->lock);
+		/* a pwrite() whose buffer faults slowly may hold it */
+		if (mutex_lock_killable(&src->lock)) {
+			err = -EINTR;
+			break;
+		}
 		err = mmt_delegate_build(src, i, t->conn_id, t->gen,
 					 t->rx_nonce, t->peer_node, copy, buf,
 					 len);

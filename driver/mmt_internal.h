@@ -462,6 +462,18 @@ int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
 		size_t min_size, u32 *usize);
 int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
 		 u32 usize);
+/*
+ * Flags of an allocation whose size a user's call chooses (a buffer of one
+ * closure, up to 2 GiB; a PMO's MMT array): charged to the caller's memory
+ * cgroup, and over the group's limit (or out of memory) a quiet -ENOMEM,
+ * not a warning or the OOM killer.
+ */
+#define MMT_GFP_USER_SIZED \
+	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+/* Step of mmt_copy_{to,from}_user_steps(): cond_resched() between two. */
+#define MMT_UCOPY_STEP	(1024 * 1024)
+int mmt_copy_to_user_steps(void __user *to, const void *from, size_t len);
+int mmt_copy_from_user_steps(void *to, const void __user *from, size_t len);
 
 /* mmt_pmo.c */
 struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures);

@@ -10,6 +10,7 @@
 #include <linux/build_bug.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -71,6 +72,68 @@ int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,
 {
 	if (copy_to_user(uarg, karg, min_t(size_t, ksize, usize)))
 		return -EFAULT;
+	return 0;
+}
+
+/**
+ * mmt_copy_to_user_steps() - copy a large kernel buffer out in steps
+ * @to: user pointer
+ * @from: kernel buffer of @len bytes
+ * @len: bytes to copy (a closure: up to 2 GiB)
+ *
+ * Steps of at most MMT_UCOPY_STEP bytes, each a copy_to_user(), with
+ * cond_resched() between them: one call never keeps the CPU for the whole
+ * buffer.  A fatal signal between two steps ends the copy.
+ *
+ * Context: process; may sleep (a step may fault).
+ * Return: 0; -EFAULT if a step could not be written; -EINTR on a fatal
+ * signal (the steps before it were copied).
+ */
+int mmt_copy_to_user_steps(void __user *to, const void *from, size_t len)
+{
+	size_t done = 0, n;
+
+	while (done < len) {
+		if (done) {
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+		}
+		n = min_t(size_t, len - done, MMT_UCOPY_STEP);
+		if (copy_to_user(to + done, from + done, n))
+			return -EFAULT;
+		done += n;
+	}
+	return 0;
+}
+
+/**
+ * mmt_copy_from_user_steps() - copy a large user buffer in, in steps
+ * @to: kernel buffer of @len bytes
+ * @from: user pointer
+ * @len: bytes to copy (a closure: up to 2 GiB)
+ *
+ * As mmt_copy_to_user_steps(), in the other direction.
+ *
+ * Context: process; may sleep (a step may fault).
+ * Return: 0; -EFAULT if a step could not be read; -EINTR on a fatal
+ * signal.
+ */
+int mmt_copy_from_user_steps(void *to, const void __user *from, size_t len)
+{
+	size_t done = 0, n;
+
+	while (done < len) {
+		if (done) {
+			cond_resched();
+			if (fatal_signal_pending(current))
+				return -EINTR;
+		}
+		n = min_t(size_t, len - done, MMT_UCOPY_STEP);
+		if (copy_from_user(to + done, from + done, n))
+			return -EFAULT;
+		done += n;
+	}
 	return 0;
 }
 

@@ -56,7 +56,8 @@ static int mmt_loopback_connect(struct mmt_transport *t, struct mmt_pmo *dst)
 	t->gen = 1;
 	get_random_bytes(t->rx_nonce, sizeof(t->rx_nonce));
 
-	mutex_lock(&dst->lock);
+	if (mutex_lock_killable(&dst->lock))
+		return -EINTR;
 	if (dst->receiving) {
 		err = -EBUSY;
 	} else {
@@ -86,7 +87,8 @@ static void mmt_loopback_disconnect(struct mmt_pmo *dst)
  * @sent: (out) closures delivered and accepted
  *
  * Context: process; takes each PMO's lock in turn, never both; may sleep.
- * Return: 0; -EBUSY if another receive is filling @dst; or
+ * Return: 0; -EBUSY if another receive is filling @dst; -EINTR if a fatal
+ * signal came while it waited for @dst's lock (nothing changed); or
  * mmt_delegate()'s errors.
  */
 int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
@@ -324,7 +326,7 @@ int mmt_migrate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 		return err;
 	}
 	lo.len = mmt_closure_bytes(&src->params);
-	lo.buf = kvmalloc(lo.len, GFP_KERNEL);
+	lo.buf = kvmalloc(lo.len, MMT_GFP_USER_SIZED);
 	if (!lo.buf) {
 		err = -ENOMEM;
 		mmt_mig_done(mig, err);

@@ -310,7 +310,9 @@ void mmt_mig_throttle_sleep(u64 ns)
 /*
  * Setup: the PMO must be keyed, every MMT VALID and writable; one due for
  * a fresh GUA gets it now (GUAs must not change during the migration).
- * Then the PMO is the migration's (src->mig).
+ * Then the PMO is the migration's (src->mig).  The lock is taken
+ * killable: a pwrite() whose buffer faults slowly may hold it, and until
+ * the PMO is the migration's, -EINTR leaves it as it was.
  */
 static int mmt_mig_src_setup(struct mmt_pmo *src, struct mmt_mig *mig,
 			     const struct mmt_mig_params *prm)
@@ -318,7 +320,8 @@ static int mmt_mig_src_setup(struct mmt_pmo *src, struct mmt_mig *mig,
 	u32 i;
 	int err = 0;
 
-	mutex_lock(&src->lock);
+	if (mutex_lock_killable(&src->lock))
+		return -EINTR;
 	if (src->mig || src->mig_rx || src->receiving) {
 		err = -EBUSY;
 		goto out;
@@ -548,7 +551,9 @@ static void mmt_mig_src_end(struct mmt_pmo *src, bool committed,
  * @t->mig->info.
  *
  * Context: process; may sleep; takes @src->lock around each step, never
- * across a transport call.
+ * across a transport call: the first time killable (-EINTR, nothing
+ * changed), later ones not (once the migration owns the PMO, its end must
+ * give it back).
  * Return: 0 (committed); -EBUSY if the PMO is being migrated or received
  * into; -EUCLEAN if its previous migration's outcome is unknown; -EPERM
  * if it has no key or an MMT is not VALID or read-only;
@@ -641,9 +646,11 @@ out:
  * recorded as running (MMT_MIG_OUTCOME_PENDING) for
  * MMT_IOC_MIGRATE_RESOLVE until mmt_mig_rx_end() records its outcome.
  *
- * Context: process; takes @pmo->lock.
+ * Context: process; takes @pmo->lock (killable).
  * Return: 0; -EPERM if the PMO has no key or an MMT is not WAITING;
- * -EBUSY if another receive fills it or it is being migrated.
+ * -EBUSY if another receive fills it or it is being migrated; -EINTR if
+ * a fatal signal came while it waited for the lock.  On error nothing
+ * changed but @mig, which records the failure.
  */
 int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig,
 		     const struct mmt_bind *b)
@@ -651,7 +658,10 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig,
 	u32 i;
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock)) {
+		mmt_mig_failed(mig, -EINTR, false);
+		return -EINTR;
+	}
 	if (pmo->receiving || pmo->mig || pmo->mig_rx)
 		err = -EBUSY;
 	else if (!pmo->crypto)

@@ -26,6 +26,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
@@ -182,16 +183,20 @@ static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
 	atomic64_inc(&mmt_stats.pmos);
 	/*
 	 * Sizes come from user space: fail quietly rather than warn or call
-	 * the OOM killer, and stay below kvmalloc's INT_MAX limit.
+	 * the OOM killer, and stay below kvmalloc's INT_MAX limit.  Every
+	 * allocation is charged to the caller's memory cgroup
+	 * (GFP_KERNEL_ACCOUNT): over memory.max, -ENOMEM (the ones sized by
+	 * the user with __GFP_RETRY_MAYFAIL: the cgroup's OOM killer is not
+	 * called).
 	 */
 	if ((u64)pmo->closures * sizeof(*pmo->mmts) > INT_MAX ||
 	    (pmo->mem_bytes >> PAGE_SHIFT) > totalram_pages())
 		return -ENOMEM;
-	pmo->mem = __vmalloc(pmo->mem_bytes, GFP_KERNEL | __GFP_ZERO |
+	pmo->mem = __vmalloc(pmo->mem_bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 			     __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	pmo->mmts = kvcalloc(pmo->closures, sizeof(*pmo->mmts),
-			     GFP_KERNEL | __GFP_NOWARN);
-	pmo->scratch = kvzalloc(mmt_scratch_bytes(p), GFP_KERNEL);
+			     MMT_GFP_USER_SIZED);
+	pmo->scratch = kvzalloc(mmt_scratch_bytes(p), GFP_KERNEL_ACCOUNT);
 	if (!pmo->mem || !pmo->mmts || !pmo->scratch)
 		return -ENOMEM;
 	for (i = 0; i < pmo->closures; i++) {
@@ -212,10 +217,13 @@ static int mmt_pmo_alloc_mem(struct mmt_pmo *pmo)
  * @closures: number of MMTs, at least 1
  *
  * Every MMT starts INVALID, without a key.  The memory is charged to the
- * caller's RLIMIT_MEMLOCK and to the module's max_pmo_mib limit.
+ * caller's RLIMIT_MEMLOCK, to the module's max_pmo_mib limit and, every
+ * byte the PMO allocates (struct, MMT array, scratch, backing memory), to
+ * the caller's memory cgroup.
  *
  * Context: process; may sleep.
- * Return: the PMO; ERR_PTR(-ENOMEM) (RLIMIT_MEMLOCK or out of memory),
+ * Return: the PMO; ERR_PTR(-ENOMEM) (RLIMIT_MEMLOCK, the memory cgroup's
+ * limit, or out of memory),
  * ERR_PTR(-ENOSPC) (module limit) or ERR_PTR(-EINVAL) (size overflow).
  */
 struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
@@ -223,7 +231,7 @@ struct mmt_pmo *mmt_pmo_alloc(const struct mmt_params *p, u32 closures)
 	struct mmt_pmo *pmo;
 	int err;
 
-	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL);
+	pmo = kzalloc(sizeof(*pmo), GFP_KERNEL_ACCOUNT);
 	if (!pmo)
 		return ERR_PTR(-ENOMEM);
 #ifdef MMT_PLANT_LEAK
@@ -476,11 +484,13 @@ static int mmt_pmo_key_roots(struct mmt_pmo *pmo, const u8 *ksalt,
  * encryption of zeros over every closure; with @receive the memory keeps
  * what it held until a closure lands there, unreadable while WAITING.
  *
- * Context: process; takes @pmo->lock; may sleep.
+ * Context: process; takes @pmo->lock (killable); may sleep.
  * Return: 0; -EBUSY if the PMO has a key or a transfer uses it as plain
  * memory; -EINVAL for a bad @key_len; -ENOMEM; -EOVERFLOW if GUAs are
- * exhausted.  On error the PMO is left without a key and every MMT
- * INVALID (plain), as before; without @receive its bytes are zero.
+ * exhausted; -EINTR if a fatal signal came while it waited for the lock,
+ * or a signal while it waited for the RNG to be seeded.  On error the PMO
+ * is left without a key and every MMT INVALID (plain), as before; without
+ * @receive its bytes are zero.
  */
 int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 		    bool receive)
@@ -488,7 +498,8 @@ int mmt_pmo_set_key(struct mmt_pmo *pmo, const u8 *key, u32 key_len,
 	u8 ksalt[MMT_KSALT_BYTES];
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	if (pmo->crypto || pmo->plain_xfers) {
 		err = -EBUSY;
 		goto out_unlock;
@@ -576,7 +587,8 @@ static int mmt_pmo_set_root_counter(struct mmt_pmo *pmo, void __user *uarg)
 	if (c.flags || c.root_counter > MMT_ROOT_COUNTER_MAX)
 		return -EINVAL;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	err = pmo->crypto ? 0 : -EPERM;
 	if (!err && (pmo->mig || pmo->mig_rx))
 		err = -EBUSY;
@@ -617,12 +629,15 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
 	if (n && !q.mmts)
 		return -EFAULT;
 	if (n) {
-		info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
+		info = kvcalloc(n, sizeof(*info), GFP_KERNEL_ACCOUNT);
 		if (!info)
 			return -ENOMEM;
 	}
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock)) {
+		kvfree(info);
+		return -EINTR;
+	}
 	for (i = 0; i < n; i++) {
 		const struct mmt_root *r = &pmo->mmts[i].root;
 
@@ -674,16 +689,18 @@ static int mmt_pmo_info(struct mmt_pmo *pmo, void __user *uarg)
  * wiped rules' connection check, -EXDEV, which a local delegation does
  * not document; mmt-fuzz --cases found it).
  *
- * Context: process; takes @pmo->lock.
+ * Context: process; takes @pmo->lock (killable).
  * Return: 0, or -EBUSY if an MMT is SENDING, a transfer uses the PMO as
- * plain memory or a migration uses it (nothing changed).
+ * plain memory or a migration uses it, or -EINTR if a fatal signal came
+ * while it waited for the lock (nothing changed).
  */
 int mmt_pmo_wipe(struct mmt_pmo *pmo)
 {
 	u32 i;
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	if (pmo->plain_xfers || pmo->mig || pmo->mig_rx)
 		err = -EBUSY;
 	for (i = 0; i < pmo->closures; i++)
@@ -806,7 +823,8 @@ static int mmt_pmo_debug(struct mmt_pmo *pmo, void __user *uarg)
 	}
 	if (d.offset >= region_bytes)
 		return -EINVAL;
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	base[d.offset] ^= d.xor_mask;
 	mutex_unlock(&pmo->lock);
 	return 0;
@@ -1000,13 +1018,16 @@ static size_t mmt_pmo_plain_io(struct mmt_pmo *pmo, u64 pos,
 }
 
 /*
- * Take @pmo->lock for a write, or a read: a write waits, interruptibly,
- * while a live migration of the PMO hands over (docs/MIGRATION.md,
- * "Writers at the handover"); with @nowait it returns -EAGAIN instead.
+ * Take @pmo->lock for a write, or a read, killable: another call may hold
+ * it for long (its copy waits on a fault of its buffer), so a fatal signal
+ * ends the wait with -EINTR.  A write waits, interruptibly, while a live
+ * migration of the PMO hands over (docs/MIGRATION.md, "Writers at the
+ * handover"); with @nowait it returns -EAGAIN instead.
  */
 static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
 {
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	while (write && pmo->mig_frozen) {
 		mutex_unlock(&pmo->lock);
 		if (nowait)
@@ -1014,7 +1035,8 @@ static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
 		if (wait_event_interruptible(pmo->mig_wq,
 					     !READ_ONCE(pmo->mig_frozen)))
 			return -EINTR;
-		mutex_lock(&pmo->lock);
+		if (mutex_lock_killable(&pmo->lock))
+			return -EINTR;
 	}
 	if (write && pmo->mig_unknown) {
 		mutex_unlock(&pmo->lock);
@@ -1026,6 +1048,13 @@ static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
 /*
  * pread/pwrite at data offset @pos; returns the bytes moved or an error,
  * and sets *@end to the offset after them.
+ *
+ * The PMO's lock is held over the whole call, so a pwrite running when a
+ * migration's handover starts finishes first (docs/MIGRATION.md section
+ * 6).  The copy goes in steps of at most MMT_IO_CHUNK bytes; between
+ * steps the call yields the CPU (cond_resched()) and, once the caller is
+ * being killed, ends with the bytes of the steps done (as a read or write
+ * of a regular file does).
  */
 static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 			  struct iov_iter *iter, bool write, bool nowait,
@@ -1044,7 +1073,8 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 	count = min_t(u64, iov_iter_count(iter), pmo->bytes - pos);
 	if (!count)
 		return 0;
-	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK), GFP_KERNEL);
+	bounce = kmalloc(min_t(size_t, count, MMT_IO_CHUNK),
+			 GFP_KERNEL_ACCOUNT);
 	if (!bounce)
 		return -ENOMEM;
 
@@ -1058,6 +1088,13 @@ static ssize_t mmt_pmo_rw(struct mmt_pmo *pmo, loff_t pos,
 		size_t want = min_t(size_t, count - total, MMT_IO_CHUNK);
 		size_t n;
 
+		if (total) {	/* between two steps */
+			cond_resched();
+			if (fatal_signal_pending(current)) {
+				err = -EINTR;
+				break;
+			}
+		}
 		/* Cut @want at the MMT boundary before copying in. */
 		want = min_t(u64, want, pmo->params.data_bytes -
 			     ((pos + total) & (pmo->params.data_bytes - 1)));
@@ -1128,10 +1165,11 @@ static ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter,
  * written through the controller; during the handover of a live
  * migration the call waits, interruptibly (docs/MIGRATION.md).
  *
- * Context: process; takes @pmo->lock; may sleep.
- * Return: bytes written, or pwrite()'s errors (-EPERM for an INVALID
- * MMT, e.g. after a committed migration; -EUCLEAN after a migration of
- * unknown outcome; -EINTR; -EAGAIN with @nowait).
+ * Context: process; takes @pmo->lock (killable); may sleep.
+ * Return: bytes written (fewer than @len if a fatal signal came between
+ * two steps), or pwrite()'s errors (-EPERM for an INVALID MMT, e.g. after
+ * a committed migration; -EUCLEAN after a migration of unknown outcome;
+ * -EINTR; -EAGAIN with @nowait).
  */
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait)

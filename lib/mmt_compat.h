@@ -52,6 +52,7 @@ typedef uint64_t u64;
 typedef int64_t s64;
 
 #define GFP_KERNEL	0u
+#define GFP_KERNEL_ACCOUNT	0u
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)

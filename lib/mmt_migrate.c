@@ -35,7 +35,8 @@
  * Allocates 16 bytes per closure (sent GUA and root counter); nothing has
  * been sent, so every closure is dirty.
  *
- * Context: process; may sleep (GFP_KERNEL).
+ * Context: process; may sleep (GFP_KERNEL_ACCOUNT: charged to the
+ * caller's memory cgroup).
  * Return: 0; -EINVAL for 0 closures or 0 rounds; -ENOMEM.
  */
 int mmt_mig_src_init(struct mmt_mig_src *s, u32 closures, u32 max_rounds,
@@ -44,7 +45,8 @@ int mmt_mig_src_init(struct mmt_mig_src *s, u32 closures, u32 max_rounds,
 	memset(s, 0, sizeof(*s));
 	if (!closures || !max_rounds)
 		return -EINVAL;
-	s->sent_gua = kvzalloc(sizeof(u64) * 2 * (size_t)closures, GFP_KERNEL);
+	s->sent_gua = kvzalloc(sizeof(u64) * 2 * (size_t)closures,
+			       GFP_KERNEL_ACCOUNT);
 	if (!s->sent_gua)
 		return -ENOMEM;
 	s->sent_rc = s->sent_gua + closures;

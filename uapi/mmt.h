@@ -859,7 +859,9 @@ struct mmt_restore {
  * On /dev/mmt.  The PMO's memory (data, data MACs, tree nodes) is allocated
  * and pinned by the module; all of it is charged to the caller's
  * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), and its data bytes to the module's
- * max_pmo_mib limit (all users together).  It is freed when the last
+ * max_pmo_mib limit (all users together).  Everything the PMO allocates,
+ * its memory included, is charged to the caller's memory cgroup
+ * (memory.max).  It is freed when the last
  * reference to the PMO fd goes.  Every MMT starts INVALID, the PMO plain
  * memory of zeros, until MMT_IOC_PMO_SET_KEY.
  *
@@ -879,6 +881,12 @@ struct mmt_restore {
  * if a step fails after earlier ones succeeded, the call returns the bytes
  * of the earlier steps (written, or read and verified) as a short count,
  * and the next call, which starts at the failed step, returns the error.
+ * A call holds the PMO's lock from its first step to its last (a pwrite
+ * running when a migration's handover starts finishes first); between two
+ * steps it yields the CPU, and a fatal signal ends it there with the bytes
+ * of the steps done.  Other calls on the PMO wait for the lock, killable:
+ * a pwrite whose buffer faults slowly (userfaultfd, FUSE) holds it as
+ * long.
  * A call of zero bytes returns 0 without looking at the key or the MMTs'
  * states: also on a WAITING MMT or a read-only copy, where a call of one
  * byte fails with EPERM.  While the PMO is the source of a live migration
@@ -897,7 +905,8 @@ struct mmt_restore {
  * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
  * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE), EINTR (pwrite:
  * a signal came while it waited for a live migration's handover to end,
- * nothing written; see MMT_IOC_MIGRATE_SEND).
+ * nothing written, see MMT_IOC_MIGRATE_SEND; pread and pwrite: a fatal
+ * signal came while it waited for the PMO's lock, nothing moved).
  * Context: process; may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
@@ -906,7 +915,8 @@ struct mmt_restore {
  *   @fd, a geometry out of range, or @bytes zero, not a multiple of the
  *   closure size or more than 2^32 - 1 closures
  * * E2BIG - @size too large with non-zero bytes past the kernel's struct
- * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, the caller's memory cgroup would go
+ *   over its limit, or out of memory (nothing is left allocated)
  * * ENOSPC - the module's max_pmo_mib limit would be exceeded
  * * EMFILE - no free file descriptor
  */
@@ -1035,7 +1045,8 @@ struct mmt_restore {
  * * EILSEQ, EMSGSIZE, EPROTO, EPROTONOSUPPORT, EMEDIUMTYPE, EXDEV - a
  *   closure was rejected for that reason (as MMT_IOC_MIGRATE_RECV says;
  *   EXDEV also when the node id changed since the checkpoint)
- * * ENOMEM - RLIMIT_MEMLOCK exceeded, or out of memory
+ * * ENOMEM - RLIMIT_MEMLOCK exceeded, the caller's memory cgroup would go
+ *   over its limit (the new PMO is charged to it), or out of memory
  * * ENOSPC - the module's max_pmo_mib limit would be exceeded; or
  *   tampered closures named more keyings than a PMO holds
  * * EMFILE - no free file descriptor
@@ -1053,7 +1064,7 @@ struct mmt_restore {
  * do not survive: formatting overwrites them, and a WAITING MMT is not
  * readable.  On an error the PMO stays plain (without MMT_KEY_RECEIVE,
  * all zero).
- * Context: process; takes the PMO's lock; may sleep.
+ * Context: process; takes the PMO's lock (killable); may sleep.
  *
  * Return: 0 on success; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command
@@ -1069,14 +1080,15 @@ struct mmt_restore {
  *   authority assigned (without MMT_KEY_RECEIVE)
  * * EINTR - a signal arrived while the call waited for the kernel's random
  *   number generator to be seeded (right after boot only: the keying salt
- *   is drawn from it); nothing changed
+ *   is drawn from it), or a fatal signal while it waited for the PMO's
+ *   lock; nothing changed
  */
 #define MMT_IOC_PMO_SET_KEY	_IOWR(MMT_IOC_MAGIC, 0x10, struct mmt_pmo_key)
 
 /**
  * MMT_IOC_PMO_SET_ROOT_COUNTER - set the initial or minimum root counter
  *
- * On a PMO fd.  Context: process; takes the PMO's lock.
+ * On a PMO fd.  Context: process; takes the PMO's lock (killable).
  *
  * The sealing nonce limits root counters to 2^38 - 1; an MMT whose counter
  * reaches it can no longer be written or sealed (EOVERFLOW) until the PMO
@@ -1086,7 +1098,8 @@ struct mmt_restore {
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
  * EPERM (no key set, or an MMT is SENDING), EBUSY (a live migration runs
  * from or into the PMO), EUCLEAN (a migration of unknown outcome:
- * MMT_IOC_PMO_MIG_RESOLVE).
+ * MMT_IOC_PMO_MIG_RESOLVE), EINTR (a fatal signal while it waited for
+ * the PMO's lock; nothing changed).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
 	_IOWR(MMT_IOC_MAGIC, 0x11, struct mmt_pmo_counter)
@@ -1094,10 +1107,11 @@ struct mmt_restore {
 /**
  * MMT_IOC_PMO_INFO - geometry, metadata size and the state of every MMT
  *
- * On a PMO fd.  Context: process; takes the PMO's lock.
+ * On a PMO fd.  Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EFAULT (including a bad @mmts pointer), E2BIG,
- * EINVAL (bad size, flags or reserved fields), or ENOMEM.  @mmt_count is set to
+ * EINVAL (bad size, flags or reserved fields), ENOMEM, or EINTR (a fatal
+ * signal while it waited for the PMO's lock).  @mmt_count is set to
  * min(@mmt_count, @closures).
  */
 #define MMT_IOC_PMO_INFO	_IOWR(MMT_IOC_MAGIC, 0x12, struct mmt_pmo_info)
@@ -1109,14 +1123,15 @@ struct mmt_restore {
  * INVALID and the key is wiped; every byte of the PMO's memory is zeroed,
  * so the PMO is plain memory of zeros (a plain read never returns stale
  * ciphertext); it can be keyed again.  On a plain PMO it zeroes the bytes.
- * Context: process; takes the PMO's lock.
+ * Context: process; takes the PMO's lock (killable).
  *
  * It also resolves a migration whose outcome is unknown
  * (MMT_IOC_PMO_MIG_RESOLVE): the owner says the destination committed.
  *
  * Return: 0; -1 with errno EINVAL if the argument is not 0, or EBUSY if an
  * MMT is SENDING, an MMT_IOC_SEND or MMT_IOC_RECV is moving the PMO as
- * plain memory, or a live migration runs from or into it (nothing
+ * plain memory, or a live migration runs from or into it, or EINTR if a
+ * fatal signal came while it waited for the PMO's lock (nothing
  * changed).
  */
 #define MMT_IOC_PMO_INVALIDATE	_IO(MMT_IOC_MAGIC, 0x13)
@@ -1147,14 +1162,15 @@ struct mmt_restore {
  * the destination did commit.  For an owner who knows the destination
  * is gone for good (its node destroyed); counted (debugfs mmt/stats
  * "resolves_forced") and logged.
- * Context: process; takes the PMO's lock.
+ * Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EINVAL if the argument is neither 0 nor
  * MMT_MIG_RESOLVE_FORCE, ENOENT if the PMO has no migration or checkpoint
  * of unknown outcome, ENOTCONN if it is a migration's and the argument is
  * 0, ESTALE if its pending checkpoint was restored (the PMO stays
- * read-only: invalidate it), or EBUSY if a restore of that checkpoint
- * runs (nothing changed).
+ * read-only: invalidate it), EBUSY if a restore of that checkpoint runs,
+ * or EINTR if a fatal signal came while it waited for the PMO's lock
+ * (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 /* MMT_IOC_PMO_MIG_RESOLVE's argument: accept a possible fork */
@@ -1209,8 +1225,12 @@ struct mmt_restore {
  * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
  * * EOVERFLOW - an MMT's root counter is exhausted
  * * ENOSPC - MMT_CKPT_MAX checkpoints wait for their restore already
- * * ENOMEM - out of memory for the record or the closure buffer
- * * EINTR - a signal arrived (the PMO is unchanged)
+ * * ENOMEM - out of memory for the record or the closure buffer, or the
+ *   caller's memory cgroup would go over its limit (both are charged
+ *   to it)
+ * * EINTR - a signal arrived (the PMO is unchanged); also a fatal signal
+ *   while the call waited for the PMO's lock, which a pwrite() whose
+ *   buffer faults slowly may hold
  */
 #define MMT_IOC_PMO_CHECKPOINT	_IOWR(MMT_IOC_MAGIC, 0x16, struct mmt_checkpoint)
 
@@ -1265,6 +1285,9 @@ struct mmt_restore {
  * * EOVERFLOW - the sender's root counter is exhausted
  * * EUCLEAN - the sender's last live migration has an unknown outcome
  *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EINTR - a fatal signal came while the call waited for a PMO's lock
+ *   (which a pwrite() whose buffer faults slowly may hold): the closure
+ *   it waited for is untouched, earlier ones stay delivered
  */
 #define MMT_IOC_PMO_DELEGATE_LOCAL \
 	_IOWR(MMT_IOC_MAGIC, 0x14, struct mmt_delegate_local)
@@ -1274,10 +1297,11 @@ struct mmt_restore {
  *
  * On a PMO fd, only in modules built with MMT_DEBUG=1 (MMT_FEAT_DEBUG);
  * otherwise -ENOTTY.  Simulates an attacker with physical or NIC access.
- * Needs CAP_SYS_ADMIN.  Context: process; takes the PMO's lock.
+ * Needs CAP_SYS_ADMIN.  Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad region, closure,
- * offset, zero mask, reserved), EPERM, or ENOTTY.
+ * offset, zero mask, reserved), EPERM, ENOTTY, or EINTR (a fatal signal
+ * while it waited for the PMO's lock).
  */
 #define MMT_IOC_PMO_DEBUG	_IOWR(MMT_IOC_MAGIC, 0x7f, struct mmt_pmo_debug)
 
@@ -1641,7 +1665,8 @@ struct mmt_restore {
  *   counts only if its tag authenticates (the outcome is then known: the
  *   PMO stays writable), else it is dropped as forged
  * * ECANCELED - MMT_IOC_MIGRATE_ABORT
- * * EINTR - a signal arrived
+ * * EINTR - a signal arrived; also a fatal signal while the call waited
+ *   for the PMO's lock at the start (nothing sent, the connection stays)
  * * ETIME - the handover was refused: after @max_rounds rounds the
  *   expected downtime was still above @downtime_limit_ms (struct
  *   mmt_migrate_info @stop is MMT_MIG_STOP_ROUNDS); the PMO is VALID,

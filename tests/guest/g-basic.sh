@@ -3,7 +3,8 @@
 #
 # g-basic.sh - single-guest tests (run as /opt/mmt/guest.sh, guestlib.sh
 # already sourced): the module and /dev/mmt, MMT_IOC_QUERY, the attested
-# mode's ioctls, Soft-RoCE, and 100 load/unload cycles with a slab leak
+# mode's ioctls, memory cgroup charges and killable waits for a PMO's lock
+# (mmt-hygiene), Soft-RoCE, and 100 load/unload cycles with a slab leak
 # check.
 #
 # LEAK_CYCLES (default 100: total load/unload cycles) and LEAK_WARMUP
@@ -28,6 +29,10 @@ mmtg_t "insmod mmt.ko" mmtg_load_mmt
 mmtg_t "module is listed as 'mmt' in /proc/modules" grep -q '^mmt ' /proc/modules
 mmtg_check "/dev/mmt is a character device" -c /dev/mmt
 mmtg_t "mmt-query (MMT_IOC_QUERY and its errors)" mmt-query /dev/mmt
+# before mmt-attest-ioctl: attested mode, once entered, refuses to key a
+# PMO (ENOKEY) until the module is unloaded
+MMTG_CMD_TIMEOUT=120 mmtg_t "mmt-hygiene (memory cgroup charges, killable waits for a PMO's lock)" \
+	mmt-hygiene /dev/mmt
 mmtg_t "mmt-attest-ioctl (attested mode, MMT_IOC_ATTEST_* and their errors)" \
 	mmt-attest-ioctl /dev/mmt
 mmtg_t "rmmod mmt" mmtg_unload_mmt

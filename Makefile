@@ -73,7 +73,7 @@ APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/
 # (Debian's criu package ships it: scripts/deps.sh)
 CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/mmt_criu.so)
 
-.PHONY: all module user tools unit fuzz-build deps check check-debug lint demo \
+.PHONY: all module user tools unit fuzz-build deps check check-debug soak lint demo \
 	demo-migrate demo-attest bench bench-migrate paper \
 	deb clean help
 
@@ -192,6 +192,13 @@ check:
 check-debug:
 	@scripts/deps.sh
 	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug fuzz@debug migrate@debug
+
+# The fault soak (docs/TESTING.md "Fault soak"): three guests, a workload
+# of writers and live migrations, a nemesis, a checker; SOAK_MINUTES
+# (default 30) of workload.  make check runs 3 minutes of it.
+soak:
+	@scripts/deps.sh
+	@SOAK_MINUTES=$${SOAK_MINUTES:-30} tests/guest/tests --only soak
 
 lint:
 	@scripts/lint.sh

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# g-soak.sh - one node of the fault soak (make soak; tests/soak/check.py
+# decides): every guest of the run runs this script.  The workload is
+# mmt-soak (tests/guest/mmt-soak.c): token PMOs written and migrated live
+# between the nodes; this script is also the node's nemesis, which every
+# 15-30 s injects one fault, chosen at random:
+#   netem     10 % loss and 30 ms delay on eth0 for 8 s (sch_netem)
+#   linkcut   eth0 down for 5 s
+#   ackloss   the next migration into this node commits and its COMMIT
+#             ACK is never sent (debugfs mmt/conn_fault "commit noack"):
+#             its source's outcome is unknown
+#   comdrop   the next COMMIT to this node is lost with the link ("commit
+#             drop"): unknown at the source, aborted here
+#   devremove the rxe device removed for 3 s, then added again
+#   reload    the agent killed, the module unloaded and loaded again, a
+#             new agent (this node's tokens are lost with its memory)
+# Each fault is logged "soak N MS NODE KIND" when it begins.
+# Kernel command line: soak_secs (default 180), soak_plant (force: the
+# agents resolve an unknown outcome by force at once, the planted
+# violation the checker must catch).
+
+SECS=$(mmtg_arg soak_secs 180)
+PLANT=$(mmtg_arg soak_plant "")
+NODES=$(mmtg_arg soak_nodes 3)
+PORT=7700
+END=$(($(date +%s) + SECS))
+
+mmtg_t "soak: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "soak: insmod mmt.ko (test build)" mmtg_load_mmt
+modprobe sch_netem 2>/dev/null
+for i in $(seq 1 "$NODES"); do
+	[ "$i" = "$MMTG_ID" ] && continue
+	mmtg_t "soak: ping node $i" mmtg_wait 60 ping -c 1 -W 2 \
+		"$(mmtg_ip_of "$i")"
+done
+
+# agent_start - a new agent for the rest of the run, in the background
+agent_start() {
+	_left=$((END - $(date +%s)))
+	[ "$_left" -gt 10 ] || return 0
+	mmt-soak -i "$MMTG_ID" -N "$NODES" -p "$PORT" -t "$_left" \
+		-s "$(($(date +%s) + MMTG_ID))" ${PLANT:+-P "$PLANT"} &
+	AGENT=$!
+}
+
+fault() {
+	echo "soak N $(($(date +%s) * 1000)) $MMTG_ID $1"
+}
+
+# the planted violation: the first migration into each node loses its
+# answer, so each source's outcome is unknown and forced at once
+[ -n "$PLANT" ] && echo "commit noack" >/sys/kernel/debug/mmt/conn_fault
+# the nodes start together: the first faults wait for the agents
+agent_start
+sleep 20
+SEED=$(($(date +%s) * 31 + MMTG_ID * 7))
+while [ $(($(date +%s) + 40)) -lt "$END" ]; do
+	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
+	sleep $((15 + SEED % 16))
+	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
+	case $((SEED % 6)) in
+	0)
+		fault netem
+		tc qdisc add dev eth0 root netem loss 10% delay 30ms &&
+			sleep 8
+		tc qdisc del dev eth0 root 2>/dev/null
+		;;
+	1)
+		fault linkcut
+		ip link set eth0 down
+		sleep 5
+		ip link set eth0 up
+		;;
+	2)
+		fault ackloss
+		echo "commit noack" >/sys/kernel/debug/mmt/conn_fault
+		;;
+	3)
+		fault comdrop
+		echo "commit drop" >/sys/kernel/debug/mmt/conn_fault
+		;;
+	4)
+		fault devremove
+		rdma link delete rxe0
+		sleep 3
+		rdma link add rxe0 type rxe netdev eth0
+		;;
+	5)
+		fault reload
+		kill -9 "$AGENT" 2>/dev/null
+		wait "$AGENT" 2>/dev/null
+		sleep 1
+		mmtg_unload_mmt && mmtg_load_mmt
+		agent_start
+		;;
+	esac
+done
+wait "$AGENT"
+echo "soak: faults armed and not fired:"
+cat /sys/kernel/debug/mmt/conn_fault
+mmtg_t "soak: rmmod mmt" mmtg_unload_mmt
+mmtg_done

@@ -97,17 +97,17 @@ MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, round 1's closure 2 replayed in a 
 # the COMMIT; the destination commits and its ACK is never sent, or the
 # COMMIT is lost with the link (each resolved after on the destination's
 # statement, over a new connection: committed, aborted); stray
-# messages for 24 s after the COMMIT, against a 4 s deadline.  FINISH in
-# round 2 (-f 2) hands over whatever the writer does: on the debug kernel
-# a round of 16 closures takes seconds and the estimate never fits the
-# downtime limit (the round limit would refuse the handover, ETIME); the
-# deadline case moves 2 closures so
+# messages for 24 s after the COMMIT, against a 4 s deadline.  A limit of
+# 600 s (-d 600000) hands over after round 1 whatever the writer does: on
+# the debug kernel a round of 16 closures takes seconds and the estimate
+# never fits the default limit (the round limit would refuse the
+# handover, ETIME); the deadline case moves 2 closures so
 # that the call (setup, one round, the 4 s deadline) ends well inside
 # 18 s there too, and a wait the strays restart runs past 24 s
 MMTG_CMD_TIMEOUT=180 mmtg_t "send: migration, 2 forged refusals of the COMMIT before its ACK: dropped, committed" \
-	mmt-migrate src -i 1 -a "$PEER" -p 7562 -n 16 -f 2 -D ack_forged:2
+	mmt-migrate src -i 1 -a "$PEER" -p 7562 -n 16 -d 600000 -D ack_forged:2
 MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, a WANT granted just before the COMMIT: EPROTO, source intact" \
-	mmt-migrate src -i 1 -a "$PEER" -p 7563 -n 16 -f 2 -F "commit want 0" \
+	mmt-migrate src -i 1 -a "$PEER" -p 7563 -n 16 -d 600000 -F "commit want 0" \
 	-X EPROTO
 MMTG_CMD_TIMEOUT=120 mmtg_t "send: migration, the COMMIT's ACK never sent: ECONNRESET, outcome unknown, read-only (EUCLEAN); the destination states committed: INVALID" \
 	mmt-migrate src -i 1 -a "$PEER" -p 7564 -n 16 -u 0 -U -X ECONNRESET \

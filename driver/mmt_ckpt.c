@@ -376,6 +376,7 @@ static int mmt_ckpt_receive(struct mmt_pmo *pmo, const struct mmt_ckpt *c,
 		goto out;
 	}
 	mmt_mig_init(mig, false);
+	mig->no_record = true;	/* a restore may be tried again: not final */
 	err = mmt_mig_rx_start(pmo, mig, &c->bind);
 	if (err)
 		goto out;

@@ -4799,57 +4799,67 @@ static void mmt_conn_mig_query(struct work_struct *work)
 		w.index = cpu_to_le32(mmt_mig_statement(w.nonce, w.tag));
 		kfree(it);
 		if (mmt_conn_send_msg(conn, &w, NULL, NULL))
-			break;	/* the connection failed: nobody to tell */
+			break;	/* no answer now; the next query runs the work */
 		atomic64_inc(&mmt_stats.statements_sent);
 	}
 	mmt_conn_put(conn);
 }
 
 /*
- * The destination's statement on the receive @nonce: the first
- * MMT_MSG_MIG_STATEMENT for @nonce that is not final or whose tag
- * verifies (mmt_mig_resolve() applies a final one to @pmo); a final one
- * that does not verify is counted and ignored, as are statements on other
- * receives.  Until @deadline (jiffies).
+ * The destination's statement on the receive @nonce, until @deadline
+ * (jiffies): the first final one whose tag verifies is applied to @pmo
+ * (mmt_mig_resolve()).  A final one that does not verify is counted and
+ * ignored, as are statements on other receives.  Pending and "no record"
+ * carry no tag: anyone on the path could send them, so they end nothing;
+ * the wait goes on for a final one, and only at @deadline does the last
+ * of them count (-EINPROGRESS, -ENODATA; -ETIMEDOUT if none came).
  */
 static int mmt_conn_res_wait(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			     const u8 *nonce, unsigned long deadline,
 			     u32 *outcome)
 {
 	struct mmt_inbox_item *it;
+	int err, last = -ETIMEDOUT;
 	long left;
-	int err;
 
 	for (;;) {
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
-			return -ETIMEDOUT;
+			return last;
 		it = mmt_inbox_wait(conn, &conn->res_inbox, left);
-		if (IS_ERR(it))
-			return PTR_ERR(it);
+		if (IS_ERR(it)) {
+			err = PTR_ERR(it);
+			return err == -ETIMEDOUT ? last : err;
+		}
 		if (crypto_memneq(it->msg.wire.nonce, nonce,
 				  MMT_RX_NONCE_BYTES)) {
 			kfree(it);
 			continue;	/* another query's */
 		}
-		*outcome = it->msg.index;
-		if (*outcome == MMT_MIG_OUTCOME_COMMITTED ||
-		    *outcome == MMT_MIG_OUTCOME_ABORTED) {
-			err = mmt_mig_resolve(pmo, *outcome, it->msg.wire.tag);
-			if (err == -EBADMSG) {
-				atomic64_inc(&mmt_stats.resolve_forged);
-				pr_info_ratelimited("conn %llx: a statement on a migration's outcome that does not authenticate\n",
-						    conn->conn_id);
-				kfree(it);
-				continue;
+		if (it->msg.index != MMT_MIG_OUTCOME_COMMITTED &&
+		    it->msg.index != MMT_MIG_OUTCOME_ABORTED) {
+			if (it->msg.index == MMT_MIG_OUTCOME_PENDING) {
+				*outcome = MMT_MIG_OUTCOME_PENDING;
+				last = -EINPROGRESS;
+			} else {
+				*outcome = MMT_MIG_OUTCOME_UNKNOWN;
+				last = -ENODATA;
 			}
-			if (!err)
-				atomic64_inc(&mmt_stats.resolves);
-		} else if (*outcome == MMT_MIG_OUTCOME_PENDING) {
-			err = -EINPROGRESS;
-		} else {
-			*outcome = MMT_MIG_OUTCOME_UNKNOWN;
-			err = -ENODATA;
+			kfree(it);
+			continue;
+		}
+		err = mmt_mig_resolve(pmo, nonce, it->msg.index,
+				      it->msg.wire.tag);
+		if (err == -EBADMSG) {
+			atomic64_inc(&mmt_stats.resolve_forged);
+			pr_info_ratelimited("conn %llx: a statement on a migration's outcome that does not authenticate\n",
+					    conn->conn_id);
+			kfree(it);
+			continue;
+		}
+		if (!err) {
+			*outcome = it->msg.index;
+			atomic64_inc(&mmt_stats.resolves);
 		}
 		kfree(it);
 		return err;
@@ -4872,6 +4882,7 @@ static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 {
 	u8 nonce[MMT_RX_NONCE_BYTES];
 	struct mmt_migrate_resolve a;
+	struct mmt_inbox_item *it;
 	struct mmt_wire_msg w = {};
 	unsigned long deadline;
 	struct mmt_conn_op op;
@@ -4894,6 +4905,9 @@ static int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 		err = mmt_conn_op_live(conn);
 	if (err)
 		goto out;
+	/* statements left from an earlier call that timed out */
+	while ((it = mmt_inbox_pop(conn, &conn->res_inbox)))
+		kfree(it);
 	w.type = MMT_MSG_MIG_QUERY;
 	memcpy(w.nonce, nonce, sizeof(w.nonce));
 	err = mmt_conn_send_msg(conn, &w, NULL, NULL);

@@ -127,6 +127,8 @@ struct mm_struct;
  * @mig_rx_bind: while @mig_rx: the migration's binding as this
  *	destination sees it, for the statement recorded when it ends
  * @mig_rx_committed: while @mig_rx: its COMMIT checked (under @lock)
+ * @mig_rx_record: while @mig_rx: the receive is a migration's, whose
+ *	outcome is recorded (a checkpoint's restore is not)
  * @ckpt_handle: MMT_CKPT_HANDLE_BYTES, that record's handle
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
@@ -160,6 +162,7 @@ struct mmt_pmo {
 	struct mmt_bind mig_bind;
 	struct mmt_bind mig_rx_bind;
 	bool mig_rx_committed;
+	bool mig_rx_record;
 	bool ckpt_pending;
 	u8 ckpt_handle[MMT_CKPT_HANDLE_BYTES];
 	struct mm_struct *charged_mm;

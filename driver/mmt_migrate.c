@@ -642,9 +642,10 @@ out:
  *
  * The PMO is this receive's until mmt_mig_rx_end(): the receive rules
  * start over, in migration mode (closures land, LANDING; per-index
- * freshness), and the PMO cannot be invalidated meanwhile.  The receive is
- * recorded as running (MMT_MIG_OUTCOME_PENDING) for
- * MMT_IOC_MIGRATE_RESOLVE until mmt_mig_rx_end() records its outcome.
+ * freshness), and the PMO cannot be invalidated meanwhile.  A migration's
+ * receive (not a checkpoint's restore: @mig->no_record) is recorded as
+ * running (MMT_MIG_OUTCOME_PENDING) for MMT_IOC_MIGRATE_RESOLVE until
+ * mmt_mig_rx_end() records its outcome.
  *
  * Context: process; takes @pmo->lock (killable).
  * Return: 0; -EPERM if the PMO has no key or an MMT is not WAITING;
@@ -678,8 +679,11 @@ int mmt_mig_rx_start(struct mmt_pmo *pmo, struct mmt_mig *mig,
 		pmo->mig_rx = true;
 		pmo->mig_rx_bind = *b;
 		pmo->mig_rx_committed = false;
+		pmo->mig_rx_record = !mig->no_record;
 		mig->pmo = pmo;
-		mmt_mig_record(b->rx_nonce, MMT_MIG_OUTCOME_PENDING, NULL);
+		if (pmo->mig_rx_record)
+			mmt_mig_record(b->rx_nonce, MMT_MIG_OUTCOME_PENDING,
+				       NULL);
 	}
 	mutex_unlock(&pmo->lock);
 	if (!err) {
@@ -766,7 +770,7 @@ int mmt_mig_rx_commit(struct mmt_pmo *pmo, const struct mmt_bind *b,
 void mmt_mig_rx_end(struct mmt_pmo *pmo)
 {
 	mutex_lock(&pmo->lock);
-	if (pmo->mig_rx)
+	if (pmo->mig_rx && pmo->mig_rx_record)
 		mmt_mig_record_end(pmo);
 	mmt_mig_dst_abort(pmo->mmts, pmo->closures);
 	pmo->rx.migrate = false;
@@ -855,18 +859,23 @@ static struct mmt_mig_rec *mmt_mig_rec_find(const u8 *nonce)
  * @tag: MMT_MIG_TAG_BYTES, mmt_mig_resolve_tag() of a final @outcome;
  *	NULL otherwise
  *
- * Replaces the receive's record, or takes the oldest one.
+ * Replaces the receive's record, or takes the oldest one.  A final
+ * record (committed, aborted) never changes to another outcome: only
+ * forgetting it (MMT_MIG_OUTCOME_UNKNOWN) removes it.
  *
- * Context: any; takes a spinlock.
+ * Context: process; takes a spinlock.
  */
 void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag)
 {
 	struct mmt_mig_rec *r;
-	unsigned long flags;
 
-	spin_lock_irqsave(&mmt_mig_recs_lock, flags);
+	spin_lock(&mmt_mig_recs_lock);
 	r = mmt_mig_rec_find(nonce);
-	if (!r && outcome != MMT_MIG_OUTCOME_UNKNOWN) {
+	if (r && outcome != MMT_MIG_OUTCOME_UNKNOWN &&
+	    (r->outcome == MMT_MIG_OUTCOME_COMMITTED ||
+	     r->outcome == MMT_MIG_OUTCOME_ABORTED))
+		r = NULL;	/* final: kept as it is */
+	else if (!r && outcome != MMT_MIG_OUTCOME_UNKNOWN) {
 		r = &mmt_mig_recs[mmt_mig_recs_next];
 		mmt_mig_recs_next = (mmt_mig_recs_next + 1) % MMT_MIG_RECORDS;
 	}
@@ -879,7 +888,7 @@ void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag)
 		r->outcome = outcome;
 		r->used = outcome != MMT_MIG_OUTCOME_UNKNOWN;
 	}
-	spin_unlock_irqrestore(&mmt_mig_recs_lock, flags);
+	spin_unlock(&mmt_mig_recs_lock);
 }
 
 /**
@@ -917,23 +926,22 @@ void mmt_mig_record_end(struct mmt_pmo *pmo)
  * @tag: (out) MMT_MIG_TAG_BYTES: the statement's tag for a final outcome,
  *	zero otherwise
  *
- * Context: any; takes a spinlock.
+ * Context: process; takes a spinlock.
  * Return: MMT_MIG_OUTCOME_*: UNKNOWN if no record holds @nonce.
  */
 u32 mmt_mig_statement(const u8 *nonce, u8 *tag)
 {
 	struct mmt_mig_rec *r;
-	unsigned long flags;
 	u32 outcome = MMT_MIG_OUTCOME_UNKNOWN;
 
 	memset(tag, 0, MMT_MIG_TAG_BYTES);
-	spin_lock_irqsave(&mmt_mig_recs_lock, flags);
+	spin_lock(&mmt_mig_recs_lock);
 	r = mmt_mig_rec_find(nonce);
 	if (r) {
 		outcome = r->outcome;
 		memcpy(tag, r->tag, MMT_MIG_TAG_BYTES);
 	}
-	spin_unlock_irqrestore(&mmt_mig_recs_lock, flags);
+	spin_unlock(&mmt_mig_recs_lock);
 	return outcome;
 }
 
@@ -943,15 +951,17 @@ u32 mmt_mig_statement(const u8 *nonce, u8 *tag)
  * @pmo: the source
  * @nonce: (out) MMT_RX_NONCE_BYTES
  *
- * Context: process; takes @pmo->lock.
+ * Context: process; takes @pmo->lock (killable).
  * Return: 0; -ENOENT if the PMO has no migration of unknown outcome (a
- * pending checkpoint is not one).
+ * pending checkpoint is not one); -EINTR (a fatal signal while waiting
+ * for the lock).
  */
 int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
 {
 	int err = 0;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	if (!pmo->mig_unknown || pmo->ckpt_pending)
 		err = -ENOENT;
 	else
@@ -964,6 +974,8 @@ int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
  * mmt_mig_resolve() - resolve a migration of unknown outcome on the
  *	destination's final statement
  * @pmo: the source: MMT_PMO_INFO_MIG_UNKNOWN from a migration
+ * @nonce: MMT_RX_NONCE_BYTES, the receive nonce the statement answers for
+ *	(mmt_mig_unknown_nonce() when the question was asked)
  * @outcome: MMT_MIG_OUTCOME_COMMITTED or MMT_MIG_OUTCOME_ABORTED, as stated
  *	(untrusted)
  * @tag: MMT_MIG_TAG_BYTES, the statement's tag (untrusted)
@@ -976,13 +988,15 @@ int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
  * MMT_PMO_INFO_MIG_UNKNOWN.
  *
  * Context: process; takes @pmo->lock (killably); may sleep.
- * Return: 0; -ENOENT if the PMO has no migration of unknown outcome (or
- * another caller resolved it); -EINVAL if @outcome is not final;
+ * Return: 0; -ENOENT if the PMO has no migration of unknown outcome of
+ * receive @nonce (another caller resolved it, maybe a migration since);
+ * -EINVAL if @outcome is not final;
  * -EBADMSG if the tag does not verify (nothing changed); -EINTR (a fatal
  * signal while waiting for the lock); -ENOMEM or the crypto library's
  * errors.
  */
-int mmt_mig_resolve(struct mmt_pmo *pmo, u32 outcome, const u8 *tag)
+int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
+		    const u8 *tag)
 {
 	u8 want[MMT_MIG_TAG_BYTES];
 	u32 i;
@@ -993,7 +1007,8 @@ int mmt_mig_resolve(struct mmt_pmo *pmo, u32 outcome, const u8 *tag)
 		return -EINVAL;
 	if (mutex_lock_killable(&pmo->lock))
 		return -EINTR;
-	if (!pmo->mig_unknown || pmo->ckpt_pending || !pmo->crypto) {
+	if (!pmo->mig_unknown || pmo->ckpt_pending || !pmo->crypto ||
+	    memcmp(pmo->mig_bind.rx_nonce, nonce, MMT_RX_NONCE_BYTES)) {
 		err = -ENOENT;
 		goto out;
 	}

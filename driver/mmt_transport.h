@@ -154,6 +154,9 @@ void mmt_mig_xport_bind(const struct mmt_mig_xport *t, struct mmt_bind *b);
  * @extra: bytes the migration holds now besides the PMO
  * @downtime_limit_ns: source: the limit
  * @running: an ioctl runs the migration (under @lock; connections)
+ * @no_record: destination: the receive is a checkpoint's restore, not a
+ *	migration: no record of its outcome is kept for
+ *	MMT_IOC_MIGRATE_RESOLVE (set before mmt_mig_rx_start())
  */
 struct mmt_mig {
 	spinlock_t lock;	/* see above */
@@ -168,6 +171,7 @@ struct mmt_mig {
 	size_t extra;
 	u64 downtime_limit_ns;
 	bool running;
+	bool no_record;
 };
 
 /**
@@ -207,7 +211,8 @@ void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag);
 void mmt_mig_record_end(struct mmt_pmo *pmo);
 u32 mmt_mig_statement(const u8 *nonce, u8 *tag);
 int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce);
-int mmt_mig_resolve(struct mmt_pmo *pmo, u32 outcome, const u8 *tag);
+int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
+		    const u8 *tag);
 void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
 			    int err);
 

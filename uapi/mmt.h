@@ -1878,13 +1878,19 @@ struct mmt_restore {
  *   fresh GUA before its next write or send; 0.
  * * no record (the destination's module was reloaded, or the record aged
  *   out: it keeps the last MMT_MIG_RECORDS receives): ENODATA, nothing
- *   changed; if the destination is gone for good, MMT_IOC_PMO_MIG_RESOLVE
- *   with MMT_MIG_RESOLVE_FORCE.
+ *   changed.
  * * the receive still runs: EINPROGRESS, nothing changed; ask again.
  *
- * A statement whose tag does not verify is counted (debugfs mmt/stats
- * "resolve_forged") and ignored: the call goes on waiting until
- * @timeout_ms.  Context: process; sleeps; takes the PMO's lock.
+ * "No record" and "still runs" carry no tag: anyone on the path can send
+ * them, so they are no evidence.  The call goes on waiting for a final
+ * statement and returns ENODATA or EINPROGRESS only at @timeout_ms; an
+ * owner who knows by other means that the destination is gone for good
+ * (its node destroyed) may then force (MMT_IOC_PMO_MIG_RESOLVE with
+ * MMT_MIG_RESOLVE_FORCE).  A final statement whose tag does not verify is
+ * counted (debugfs mmt/stats "resolve_forged") and ignored likewise.  The
+ * outcome is not a secret: whoever knows the receive nonce (it travels in
+ * clear) can ask any node for it, on any connection.
+ * Context: process; sleeps; takes the PMO's lock.
  *
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG - as for every command
@@ -1895,7 +1901,10 @@ struct mmt_restore {
  * * ENOENT - the PMO has no migration of unknown outcome (a pending
  *   checkpoint's is resolved by MMT_IOC_PMO_MIG_RESOLVE)
  * * ENODATA, EINPROGRESS - see above (@outcome says which)
- * * ETIMEDOUT - no statement that verifies within @timeout_ms
+ * * ETIMEDOUT - no statement at all within @timeout_ms, or the
+ *   connection timed out
+ * * EFAULT - also when @outcome could not be written back after the
+ *   resolve took effect (MMT_IOC_PMO_INFO tells)
  * * ECONNRESET, EINTR - the connection failed (also when the peer's
  *   module predates this request: it ends the connection), a signal
  *   arrived

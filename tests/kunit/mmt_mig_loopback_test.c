@@ -538,7 +538,9 @@ static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x,
 		    MMT_MIG_OUTCOME_ABORTED : MMT_MIG_OUTCOME_COMMITTED;
 	s64 forced = atomic64_read(&mmt_stats.resolves_forced);
 	u8 tag[MMT_MIG_TAG_BYTES], nonce[MMT_RX_NONCE_BYTES];
+	u8 tag2[MMT_MIG_TAG_BYTES];
 	struct mmt_mig m2, d2;
+	struct mmt_bind b2;
 	u64 gua[MMT_ML_CLOSURES];
 	u32 i;
 
@@ -574,12 +576,42 @@ static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x,
 			0);
 	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag), want);
 	/* a statement that does not verify changes nothing */
-	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, other, tag), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, other, tag),
+			-EBADMSG);
 	tag[3] ^= 1;
-	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want, tag),
+			-EBADMSG);
 	tag[3] ^= 1;
-	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, MMT_MIG_OUTCOME_PENDING,
-					      tag), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce,
+					      MMT_MIG_OUTCOME_PENDING, tag),
+			-EINVAL);
+	/*
+	 * a statement made for another migration of this PMO (another
+	 * connection), or reflected (the other direction), under the same
+	 * key: refused
+	 */
+	b2 = x->src->mig_bind;
+	b2.conn_id++;
+	KUNIT_ASSERT_EQ(test, mmt_mig_resolve_tag(x->src->key_root, &b2, want,
+						  tag2), 0);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want, tag2),
+			-EBADMSG);
+	b2 = x->src->mig_bind;
+	b2.dir ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_mig_resolve_tag(x->src->key_root, &b2, want,
+						  tag2), 0);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want, tag2),
+			-EBADMSG);
+	/* an answer for another receive: not this PMO's question */
+	nonce[0] ^= 1;
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want, tag),
+			-ENOENT);
+	nonce[0] ^= 1;
+	/* a final record keeps its outcome */
+	mmt_mig_record(nonce, other, tag2);
+	mmt_mig_record(nonce, MMT_MIG_OUTCOME_PENDING, NULL);
+	KUNIT_EXPECT_EQ(test, mmt_mig_statement(nonce, tag2), want);
+	KUNIT_EXPECT_EQ(test, memcmp(tag2, tag, sizeof(tag)), 0);
 	KUNIT_EXPECT_TRUE(test, x->src->mig_unknown);
 	mmt_ml_states(test, x->src, MMT_VALID);
 	if (force) {
@@ -589,13 +621,15 @@ static void mmt_ml_expect_unresolved(struct kunit *test, struct mmt_ml_ctx *x,
 		KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.resolves_forced),
 				forced + 1);
 	} else {
-		KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), 0);
+		KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want,
+						      tag), 0);
 		KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.resolves_forced),
 				forced);
 	}
 	KUNIT_EXPECT_FALSE(test, x->src->mig_unknown);
 	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(x->src, 0), -ENOENT);
-	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, want, tag), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mmt_mig_resolve(x->src, nonce, want, tag),
+			-ENOENT);
 	if (!force && want == MMT_MIG_OUTCOME_COMMITTED) {
 		/* the destination is the one copy */
 		mmt_ml_states(test, x->src, MMT_INVALID);

@@ -180,6 +180,10 @@ stage_unit() {
 	counts=$(O=$out sub_checks apps tests/apps/run.sh "$out/apps.log")
 	p=$((p + ${counts% *}))
 	f=$((f + ${counts#* }))
+	# The fault soak's checker against made-up logs (tests/soak/)
+	counts=$(sub_checks "soak check" tests/soak/test_check.py "$out/soak-check.log")
+	p=$((p + ${counts% *}))
+	f=$((f + ${counts#* }))
 	# The attestation tools against software TPMs (tests/attest/run.sh)
 	if make -s "$out/tools/mmt-authority" "$out/tools/mmt-attest" \
 		"$out/tests/attest/mmt-attest"; then

@@ -17,22 +17,25 @@
  * seq + 1 as acknowledged.  The migrator picks a token and a peer at
  * random every 1-3 s and migrates it live (MMT_IOC_MIGRATE_SEND); an
  * outcome it cannot know is resolved on the destination's statement
- * (MMT_IOC_MIGRATE_RESOLVE over new connections), by force only when the
- * destination says it holds no record (its module was reloaded: its copy
- * is gone) or, with -P force, at once (the planted violation: a resolve
- * without evidence).  Receivers accept connections and take migrations in.
+ * (MMT_IOC_MIGRATE_RESOLVE over new connections); without a final
+ * statement it stays read-only.  With -P force an unknown outcome is
+ * resolved by force at once (the planted violation: a resolve without
+ * evidence).  Receivers accept connections and take migrations in.
  *
  * Lines on stdout, "soak KIND MS NODE ...", MS the wall clock in ms:
- *   S MS NODE TOK STATE SEQ   once a second per token held: STATE W
+ *   S MS NODE TOK STATE SEQ INST  once a second per token held: STATE W
  *			      (writable), F (handing over: writers frozen),
- *			      R (outcome unknown: read-only), I (INVALID)
+ *			      R (outcome unknown: read-only), I (INVALID);
+ *			      INST this agent's number for this copy (two
+ *			      copies of one token on one node differ)
  *   C MS NODE TOK SEQ NONCE   a migration into this node committed; SEQ the
  *			      record read, NONCE its receive nonce (hex)
- *   L MS NODE TOK ACKED NONCE RESULT  a migration from this node ended:
- *			      ACKED the highest seq acknowledged before it;
- *			      RESULT committed, failed, unknown,
- *			      resolved-committed, resolved-aborted, forced
- *   E MS NODE TOK WHAT        a plaintext mismatch or a lost token
+ *   L MS NODE TOK ACKED NONCE RESULT PEER  a migration from this node to
+ *			      node PEER ended: ACKED the highest seq
+ *			      acknowledged before it; RESULT committed,
+ *			      failed, unknown, resolved-committed,
+ *			      resolved-aborted, forced
+ *   E MS NODE TOK WHAT        a plaintext mismatch
  *   O MS NODE NAME COUNT      totals at the end
  */
 #include <errno.h>
@@ -66,6 +69,7 @@ struct tok {
 	int used;		/* slot holds a token */
 	int pmo;
 	uint64_t id;
+	unsigned int inst;	/* this agent's number for this copy */
 	_Atomic uint64_t seq;	/* last written */
 	_Atomic uint64_t acked;	/* last acknowledged */
 	_Atomic int moving;	/* the migrator has it */
@@ -78,6 +82,7 @@ static pthread_mutex_t toks_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int dev, node, nodes, port, plant_force;
 static double t_end;
+static _Atomic unsigned int n_inst;
 static _Atomic unsigned long n_writes, n_mig, n_commit, n_fail, n_unknown,
 	n_res_commit, n_res_abort, n_forced, n_in, n_errors;
 
@@ -196,6 +201,7 @@ static int tok_add(int pmo, uint64_t id, uint64_t seq)
 		pthread_mutex_lock(&t->lk);
 		t->pmo = pmo;
 		t->id = id;
+		t->inst = atomic_fetch_add(&n_inst, 1) + 1;
 		atomic_store(&t->seq, seq);
 		atomic_store(&t->acked, seq);
 		atomic_store(&t->moving, 0);
@@ -269,10 +275,11 @@ static void *reporter_main(void *arg)
 		for (i = 0; i < TOK_MAX; i++) {
 			pthread_mutex_lock(&toks[i].lk);
 			if (toks[i].used)
-				out("S %lld %d %llu %c %llu", wall_ms(), node,
+				out("S %lld %d %llu %c %llu %u", wall_ms(), node,
 				    (unsigned long long)toks[i].id,
 				    pmo_state(&toks[i]),
-				    (unsigned long long)atomic_load(&toks[i].acked));
+				    (unsigned long long)atomic_load(&toks[i].acked),
+				    toks[i].inst);
 			pthread_mutex_unlock(&toks[i].lk);
 		}
 		usleep(1000000);
@@ -345,8 +352,12 @@ static void *conn_main(void *arg)
 		}
 		out("C %lld %d %llu %llu %s", wall_ms(), node,
 		    (unsigned long long)id, (unsigned long long)seq, nonce);
-		if (tok_add(pmo, id, seq))
+		if (tok_add(pmo, id, seq)) {
+			out("E %lld %d %llu no-slot %s", wall_ms(), node,
+			    (unsigned long long)id, nonce);
+			atomic_fetch_add(&n_errors, 1);
 			close(pmo);
+		}
 	}
 	close(conn);
 	return NULL;
@@ -466,14 +477,12 @@ static const char *resolve(struct tok *t, int peer)
 			atomic_store(&t->unknown, 0);
 			return "resolved-aborted";
 		}
-		/* no record: the destination's module was reloaded */
-		if (r && err == ENODATA &&
-		    !ioctl(t->pmo, MMT_IOC_PMO_MIG_RESOLVE,
-			   MMT_MIG_RESOLVE_FORCE)) {
-			atomic_fetch_add(&n_forced, 1);
-			atomic_store(&t->unknown, 0);
-			return "forced";
-		}
+		/*
+		 * no record, or still running: no evidence (untagged); the
+		 * token stays read-only (after a reload of the destination
+		 * it is lost with it)
+		 */
+		(void)err;
 		sleep(1);
 	}
 	return "unknown";
@@ -540,9 +549,9 @@ static void *migrator_main(void *arg)
 			atomic_fetch_add(&n_fail, 1);
 			res = "failed";
 		}
-		out("L %lld %d %llu %llu %s %s", wall_ms(), node,
+		out("L %lld %d %llu %llu %s %s %d", wall_ms(), node,
 		    (unsigned long long)t->id, (unsigned long long)acked,
-		    nonce, res);
+		    nonce, res, peer);
 		if (!strcmp(res, "committed") ||
 		    !strcmp(res, "resolved-committed")) {
 			pthread_mutex_lock(&toks_lock);

@@ -6,13 +6,19 @@ Reads the console logs of the soak's guests (tests/guest/g-soak.sh,
 tests/guest/mmt-soak.c lines "soak KIND MS NODE ...") and their kernel
 error files, and fails on:
 
-  fork       one token writable (state W) on two nodes at once: the two
-             nodes' runs of W reports overlap by more than SKEW_MS (the
-             guests' clocks agree to well within that; a run is a series
-             of reports at most 2.5 s apart)
+  fork       one token writable on two nodes (or as two copies on one
+             node): (a) clock-free, a destination took in a migration
+             whose source saw it fail, resolved it aborted or forced it;
+             (b) by the clocks, two copies' runs of W reports overlap by
+             more than SKEW_MS (the guests' clocks, each set from the RTC
+             at boot, agree to within about a second).  A run is a series
+             of W reports of one copy at most GAP_MS apart, ended by any
+             other report
   lost       a migration the source saw committed (or resolved committed)
              whose destination took in an older record than the source
-             had acknowledged before it (an acknowledged write missing)
+             had acknowledged before it (an acknowledged write missing),
+             or never said it took it in, unless its module was reloaded
+             around then (the token went with its memory)
   plaintext  a record that does not match its id and seq
   kernel     a kernel report (Oops, WARNING, BUG, KASAN, ...) in a guest
 
@@ -35,15 +41,19 @@ LINE = re.compile(r'soak ([A-Z]) (\d+) (\d+) ?(.*)$')
 
 
 def runs_of(reports):
-    """[(start, end)] of consecutive W reports at most GAP_MS apart."""
+    """[(start, end)] of consecutive W reports at most GAP_MS apart;
+    any other report ends a run."""
     out = []
+    prev_w = False
     for t, w in reports:
         if not w:
+            prev_w = False
             continue
-        if out and t - out[-1][1] <= GAP_MS:
+        if prev_w and out and t - out[-1][1] <= GAP_MS:
             out[-1][1] = t
         else:
             out.append([t, t])
+        prev_w = True
     return out
 
 
@@ -54,9 +64,10 @@ def main():
         jpath = args[1]
         args = args[2:]
     rundir, nodes = args[0], int(args[1])
-    states = defaultdict(lambda: defaultdict(list))  # tok -> node -> [(t, W?)]
+    states = defaultdict(lambda: defaultdict(list))  # tok -> (node, inst) -> [(t, W?)]
     commits = {}          # nonce -> (node, tok, seq)
-    leaves = []           # (node, tok, acked, nonce, result, t)
+    leaves = []           # (node, tok, acked, nonce, result, t, peer)
+    reloads = defaultdict(list)   # node -> [t]
     faults = defaultdict(int)
     ops = defaultdict(int)
     violations = []
@@ -75,14 +86,14 @@ def main():
             seen += 1
             kind, t, node, rest = m.group(1), int(m.group(2)), \
                 int(m.group(3)), m.group(4).split()
-            if kind == 'S' and len(rest) >= 3:
-                states[rest[0]][node].append((t, rest[1] == 'W'))
+            if kind == 'S' and len(rest) >= 4:
+                states[rest[0]][(node, rest[3])].append((t, rest[1] == 'W'))
             elif kind == 'C' and len(rest) >= 3:
                 commits[rest[2]] = (node, rest[0], int(rest[1]))
                 ops['received'] += 1
-            elif kind == 'L' and len(rest) >= 4:
+            elif kind == 'L' and len(rest) >= 5:
                 leaves.append((node, rest[0], int(rest[1]), rest[2],
-                               rest[3], t))
+                               rest[3], t, int(rest[4])))
                 ops['migrations'] += 1
                 ops[rest[3].replace('-', '_')] += 1
             elif kind == 'E':
@@ -90,6 +101,8 @@ def main():
                                    'time_ms': t, 'what': ' '.join(rest)})
             elif kind == 'N' and rest:
                 faults[rest[0]] += 1
+                if rest[0] == 'reload':
+                    reloads[node].append(t)
             elif kind == 'O' and len(rest) >= 2 and rest[0] == 'writes':
                 ops['writes'] += int(rest[1])
         kerr = os.path.join(rundir, 'g%d.kernel-errors' % n)
@@ -114,14 +127,28 @@ def main():
                                 'kind': 'fork', 'token': tok,
                                 'nodes': [a, b], 'from_ms': max(s1, s2),
                                 'overlap_ms': ov})
+    # fork, clock-free: taken in where the source kept (or took back) it
+    for node, tok, acked, nonce, result, t, peer in leaves:
+        if result in ('failed', 'resolved-aborted', 'forced') and \
+                nonce in commits:
+            violations.append({'kind': 'fork', 'token': tok,
+                               'nodes': [node, commits[nonce][0]],
+                               'source_result': result, 'nonce': nonce})
     # lost: an acknowledged write missing at the destination
     unmatched = 0
-    for node, tok, acked, nonce, result, t in leaves:
+    for node, tok, acked, nonce, result, t, peer in leaves:
         if result not in ('committed', 'resolved-committed'):
             continue
         c = commits.get(nonce)
         if not c:
-            unmatched += 1   # the destination died before it said
+            # the destination's agent killed by a reload before it said
+            if any(r >= t - 60000 for r in reloads.get(peer, [])):
+                unmatched += 1
+            else:
+                violations.append({'kind': 'lost', 'token': tok,
+                                   'source': node, 'destination': peer,
+                                   'acked': acked, 'received': None,
+                                   'nonce': nonce})
             continue
         if c[1] != tok or c[2] < acked:
             violations.append({'kind': 'lost', 'token': tok,

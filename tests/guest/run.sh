@@ -42,6 +42,14 @@
 # boot-retries and g<i>.boot<k>.log if boot k of the run failed before
 # /init.
 #
+# Restarts: a guest that prints a line "MMT-GUEST-RESTART [ARGS]" on its
+# console and then ends (a reset: echo b >/proc/sysrq-trigger, as a node
+# that was killed) is booted again, with ARGS added to its kernel command
+# line, and runs its script from the top; its earlier boots' consoles go
+# to g<i>.restart<k>.log and are put in front of g<i>.log when the run
+# ends.  At most RESTARTS (default 8) in a run; not on a stream link
+# (guest 1 is its server).
+#
 # Boots: a kernel that reports an error, dies or hangs before /init (the
 # module is not loaded yet) is the kernel's or QEMU's failure, not the
 # module's: all guests of the run are stopped and booted again, at most
@@ -88,6 +96,9 @@ INTERACTIVE=0
 FILES=()
 SCRIPTS=()
 PIDS=()
+RESTART_APPEND=()
+# when the QEMUs of this boot of the run must have ended (epoch seconds)
+DEADLINE=0
 # --tpm: the TPM state directory of guest i (its swtpm keeps its pid file
 # and control socket there)
 TPMS=()
@@ -245,7 +256,7 @@ start_guest() {
 	[ -z "${GUEST_KDIR:-}" ] || kimg=$GUEST_KDIR/bzImage
 	cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1"
 	cmdline+=" mmtg_id=$i mmtg_n=$N mmtg_ip=10.0.0.$i/24 mmtg_mtu=$MTU"
-	cmdline+=" mmtg_timeout=$GUEST_TIMEOUT $APPEND"
+	cmdline+=" mmtg_timeout=$GUEST_TIMEOUT $APPEND${RESTART_APPEND[i]:+ ${RESTART_APPEND[i]}}"
 	# The debug kernel's AML interpreter (KASAN under TCG) runs out of
 	# its loop time in the PCI routing method, 35 s of every boot: route
 	# PCI interrupts without ACPI; kasan_multi_shot: every KASAN report,
@@ -279,7 +290,8 @@ start_guest() {
 			-initrd "$RUNDIR/g$i.cpio" -append "$cmdline" "${net[@]}"
 		return
 	fi
-	timeout -k 5 "$TIMEOUT" "$QEMU" -accel tcg -cpu max -smp 1 \
+	timeout -k 5 "$((DEADLINE - $(date +%s)))" "$QEMU" \
+		-accel tcg -cpu max -smp 1 \
 		-m "$MEM" -nodefaults -no-reboot -display none -monitor none \
 		-serial "file:$RUNDIR/g$i.log" \
 		-kernel "$kimg" -initrd "$RUNDIR/g$i.cpio" \
@@ -404,6 +416,54 @@ watch_boot() {
 	return 1
 }
 
+# wait_guests - wait until every guest's QEMU has ended; boot a guest
+# again that asked for it (MMT-GUEST-RESTART, see the top)
+wait_guests() {
+	local i live args k restarts=0
+
+	while :; do
+		live=0
+		for i in $(seq "$N"); do
+			[ -n "${PIDS[i]:-}" ] || continue
+			if kill -0 "${PIDS[i]}" 2>/dev/null; then
+				live=$((live + 1))
+				continue
+			fi
+			wait "${PIDS[i]}" || true
+			PIDS[i]=
+			if ! grep -aq '^MMT-GUEST-RESTART' "$RUNDIR/g$i.log" ||
+			    grep -aq '^MMT-GUEST-EXIT' "$RUNDIR/g$i.log"; then
+				stop_swtpm "$i"
+				continue
+			fi
+			if [ "$LINK" = stream ] ||
+			    [ "$restarts" -ge "${RESTARTS:-8}" ] ||
+			    [ $((DEADLINE - $(date +%s))) -lt 30 ]; then
+				log "$RUN: guest $i asked to be booted again: not done" \
+					"(link $LINK, $restarts restart(s)," \
+					"$((DEADLINE - $(date +%s))) s left)"
+				continue
+			fi
+			args=$(grep -a '^MMT-GUEST-RESTART' "$RUNDIR/g$i.log" |
+			       tail -n 1 | tr -d '\r')
+			args=${args#MMT-GUEST-RESTART}
+			k=1
+			while [ -e "$RUNDIR/g$i.restart$k.log" ]; do
+				k=$((k + 1))
+			done
+			mv "$RUNDIR/g$i.log" "$RUNDIR/g$i.restart$k.log"
+			restarts=$((restarts + 1))
+			log "$RUN: guest $i reset itself: booting it again" \
+				"(restart $restarts,$args)"
+			RESTART_APPEND[i]=${args# }
+			start_guest "$i" "$PORT"
+			live=$((live + 1))
+		done
+		[ "$live" -gt 0 ] || return 0
+		sleep 1
+	done
+}
+
 # collect I - post-process guest I's log: strip \r, split out the result
 # files, scan the kernel lines, write g<I>.rc; print "ok"/"fail: why"
 collect() {
@@ -411,6 +471,10 @@ collect() {
 
 	if [ -s "$RUNDIR/g$i.qemu.err" ]; then
 		cat "$RUNDIR/g$i.qemu.err" >>"$log"
+	fi
+	if [ -e "$RUNDIR/g$i.restart1.log" ]; then
+		cat "$RUNDIR"/g"$i".restart[0-9]*.log "$log" >"$log.all"
+		mv "$log.all" "$log"
 	fi
 	sed -i 's/\r$//; s/\r/\n/g' "$log"
 	mkdir -p "$RUNDIR/g$i.results"
@@ -477,6 +541,7 @@ main() {
 	log "$RUN: $N guest(s), link $LINK, mtu $MTU, timeout ${TIMEOUT}s," \
 		"setup $(($(date +%s) - start))s"
 	for boot in $(seq "$BOOTS"); do
+		DEADLINE=$(($(date +%s) + TIMEOUT))
 		start_first_guest
 		for i in $(seq 2 "$N"); do
 			start_guest "$i" "$PORT"
@@ -498,10 +563,7 @@ main() {
 		}
 		log "$RUN: boot $boot failed before /init ($BOOT_WHY); booting again"
 	done
-	for i in $(seq "$N"); do
-		wait "${PIDS[i]}" || true
-		stop_swtpm "$i"
-	done
+	wait_guests
 	trap - EXIT INT TERM
 
 	for i in $(seq "$N"); do

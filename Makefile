@@ -194,11 +194,14 @@ check-debug:
 	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug fuzz@debug migrate@debug
 
 # The fault soak (docs/TESTING.md "Fault soak"): three guests, a workload
-# of writers and live migrations, a nemesis, a checker; SOAK_MINUTES
-# (default 30) of workload.  make check runs 3 minutes of it.
+# of writers, live migrations, delegations and checkpoints, a nemesis, a
+# checker; SOAK_MINUTES (default 30) of workload, SOAK_MOVES (default
+# all three moves).  make check runs 3 minutes of it without delegations.
 soak:
 	@scripts/deps.sh
-	@SOAK_MINUTES=$${SOAK_MINUTES:-30} tests/guest/tests --only soak
+	@SOAK_MINUTES=$${SOAK_MINUTES:-30} \
+		SOAK_MOVES=$${SOAK_MOVES:-migrate,delegate,checkpoint} \
+		tests/guest/tests --only soak
 
 lint:
 	@scripts/lint.sh

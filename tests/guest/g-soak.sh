@@ -16,16 +16,26 @@
 #   devremove the rxe device removed for 3 s, then added again
 #   reload    the agent killed, the module unloaded and loaded again, a
 #             new agent (this node's tokens are lost with its memory)
+#   reboot    the guest reset at once (sysrq b: no shutdown, as a node
+#             killed), booted again by run.sh (MMT-GUEST-RESTART), which
+#             runs this script from the top with the run's end and the
+#             boot's number on the kernel command line; a new agent
+#             (this node's tokens are lost with the node)
 # Each fault is logged "soak N MS NODE KIND" when it begins.
 # Kernel command line: soak_secs (default 180), soak_plant (force: the
 # agents resolve an unknown outcome by force at once, the planted
-# violation the checker must catch).
+# violation the checker must catch), soak_moves (mmt-soak -m: the
+# workload's moves, default all); after a reboot fault soak_end (the
+# run's end, epoch seconds) and soak_boot (this node's boot, 2, 3...).
 
 SECS=$(mmtg_arg soak_secs 180)
 PLANT=$(mmtg_arg soak_plant "")
+MOVES=$(mmtg_arg soak_moves migrate,delegate,checkpoint)
 NODES=$(mmtg_arg soak_nodes 3)
+BOOT=$(mmtg_arg soak_boot 1)
 PORT=7700
-END=$(($(date +%s) + SECS))
+END=$(mmtg_arg soak_end $(($(date +%s) + SECS)))
+[ "$BOOT" = 1 ] || echo "soak N $(($(date +%s) * 1000)) $MMTG_ID up $BOOT"
 
 mmtg_t "soak: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "soak: insmod mmt.ko (test build)" mmtg_load_mmt
@@ -41,7 +51,8 @@ agent_start() {
 	_left=$((END - $(date +%s)))
 	[ "$_left" -gt 10 ] || return 0
 	mmt-soak -i "$MMTG_ID" -N "$NODES" -p "$PORT" -t "$_left" \
-		-s "$(($(date +%s) + MMTG_ID))" ${PLANT:+-P "$PLANT"} &
+		-s "$(($(date +%s) + MMTG_ID))" -m "$MOVES" \
+		${PLANT:+-P "$PLANT"} &
 	AGENT=$!
 }
 
@@ -51,25 +62,33 @@ fault() {
 
 # the planted violation: the first migration into each node loses its
 # answer, so each source's outcome is unknown and forced at once
-[ -n "$PLANT" ] && echo "commit noack" >/sys/kernel/debug/mmt/conn_fault
+[ -n "$PLANT" ] && [ "$BOOT" = 1 ] &&
+	echo "commit noack" >/sys/kernel/debug/mmt/conn_fault
 # the nodes start together: the first faults wait for the agents
 agent_start
 sleep 20
 SEED=$(($(date +%s) * 31 + MMTG_ID * 7))
 # the first fault of node 1 loses a COMMIT's answer, node 2's a COMMIT, so
-# that every run resolves both outcomes; then at random
-case $MMTG_ID in
-1) FIRST=2 ;;
-2) FIRST=3 ;;
-*) FIRST=0 ;;
+# that every run resolves both outcomes, node 3 is reset; then at random
+case $MMTG_ID.$BOOT in
+1.1) FIRST=2 ;;
+2.1) FIRST=3 ;;
+3.1) FIRST=6 ;;
+*) FIRST= ;;
 esac
 while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
 	sleep $((15 + SEED % 16))
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
-	K=$((SEED % 6))
+	K=$((SEED % 7))
 	[ -n "$FIRST" ] && K=$FIRST
 	FIRST=
+	# a reset needs two minutes of run left, and a node is reset at most
+	# once in every ten minutes of the run (once in a shorter run)
+	if [ "$K" = 6 ] && { [ $(($(date +%s) + 120)) -gt "$END" ] ||
+	    [ "$BOOT" -gt $((SECS / 600)) ]; }; then
+		K=0
+	fi
 	case $K in
 	0)
 		fault netem
@@ -104,6 +123,14 @@ while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 		sleep 1
 		mmtg_unload_mmt && mmtg_load_mmt
 		agent_start
+		;;
+	6)
+		fault reboot
+		echo 1 >/proc/sys/kernel/sysrq
+		echo "MMT-GUEST-RESTART soak_end=$END soak_boot=$((BOOT + 1))"
+		sleep 1
+		echo b >/proc/sysrq-trigger
+		sleep 60
 		;;
 	esac
 done

@@ -7,7 +7,7 @@
  * it sees; tests/soak/check.py decides.
  *
  * Usage: mmt-soak -i NODE -N NODES -p PORT -t SECONDS [-T TOKENS]
- *		   [-s SEED] [-P PLANT]
+ *		   [-s SEED] [-P PLANT] [-m MOVES]
  *
  * A token is a keyed PMO of 4 closures of 128 KiB under one key all
  * agents share, named by the id in its first record.  Records are 64
@@ -15,12 +15,27 @@
  * plaintext check).  The writer writes record (id, seq + 1) at offset 0
  * and in closure (seq + 1) % 4, then, once both pwrite()s returned, counts
  * seq + 1 as acknowledged.  The migrator picks a token and a peer at
- * random every 1-3 s and migrates it live (MMT_IOC_MIGRATE_SEND); an
- * outcome it cannot know is resolved on the destination's statement
- * (MMT_IOC_MIGRATE_RESOLVE over new connections); without a final
- * statement it stays read-only.  With -P force an unknown outcome is
- * resolved by force at once (the planted violation: a resolve without
- * evidence).  Receivers accept connections and take migrations in.
+ * random every 1-3 s and does one of (-m, a comma-separated list of
+ * migrate, delegate, checkpoint; default all three):
+ *  - a live migration (MMT_IOC_MIGRATE_SEND, port PORT), the writer
+ *    going on; an outcome it cannot know is resolved on the
+ *    destination's statement (MMT_IOC_MIGRATE_RESOLVE over new
+ *    connections); without a final statement it stays read-only.  With
+ *    -P force an unknown outcome is resolved by force at once (the
+ *    planted violation: a resolve without evidence);
+ *  - a delegation (MMT_IOC_SEND, MMT channel, transfer mode, port
+ *    PORT + 1), the writer paused: first record (id, seq + 1) is written
+ *    into every closure, so that each closure the destination takes in
+ *    names the token and the delegation; the destination receives lazily
+ *    or eagerly (MMT_XFER_EAGER) at random;
+ *  - a checkpoint (MMT_IOC_PMO_CHECKPOINT into a buffer, the writer going
+ *    on), and its restore (MMT_IOC_RESTORE) as the new copy; half of them
+ *    with MMT_CKPT_PENDING, which then either invalidate the PMO (the
+ *    dump went through) and restore, or take it back
+ *    (MMT_IOC_PMO_MIG_RESOLVE: the dump failed) and try to restore the
+ *    image anyway, which must fail.  A second restore of an image
+ *    restored must fail too.
+ * Receivers accept connections and take migrations and delegations in.
  *
  * Lines on stdout, "soak KIND MS NODE ...", MS the wall clock in ms:
  *   S MS NODE TOK STATE SEQ INST  once a second per token held: STATE W
@@ -30,11 +45,30 @@
  *			      copies of one token on one node differ)
  *   C MS NODE TOK SEQ NONCE   a migration into this node committed; SEQ the
  *			      record read, NONCE its receive nonce (hex)
- *   L MS NODE TOK ACKED NONCE RESULT PEER  a migration from this node to
- *			      node PEER ended: ACKED the highest seq
+ *   L MS NODE TOK ACKED NONCE RESULT PEER START  a migration from this
+ *			      node to node PEER ended: ACKED the highest seq
  *			      acknowledged before it; RESULT committed,
  *			      failed, unknown, resolved-committed,
- *			      resolved-aborted, forced
+ *			      resolved-aborted, forced; START the wall clock
+ *			      in ms when it began
+ *   D MS NODE TOK SEQ MASK RESULT PEER  a delegation from this node to
+ *			      node PEER ended: SEQ the record (id, SEQ) in every
+ *			      closure, MASK per closure 1 if this node's MMT is
+ *			      VALID after it, 0 if not ("0110"), RESULT ok or
+ *			      the errno's number
+ *   X MS NODE TOK SEQ MASK RESULT MODE  a delegation into this node ended
+ *			      with at least one closure taken in: MASK per
+ *			      closure 1 if VALID here, RESULT ok or the errno's
+ *			      number, MODE lazy or eager
+ *   K MS NODE TOK ACKED RESULT SEQ  a checkpoint of this node ended: ACKED
+ *			      the highest seq acknowledged before it; RESULT
+ *			      restored (SEQ the record read), failed-ERRNO (no
+ *			      checkpoint: the token kept), restore-ERRNO (the
+ *			      restore failed: the token lost), taken-back (the
+ *			      pending checkpoint resolved, its image not
+ *			      restorable), again-restored / back-restored (a
+ *			      second restore of the image, or one of an image
+ *			      taken back, succeeded: two copies)
  *   E MS NODE TOK WHAT        a plaintext mismatch
  *   O MS NODE NAME COUNT      totals at the end
  */
@@ -72,7 +106,8 @@ struct tok {
 	unsigned int inst;	/* this agent's number for this copy */
 	_Atomic uint64_t seq;	/* last written */
 	_Atomic uint64_t acked;	/* last acknowledged */
-	_Atomic int moving;	/* the migrator has it */
+	pthread_mutex_t wlk;	/* held by the writer while it writes */
+	_Atomic int paused;	/* the writer leaves it alone */
 	_Atomic int frozen;	/* its handover runs */
 	_Atomic int unknown;	/* outcome unknown: read-only */
 };
@@ -81,10 +116,12 @@ static struct tok toks[TOK_MAX];
 static pthread_mutex_t toks_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int dev, node, nodes, port, plant_force;
+static int moves = 7;	/* bit 0 migrate, 1 delegate, 2 checkpoint */
 static double t_end;
 static _Atomic unsigned int n_inst;
 static _Atomic unsigned long n_writes, n_mig, n_commit, n_fail, n_unknown,
-	n_res_commit, n_res_abort, n_forced, n_in, n_errors;
+	n_res_commit, n_res_abort, n_forced, n_in, n_errors, n_deleg,
+	n_deleg_ok, n_deleg_in, n_ckpt, n_restored, n_taken_back;
 
 static double now(void)
 {
@@ -188,6 +225,64 @@ static char pmo_state(struct tok *t)
 	return atomic_load(&t->frozen) ? 'F' : 'W';
 }
 
+/* Bit i set if the PMO's MMT i is VALID; as a string of 0 and 1 in @str. */
+static unsigned int pmo_mask(int pmo, char *str)
+{
+	struct mmt_mmt_info m[TOK_CLOSURES];
+	struct mmt_pmo_info q = { .size = sizeof(q) };
+	unsigned int i, mask = 0;
+
+	q.mmt_count = TOK_CLOSURES;
+	q.mmts = (uintptr_t)m;
+	if (ioctl(pmo, MMT_IOC_PMO_INFO, &q))
+		q.mmt_count = 0;
+	for (i = 0; i < TOK_CLOSURES; i++) {
+		if (i < q.mmt_count && m[i].state == MMT_STATE_VALID)
+			mask |= 1u << i;
+		str[i] = mask & (1u << i) ? '1' : '0';
+	}
+	str[TOK_CLOSURES] = 0;
+	return mask;
+}
+
+/*
+ * The record at the start of every closure of @mask: all (id, seq) of the
+ * first one, which go out.  0 if so.
+ */
+static int closures_check(int pmo, unsigned int mask, uint64_t *id,
+			  uint64_t *seq)
+{
+	unsigned char r[REC];
+	uint64_t i2, s2;
+	unsigned int c, first = 1;
+
+	for (c = 0; c < TOK_CLOSURES; c++) {
+		if (!(mask & (1u << c)))
+			continue;
+		if (pread(pmo, r, REC, (off_t)c * TOK_CB) != REC ||
+		    !rec_check(r, &i2, &s2))
+			return -1;
+		if (first) {
+			*id = i2;
+			*seq = s2;
+			first = 0;
+		} else if (i2 != *id || s2 != *seq) {
+			return -1;
+		}
+	}
+	return first ? -1 : 0;
+}
+
+static void tok_release(struct tok *t)
+{
+	pthread_mutex_lock(&toks_lock);
+	pthread_mutex_lock(&t->lk);
+	t->used = 0;
+	close(t->pmo);
+	pthread_mutex_unlock(&t->lk);
+	pthread_mutex_unlock(&toks_lock);
+}
+
 static int tok_add(int pmo, uint64_t id, uint64_t seq)
 {
 	int i;
@@ -204,7 +299,7 @@ static int tok_add(int pmo, uint64_t id, uint64_t seq)
 		t->inst = atomic_fetch_add(&n_inst, 1) + 1;
 		atomic_store(&t->seq, seq);
 		atomic_store(&t->acked, seq);
-		atomic_store(&t->moving, 0);
+		atomic_store(&t->paused, 0);
 		atomic_store(&t->frozen, 0);
 		atomic_store(&t->unknown, 0);
 		t->used = 1;
@@ -234,14 +329,17 @@ static void *writer_main(void *arg)
 			 * only briefly and a token released meanwhile is
 			 * never confused with a new one under the same fd
 			 */
+			pthread_mutex_lock(&t->wlk);
 			pthread_mutex_lock(&t->lk);
-			fd = t->used && !atomic_load(&t->unknown) ?
-			     dup(t->pmo) : -1;
+			fd = t->used && !atomic_load(&t->unknown) &&
+			     !atomic_load(&t->paused) ? dup(t->pmo) : -1;
 			s = atomic_load(&t->seq) + 1;
 			id = t->id;
 			pthread_mutex_unlock(&t->lk);
-			if (fd < 0)
+			if (fd < 0) {
+				pthread_mutex_unlock(&t->wlk);
 				continue;
+			}
 			rec_fill(r, id, s);
 			ok = pwrite(fd, r, REC, 0) == REC;
 			ok2 = ok && pwrite(fd, r, REC, (off_t)(s % TOK_CLOSURES) *
@@ -258,6 +356,7 @@ static void *writer_main(void *arg)
 				}
 			}
 			pthread_mutex_unlock(&t->lk);
+			pthread_mutex_unlock(&t->wlk);
 		}
 		usleep(2000);
 	}
@@ -363,26 +462,80 @@ static void *conn_main(void *arg)
 	return NULL;
 }
 
-static int listen_on(void)
+/* One delegation into this node per connection (port + 1). */
+static void *deleg_main(void *arg)
+{
+	int conn = (int)(intptr_t)arg;
+	struct mmt_xfer x = { .size = sizeof(x) };
+	unsigned int seed = (unsigned int)wall_ms() ^ conn, mask;
+	int pmo = pmo_new(1), eager, r, err;
+	uint64_t id, seq;
+	char ms[TOK_CLOSURES + 1], res[16];
+
+	if (pmo < 0) {
+		close(conn);
+		return NULL;
+	}
+	eager = rnd(&seed, 2);
+	x.pmo_fd = pmo;
+	x.channel = MMT_CHANNEL_MMT;
+	x.flags = eager ? MMT_XFER_EAGER : 0;
+	x.timeout_ms = 30000;
+	r = ioctl(conn, MMT_IOC_RECV, &x);
+	err = errno;
+	close(conn);
+	mask = pmo_mask(pmo, ms);
+	if (!mask) {	/* nothing taken in: nothing names the token */
+		close(pmo);
+		return NULL;
+	}
+	if (closures_check(pmo, mask, &id, &seq)) {
+		out("E %lld %d ? delegated-plaintext %s", wall_ms(), node, ms);
+		atomic_fetch_add(&n_errors, 1);
+		close(pmo);
+		return NULL;
+	}
+	if (r)
+		snprintf(res, sizeof(res), "%d", err);
+	else
+		strcpy(res, "ok");
+	out("X %lld %d %llu %llu %s %s %s", wall_ms(), node,
+	    (unsigned long long)id, (unsigned long long)seq, ms, res,
+	    eager ? "eager" : "lazy");
+	if (r || mask != (1u << TOK_CLOSURES) - 1) {
+		close(pmo);	/* a part: checked, dropped */
+		return NULL;
+	}
+	atomic_fetch_add(&n_deleg_in, 1);
+	if (tok_add(pmo, id, seq)) {
+		out("E %lld %d %llu no-slot delegated", wall_ms(), node,
+		    (unsigned long long)id);
+		atomic_fetch_add(&n_errors, 1);
+		close(pmo);
+	}
+	return NULL;
+}
+
+static int listen_on(int p)
 {
 	struct mmt_listen l = { .size = sizeof(l) };
 
 	l.addr.family = AF_INET;
-	l.addr.port = port;
+	l.addr.port = p;
 	l.backlog = 8;
 	return ioctl(dev, MMT_IOC_LISTEN, &l) ? -1 : l.fd;
 }
 
+/* arg 0: migrations on port, 1: delegations on port + 1 */
 static void *acceptor_main(void *arg)
 {
-	int lfd = -1;
+	int deleg = (int)(intptr_t)arg, lfd = -1;
 
-	(void)arg;
 	while (now() < t_end) {
 		struct mmt_connect c = { .size = sizeof(c), .timeout_ms = 1000 };
 		pthread_t t;
 
-		if (lfd < 0 && (lfd = listen_on()) < 0) {
+		if (lfd < 0 && (lfd = listen_on(port + deleg)) < 0) {
 			sleep(1);	/* the device is away */
 			continue;
 		}
@@ -394,7 +547,7 @@ static void *acceptor_main(void *arg)
 			}
 			continue;
 		}
-		if (pthread_create(&t, NULL, conn_main,
+		if (pthread_create(&t, NULL, deleg ? deleg_main : conn_main,
 				   (void *)(intptr_t)c.fd))
 			close(c.fd);
 		else
@@ -405,14 +558,14 @@ static void *acceptor_main(void *arg)
 
 /* ------------------------------------------------------------ migrator */
 
-static int connect_to(int peer, unsigned int timeout_ms)
+static int connect_to(int peer, int p, unsigned int timeout_ms)
 {
 	struct mmt_connect c = { .size = sizeof(c) };
 	char ip[32];
 
 	c.timeout_ms = timeout_ms;
 	c.addr.family = AF_INET;
-	c.addr.port = port;
+	c.addr.port = p;
 	snprintf(ip, sizeof(ip), "10.0.0.%d", peer);
 	if (inet_pton(AF_INET, ip, c.addr.addr) != 1)
 		return -1;
@@ -457,7 +610,7 @@ static const char *resolve(struct tok *t, int peer)
 	}
 	while (now() - t0 < 300) {
 		struct mmt_migrate_resolve rs = { .size = sizeof(rs) };
-		int c = connect_to(peer, 3000), r, err;
+		int c = connect_to(peer, port, 3000), r, err;
 
 		if (c < 0) {
 			sleep(1);
@@ -488,20 +641,250 @@ static const char *resolve(struct tok *t, int peer)
 	return "unknown";
 }
 
+/* A live migration of @t to @peer; the writer goes on. */
+static void migrate(struct tok *t, int peer)
+{
+	struct mmt_migrate a = { .size = sizeof(a) };
+	struct mmt_migrate_info info = { .size = sizeof(info) };
+	struct freezer f = { 0 };
+	const char *res;
+	char nonce[33];
+	long long start = wall_ms();
+	pthread_t ft;
+	int conn, r;
+	uint64_t acked;
+
+	conn = connect_to(peer, port, 3000);
+	if (conn < 0)
+		return;
+	a.pmo_fd = t->pmo;
+	a.timeout_ms = 5000;
+	a.downtime_limit_ms = 300;
+	a.max_rounds = 5;
+	a.info = (uintptr_t)&info;
+	f.t = t;
+	f.conn = conn;
+	pthread_create(&ft, NULL, freezer_main, &f);
+	atomic_fetch_add(&n_mig, 1);
+	r = ioctl(conn, MMT_IOC_MIGRATE_SEND, &a);
+	acked = atomic_load(&t->acked);
+	atomic_store(&f.stop, 1);
+	pthread_join(ft, NULL);
+	atomic_store(&t->frozen, 0);
+	close(conn);
+	hex(info.nonce, nonce);
+	if (!r) {
+		atomic_fetch_add(&n_commit, 1);
+		res = "committed";
+	} else if (info.flags & MMT_MIG_F_OUTCOME_UNKNOWN) {
+		atomic_fetch_add(&n_unknown, 1);
+		res = resolve(t, peer);
+	} else {
+		atomic_fetch_add(&n_fail, 1);
+		res = "failed";
+	}
+	out("L %lld %d %llu %llu %s %s %d %lld", wall_ms(), node,
+	    (unsigned long long)t->id, (unsigned long long)acked,
+	    nonce, res, peer, start);
+	if (!strcmp(res, "committed") || !strcmp(res, "resolved-committed"))
+		tok_release(t);
+}
+
+/* Pause the writer on @t until tok_resume(): no write in flight after. */
+static void tok_pause(struct tok *t)
+{
+	atomic_store(&t->paused, 1);
+	pthread_mutex_lock(&t->wlk);
+	pthread_mutex_unlock(&t->wlk);
+}
+
+static void tok_resume(struct tok *t)
+{
+	atomic_store(&t->paused, 0);
+}
+
+/*
+ * A delegation of @t to @peer (transfer mode); the writer paused.  After
+ * it: delivered, the token goes; nothing delivered (every MMT VALID
+ * here), it stays; a part delivered, the part kept here is checked and
+ * dropped (the checker matches the two parts).
+ */
+static void delegate(struct tok *t, int peer)
+{
+	struct mmt_xfer x = { .size = sizeof(x) };
+	unsigned char r[REC];
+	char ms[TOK_CLOSURES + 1], res[16];
+	unsigned int c, mask;
+	uint64_t s, id2, s2;
+	int conn, ret, err;
+
+	tok_pause(t);
+	s = atomic_load(&t->seq) + 1;
+	rec_fill(r, t->id, s);
+	for (c = 0; c < TOK_CLOSURES; c++)
+		if (pwrite(t->pmo, r, REC, (off_t)c * TOK_CB) != REC)
+			break;
+	if (c < TOK_CLOSURES) {
+		tok_resume(t);	/* nothing changed hands */
+		return;
+	}
+	atomic_store(&t->seq, s);
+	atomic_store(&t->acked, s);
+	conn = connect_to(peer, port + 1, 3000);
+	if (conn < 0) {
+		tok_resume(t);
+		return;
+	}
+	atomic_fetch_add(&n_deleg, 1);
+	x.pmo_fd = t->pmo;
+	x.channel = MMT_CHANNEL_MMT;
+	x.timeout_ms = 5000;
+	ret = ioctl(conn, MMT_IOC_SEND, &x);
+	err = errno;
+	close(conn);
+	mask = pmo_mask(t->pmo, ms);
+	if (ret)
+		snprintf(res, sizeof(res), "%d", err);
+	else
+		strcpy(res, "ok");
+	out("D %lld %d %llu %llu %s %s %d", wall_ms(), node,
+	    (unsigned long long)t->id, (unsigned long long)s, ms, res, peer);
+	if (!ret) {
+		atomic_fetch_add(&n_deleg_ok, 1);
+		tok_release(t);
+		return;
+	}
+	if (mask == (1u << TOK_CLOSURES) - 1) {
+		tok_resume(t);	/* writable again */
+		return;
+	}
+	if (mask && (closures_check(t->pmo, mask, &id2, &s2) ||
+		     id2 != t->id || s2 != s)) {
+		out("E %lld %d %llu delegated-kept %s", wall_ms(), node,
+		    (unsigned long long)t->id, ms);
+		atomic_fetch_add(&n_errors, 1);
+	}
+	tok_release(t);
+}
+
+/* MMT_IOC_RESTORE of an image; the PMO's fd, or -1 with errno set. */
+static int restore(const unsigned char *handle, void *buf, uint64_t len)
+{
+	struct mmt_restore rs = { .size = sizeof(rs) };
+
+	memcpy(rs.handle, handle, MMT_CKPT_HANDLE_BYTES);
+	rs.buf = (uintptr_t)buf;
+	rs.buf_len = len;
+	return ioctl(dev, MMT_IOC_RESTORE, &rs) ? -1 : rs.fd;
+}
+
+/*
+ * A checkpoint of @t into a buffer and its restore as the token's new
+ * copy (CRIU's way, in one process); the writer goes on until the
+ * handover.  With MMT_CKPT_PENDING, at random the dump "went through"
+ * (the PMO invalidated, the image restored) or "failed" (the PMO taken
+ * back; its image must no longer restore).
+ */
+static void checkpoint(struct tok *t, unsigned int *seed)
+{
+	struct mmt_checkpoint ck = { .size = sizeof(ck) };
+	int pending = rnd(seed, 2), back = 0, fd, fd2;
+	uint64_t acked, len, id, seq = 0;
+	const char *res = "restored";
+	char e[24];
+	void *buf;
+
+	if (ioctl(t->pmo, MMT_IOC_PMO_CHECKPOINT, &ck))
+		return;
+	len = (uint64_t)ck.closures * ck.closure_len;
+	buf = malloc(len);
+	if (!buf)
+		return;
+	memset(&ck, 0, sizeof(ck));
+	ck.size = sizeof(ck);
+	ck.flags = pending ? MMT_CKPT_PENDING : 0;
+	ck.buf = (uintptr_t)buf;
+	ck.buf_len = len;
+	atomic_fetch_add(&n_ckpt, 1);
+	if (ioctl(t->pmo, MMT_IOC_PMO_CHECKPOINT, &ck)) {
+		snprintf(e, sizeof(e), "failed-%d", errno);
+		out("K %lld %d %llu %llu %s 0", wall_ms(), node,
+		    (unsigned long long)t->id,
+		    (unsigned long long)atomic_load(&t->acked), e);
+		free(buf);
+		return;
+	}
+	acked = atomic_load(&t->acked);
+	if (pending) {
+		atomic_store(&t->unknown, 1);	/* read-only until decided */
+		usleep(rnd(seed, 1000000));
+		back = rnd(seed, 2);
+		if (back && !ioctl(t->pmo, MMT_IOC_PMO_MIG_RESOLVE, 0)) {
+			atomic_store(&t->unknown, 0);
+			atomic_fetch_add(&n_taken_back, 1);
+			fd = restore(ck.handle, buf, len);
+			if (fd >= 0) {
+				close(fd);
+				res = "back-restored";
+			} else {
+				res = "taken-back";
+			}
+			out("K %lld %d %llu %llu %s 0", wall_ms(), node,
+			    (unsigned long long)t->id,
+			    (unsigned long long)acked, res);
+			free(buf);
+			return;
+		}
+		ioctl(t->pmo, MMT_IOC_PMO_INVALIDATE);
+	}
+	usleep(rnd(seed, 1000000));
+	fd = restore(ck.handle, buf, len);
+	if (fd < 0) {
+		snprintf(e, sizeof(e), "restore-%d", errno);
+		res = e;
+	} else if (tok_verify(fd, &id, &seq) || id != t->id) {
+		out("E %lld %d %llu restored-plaintext", wall_ms(), node,
+		    (unsigned long long)t->id);
+		atomic_fetch_add(&n_errors, 1);
+		close(fd);
+		fd = -1;
+		res = "restore-plaintext";
+	} else {
+		atomic_fetch_add(&n_restored, 1);
+		fd2 = restore(ck.handle, buf, len);
+		if (fd2 >= 0) {
+			close(fd2);
+			res = "again-restored";
+		}
+	}
+	out("K %lld %d %llu %llu %s %llu", wall_ms(), node,
+	    (unsigned long long)t->id, (unsigned long long)acked, res,
+	    (unsigned long long)seq);
+	free(buf);
+	/* the restored PMO is the token's new copy (a new INST) */
+	pthread_mutex_lock(&toks_lock);
+	pthread_mutex_lock(&t->lk);
+	close(t->pmo);
+	if (fd >= 0) {
+		t->pmo = fd;
+		t->inst = atomic_fetch_add(&n_inst, 1) + 1;
+		atomic_store(&t->seq, seq);
+		atomic_store(&t->acked, seq);
+		atomic_store(&t->unknown, 0);
+	} else {
+		t->used = 0;
+	}
+	pthread_mutex_unlock(&t->lk);
+	pthread_mutex_unlock(&toks_lock);
+}
+
 static void *migrator_main(void *arg)
 {
 	unsigned int seed = *(unsigned int *)arg;
 
 	while (now() < t_end - 5) {
-		struct mmt_migrate a = { .size = sizeof(a) };
-		struct mmt_migrate_info info = { .size = sizeof(info) };
-		struct freezer f = { 0 };
-		const char *res;
 		struct tok *t = NULL;
-		char nonce[33];
-		pthread_t ft;
-		int i, k, peer, conn, r;
-		uint64_t acked;
+		int i, k, peer, what;
 
 		usleep(1000000 + rnd(&seed, 2000000));
 		pthread_mutex_lock(&toks_lock);
@@ -520,47 +903,15 @@ static void *migrator_main(void *arg)
 		peer = 1 + rnd(&seed, nodes - 1);
 		if (peer >= node)
 			peer++;
-		conn = connect_to(peer, 3000);
-		if (conn < 0)
-			continue;
-		a.pmo_fd = t->pmo;
-		a.timeout_ms = 5000;
-		a.downtime_limit_ms = 300;
-		a.max_rounds = 5;
-		a.info = (uintptr_t)&info;
-		f.t = t;
-		f.conn = conn;
-		pthread_create(&ft, NULL, freezer_main, &f);
-		atomic_fetch_add(&n_mig, 1);
-		r = ioctl(conn, MMT_IOC_MIGRATE_SEND, &a);
-		acked = atomic_load(&t->acked);
-		atomic_store(&f.stop, 1);
-		pthread_join(ft, NULL);
-		atomic_store(&t->frozen, 0);
-		close(conn);
-		hex(info.nonce, nonce);
-		if (!r) {
-			atomic_fetch_add(&n_commit, 1);
-			res = "committed";
-		} else if (info.flags & MMT_MIG_F_OUTCOME_UNKNOWN) {
-			atomic_fetch_add(&n_unknown, 1);
-			res = resolve(t, peer);
-		} else {
-			atomic_fetch_add(&n_fail, 1);
-			res = "failed";
-		}
-		out("L %lld %d %llu %llu %s %s %d", wall_ms(), node,
-		    (unsigned long long)t->id, (unsigned long long)acked,
-		    nonce, res, peer);
-		if (!strcmp(res, "committed") ||
-		    !strcmp(res, "resolved-committed")) {
-			pthread_mutex_lock(&toks_lock);
-			pthread_mutex_lock(&t->lk);
-			t->used = 0;
-			close(t->pmo);
-			pthread_mutex_unlock(&t->lk);
-			pthread_mutex_unlock(&toks_lock);
-		}
+		do
+			what = rnd(&seed, 100);
+		while (!(moves & (what < 55 ? 1 : what < 80 ? 2 : 4)));
+		if (what < 55)
+			migrate(t, peer);
+		else if (what < 80)
+			delegate(t, peer);
+		else
+			checkpoint(t, &seed);
 	}
 	return NULL;
 }
@@ -568,12 +919,12 @@ static void *migrator_main(void *arg)
 int main(int argc, char **argv)
 {
 	unsigned int seed = 1, ntok = 2, secs = 60;
-	pthread_t w, rep, acc, mig;
+	pthread_t w, rep, acc, acc2, mig;
 	int c, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt(argc, argv, "i:N:p:t:T:s:P:")) != -1) {
+	while ((c = getopt(argc, argv, "i:N:p:t:T:s:P:m:")) != -1) {
 		switch (c) {
 		case 'i':
 			node = atoi(optarg);
@@ -593,6 +944,11 @@ int main(int argc, char **argv)
 		case 's':
 			seed = atoi(optarg);
 			break;
+		case 'm':
+			moves = (strstr(optarg, "migrate") ? 1 : 0) |
+				(strstr(optarg, "delegate") ? 2 : 0) |
+				(strstr(optarg, "checkpoint") ? 4 : 0);
+			break;
 		case 'P':
 			plant_force = !strcmp(optarg, "force");
 			break;
@@ -600,8 +956,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (node < 1 || nodes < 2 || node > nodes || !port || ntok > TOK_MAX) {
-		fprintf(stderr, "usage: mmt-soak -i NODE -N NODES -p PORT -t SECONDS [-T TOKENS] [-s SEED] [-P force]\n");
+	if (node < 1 || nodes < 2 || node > nodes || !port || ntok > TOK_MAX ||
+	    !moves) {
+		fprintf(stderr, "usage: mmt-soak -i NODE -N NODES -p PORT -t SECONDS [-T TOKENS] [-s SEED] [-P force] [-m migrate,delegate,checkpoint]\n");
 		return 2;
 	}
 	dev = open("/dev/mmt", O_RDWR);
@@ -609,8 +966,10 @@ int main(int argc, char **argv)
 		perror("/dev/mmt");
 		return 1;
 	}
-	for (i = 0; i < TOK_MAX; i++)
+	for (i = 0; i < TOK_MAX; i++) {
 		pthread_mutex_init(&toks[i].lk, NULL);
+		pthread_mutex_init(&toks[i].wlk, NULL);
+	}
 	t_end = now() + secs;
 	seed = seed * 7919 + node;
 	for (i = 0; i < (int)ntok; i++) {
@@ -628,12 +987,14 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&w, NULL, writer_main, NULL);
 	pthread_create(&rep, NULL, reporter_main, NULL);
-	pthread_create(&acc, NULL, acceptor_main, NULL);
+	pthread_create(&acc, NULL, acceptor_main, (void *)(intptr_t)0);
+	pthread_create(&acc2, NULL, acceptor_main, (void *)(intptr_t)1);
 	pthread_create(&mig, NULL, migrator_main, &seed);
 	pthread_join(mig, NULL);
 	pthread_join(w, NULL);
 	pthread_join(rep, NULL);
 	pthread_join(acc, NULL);
+	pthread_join(acc2, NULL);
 	out("O %lld %d writes %lu", wall_ms(), node, n_writes);
 	out("O %lld %d migrations %lu", wall_ms(), node, n_mig);
 	out("O %lld %d committed %lu", wall_ms(), node, n_commit);
@@ -643,6 +1004,12 @@ int main(int argc, char **argv)
 	out("O %lld %d resolved_aborted %lu", wall_ms(), node, n_res_abort);
 	out("O %lld %d forced %lu", wall_ms(), node, n_forced);
 	out("O %lld %d received %lu", wall_ms(), node, n_in);
+	out("O %lld %d delegations %lu", wall_ms(), node, n_deleg);
+	out("O %lld %d delegated %lu", wall_ms(), node, n_deleg_ok);
+	out("O %lld %d delegations_in %lu", wall_ms(), node, n_deleg_in);
+	out("O %lld %d checkpoints %lu", wall_ms(), node, n_ckpt);
+	out("O %lld %d restored %lu", wall_ms(), node, n_restored);
+	out("O %lld %d taken_back %lu", wall_ms(), node, n_taken_back);
 	out("O %lld %d errors %lu", wall_ms(), node, n_errors);
 	return 0;
 }

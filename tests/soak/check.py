@@ -13,14 +13,28 @@ error files, and fails on:
              more than SKEW_MS (the guests' clocks, each set from the RTC
              at boot, agree to within about a second).  A run is a series
              of W reports of one copy at most GAP_MS apart, ended by any
-             other report
+             other report; (c) a closure of a delegation VALID at both
+             ends after it, or at the source after it succeeded; (d) a
+             checkpoint's image restored twice, or restored after the
+             PMO was taken back
   lost       a migration the source saw committed (or resolved committed)
              whose destination took in an older record than the source
              had acknowledged before it (an acknowledged write missing),
              or never said it took it in, unless its module was reloaded
-             around then (the token went with its memory)
+             or its node reset around then (the token went with its
+             memory); a closure of a delegation VALID at neither end; a
+             checkpoint whose restore failed or read an older record
   plaintext  a record that does not match its id and seq
   kernel     a kernel report (Oops, WARNING, BUG, KASAN, ...) in a guest
+  clock      two guests' clocks shown apart by more than SKEW_MS, so
+             that the clock rule (b) above cannot be trusted: a migration
+             begins at its source (the L line's START) before its
+             destination reports it taken in (the C line), so each C
+             line's time minus its START is an upper bound on
+             (destination's clock - source's clock); migrations both ways
+             bound the pair's offset from both sides (printed); a pair
+             whose bounds do not show it within SKEW_MS (no migration one
+             way, or only slow ones) is counted as unmeasured
 
 Prints a summary and writes a JSON (--json FILE): operations, faults of
 each kind, violations.  Exit 1 on any violation, 2 on a log with no
@@ -66,7 +80,11 @@ def main():
     rundir, nodes = args[0], int(args[1])
     states = defaultdict(lambda: defaultdict(list))  # tok -> (node, inst) -> [(t, W?)]
     commits = {}          # nonce -> (node, tok, seq)
-    leaves = []           # (node, tok, acked, nonce, result, t, peer)
+    leaves = []           # (node, tok, acked, nonce, result, t, peer, start)
+    dsent = []            # (node, tok, seq, mask, result, t, peer)
+    drecv = {}            # (tok, seq) -> (node, mask, result)
+    ckpts = []            # (node, tok, acked, result, seq, t)
+    last = defaultdict(int)       # node -> time of its last line
     reloads = defaultdict(list)   # node -> [t]
     faults = defaultdict(int)
     ops = defaultdict(int)
@@ -86,22 +104,40 @@ def main():
             seen += 1
             kind, t, node, rest = m.group(1), int(m.group(2)), \
                 int(m.group(3)), m.group(4).split()
+            last[node] = max(last[node], t)
             if kind == 'S' and len(rest) >= 4:
                 states[rest[0]][(node, rest[3])].append((t, rest[1] == 'W'))
             elif kind == 'C' and len(rest) >= 3:
-                commits[rest[2]] = (node, rest[0], int(rest[1]))
+                commits[rest[2]] = (node, rest[0], int(rest[1]), t)
                 ops['received'] += 1
             elif kind == 'L' and len(rest) >= 5:
                 leaves.append((node, rest[0], int(rest[1]), rest[2],
-                               rest[3], t, int(rest[4])))
+                               rest[3], t, int(rest[4]),
+                               int(rest[5]) if len(rest) > 5 else None))
                 ops['migrations'] += 1
                 ops[rest[3].replace('-', '_')] += 1
+            elif kind == 'D' and len(rest) >= 5:
+                dsent.append((node, rest[0], int(rest[1]), rest[2],
+                              rest[3], t, int(rest[4])))
+                ops['delegations'] += 1
+                ops['delegated' if rest[3] == 'ok' else
+                    'delegations_failed'] += 1
+            elif kind == 'X' and len(rest) >= 5:
+                drecv[(rest[0], int(rest[1]))] = (node, rest[2], rest[3])
+                ops['delegations_in_' + rest[4]] += 1
+            elif kind == 'K' and len(rest) >= 4:
+                ckpts.append((node, rest[0], int(rest[1]), rest[2],
+                              int(rest[3]), t))
+                ops['checkpoints'] += 1
+                ops['checkpoints_' + re.sub(r'-\d+$', '', rest[2])
+                    .replace('-', '_')] += 1
             elif kind == 'E':
                 violations.append({'kind': 'plaintext', 'node': node,
                                    'time_ms': t, 'what': ' '.join(rest)})
             elif kind == 'N' and rest:
-                faults[rest[0]] += 1
-                if rest[0] == 'reload':
+                if rest[0] != 'up':
+                    faults[rest[0]] += 1
+                if rest[0] in ('reload', 'reboot'):
                     reloads[node].append(t)
             elif kind == 'O' and len(rest) >= 2 and rest[0] == 'writes':
                 ops['writes'] += int(rest[1])
@@ -128,7 +164,7 @@ def main():
                                 'nodes': [a, b], 'from_ms': max(s1, s2),
                                 'overlap_ms': ov})
     # fork, clock-free: taken in where the source kept (or took back) it
-    for node, tok, acked, nonce, result, t, peer in leaves:
+    for node, tok, acked, nonce, result, t, peer, start in leaves:
         if result in ('failed', 'resolved-aborted', 'forced') and \
                 nonce in commits:
             violations.append({'kind': 'fork', 'token': tok,
@@ -136,7 +172,7 @@ def main():
                                'source_result': result, 'nonce': nonce})
     # lost: an acknowledged write missing at the destination
     unmatched = 0
-    for node, tok, acked, nonce, result, t, peer in leaves:
+    for node, tok, acked, nonce, result, t, peer, start in leaves:
         if result not in ('committed', 'resolved-committed'):
             continue
         c = commits.get(nonce)
@@ -156,11 +192,88 @@ def main():
                                'acked': acked, 'received': c[2],
                                'nonce': nonce})
     ops['commits_unmatched'] = unmatched
+    # the clocks: the offset of each pair, bounded by its migrations
+    up = {}
+    for node, tok, acked, nonce, result, t, peer, start in leaves:
+        c = commits.get(nonce)
+        if c and c[0] != node and start is not None:
+            d = c[3] - start
+            key = (c[0], node)      # dest clock - source clock < d
+            up[key] = min(up.get(key, d), d)
+    clocks = {}
+    for a in range(1, nodes + 1):
+        for b in range(a + 1, nodes + 1):
+            hi, lo = up.get((a, b)), up.get((b, a))
+            iv = [-lo if lo is not None else None, hi]
+            clocks['%d-%d' % (a, b)] = iv
+            # shown within SKEW_MS, or not (too few or slow migrations)
+            if lo is None or hi is None or lo > SKEW_MS or hi > SKEW_MS:
+                ops['clock_pairs_unmeasured'] += 1
+            # shown apart by more
+            if (lo is not None and -lo > SKEW_MS) or \
+                    (hi is not None and hi < -SKEW_MS):
+                violations.append({'kind': 'clock', 'nodes': [a, b],
+                                   'offset_ms': iv})
+    # delegations: each closure VALID at exactly one end
+    unmatched = 0
+    full = '1' * 4
+    for node, tok, seq, mask, result, t, peer in dsent:
+        if result == 'ok' and mask != '0000':
+            violations.append({'kind': 'fork', 'token': tok,
+                               'delegation': seq, 'source': node,
+                               'source_valid': mask,
+                               'what': 'source VALID after success'})
+        x = drecv.get((tok, seq))
+        if not x:
+            if mask == full:
+                continue            # nothing left this node
+            if any(t - 60000 <= r <= t + 60000
+                   for r in reloads.get(peer, [])) or \
+                    t > last.get(peer, 0) - 40000:
+                unmatched += 1      # the destination's agent gone
+                continue
+            violations.append({'kind': 'lost', 'token': tok,
+                               'delegation': seq, 'source': node,
+                               'destination': peer, 'source_valid': mask,
+                               'destination_valid': None})
+            continue
+        both = ''.join('1' if a == '1' and b == '1' else '0'
+                       for a, b in zip(mask, x[1]))
+        either = ''.join('1' if a == '1' or b == '1' else '0'
+                         for a, b in zip(mask, x[1]))
+        if '1' in both:
+            violations.append({'kind': 'fork', 'token': tok,
+                               'delegation': seq, 'nodes': [node, x[0]],
+                               'source_valid': mask,
+                               'destination_valid': x[1],
+                               'source_result': result,
+                               'destination_result': x[2]})
+        if either != full:
+            violations.append({'kind': 'lost', 'token': tok,
+                               'delegation': seq, 'nodes': [node, x[0]],
+                               'source_valid': mask,
+                               'destination_valid': x[1]})
+    ops['delegations_unmatched'] = unmatched
+    # checkpoints: one restore, of every acknowledged write
+    for node, tok, acked, result, seq, t in ckpts:
+        if result in ('again-restored', 'back-restored'):
+            violations.append({'kind': 'fork', 'token': tok,
+                               'node': node, 'checkpoint': result})
+        elif result.startswith('restore-'):
+            violations.append({'kind': 'lost', 'token': tok,
+                               'node': node, 'checkpoint': result})
+        elif result == 'restored' and seq < acked:
+            violations.append({'kind': 'lost', 'token': tok,
+                               'node': node, 'checkpoint': result,
+                               'acked': acked, 'received': seq})
     res = {'operations': dict(ops), 'faults': dict(faults),
-           'tokens': len(states), 'violations': violations}
+           'tokens': len(states), 'violations': violations,
+           'clock_offset_ms': clocks}
     print('soak check: %d tokens; operations %s; faults %s; %d violation(s)'
           % (len(states), json.dumps(dict(sorted(ops.items()))),
              json.dumps(dict(sorted(faults.items()))), len(violations)))
+    print('soak check: clock offsets (ms, each pair a-b: clock a minus '
+          'clock b lies between): %s' % json.dumps(clocks))
     for v in violations[:20]:
         print('soak violation: %s' % json.dumps(v))
     if jpath:

@@ -56,7 +56,7 @@ def expect(name, got, want):
 # a clean migration of token 7 from node 1 to node 2: W, F, then W there
 clean = {
     1: [s(0, 1, 7, 'W', 1), s(1000, 1, 7, 'W', 1), s(2000, 1, 7, 'F', 1),
-        'soak L %d 1 7 5 %s committed 2' % (T0 + 2500, NONCE_A)],
+        'soak L %d 1 7 5 %s committed 2 %d' % (T0 + 2500, NONCE_A, T0 + 2000)],
     2: ['soak C %d 2 7 6 %s' % (T0 + 2400, NONCE_A),
         s(3000, 2, 7, 'W', 1, 6), s(4000, 2, 7, 'W', 1, 7)],
 }
@@ -76,21 +76,21 @@ rc, res = run(fork1)
 expect('two copies on one node: a fork', (rc, kinds(res)), (1, ['fork']))
 
 # clock-free: the destination took in what its source kept
-kept = {1: ['soak L %d 1 7 5 %s failed 2' % (T0 + 100, NONCE_A)],
+kept = {1: ['soak L %d 1 7 5 %s failed 2 %d' % (T0 + 100, NONCE_A, T0)],
         2: ['soak C %d 2 7 5 %s' % (T0 + 90, NONCE_A)]}
 rc, res = run(kept)
 expect('taken in where the source saw a failure: a fork',
        (rc, kinds(res)), (1, ['fork']))
 
 # an acknowledged write missing at the destination
-lost = {1: ['soak L %d 1 7 9 %s committed 2' % (T0 + 100, NONCE_A)],
+lost = {1: ['soak L %d 1 7 9 %s committed 2 %d' % (T0 + 100, NONCE_A, T0)],
         2: ['soak C %d 2 7 8 %s' % (T0 + 90, NONCE_A)]}
 rc, res = run(lost)
 expect('an older record taken in than acknowledged: lost',
        (rc, kinds(res)), (1, ['lost']))
 
 # committed, never taken in, no reload: lost; with a reload: not
-gone = {1: ['soak L %d 1 7 9 %s committed 2' % (T0 + 100, NONCE_B)]}
+gone = {1: ['soak L %d 1 7 9 %s committed 2 %d' % (T0 + 100, NONCE_B, T0)]}
 rc, res = run(gone)
 expect('committed and never taken in: lost', (rc, kinds(res)), (1, ['lost']))
 gone[2] = ['soak N %d 2 reload' % (T0 + 50)]
@@ -114,6 +114,64 @@ bad = dict(clean)
 bad[3] = ['soak E %d 3 ? plaintext %s' % (T0, NONCE_A)]
 rc, res = run(bad)
 expect('a plaintext mismatch', (rc, kinds(res)), (1, ['plaintext']))
+
+# delegations: a part each side is fine; a closure at both, or neither, not
+split = {1: ['soak D %d 1 7 12 0011 104 2' % (T0 + 100)],
+         2: ['soak X %d 2 7 12 1100 104 lazy' % (T0 + 90)]}
+rc, res = run(split)
+expect('a delegation split by a failure, each closure at one end: fine',
+       (rc, kinds(res)), (0, []))
+both = {1: ['soak D %d 1 7 12 0001 104 2' % (T0 + 100)],
+        2: ['soak X %d 2 7 12 1111 ok eager' % (T0 + 90)]}
+rc, res = run(both)
+expect('a delegated closure VALID at both ends (a lost ack): a fork',
+       (rc, kinds(res)), (1, ['fork']))
+kept = {1: ['soak D %d 1 7 12 0001 ok 2' % (T0 + 100)],
+        2: ['soak X %d 2 7 12 1110 ok eager' % (T0 + 90)]}
+rc, res = run(kept)
+expect('a closure VALID at the source after success: a fork',
+       (rc, sorted(set(kinds(res)))), (1, ['fork']))
+neither = {1: ['soak D %d 1 7 12 0011 104 2' % (T0 + 100)],
+           2: ['soak X %d 2 7 12 1000 104 lazy' % (T0 + 90),
+               'soak O %d 2 writes 1' % (T0 + 90000)]}
+rc, res = run(neither)
+expect('a delegated closure VALID at neither end: lost',
+       (rc, kinds(res)), (1, ['lost']))
+del neither[2][0]
+rc, res = run(neither)
+expect('a delegation half gone, the destination silent: lost',
+       (rc, kinds(res)), (1, ['lost']))
+neither[2].append('soak N %d 2 reboot' % (T0 + 50))
+rc, res = run(neither)
+expect('... unless the destination was reset then',
+       (rc, kinds(res)), (0, []))
+
+# checkpoints
+ck = {1: ['soak K %d 1 7 9 restored 9' % (T0 + 100),
+          'soak K %d 1 8 9 taken-back 0' % (T0 + 200),
+          'soak K %d 1 6 3 failed-16 0' % (T0 + 300)]}
+rc, res = run(ck)
+expect('checkpoints restored once or taken back: fine',
+       (rc, kinds(res)), (0, []))
+for line, kind in (('again-restored 9', 'fork'), ('back-restored 0', 'fork'),
+                   ('restore-116 0', 'lost'), ('restored 8', 'lost')):
+    rc, res = run({1: ['soak K %d 1 7 9 %s' % (T0 + 100, line)]})
+    expect('a checkpoint %s: %s' % (line.split()[0], kind),
+           (rc, kinds(res)), (1, [kind]))
+
+# node 1's clock 5 s ahead of node 2's: a migration 1 -> 2 taken in
+# "before" it began
+ahead = {1: ['soak L %d 1 7 5 %s committed 2 %d' % (T0 + 5600, NONCE_A,
+                                                    T0 + 5000)],
+         2: ['soak C %d 2 7 6 %s' % (T0 + 300, NONCE_A)]}
+rc, res = run(ahead)
+expect('two clocks 5 s apart: the clock rule is void',
+       (rc, kinds(res)), (1, ['clock']))
+expect('... the offset bounded from the migration',
+       res['clock_offset_ms']['1-2'], [4700, None])
+rc, res = run(clean)
+expect('a clean migration bounds the offset of its pair from one side',
+       res['clock_offset_ms']['1-2'], [-400, None])
 
 print('soak check: %d failed' % fails)
 sys.exit(1 if fails else 0)

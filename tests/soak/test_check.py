@@ -173,5 +173,25 @@ rc, res = run(clean)
 expect('a clean migration bounds the offset of its pair from one side',
        res['clock_offset_ms']['1-2'], [-400, None])
 
+# node 2's clock 4 s behind, measured both ways: token 7 on node 1 until
+# (true) 12 s, then on node 2 from 12.5 s: not a fork once corrected
+D2 = -4000
+NONCE_C = 'cc' * 16
+drift = {1: [s(t, 1, 7, 'W', 1) for t in range(0, 12000, 1000)] +
+         ['soak L %d 1 7 5 %s committed 2 %d' % (T0 + 12600, NONCE_A,
+                                                 T0 + 11800),
+          'soak C %d 1 8 5 %s' % (T0 + 20300, NONCE_C)],
+         2: ['soak C %d 2 7 6 %s' % (T0 + 12400 + D2, NONCE_A),
+             'soak L %d 2 8 5 %s committed 1 %d' % (T0 + 20500 + D2,
+                                                    NONCE_C, T0 + 20000 + D2)]
+         + [s(t + D2, 2, 7, 'W', 1) for t in range(12500, 18000, 1000)]}
+rc, res = run(drift)
+expect('a clock 4 s behind, measured both ways: corrected, no fork',
+       (rc, kinds(res), res['clock_correction_ms'].get('2')),
+       (0, [], D2 + 150))
+rc, res = run({1: drift[1][:12], 2: drift[2][2:]})
+expect('... the same reports without the migrations: a fork by the raw clocks',
+       (rc, kinds(res)), (1, ['fork']))
+
 print('soak check: %d failed' % fails)
 sys.exit(1 if fails else 0)

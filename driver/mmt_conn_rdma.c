@@ -3635,6 +3635,13 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else {
 		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
+	/*
+	 * Killed while waiting for the PMO's lock: the closure was not
+	 * looked at, so there is no verdict to send; the receive is aborted
+	 * as a kill during any of its waits is.
+	 */
+	if (verdict == -EINTR)
+		return -EINTR;
 	err = mmt_rx_send_ack(rx, m->index, 0, &verdict);
 	if (!verdict)
 		rx->accepted++;
@@ -4355,6 +4362,9 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 					    rx->nonce, head,
 					    rx->conn->peer_node, rx->eager);
 	}
+	/* killed waiting for the PMO's lock: nothing checked, no verdict */
+	if (verdict == -EINTR)
+		return -EINTR;
 	if (!verdict) {
 		/* the acceptance names the closure's root counter (round) */
 		mutex_lock(&rx->pmo->lock);

@@ -1312,7 +1312,11 @@ struct mmt_restore {
  * zero); an IPv6 any address also accepts IPv4 peers unless the system's
  * bindv6only says otherwise.  The listener fd works until it is closed
  * (closing it drops the connections not yet accepted) or its RDMA device
- * is removed (then poll() reports POLLHUP).  Context: process; may sleep.
+ * is removed (then poll() reports POLLHUP).  The connections it takes in
+ * (their state and receive ring, made as each request arrives) are
+ * charged to the memory cgroup of this call's caller, as if it had made
+ * them (a request whose connection cannot be allocated is rejected).
+ * Context: process; may sleep.
  *
  * Return: 0 (the listener fd is in the argument); -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, family, port 0,

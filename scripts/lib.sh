@@ -70,3 +70,45 @@ mmt_kernel_sources() {
 	(cd "$mmt_top" && ls driver/*.[ch] uapi/*.h tests/lib/*.[ch] 2>/dev/null | grep -v '\.mod\.c$'
 	 cd "$mmt_top" && ls lib/*.[ch] 2>/dev/null | grep -v '_openssl\.c$')
 }
+
+# mmt_progress LABEL LOG PATTERN TOTAL CMD...: run CMD with its output in
+# LOG and, while it runs, print on stderr a line every
+# MMT_PROGRESS_SECONDS (default 30) seconds: the time so far and, with a
+# PATTERN (grep -E), the count of LOG's lines that match it (the objects
+# compiled), against TOTAL if it is not empty ("~" marks an estimate:
+# "~1900").  A build of 20 minutes prints 40 lines at the default, so
+# a CI log stays readable.  Returns CMD's exit status.
+mmt_progress() {
+	local label=$1 log=$2 pat=$3 total=$4 every=${MMT_PROGRESS_SECONDS:-30}
+	local mon rc=0
+	shift 4
+	: >"$log"
+	# the watcher: its own sleeps are 1 s, so none outlives it by more
+	# (an orphaned sleep would hold a caller's pipe open); it stops with
+	# CMD or with this shell
+	(
+		parent=$$ t=0
+		while kill -0 "$parent" 2>/dev/null; do
+			sleep 1
+			t=$((t + 1))
+			[ $((t % every)) -eq 0 ] || continue
+			line="$label: $((t / 60)) min $((t % 60)) s"
+			if [ -n "$pat" ]; then
+				n=$(grep -cE -- "$pat" "$log" 2>/dev/null || true)
+				if [ -n "$total" ]; then
+					pct=$((n * 100 / ${total#\~}))
+					[ "$pct" -le 99 ] || pct=99
+					line="$line, $n of $total objects compiled ($pct %)"
+				else
+					line="$line, $n objects compiled"
+				fi
+			fi
+			echo "$line"
+		done
+	) >&2 </dev/null &
+	mon=$!
+	"$@" >"$log" 2>&1 || rc=$?
+	kill "$mon" 2>/dev/null || true
+	wait "$mon" 2>/dev/null || true
+	return "$rc"
+}

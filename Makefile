@@ -207,13 +207,13 @@ demo:
 	@scripts/deps.sh
 	@scripts/demo.sh
 
-# Live migration of a key-value store between two guests (issue 11)
+# Live migration of a key-value store between two guests (docs/MIGRATION.md)
 demo-migrate:
 	@scripts/deps.sh
 	@scripts/demo-migrate.sh
 
 # Nodes attest to a global authority in three guests with TPMs and IMA
-# (issue 12, docs/ATTESTATION.md): the guest run `attest`, narrated
+# (docs/ATTESTATION.md): the guest run `attest`, narrated
 demo-attest:
 	@scripts/deps.sh
 	@scripts/demo-attest.sh
@@ -226,7 +226,7 @@ bench: $(O)/tools/mmt-engine-bench
 	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
 
 # Live migration against stop-and-copy and dump-then-transfer, natively
-# (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
+# (tools/mmt-migrate-bench.c, docs/FIGURES.md): 64 MiB and 1 GiB
 bench-migrate: $(O)/tools/mmt-migrate-bench
 	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
 

@@ -71,16 +71,14 @@ mmt_kernel || die "no kernel headers"
 say "kernel: ${KVER:-(from KDIR)}, build dir $KDIR"
 
 # 1. build, saying what and how far: a line every MMT_PROGRESS_SECONDS
-# (30) with the files compiled so far against the count make -n expects
-# (the module's sources counted as they are in Kbuild)
+# (30) with the files compiled so far against the count expected
+# (scripts/lib.sh, mmt_make_all_files)
 if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
 	t=$(date +%s)
-	n_user=$(make -n user tools 2>/dev/null | grep -cE '^[^ ]*(cc|clang) ' || true)
-	n_mod=$(find driver lib -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
-		! -name '*_openssl.c' | wc -l)
-	say "building: make all (the module for ${KVER:-$KDIR}, lib/, libmmt and the tools: about $((n_user + n_mod)) files to compile; log: $OUT/make.log)"
-	mmt_progress "demo: make all" "$OUT/make.log" '^ +CC |^[^ ]*(cc|clang) ' \
-		"~$((n_user + n_mod))" make all ||
+	n=$(mmt_make_all_files)
+	say "building: make all (the module for ${KVER:-$KDIR}, lib/, libmmt and the tools: about $n files to compile; log: $OUT/make.log)"
+	mmt_progress "demo: make all" "$OUT/make.log" "$MMT_MAKE_ALL_PATTERN" "~$n" \
+		make all ||
 		{ tail -n 30 "$OUT/make.log"; die "make all (log: $OUT/make.log)"; }
 	say "built: make all ($(($(date +%s) - t)) s)"
 fi

@@ -71,6 +71,30 @@ mmt_kernel_sources() {
 	 cd "$mmt_top" && ls lib/*.[ch] 2>/dev/null | grep -v '_openssl\.c$')
 }
 
+# mmt_make_all_files: print about how many files `make all` will compile:
+# the user-space compiles make -n lists, and the module's sources Kbuild
+# will rebuild (for mmt_progress's total; run in the tree's top directory).
+# MMT_MAKE_ALL_PATTERN matches the lines of those compiles in make's
+# output (Kbuild's "CC", make's own command lines).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MMT_MAKE_ALL_PATTERN='^ +CC |^[^ ]*(cc|clang) '
+mmt_make_all_files() {
+	local n_user n_mod
+
+	n_user=$(make -n user tools 2>/dev/null | grep -cE '^[^ ]*(cc|clang) ' || true)
+	# the module's sources: all of them, or with a module built and no
+	# header newer than it, those newer than it
+	if [ -f driver/mmt.ko ] && [ -z "$(find driver lib uapi -maxdepth 1 \
+		-name '*.h' -newer driver/mmt.ko | head -n 1)" ]; then
+		n_mod=$(find driver lib -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+			! -name '*_openssl.c' -newer driver/mmt.ko | wc -l)
+	else
+		n_mod=$(find driver lib -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+			! -name '*_openssl.c' | wc -l)
+	fi
+	echo $((n_user + n_mod))
+}
+
 # mmt_progress LABEL LOG PATTERN TOTAL CMD...: run CMD with its output in
 # LOG and, while it runs, print on stderr a line every
 # MMT_PROGRESS_SECONDS (default 30) seconds: the time so far and, with a

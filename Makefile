@@ -10,6 +10,8 @@
 #   O      user-space build directory (default: build)
 #   MMT_CACHE  cache for the unpacked kernel source and the UML build
 #          (default: /var/tmp/mmt-cache; deleting it only costs time)
+#   MMT_PROGRESS_SECONDS  seconds between the progress lines of long
+#          builds (the debug kernel, make demo's build; default 30)
 
 # KVER and KDIR look at installed packages (the kernel headers), so they are
 # resolved by the recipes that use them, never when this file is parsed, and
@@ -80,7 +82,7 @@ CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/
 all: module user tools
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
 
 module:
 	@test -d '$(KDIR)' || { \

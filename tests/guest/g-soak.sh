@@ -86,7 +86,7 @@ while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 	# a reset needs two minutes of run left, and a node is reset at most
 	# once in every ten minutes of the run (once in a shorter run)
 	if [ "$K" = 6 ] && { [ $(($(date +%s) + 120)) -gt "$END" ] ||
-	    [ "$BOOT" -gt $((SECS / 600)) ]; }; then
+	    [ "$BOOT" -gt $((SECS < 1200 ? 1 : SECS / 600)) ]; }; then
 		K=0
 	fi
 	case $K in

@@ -10,6 +10,8 @@
 #   O      user-space build directory (default: build)
 #   MMT_CACHE  cache for the unpacked kernel source and the UML build
 #          (default: /var/tmp/mmt-cache; deleting it only costs time)
+#   MMT_PROGRESS_SECONDS  seconds between the progress lines of long
+#          builds (the debug kernel, make demo's build; default 30)
 
 # KVER and KDIR look at installed packages (the kernel headers), so they are
 # resolved by the recipes that use them, never when this file is parsed, and
@@ -80,7 +82,7 @@ CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/
 all: module user tools
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
 
 module:
 	@test -d '$(KDIR)' || { \
@@ -210,13 +212,13 @@ demo:
 	@scripts/deps.sh
 	@scripts/demo.sh
 
-# Live migration of a key-value store between two guests (issue 11)
+# Live migration of a key-value store between two guests (docs/MIGRATION.md)
 demo-migrate:
 	@scripts/deps.sh
 	@scripts/demo-migrate.sh
 
 # Nodes attest to a global authority in three guests with TPMs and IMA
-# (issue 12, docs/ATTESTATION.md): the guest run `attest`, narrated
+# (docs/ATTESTATION.md): the guest run `attest`, narrated
 demo-attest:
 	@scripts/deps.sh
 	@scripts/demo-attest.sh
@@ -229,7 +231,7 @@ bench: $(O)/tools/mmt-engine-bench
 	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
 
 # Live migration against stop-and-copy and dump-then-transfer, natively
-# (issue 11, item 4; tools/mmt-migrate-bench.c): 64 MiB and 1 GiB
+# (tools/mmt-migrate-bench.c, docs/FIGURES.md): 64 MiB and 1 GiB
 bench-migrate: $(O)/tools/mmt-migrate-bench
 	taskset -c 1 $(O)/tools/mmt-migrate-bench --json-file $(O)/bench-migrate.json
 

@@ -427,11 +427,13 @@ static int mmt_conn_take(struct mmt_pmo *pmo, u32 channel, bool *plain)
  * a keyed one with every MMT VALID (read through the controller).  A
  * plain PMO is held as such until mmt_conn_xfer_end(@src, true).
  *
- * Context: process; takes @src->lock.
+ * Context: process; takes @src->lock (killable: a pwrite() whose buffer
+ * faults slowly may hold it).
  * Return: 0; -EPERM (the MMT channel on a plain PMO, the plain channel on
  * a keyed one, an MMT in the wrong state); -E2BIG (secure and plain
  * channels) if one closure's data is above MMT_CHAN_MSG_MAX, the largest
- * AES-GCM message and bounce buffer.
+ * AES-GCM message and bounce buffer; -EINTR if a fatal signal came while
+ * it waited for the lock (nothing taken).
  */
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 {
@@ -443,7 +445,8 @@ int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain)
 	if (channel != MMT_CHANNEL_MMT &&
 	    src->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
-	mutex_lock(&src->lock);
+	if (mutex_lock_killable(&src->lock))
+		return -EINTR;
 	if (src->mig || src->mig_rx) {
 		mutex_unlock(&src->lock);
 		return -EBUSY;	/* a live migration owns it */
@@ -498,8 +501,10 @@ void mmt_conn_xfer_end(struct mmt_pmo *pmo, bool plain)
  * keeps them unchanged.  Counters, GUA order and the slot binding are
  * those of mmt_delegate_build(), which does the work.
  *
- * Context: process; takes @src->lock.
- * Return: 0 or mmt_delegate_build()'s errors (the MMT is VALID again).
+ * Context: process; takes @src->lock (killable); may sleep.
+ * Return: 0 or mmt_delegate_build()'s errors (the MMT is VALID again);
+ * -EINTR if a fatal signal came while it waited for the lock (the MMT
+ * untouched).
  */
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
@@ -508,7 +513,8 @@ int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 	int err;
 
 	/* Only the head is built: the sections go from the PMO itself. */
-	mutex_lock(&src->lock);
+	if (mutex_lock_killable(&src->lock))
+		return -EINTR;
 	err = mmt_delegate_build(src, index, conn_id, gen, rx_nonce, peer_node,
 				 copy, head, 0);
 	mutex_unlock(&src->lock);
@@ -552,12 +558,13 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
  * The PMO is then this receive's alone until mmt_conn_rx_finish(): the
  * receive rules (struct mmt_rx_rules in the PMO) belong to one receive.
  *
- * Context: process; takes @pmo->lock.
+ * Context: process; takes @pmo->lock (killable).
  * Return: 0; -EPERM (the MMT channel on a plain PMO, the plain channel on
  * a keyed one, an MMT in the wrong state); -EBUSY if another receive (on
  * any connection, or a local delegation) is filling the PMO; -E2BIG
  * (secure and plain channels) if one closure's data is above
- * MMT_CHAN_MSG_MAX.
+ * MMT_CHAN_MSG_MAX; -EINTR if a fatal signal came while it waited for the
+ * lock (nothing started).
  */
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 			bool *plain)
@@ -569,7 +576,8 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 	if (channel != MMT_CHANNEL_MMT &&
 	    pmo->params.data_bytes > MMT_CHAN_MSG_MAX)
 		return -E2BIG;
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	if (pmo->mig || pmo->mig_rx) {
 		mutex_unlock(&pmo->lock);
 		return -EBUSY;	/* a live migration owns it */
@@ -642,10 +650,11 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
  * error the MMT stays WAITING (its memory holds whatever the network
  * wrote, as before any receive).
  *
- * Context: process; takes @pmo->lock; may sleep.
+ * Context: process; takes @pmo->lock (killable); may sleep.
  * Return: 0; -EINVAL for a bad @index; -EPERM if @pmo was invalidated
  * during this receive (@pmo->rx_lost); or the -errno of the rule that
- * failed, or -ENOMEM.
+ * failed, or -ENOMEM; -EINTR if a fatal signal came while it waited for
+ * the lock (nothing checked, the MMT still WAITING: no verdict to send).
  */
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager)
@@ -655,7 +664,8 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 
 	if (index >= pmo->closures)
 		return -EINVAL;
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
 	pmo->rx.expect_seq = index;
 	pmo->rx.gen = gen;		/* and only in its own receive */
@@ -675,13 +685,15 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 /*
  * Secure channel on a keyed PMO, sender: the plaintext of closure @index
  * read through the controller (the MMT verifies it) into @buf, data_bytes.
- * Returns 0 or mmt_read()'s errors.  Takes @pmo->lock.
+ * Returns 0, mmt_read()'s errors, or -EINTR (a fatal signal while it
+ * waited for @pmo->lock, taken killable).
  */
 static int mmt_conn_ctl_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
 {
 	int err;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	err = mmt_read(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
 	mutex_unlock(&pmo->lock);
 	if (!err)
@@ -694,13 +706,15 @@ static int mmt_conn_ctl_read(struct mmt_pmo *pmo, u32 index, u8 *buf)
  * closure @index (@buf, data_bytes, private memory) through the controller.
  * Returns 0, -EPERM if the PMO was invalidated during this receive (also
  * if keyed again since: the transfer's data does not go into another
- * keying), or mmt_write()'s errors.  Takes @pmo->lock.
+ * keying), mmt_write()'s errors, or -EINTR (a fatal signal while it
+ * waited for @pmo->lock, taken killable: nothing written).
  */
 static int mmt_conn_ctl_write(struct mmt_pmo *pmo, u32 index, const u8 *buf)
 {
 	int err;
 
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
 	err = pmo->rx_lost ? -EPERM :
 	      mmt_write(&pmo->mmts[index], 0, buf, pmo->params.data_bytes);
 	mutex_unlock(&pmo->lock);
@@ -741,9 +755,10 @@ static void mmt_conn_sec_ad(u8 *ad, u32 gen, u32 index)
  * receiver whose PMO has another key (or another binding) derives another
  * key: the first message fails to open with -EBADMSG.
  *
- * Context: process; takes @pmo->lock; may sleep.
+ * Context: process; takes @pmo->lock (killable); may sleep.
  * Return: the context, ERR_PTR(-ENOKEY) if @plain and @conn_root is NULL,
- * ERR_PTR(-EPERM) if a keyed @pmo lost its key (invalidated), or
+ * ERR_PTR(-EPERM) if a keyed @pmo lost its key (invalidated),
+ * ERR_PTR(-EINTR) if a fatal signal came while it waited for the lock, or
  * mmt_chan_crypto_alloc()'s errors.
  */
 struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
@@ -763,7 +778,8 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
 							 MMT_CHAN_ROOT_BYTES,
 							 bind, sizeof(bind)) :
 				   ERR_PTR(-ENOKEY);
-	mutex_lock(&pmo->lock);
+	if (mutex_lock_killable(&pmo->lock))
+		return ERR_PTR(-EINTR);
 	if (pmo->crypto)
 		c = mmt_chan_crypto_alloc(pmo->chan_root, sizeof(pmo->chan_root),
 					  bind, sizeof(bind));
@@ -790,11 +806,12 @@ struct mmt_chan_crypto *mmt_conn_sec_alloc(struct mmt_pmo *pmo, bool plain,
  * in place.  Seq @index, AD (gen, index).  Indices must be sealed in
  * increasing order on one context.
  *
- * Context: process; takes @pmo->lock; may sleep.
+ * Context: process; takes @pmo->lock (killable); may sleep.
  * Return: 0; mmt_read()'s errors (-EBADMSG: the sender's own PMO failed
- * verification; -EPERM: it was invalidated); or mmt_chan_seal()'s
- * (-EINVAL: @index not above the last one sealed).  On error @msg holds
- * no plaintext.
+ * verification; -EPERM: it was invalidated); mmt_chan_seal()'s (-EINVAL:
+ * @index not above the last one sealed); or -EINTR if a fatal signal came
+ * while it waited for the lock (nothing sealed).  On error @msg holds no
+ * plaintext.
  */
 int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
 		      struct mmt_chan_crypto *c, u32 gen, u32 index, u8 *msg)
@@ -807,7 +824,8 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
 		return -EINVAL;
 	mmt_conn_sec_ad(ad, gen, index);
 	if (plain) {
-		mutex_lock(&pmo->lock);
+		if (mutex_lock_killable(&pmo->lock))
+			return -EINTR;
 		err = mmt_chan_seal(c, index, ad, sizeof(ad),
 				    pmo->mmts[index].data, msg, len);
 		mutex_unlock(&pmo->lock);
@@ -848,12 +866,14 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
  * mmt/stats by reason (reject_badmsg, reject_replay) and changes nothing
  * in @pmo.
  *
- * Context: process; takes @pmo->lock; may sleep.
+ * Context: process; takes @pmo->lock (killable); may sleep.
  * Return: 0; -EINVAL for @index out of range; -EBADMSG if the tag does not
  * match (tamper, wrong key, other transfer or index); -ESTALE if @index is
  * not above the last index opened on @c (replay, reorder); other errors
  * of mmt_chan_open(), or mmt_write()'s (-EPERM if a keyed @pmo was
- * invalidated; the MMT may be partly written on other errors).
+ * invalidated; the MMT may be partly written on other errors); -EINTR if
+ * a fatal signal came while it waited for the lock (nothing written: no
+ * verdict to send).
  */
 int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		      struct mmt_chan_crypto *c, u32 gen, u32 index,
@@ -873,7 +893,8 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		return err;
 	}
 	if (plain) {
-		mutex_lock(&pmo->lock);
+		if (mutex_lock_killable(&pmo->lock))
+			return -EINTR;
 		memcpy(pmo->mmts[index].data, priv, len);
 		mutex_unlock(&pmo->lock);
 		atomic64_add(len, &mmt_stats.bytes_written);

@@ -61,11 +61,13 @@
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -336,6 +338,10 @@ struct mmt_conn {
  * @backlog: most connections in both lists
  * @dead: the device went away
  * @wq: woken when @ready grows or the listener dies
+ * @memcg: the memory cgroup of MMT_IOC_LISTEN's caller (a reference, put
+ *	at the listener's release; NULL without CONFIG_MEMCG), charged for
+ *	the connections taken in: rdma_cm's handler makes them in a kernel
+ *	thread of no group
  */
 struct mmt_listener {
 	struct mmt_cm_ctx ctx;
@@ -349,6 +355,7 @@ struct mmt_listener {
 	u32 backlog;
 	bool dead;
 	wait_queue_head_t wq;
+	struct mem_cgroup *memcg;	/* MMT_IOC_LISTEN's caller's */
 };
 
 static DEFINE_MUTEX(mmt_conn_mutex);
@@ -514,8 +521,9 @@ static void mmt_conn_put(struct mmt_conn *conn)
 
 /*
  * Charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT): the process
- * of MMT_IOC_CONNECT; a connection a listener takes in is made in
- * rdma_cm's event handler, a kernel thread of no group.
+ * of MMT_IOC_CONNECT; for a connection a listener takes in, made in
+ * rdma_cm's event handler (a kernel thread of no group), the listener
+ * owner's, set active by mmt_listener_request().
  */
 static struct mmt_conn *mmt_conn_alloc(void)
 {
@@ -822,7 +830,12 @@ static int mmt_conn_send_msg(struct mmt_conn *conn,
 	struct ib_send_wr wr = {};
 	int err;
 
-	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	/*
+	 * Charged to the caller's group (a transfer's messages); a work
+	 * item's (credential renewal, a migration query's answer) runs in
+	 * a kernel thread of no group, so nothing is charged there.
+	 */
+	m = kmalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->w = *w;
@@ -1999,6 +2012,7 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 {
 	struct rdma_conn_param param;
 	struct mmt_wire_hello_att h;
+	struct mem_cgroup *old_memcg;
 	struct mmt_conn *conn;
 	unsigned long flags;
 	u64 crand, arand;
@@ -2041,7 +2055,13 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 		mmt_reject(id, 0);
 		return err;
 	}
+	/*
+	 * This runs in rdma_cm's handler, a kernel thread: what the
+	 * connection holds is charged to the listener owner's group.
+	 */
+	old_memcg = set_active_memcg(l->memcg);
 	conn = mmt_conn_alloc();
+	set_active_memcg(old_memcg);
 	if (!conn) {
 		err = -ENOMEM;
 		goto err_count;
@@ -2060,7 +2080,9 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	mutex_lock(&conn->setup_mutex);
+	old_memcg = set_active_memcg(l->memcg);
 	err = mmt_conn_create_qp(conn, id);
+	set_active_memcg(old_memcg);
 	if (err) {
 		mutex_unlock(&conn->setup_mutex);
 		goto err_conn;
@@ -2385,6 +2407,7 @@ static int mmt_listen_release(struct inode *inode, struct file *file)
 	list_del(&l->node);
 	mutex_unlock(&mmt_conn_mutex);
 	mutex_destroy(&l->mutex);
+	mem_cgroup_put(l->memcg);
 	kfree(l);
 	return 0;
 }
@@ -2516,6 +2539,8 @@ int mmt_conn_listen(void __user *uarg)
 	INIT_LIST_HEAD(&l->ready);
 	init_waitqueue_head(&l->wq);
 	l->backlog = a.backlog ? a.backlog : MMT_DEFAULT_BACKLOG;
+	/* put by the listener's release, after its id is destroyed */
+	l->memcg = get_mem_cgroup_from_mm(current->mm);
 	mutex_lock(&mmt_conn_mutex);
 	list_add_tail(&l->node, &mmt_listeners);
 	mutex_unlock(&mmt_conn_mutex);
@@ -2566,6 +2591,7 @@ err_free:
 	list_del(&l->node);
 	mutex_unlock(&mmt_conn_mutex);
 	mutex_destroy(&l->mutex);
+	mem_cgroup_put(l->memcg);
 	kfree(l);
 	return err;
 }
@@ -2589,7 +2615,8 @@ static int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	/* in the caller's task: sized by the PMO's geometry (its closures) */
+	pages = kvmalloc_array(n, sizeof(*pages), MMT_GFP_USER_SIZED);
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < n; i++, p += PAGE_SIZE)
@@ -2597,7 +2624,7 @@ static int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
 						virt_to_page(p);
 	err = sg_alloc_table_from_pages_segment(&s->sgt, pages, n, off, len,
 						ib_dma_max_seg_size(conn->dev),
-						GFP_KERNEL);
+						MMT_GFP_USER_SIZED);
 	kvfree(pages);
 	if (err)
 		return err;
@@ -2844,8 +2871,13 @@ static int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
 	}
 	if (total != len)
 		return -EPROTO;
-	wrs = kcalloc(max_wr, sizeof(*wrs), GFP_KERNEL);
-	sges = kcalloc(local->nents + nsegs + 1, sizeof(*sges), GFP_KERNEL);
+	/*
+	 * Charged to the caller's group, but without __GFP_RETRY_MAYFAIL:
+	 * a failure here comes after the closure was counted as posted.
+	 */
+	wrs = kcalloc(max_wr, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
+	sges = kcalloc(local->nents + nsegs + 1, sizeof(*sges),
+		       GFP_KERNEL_ACCOUNT);
 	if (!wrs || !sges) {
 		err = -ENOMEM;
 		goto out;
@@ -3427,8 +3459,8 @@ static int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 	err = mmt_map(conn, area, rx->region_bytes, &s->region);
 	if (err)
 		return err;
-	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL);
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL_ACCOUNT);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!regs || !w) {
 		err = -ENOMEM;
 		goto out;
@@ -3526,7 +3558,7 @@ static int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
 
 	if (!s->granted)
 		return 0;
-	wrs = kcalloc(s->nvalid, sizeof(*wrs), GFP_KERNEL);
+	wrs = kcalloc(s->nvalid, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
 	if (!wrs)
 		return -ENOMEM;
 	for (i = 0; i < s->nvalid; i++) {
@@ -3635,6 +3667,13 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	} else {
 		verdict = 0;	/* plain: the bytes are in place, unchecked */
 	}
+	/*
+	 * Killed while waiting for the PMO's lock: the closure was not
+	 * looked at, so there is no verdict to send; the receive is aborted
+	 * as a kill during any of its waits is.
+	 */
+	if (verdict == -EINTR)
+		return -EINTR;
 	err = mmt_rx_send_ack(rx, m->index, 0, &verdict);
 	if (!verdict)
 		rx->accepted++;
@@ -4355,6 +4394,9 @@ static int mmt_mrx_done(struct mmt_rx *rx, const struct mmt_msg *m,
 					    rx->nonce, head,
 					    rx->conn->peer_node, rx->eager);
 	}
+	/* killed waiting for the PMO's lock: nothing checked, no verdict */
+	if (verdict == -EINTR)
+		return -EINTR;
 	if (!verdict) {
 		/* the acceptance names the closure's root counter (round) */
 		mutex_lock(&rx->pmo->lock);
@@ -5052,7 +5094,7 @@ static int mmt_conn_agree_send(struct mmt_conn *conn, u8 type, u64 seq,
 	struct mmt_wire_msg *w;
 	int err;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 	if (!w)
 		return -ENOMEM;
 	w->type = type;

@@ -19,7 +19,7 @@
  * implementation the kernel has at run time (curve25519-x86_64 with ADX
  * and BMI2, else curve25519-generic), loads it on demand (the module has
  * no link-time dependency on libcurve25519 any more), and is the interface
- * the brief of issue 12 names; the library is what WireGuard uses, for
+ * the design names; the library is what WireGuard uses, for
  * its lower per-call cost (no transform allocation), which a handshake of
  * a few DH per connection does not need.  One of them only: the node key
  * is drawn with kpp too (driver/mmt_attest.c).

@@ -42,7 +42,7 @@
 #endif
 
 /* Module version string reported by MMT_IOC_QUERY. */
-#define MMT_MODULE_VERSION	"0.2.0"
+#define MMT_MODULE_VERSION	"0.3.0"
 
 struct file;
 struct mm_struct;

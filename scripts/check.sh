@@ -128,15 +128,16 @@ stage_build() {
 	fi
 	# The debug guest kernel of the guest stage's @debug runs (built
 	# once into the cache, tens of minutes cold; not in the replay).
+	# Its messages (what it builds, a progress line every 30 s) are
+	# shown as they come and kept in $log.debug-kernel.
 	if [ -z "${MMT_FIRSTRUN:-}" ] && guest_runs_debug; then
 		local t0 dir
 		t0=$(date +%s)
-		if dir=$(scripts/debug-kernel.sh 2>"$log.debug-kernel"); then
+		if dir=$(scripts/debug-kernel.sh 2> >(tee "$log.debug-kernel" >&2)); then
 			echo "ok - debug guest kernel $(cat "$dir/kernelrelease" 2>/dev/null) in $dir ($(($(date +%s) - t0)) s)"
 			pass=$((pass + 1))
 		else
-			tail -n 30 "$log.debug-kernel"
-			echo "not ok - debug guest kernel (scripts/debug-kernel.sh)"
+			echo "not ok - debug guest kernel (scripts/debug-kernel.sh; log: $log.debug-kernel)"
 			fail=$((fail + 1))
 		fi
 	fi

@@ -55,7 +55,10 @@ say "live migration of a key-value store between two nodes (QEMU guests, Soft-Ro
 . scripts/lib.sh
 mmt_kernel || die "no kernel headers"
 if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
-	make -s all >"$OUT/make.log" 2>&1 ||
+	n=$(mmt_make_all_files)
+	say "building: make all (the module for ${KVER:-$KDIR}, lib/, libmmt and the tools: about $n files to compile; log: $OUT/make.log)"
+	mmt_progress "demo-migrate: make all" "$OUT/make.log" \
+		"$MMT_MAKE_ALL_PATTERN" "~$n" make all ||
 		{ tail -n 30 "$OUT/make.log"; die "make all (log: $OUT/make.log)"; }
 fi
 [ -f driver/mmt.ko ] || die "no driver/mmt.ko (make module)"

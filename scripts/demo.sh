@@ -70,15 +70,22 @@ say "MMT closure delegation between two nodes (QEMU guests, Soft-RoCE)"
 mmt_kernel || die "no kernel headers"
 say "kernel: ${KVER:-(from KDIR)}, build dir $KDIR"
 
-# 1. build
+# 1. build, saying what and how far: a line every MMT_PROGRESS_SECONDS
+# (30) with the files compiled so far against the count expected
+# (scripts/lib.sh, mmt_make_all_files)
 if [ "${DEMO_SKIP_BUILD:-0}" != 1 ]; then
 	t=$(date +%s)
-	make -s all >"$OUT/make.log" 2>&1 ||
+	n=$(mmt_make_all_files)
+	say "building: make all (the module for ${KVER:-$KDIR}, lib/, libmmt and the tools: about $n files to compile; log: $OUT/make.log)"
+	mmt_progress "demo: make all" "$OUT/make.log" "$MMT_MAKE_ALL_PATTERN" "~$n" \
+		make all ||
 		{ tail -n 30 "$OUT/make.log"; die "make all (log: $OUT/make.log)"; }
 	say "built: make all ($(($(date +%s) - t)) s)"
 fi
 t=$(date +%s)
-tests/guest/demo/build.sh "$OUT" >"$OUT/build.log" 2>&1 ||
+say "building: the guest programs (mmt-bench, mmt-attack, mmtctl, static) and the test module (log: $OUT/build.log)"
+mmt_progress "demo: guest programs and test module" "$OUT/build.log" '' '' \
+	tests/guest/demo/build.sh "$OUT" ||
 	{ tail -n 30 "$OUT/build.log"; die "tests/guest/demo/build.sh (log: $OUT/build.log)"; }
 say "built: guest programs and the test module build/demo/ko/driver/mmt.ko" \
 	"(MMT_DEBUG=1: adds MMT_IOC_PMO_DEBUG for the tamper demo; otherwise" \

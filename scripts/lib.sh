@@ -70,3 +70,69 @@ mmt_kernel_sources() {
 	(cd "$mmt_top" && ls driver/*.[ch] uapi/*.h tests/lib/*.[ch] 2>/dev/null | grep -v '\.mod\.c$'
 	 cd "$mmt_top" && ls lib/*.[ch] 2>/dev/null | grep -v '_openssl\.c$')
 }
+
+# mmt_make_all_files: print about how many files `make all` will compile:
+# the user-space compiles make -n lists, and the module's sources Kbuild
+# will rebuild (for mmt_progress's total; run in the tree's top directory).
+# MMT_MAKE_ALL_PATTERN matches the lines of those compiles in make's
+# output (Kbuild's "CC", make's own command lines).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MMT_MAKE_ALL_PATTERN='^ +CC |^[^ ]*(cc|clang) '
+mmt_make_all_files() {
+	local n_user n_mod
+
+	n_user=$(make -n user tools 2>/dev/null | grep -cE '^[^ ]*(cc|clang) ' || true)
+	# the module's sources: all of them, or with a module built and no
+	# header newer than it, those newer than it
+	if [ -f driver/mmt.ko ] && [ -z "$(find driver lib uapi -maxdepth 1 \
+		-name '*.h' -newer driver/mmt.ko | head -n 1)" ]; then
+		n_mod=$(find driver lib -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+			! -name '*_openssl.c' -newer driver/mmt.ko | wc -l)
+	else
+		n_mod=$(find driver lib -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+			! -name '*_openssl.c' | wc -l)
+	fi
+	echo $((n_user + n_mod))
+}
+
+# mmt_progress LABEL LOG PATTERN TOTAL CMD...: run CMD with its output in
+# LOG and, while it runs, print on stderr a line every
+# MMT_PROGRESS_SECONDS (default 30) seconds: the time so far and, with a
+# PATTERN (grep -E), the count of LOG's lines that match it (the objects
+# compiled), against TOTAL if it is not empty ("~" marks an estimate:
+# "~1900").  A build of 20 minutes prints 40 lines at the default, so
+# a CI log stays readable.  Returns CMD's exit status.
+mmt_progress() {
+	local label=$1 log=$2 pat=$3 total=$4 every=${MMT_PROGRESS_SECONDS:-30}
+	local mon rc=0
+	shift 4
+	: >"$log"
+	# the watcher: its own sleeps are 1 s, so none outlives it by more
+	# (an orphaned sleep would hold a caller's pipe open); it stops with
+	# CMD or with this shell
+	(
+		parent=$$ t=0
+		while kill -0 "$parent" 2>/dev/null; do
+			sleep 1
+			t=$((t + 1))
+			[ $((t % every)) -eq 0 ] || continue
+			line="$label: $((t / 60)) min $((t % 60)) s"
+			if [ -n "$pat" ]; then
+				n=$(grep -cE -- "$pat" "$log" 2>/dev/null || true)
+				if [ -n "$total" ]; then
+					pct=$((n * 100 / ${total#\~}))
+					[ "$pct" -le 99 ] || pct=99
+					line="$line, $n of $total objects compiled ($pct %)"
+				else
+					line="$line, $n objects compiled"
+				fi
+			fi
+			echo "$line"
+		done
+	) >&2 </dev/null &
+	mon=$!
+	"$@" >"$log" 2>&1 || rc=$?
+	kill "$mon" 2>/dev/null || true
+	wait "$mon" 2>/dev/null || true
+	return "$rc"
+}

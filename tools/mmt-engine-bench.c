@@ -237,7 +237,7 @@ static void do_memcpy(void *a)
 
 /*
  * Small accesses: 4 KiB at a time over the whole closure, page by page in
- * a fixed random order (issue 13: "4 KiB at random offsets").
+ * a fixed random order ("4 KiB at random offsets").
  */
 static void do_write_4k(void *a)
 {
@@ -948,7 +948,7 @@ static void deleg_size(size_t len, const char *label)
 	 * one.  Averaging a turn's calls instead let the first, cold call
 	 * weigh 1/3 at 8 MiB for mmt lazy (3 calls per turn) but 1/8 for
 	 * the plain copy (8 calls): a bias of the bench, not a cost of
-	 * delegation (docs/ENGINE.md, "Issue 13, second session").
+	 * delegation (docs/ENGINE.md, "Targets and where the time goes").
 	 */
 	for (r = 0; r < runs; r++)
 		for (k = 0; k < NR; k++) {
@@ -1398,7 +1398,7 @@ static const struct {
 /* ------------------------------------------------------------ targets */
 
 /*
- * Issue 13's targets for this machine, checked against the rows of this
+ * The engine's targets for this machine, checked against the rows of this
  * run (a target whose row was not measured, e.g. with --section, is left
  * out).  cmp > 0: the figure must be at least @limit, < 0: at most.
  */

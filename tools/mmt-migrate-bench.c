@@ -2,7 +2,7 @@
 /*
  * mmt-migrate-bench.c - live migration of a PMO against its baselines,
  * natively, with the user-space build of lib/ (OpenSSL backend) and a
- * memory-copy transport (issue 11, item 4; docs/MIGRATION.md, section 12).
+ * memory-copy transport (docs/MIGRATION.md, section 13).
  *
  * Both nodes are in this process: a source PMO and a destination PMO of N
  * MMTs each (data, MACs and nodes of an MMT in one block, as in the

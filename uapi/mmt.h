@@ -1312,7 +1312,11 @@ struct mmt_restore {
  * zero); an IPv6 any address also accepts IPv4 peers unless the system's
  * bindv6only says otherwise.  The listener fd works until it is closed
  * (closing it drops the connections not yet accepted) or its RDMA device
- * is removed (then poll() reports POLLHUP).  Context: process; may sleep.
+ * is removed (then poll() reports POLLHUP).  The connections it takes in
+ * (their state and receive ring, made as each request arrives) are
+ * charged to the memory cgroup of this call's caller, as if it had made
+ * them (a request whose connection cannot be allocated is rejected).
+ * Context: process; may sleep.
  *
  * Return: 0 (the listener fd is in the argument); -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (size, flags, family, port 0,
@@ -1423,8 +1427,11 @@ struct mmt_restore {
  * The transfer stops at the first closure the receiver rejects: closures
  * acked before it stay delivered, the rest stay VALID.
  * ECONNRESET, ETIMEDOUT and EINTR end the connection (poll() reports
- * POLLHUP; connect again); the other errors leave it usable.
- * Context: process; sleeps.
+ * POLLHUP; connect again); the other errors leave it usable, and so does
+ * an EINTR before the offer is sent.
+ * Context: process; sleeps; takes the connection's send mutex
+ * (interruptible: one send or migration at a time in this direction),
+ * the PMO's lock (killable) around each step.
  *
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_EAGER is for the
@@ -1454,7 +1461,11 @@ struct mmt_restore {
  *   had been written, since its ack may have been lost; or flagged
  *   MMT_INFO_REGUA_DUE, see MMT_IOC_PMO_DELEGATE_LOCAL)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
- * * EINTR - a signal arrived; as ECONNRESET
+ * * EINTR - a signal arrived; as ECONNRESET.  Also a fatal signal while
+ *   the call waited for the PMO's lock (a pwrite() whose buffer faults
+ *   slowly may hold it): before the offer is sent (the PMO's checks, the
+ *   secure channel's key) nothing has changed and the connection stays;
+ *   while a closure is sealed, as ECONNRESET (that closure untouched)
  * * EKEYEXPIRED - attested connection: it was closed because a credential
  *   one side holds of the other expired (not renewed in time); as
  *   ECONNRESET for a transfer it cut off
@@ -1505,7 +1516,8 @@ struct mmt_restore {
  * MMT_IOC_RECV; no closure built for another receive is accepted (each
  * receive draws a nonce that every closure must carry, closure format v2).
  * One receive at a time fills a PMO.
- * Context: process; sleeps.
+ * Context: process; sleeps; takes the connection's receive mutex
+ * (interruptible), the PMO's lock (killable) around each step.
  *
  * Return: 0; -1 with errno set to:
  * * EFAULT, E2BIG, EINVAL - bad argument (MMT_XFER_COPY is the sender's)
@@ -1553,7 +1565,14 @@ struct mmt_restore {
  * * EOVERFLOW - secure channel on keyed PMOs: a counter of an MMT written
  *   through the controller is exhausted (invalidate and re-key the PMO)
  * * ECONNRESET, ETIMEDOUT, EINTR - the peer went away, did not answer, or
- *   a signal arrived; MMTs not received stay WAITING
+ *   a signal arrived; MMTs not received stay WAITING.  EINTR also when a
+ *   fatal signal came while the call waited for the PMO's lock (a
+ *   pwrite() whose buffer faults slowly may hold it): before the offer
+ *   (the PMO's checks) nothing has changed and the connection stays; at
+ *   the secure channel's key the offer is refused (the sender gets
+ *   EREMOTEIO) and the connection stays; while a closure is checked or
+ *   written, the receive ends as for a signal (that MMT unchanged, still
+ *   WAITING on the MMT channel)
  */
 #define MMT_IOC_RECV		_IOWR(MMT_IOC_MAGIC, 0x24, struct mmt_xfer)
 

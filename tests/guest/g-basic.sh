@@ -4,8 +4,8 @@
 # g-basic.sh - single-guest tests (run as /opt/mmt/guest.sh, guestlib.sh
 # already sourced): the module and /dev/mmt, MMT_IOC_QUERY, the attested
 # mode's ioctls, memory cgroup charges and killable waits for a PMO's lock
-# (mmt-hygiene), Soft-RoCE, and 100 load/unload cycles with a slab leak
-# check.
+# (mmt-hygiene; its connection parts once Soft-RoCE is up), Soft-RoCE, and
+# 100 load/unload cycles with a slab leak check.
 #
 # LEAK_CYCLES (default 100: total load/unload cycles) and LEAK_WARMUP
 # (default 10: cycles before the first measurement) can be overridden from
@@ -61,6 +61,12 @@ mmtg_t "load rdma_rxe and the RDMA CM" mmtg_load_rxe
 mmtg_t "rdma link add rxe0 type rxe netdev eth0" \
 	rdma link add rxe0 type rxe netdev eth0
 mmtg_t "rxe0 in ibv_devices and rdma link, ACTIVE" rxe_check
+# a listener's connections charged to its owner's memory cgroup; SEND and
+# RECV waiting for a PMO's lock die on SIGKILL (a connection to itself)
+mmtg_t "insmod mmt.ko (connections on rxe0)" mmtg_load_mmt
+MMTG_CMD_TIMEOUT=120 mmtg_t "mmt-hygiene --conn (a listener's connections charged to its group, killable SEND and RECV)" \
+	mmt-hygiene --conn "$(mmtg_ip_of "$MMTG_ID")" /dev/mmt
+mmtg_t "rmmod mmt (connections on rxe0)" mmtg_unload_mmt
 mmtg_t "rdma link delete rxe0" rdma link delete rxe0
 mmtg_t "rxe0 gone" rxe_gone
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# g-reload.sh - the `reload` run (issue 9, finding 2), both guests: pads
+# g-reload.sh - the `reload` run, both guests: pads
 # and sealing nonces never repeat under one key across module reloads and
 # across two nodes with the same node id.
 #
@@ -16,7 +16,7 @@
 #     is ever used twice;
 #   - the check can fail: the (GUA, root counter) pairs alone, the nonces
 #     format v1 used under the key itself, do repeat across reloads and
-#     across the guests (the finding of issue 9).
+#     across the guests (why format v1 is refused).
 
 CYCLES=${RELOAD_CYCLES:-5}
 PORT=7600

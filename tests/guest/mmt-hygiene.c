@@ -25,6 +25,20 @@
  * 2 s.  Then the fault is served: the pwrite ends with every byte, and the
  * PMO reads back what the served pages held.
  *
+ * With --conn ADDR (a Soft-RoCE device on ADDR, the module loaded), the
+ * connection parts instead:
+ *
+ * accept: a child in the group listens on ADDR (MMT_IOC_LISTEN) and
+ * sleeps; the parent, outside the group, connects ACCEPT_CONNS times.  The
+ * listener's side of each connection (its state and receive ring, 64 KiB
+ * of message buffers) is made in rdma_cm's handler, a kernel thread, and
+ * must be charged to the listener's group: its memory.current rises by at
+ * least ACCEPT_MIN_KIB per connection.
+ *
+ * killable: as above, a connection of the guest to itself; MMT_IOC_SEND
+ * on one end and MMT_IOC_RECV on the other, each in a child of its own,
+ * wait for the lock of the PMO they name; SIGKILL ends each within 2 s.
+ *
  * Each part is skipped ("ok - hygiene: memcg # SKIP ...") on a kernel
  * without its feature (CONFIG_MEMCG, CONFIG_USERFAULTFD: the debug
  * kernel of scripts/debug-kernel.sh has neither).
@@ -32,8 +46,9 @@
  * Output: "ok - hygiene: ..." / "not ok - hygiene: ..." lines.  Exit
  * status: the number of failed checks.
  *
- * Usage: mmt-hygiene [DEVICE]   (default /dev/mmt)
+ * Usage: mmt-hygiene [--conn ADDR] [DEVICE]   (default /dev/mmt)
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
@@ -62,8 +77,13 @@
 #define BIG_MIB		128
 #define SMALL_MIB	8
 #define IO_BYTES	8192	/* the pwrite that waits on its fault */
+#define CONN_PORT	7790	/* --conn: the listener's port */
+#define ACCEPT_CONNS	16	/* connections the listener takes in */
+#define ACCEPT_MIN_KIB	32	/* charged per connection, at least */
 
 static int failures;
+/* --conn: the two ends of a connection of the guest to itself */
+static int conn_c = -1, conn_a = -1;
 
 static void check(int cond, const char *name)
 {
@@ -364,12 +384,14 @@ static char proc_state(pid_t pid)
 
 enum op {
 	OP_CKPT, OP_INFO, OP_INVALIDATE, OP_SET_RC, OP_RESOLVE, OP_DELEGATE,
-	OP_PWRITE
+	OP_PWRITE,
+	OP_SEND, OP_RECV,	/* --conn: on conn_c and conn_a */
+	OP_COUNT
 };
 static const char *const op_name[] = {
 	"MMT_IOC_PMO_CHECKPOINT", "MMT_IOC_PMO_INFO", "MMT_IOC_PMO_INVALIDATE",
 	"MMT_IOC_PMO_SET_ROOT_COUNTER", "MMT_IOC_PMO_MIG_RESOLVE",
-	"MMT_IOC_PMO_DELEGATE_LOCAL", "pwrite",
+	"MMT_IOC_PMO_DELEGATE_LOCAL", "pwrite", "MMT_IOC_SEND", "MMT_IOC_RECV",
 };
 
 /* the child's call: each takes the PMO's lock */
@@ -379,6 +401,10 @@ static void run_op(int dev, int fd, enum op op)
 	struct mmt_checkpoint a = { .size = sizeof(a) };
 	struct mmt_pmo_info q = { .size = sizeof(q) };
 	struct mmt_pmo_counter c = { .size = sizeof(c), .root_counter = 1 };
+	struct mmt_xfer x = {
+		.size = sizeof(x), .pmo_fd = fd, .channel = MMT_CHANNEL_PLAIN,
+		.timeout_ms = 5000,
+	};
 	static uint8_t buf[4096];
 	void *img;
 
@@ -413,6 +439,14 @@ static void run_op(int dev, int fd, enum op op)
 	case OP_PWRITE:
 		if (pwrite(fd, buf, sizeof(buf), 65536) < 0)
 			break;
+		break;
+	case OP_SEND:
+		xioctl(conn_c, MMT_IOC_SEND, &x);
+		break;
+	case OP_RECV:
+		xioctl(conn_a, MMT_IOC_RECV, &x);
+		break;
+	case OP_COUNT:
 		break;
 	}
 }
@@ -455,7 +489,8 @@ static pid_t kill_one(int dev, int fd, enum op op)
 	return gone ? 0 : pid;
 }
 
-static void test_killable(int dev)
+/* ops @first to @last wait for the lock of a PMO a stuck pwrite holds */
+static void test_killable(int dev, enum op first, enum op last)
 {
 	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { };
@@ -463,7 +498,7 @@ static void test_killable(int dev)
 	struct uffd_msg msg;
 	struct writer w = { };
 	struct pollfd pfd;
-	pid_t stuck[OP_PWRITE + 1];
+	pid_t stuck[OP_COUNT] = { 0 };
 	uint8_t *fill, back[IO_BYTES];
 	pthread_t th;
 	int uffd, i, faulted;
@@ -505,7 +540,7 @@ static void test_killable(int dev)
 		  read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 		  msg.event == UFFD_EVENT_PAGEFAULT;
 	check(faulted, "killable: the pwrite waits on its unserved fault");
-	for (i = 0; i <= OP_PWRITE; i++)
+	for (i = first; i <= (int)last; i++)
 		stuck[i] = faulted ? kill_one(dev, w.fd, i) : 0;
 
 	/* serve the fault: the pwrite finishes with every byte */
@@ -522,7 +557,7 @@ static void test_killable(int dev)
 	check(w.ret == IO_BYTES, "killable: the pwrite then ends with every byte");
 	if (w.ret != IO_BYTES)
 		printf("# pwrite returned %zd (errno %d)\n", w.ret, w.err);
-	for (i = 0; i <= OP_PWRITE; i++)
+	for (i = first; i <= (int)last; i++)
 		if (stuck[i] > 0)
 			waitpid(stuck[i], NULL, 0);
 	check(pread(w.fd, back, IO_BYTES, 0) == IO_BYTES &&
@@ -532,17 +567,162 @@ static void test_killable(int dev)
 	close(w.fd);
 }
 
+/* ------------------------------------------------------------ --conn */
+
+static void addr_v4(struct mmt_conn_addr *a, struct in_addr ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = AF_INET;
+	a->port = CONN_PORT;
+	memcpy(a->addr, &ip, 4);
+}
+
+/* a connection to @ip:CONN_PORT; its fd or -errno */
+static int conn_to(int dev, struct in_addr ip)
+{
+	struct mmt_connect c = { .size = sizeof(c), .timeout_ms = 10000 };
+	int err;
+
+	addr_v4(&c.addr, ip);
+	err = xioctl(dev, MMT_IOC_CONNECT, &c);
+	return err ? -err : c.fd;
+}
+
+/* the listener's child in the group: listens, says so, waits on @in */
+static int accept_child(int dev, struct in_addr ip, int out, int in)
+{
+	struct mmt_listen l = { .size = sizeof(l), .backlog = 2 * ACCEPT_CONNS };
+	char pid[32], c;
+	int err;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	addr_v4(&l.addr, ip);
+	err = write_file(CG_DIR "/cgroup.procs", pid) ? EIO :
+	      xioctl(dev, MMT_IOC_LISTEN, &l);
+	c = (char)err;
+	if (write(out, &c, 1) != 1 || err)
+		return 1;
+	/* the connections wait in its queue until it is told to go */
+	if (read(in, &c, 1) < 0)
+		return 1;
+	close(l.fd);
+	return 0;
+}
+
+static void test_accept_memcg(int dev, struct in_addr ip)
+{
+	int down[2], up[2], fds[ACCEPT_CONNS], i, n = 0, st;
+	long long cur0, cur1;
+	char c = 1;
+	pid_t pid;
+
+	st = cg_setup();
+	if (st == 1) {
+		printf("ok - hygiene: accept memcg # SKIP the kernel has no memory cgroup controller (CONFIG_MEMCG)\n");
+		return;
+	}
+	if (st || pipe(down) || pipe(up)) {
+		check(0, "accept memcg: a cgroup v2 group and two pipes");
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(accept_child(dev, ip, up[1], down[0]));
+	if (pid < 0 || read(up[0], &c, 1) != 1 || c) {
+		check(0, "accept memcg: a listener in the group");
+		printf("# errno %d\n", c);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return;
+	}
+	cur0 = read_ll(CG_DIR "/memory.current");
+	for (i = 0; i < ACCEPT_CONNS; i++) {
+		fds[i] = conn_to(dev, ip);
+		if (fds[i] < 0) {
+			printf("# connect %d: errno %d\n", i, -fds[i]);
+			break;
+		}
+		n++;
+	}
+	cur1 = read_ll(CG_DIR "/memory.current");
+	check(n == ACCEPT_CONNS,
+	      "accept memcg: 16 connections from outside the group to its listener");
+	printf("# listener's group memory.current %lld -> %lld (%lld KiB a connection)\n",
+	       cur0, cur1, n ? (cur1 - cur0) / 1024 / n : 0);
+	check(n && cur0 >= 0 &&
+	      cur1 - cur0 >= (long long)n * ACCEPT_MIN_KIB * 1024,
+	      "accept memcg: the connections the listener took in are charged to its group");
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	if (write(down[1], &c, 1) != 1 || waitpid(pid, &st, 0) != pid ||
+	    !WIFEXITED(st) || WEXITSTATUS(st))
+		check(0, "accept memcg: the listener's child ends");
+	close(down[0]);
+	close(down[1]);
+	close(up[0]);
+	close(up[1]);
+	rmdir(CG_DIR);
+}
+
+/* a connection of the guest to itself in conn_c (connecting) and conn_a */
+static int self_conn(int dev, struct in_addr ip)
+{
+	struct mmt_listen l = { .size = sizeof(l) };
+	struct mmt_connect a = { .size = sizeof(a), .timeout_ms = 10000 };
+
+	addr_v4(&l.addr, ip);
+	if (xioctl(dev, MMT_IOC_LISTEN, &l))
+		return -1;
+	conn_c = conn_to(dev, ip);
+	if (conn_c < 0 || xioctl(l.fd, MMT_IOC_ACCEPT, &a)) {
+		close(l.fd);
+		return -1;
+	}
+	conn_a = a.fd;
+	close(l.fd);
+	return 0;
+}
+
+static void test_conn(int dev, const char *addr)
+{
+	struct in_addr ip;
+
+	if (inet_pton(AF_INET, addr, &ip) != 1) {
+		check(0, "--conn: an IPv4 address");
+		return;
+	}
+	test_accept_memcg(dev, ip);
+	if (self_conn(dev, ip)) {
+		check(0, "killable: a connection of the guest to itself");
+		return;
+	}
+	test_killable(dev, OP_SEND, OP_RECV);
+	close(conn_c);
+	close(conn_a);
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "/dev/mmt";
-	int dev = open(path, O_RDWR);
+	const char *conn = NULL, *path;
+	int dev;
 
+	if (argc > 2 && !strcmp(argv[1], "--conn")) {
+		conn = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	path = argc > 1 ? argv[1] : "/dev/mmt";
+	dev = open(path, O_RDWR);
 	if (dev < 0) {
 		perror(path);
 		return 1;
 	}
-	test_memcg(dev);
-	test_killable(dev);
+	if (conn) {
+		test_conn(dev, conn);
+	} else {
+		test_memcg(dev);
+		test_killable(dev, OP_CKPT, OP_PWRITE);
+	}
 	close(dev);
 	printf("# mmt-hygiene: %d failed\n", failures);
 	return failures;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt-nonces - guest program of the `reload` run (issue 9, finding 2):
+ * mmt-nonces - guest program of the `reload` run:
  * make a burst of MMTs under a fixed user key and print, for each, what
  * determines its nonces: the keying salt (which with the key gives the
  * subkeys), the GUA and the root counter.  The data pads' nonces are

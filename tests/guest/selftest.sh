@@ -9,7 +9,7 @@
 #     and only the second attempt counts;
 #   - a run whose kernel log has a report (KASAN, lockdep, a leak, a
 #     WARN) is not run again: the failure stands, whatever a second
-#     attempt would say (issue 16: a finding is never retried away);
+#     attempt would say (a finding is never retried away);
 #   - a run that passes is run once.
 #
 # Prints ok/not ok lines and "harness: N passed, N failed"; exit 0 if all

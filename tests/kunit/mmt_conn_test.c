@@ -353,7 +353,7 @@ static void mmt_conn_lost_ack(struct kunit *test)
 }
 
 /*
- * Issue 9, finding 1, at the driver: copy-mode transfer 1 into receive
+ * Replay from an earlier transfer, at the driver: copy-mode transfer 1 into receive
  * PMO A; a later transfer (next generation) into a new receive PMO B, with
  * the first transfer's recorded closure 0 presented as closure 0.  B's
  * replay floors start at zero, so only the generation rejects it
@@ -413,7 +413,7 @@ static void mmt_conn_earlier_transfer(struct kunit *test)
 }
 
 /*
- * Issue 9, finding 2, at the driver: two keyings of one key have distinct
+ * Keying salts across keyings, at the driver: two keyings of one key have distinct
  * keying salts (and subkeys); the receive PMO takes the sender's keying
  * for what it received, and after a failed transfer the re-encryption of
  * a received MMT moves it into its owner's own keying.

@@ -846,7 +846,7 @@ static void mmt_closure_replay(struct kunit *test)
 }
 
 /*
- * Issue 9, finding 1: a closure of an earlier transfer on the same
+ * Replay from an earlier transfer: a closure of an earlier transfer on the same
  * connection, replayed into slot 0 of a later receive whose replay floors
  * start at zero.  Only the transfer generation (rule 4c) tells it apart:
  * it carries the earlier gen and is -ESTALE, while the later transfer's
@@ -930,7 +930,7 @@ static struct mmt_crypto *mmt_ct_keying_fn(struct mmt_rx_rules *rx,
 }
 
 /*
- * Issue 9, finding 2: every keying has its own salt and subkeys.  A closure
+ * Keying salts: every keying has its own salt and subkeys.  A closure
  * sealed under another keying of the same key is -EBADMSG without a
  * keying callback; the callback's error is returned as is with nothing
  * changed; with a context for the salt it is accepted, the receive MMT

@@ -1430,7 +1430,7 @@ static void test_delegate(void)
 /* ------------------------------------------------------- edges of I/O */
 
 /*
- * What uapi/mmt.h documents at MMT_IOC_PMO_CREATE (issue 10, item 5): a
+ * What uapi/mmt.h documents at MMT_IOC_PMO_CREATE: a
  * call of zero bytes returns 0 without looking at the MMTs' states, also
  * where one byte fails with EPERM (a WAITING MMT, a read-only copy); and a
  * pwrite is carried out in steps of at most 64 KiB within a closure, so a
@@ -1514,7 +1514,7 @@ static const char *mmt_desc(const struct pt_snap *s, uint32_t i)
 
 /*
  * A transfer refused because the sender's own memory fails verification
- * (issue 10, item 5).  The sender cannot re-encrypt that MMT under a
+ * (uapi/mmt.h).  The sender cannot re-encrypt that MMT under a
  * fresh GUA (that verifies everything first), so it stays VALID and
  * readable under its old GUA, flagged MMT_INFO_REGUA_DUE (not read-only).
  * A write or send of it fails with EBADMSG and changes nothing while its

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * apps.h - shared code of the paper's applications (issue 15, docs/PAPER.md
+ * apps.h - shared code of the paper's applications (docs/PAPER.md
  * "The applications"): a deterministic PRNG, the Graph500 R-MAT generator,
  * a SNAP edge-list loader with id remapping, the graph in CSR form and
  * PageRank in the GAS model.  Plain C, no module: the single-process

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_criu.c - CRIU plugin for mmt (mmt_criu.so; docs/CRIU.md, issue 14)
+ * mmt_criu.c - CRIU plugin for mmt (mmt_criu.so; docs/CRIU.md)
  *
  * Written against the plugin API of Debian 12's criu 3.17
  * (criu-plugin.h: CR_PLUGIN_HOOK__DUMP_EXT_FILE, RESTORE_EXT_FILE).

@@ -58,7 +58,7 @@ r "replay of closure 2 of an earlier transfer: ESTALE" 7511 -P \
 	-D reject_replay
 # Every slot: the same slot of an earlier transfer on this connection (its
 # replay floors start at zero in the new receive PMO): the transfer
-# generation rejects it (issue 9; slot 0 was accepted before).
+# generation rejects it (the floors alone would accept it in slot 0).
 for _i in 0 1 3; do
 	r "replay of closure $_i of an earlier transfer: ESTALE" $((7530 + _i)) \
 		-P -f clear -f "record $_i" -F "present $_i $_i" -X ESTALE \

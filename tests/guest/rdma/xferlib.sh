@@ -69,7 +69,7 @@ esac
 # the loop's bound per cache: on the debug kernel KASAN's quarantine
 # keeps freed objects allocated in SLUB's eyes for seconds, among them the
 # kernfs_open_file (kmalloc-128) of every sysfs file the snapshots read:
-# 40 such objects made kmalloc-128 grow by 39 in two runs of 2026-12-01,
+# 40 such objects made kmalloc-128 grow by 39 in two runs,
 # with kmemleak reporting nothing; a leak per delegation still shows 100
 case $(uname -r) in
 *-mmt-debug) XFER_LOOP_BOUND=60 ;;

@@ -206,48 +206,60 @@ static int pmo_new(int receive)
 	return c.fd;
 }
 
-static char pmo_state(struct tok *t)
+/*
+ * Bit i set if the PMO's MMT i is VALID; its MMT_PMO_INFO_* flags in
+ * @flags.  -1 if MMT_IOC_PMO_INFO fails.
+ */
+static int pmo_valid(int pmo, unsigned int *flags)
 {
 	struct mmt_mmt_info m[TOK_CLOSURES];
 	struct mmt_pmo_info q = { .size = sizeof(q) };
-	unsigned int i, valid = 0;
-
-	q.mmt_count = TOK_CLOSURES;
-	q.mmts = (uintptr_t)m;
-	if (ioctl(t->pmo, MMT_IOC_PMO_INFO, &q))
-		return '?';
-	for (i = 0; i < q.mmt_count; i++)
-		valid += m[i].state == MMT_STATE_VALID;
-	if (valid != TOK_CLOSURES)
-		return 'I';
-	if (q.flags & MMT_PMO_INFO_MIG_UNKNOWN)
-		return 'R';
-	return atomic_load(&t->frozen) ? 'F' : 'W';
-}
-
-/* Bit i set if the PMO's MMT i is VALID; as a string of 0 and 1 in @str. */
-static unsigned int pmo_mask(int pmo, char *str)
-{
-	struct mmt_mmt_info m[TOK_CLOSURES];
-	struct mmt_pmo_info q = { .size = sizeof(q) };
-	unsigned int i, mask = 0;
+	unsigned int i;
+	int mask = 0;
 
 	q.mmt_count = TOK_CLOSURES;
 	q.mmts = (uintptr_t)m;
 	if (ioctl(pmo, MMT_IOC_PMO_INFO, &q))
-		q.mmt_count = 0;
-	for (i = 0; i < TOK_CLOSURES; i++) {
-		if (i < q.mmt_count && m[i].state == MMT_STATE_VALID)
-			mask |= 1u << i;
-		str[i] = mask & (1u << i) ? '1' : '0';
-	}
+		return -1;
+	for (i = 0; i < q.mmt_count && i < TOK_CLOSURES; i++)
+		if (m[i].state == MMT_STATE_VALID)
+			mask |= 1 << i;
+	*flags = q.flags;
+	return mask;
+}
+
+static char pmo_state(struct tok *t)
+{
+	unsigned int flags;
+	int mask = pmo_valid(t->pmo, &flags);
+
+	if (mask < 0)
+		return '?';
+	if (mask != (1 << TOK_CLOSURES) - 1)
+		return 'I';
+	if (flags & MMT_PMO_INFO_MIG_UNKNOWN)
+		return 'R';
+	return atomic_load(&t->frozen) ? 'F' : 'W';
+}
+
+/* pmo_valid()'s mask (0 if it fails), and as a string of 0 and 1 in @str. */
+static unsigned int pmo_mask(int pmo, char *str)
+{
+	unsigned int i, flags;
+	int mask = pmo_valid(pmo, &flags);
+
+	if (mask < 0)
+		mask = 0;
+	for (i = 0; i < TOK_CLOSURES; i++)
+		str[i] = mask & (1 << i) ? '1' : '0';
 	str[TOK_CLOSURES] = 0;
 	return mask;
 }
 
 /*
- * The record at the start of every closure of @mask: all (id, seq) of the
- * first one, which go out.  0 if so.
+ * The records at the start of the closures of @mask must all be one
+ * (id, seq), returned in @id and @seq: 0 if so; -1 if not, if a read
+ * fails, or if @mask is empty.
  */
 static int closures_check(int pmo, unsigned int mask, uint64_t *id,
 			  uint64_t *seq)

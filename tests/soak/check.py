@@ -10,10 +10,9 @@ error files, and fails on:
              node): (a) clock-free, a destination took in a migration
              whose source saw it fail, resolved it aborted or forced it;
              (b) by the clocks, two copies' runs of W reports overlap by
-             more than SKEW_MS (the guests' clocks, each set from the RTC
-             at boot, agree to within about a second).  A run is a series
-             of W reports of one copy at most GAP_MS apart, ended by any
-             other report; (c) a closure of a delegation VALID at both
+             more than SKEW_MS, each node's clock corrected as under
+             "clock" below.  A run is a series of W reports of one copy
+             at most GAP_MS apart, ended by any other report; (c) a closure of a delegation VALID at both
              ends after it, or at the source after it succeeded; (d) a
              checkpoint's image restored twice, or restored after the
              PMO was taken back
@@ -28,9 +27,9 @@ error files, and fails on:
   kernel     a kernel report (Oops, WARNING, BUG, KASAN, ...) in a guest
   clock      two guests' clocks shown apart by more than SKEW_MS after
              the correction below, so that the clock rule (b) above
-             cannot be trusted: a migration
-             begins at its source (the L line's START) before its
-             destination reports it taken in (the C line), so each C
+             cannot be trusted: a migration begins at its source (the L
+             line's START) before its destination reports it taken in
+             (the C line), so each C
              line's time minus its START is an upper bound on
              (destination's clock - source's clock); migrations both ways
              bound the pair's offset from both sides (printed).  Rule (b)
@@ -83,7 +82,7 @@ def main():
         args = args[2:]
     rundir, nodes = args[0], int(args[1])
     states = defaultdict(lambda: defaultdict(list))  # tok -> (node, inst) -> [(t, W?)]
-    commits = {}          # nonce -> (node, tok, seq)
+    commits = {}          # nonce -> (node, tok, seq, t)
     leaves = []           # (node, tok, acked, nonce, result, t, peer, start)
     dsent = []            # (node, tok, seq, mask, result, t, peer)
     drecv = {}            # (tok, seq) -> (node, mask, result)

@@ -727,16 +727,18 @@ struct mmt_migrate_info {
 #define MMT_MIGRATE_INFO_SIZE_VER1	136
 
 /*
- * The outcome of a migration as its destination states it
- * (struct mmt_migrate_resolve @outcome; docs/MIGRATION.md section 7).
- * COMMITTED and ABORTED are final and authenticated (a tag under the MMT
- * key bound to the migration); UNKNOWN and PENDING are not, and change
- * nothing.
+ * The outcome of a migration, or of a transfer, as its destination
+ * states it (struct mmt_migrate_resolve @outcome; docs/MIGRATION.md
+ * section 7).  COMMITTED and ABORTED (a migration) and ENDED (a transfer:
+ * MMT_IOC_SEND whose last verdicts were lost) are final and authenticated
+ * (a tag under the MMT key bound to the migration or transfer); UNKNOWN
+ * and PENDING are not, and change nothing.
  */
 #define MMT_MIG_OUTCOME_UNKNOWN	0	/* the destination holds no record */
 #define MMT_MIG_OUTCOME_PENDING	1	/* its receive still runs */
 #define MMT_MIG_OUTCOME_COMMITTED 2	/* it committed: the one copy */
 #define MMT_MIG_OUTCOME_ABORTED	3	/* it ended without commit, for good */
+#define MMT_MIG_OUTCOME_ENDED	4	/* a transfer's receive ended, for good */
 
 /**
  * struct mmt_migrate_resolve - MMT_IOC_MIGRATE_RESOLVE argument

@@ -133,9 +133,12 @@ enum mmt_wire_type {
  * credential file in the chunks of MMT_MSG_HS_HELLO.
  *
  * Resolve (MMT_IOC_MIGRATE_RESOLVE, docs/MIGRATION.md section 7), on any
- * connection: MMT_MSG_MIG_QUERY with @nonce = a migration's receive
- * nonce; MMT_MSG_MIG_STATEMENT with the same @nonce, @index = the outcome
- * (MMT_MIG_OUTCOME_*) and, for a final one, @tag = mmt_mig_resolve_tag().
+ * connection: MMT_MSG_MIG_QUERY with @nonce = a migration's or an MMT-channel
+ * transfer's receive nonce; MMT_MSG_MIG_STATEMENT with the same @nonce,
+ * @index = the outcome (MMT_MIG_OUTCOME_*) and, for a final one, @tag =
+ * mmt_mig_resolve_tag() (a migration's) or, for a transfer's ENDED,
+ * @closures = the closures its receive took in and @tag =
+ * mmt_xfer_resolve_tag().
  */
 #define MMT_HS_CHUNK	(MMT_WIRE_MAX_SEGS * 16)
 #define MMT_HELLO_ATTESTED	BIT(0)	/* struct mmt_wire_hello_att.flags */
@@ -183,7 +186,8 @@ struct mmt_wire_seg {
  * @err: NACK, ACK: 0 or a positive errno
  * @channel: OFFER: MMT_CHANNEL_*
  * @flags: OFFER: MMT_XFER_COPY, MMT_WIRE_OFFER_PLAIN
- * @closures: OFFER: closures of the PMO
+ * @closures: OFFER: closures of the PMO; MIG_STATEMENT of ENDED: closures
+ *	the transfer's receive took in
  * @bytes: OFFER: data bytes of the PMO; GRANT: bytes of the region
  * @levels: OFFER: geometry
  * @log_block_size: OFFER: geometry

@@ -20,6 +20,9 @@
  *			I - 4 (the same MR before its invalidation); I >= 4
  *	ack I accept	sender: turn the ACK of closure I into an acceptance
  *			(verdict 0), keeping the receiver's nonce and tag
+ *	ack I drop	sender: drop the ACK of closure I as it arrives, as
+ *			an ACK lost on the wire (the transfer then fails
+ *			with closures of unknown outcome)
  *	commit want I	migration source: send WANT(I) just before the COMMIT
  *			(the destination then holds a granted slot when the
  *			COMMIT arrives) and drop the GRANT that answers it
@@ -123,6 +126,7 @@ enum mmt_fault_op {
 	MMT_FAULT_RKEY_GUESS,
 	MMT_FAULT_RKEY_STALE,
 	MMT_FAULT_ACK_ACCEPT,
+	MMT_FAULT_ACK_DROP,
 	MMT_FAULT_GRANT_DROP,	/* armed by "commit want" */
 	MMT_FAULT_COMMIT_WANT,
 	MMT_FAULT_COMMIT_STRAY,
@@ -144,6 +148,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_RX,
 	MMT_FAULT_AT_GRANT,
 	MMT_FAULT_AT_ACK,
+	MMT_FAULT_AT_ACK_DROP,
 	MMT_FAULT_AT_COMMIT_TX,
 	MMT_FAULT_AT_COMMIT_RX,
 	MMT_FAULT_AT_HS,
@@ -164,6 +169,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_GRANT;
 	case MMT_FAULT_ACK_ACCEPT:
 		return MMT_FAULT_AT_ACK;
+	case MMT_FAULT_ACK_DROP:
+		return MMT_FAULT_AT_ACK_DROP;
 	case MMT_FAULT_COMMIT_WANT:
 		return MMT_FAULT_AT_COMMIT_TX;
 	case MMT_FAULT_COMMIT_STRAY:
@@ -424,6 +431,11 @@ void mmt_conn_fault_msg(struct mmt_msg *msg)
 		return;
 	}
 	if (msg->type == MMT_MSG_ACK) {
+		if (mmt_fault_take(msg->index, MMT_FAULT_AT_ACK_DROP, &f)) {
+			/* another generation's: the sender drops it unread */
+			msg->gen ^= 0x80000000u;
+			return;
+		}
 		if (msg->err && mmt_fault_take(msg->index, MMT_FAULT_AT_ACK, &f)) {
 			msg->err = 0;
 			msg->wire_err = 0;	/* as on the wire */
@@ -702,10 +714,14 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 		else
 			return -EINVAL;
 	} else if (!strcmp(op, "ack")) {
-		if (sscanf(line, "ack %u %7s", &f->index, a) != 2 ||
-		    strcmp(a, "accept"))
+		if (sscanf(line, "ack %u %7s", &f->index, a) != 2)
 			return -EINVAL;
-		f->op = MMT_FAULT_ACK_ACCEPT;
+		if (!strcmp(a, "accept"))
+			f->op = MMT_FAULT_ACK_ACCEPT;
+		else if (!strcmp(a, "drop"))
+			f->op = MMT_FAULT_ACK_DROP;
+		else
+			return -EINVAL;
 	} else if (!strcmp(op, "hs")) {
 		n = 0;
 		if (sscanf(line, "hs %7s %n", a, &n) != 1)

@@ -3048,27 +3048,35 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 	return err;
 }
 
+/* The transfer's binding as its ACKs and the receiver's statement name it. */
+static void mmt_tx_bind(struct mmt_tx *tx, struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = tx->conn->conn_id;
+	b->gen = tx->gen;
+	b->sender_node = mmt_node_id();
+	b->receiver_node = tx->conn->peer_node;
+	b->dir = tx->conn->listener ? 1 : 0;
+	memcpy(b->rx_nonce, tx->rx_nonce, sizeof(b->rx_nonce));
+	memcpy(b->tx_nonce, tx->tx_nonce, sizeof(b->tx_nonce));
+}
+
 /*
- * Is an MMT-channel acceptance genuine: the receive's nonce and the tag of
- * "accepted" for this closure under the PMO's key?  A rejection needs no
- * proof: it leaves the sender's MMT VALID (re-encrypted) whoever sent it.
+ * Is an MMT-channel verdict genuine: the receive's nonce and the tag of
+ * this verdict for this closure under the PMO's key?  In transfer mode a
+ * rejection needs it as much as an acceptance: a forged rejection of a
+ * closure the receiver took in would leave two writable copies.  In copy
+ * mode the receiver's copy is read-only, so a rejection needs no proof.
  */
 static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 {
-	struct mmt_bind b = {
-		.conn_id = tx->conn->conn_id,
-		.gen = tx->gen,
-		.sender_node = mmt_node_id(),
-		.receiver_node = tx->conn->peer_node,
-		.dir = tx->conn->listener ? 1 : 0,
-	};
+	struct mmt_bind b;
 
-	if (tx->channel != MMT_CHANNEL_MMT || m->err)
+	if (tx->channel != MMT_CHANNEL_MMT || (m->err && tx->copy))
 		return true;
 	if (!tx->have_nonce)
 		return false;
-	memcpy(b.rx_nonce, tx->rx_nonce, sizeof(b.rx_nonce));
-	memcpy(b.tx_nonce, tx->tx_nonce, sizeof(b.tx_nonce));
+	mmt_tx_bind(tx, &b);
 	return mmt_conn_ack_genuine(tx->pmo, &b, m, 0);
 }
 
@@ -3080,12 +3088,12 @@ static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
 	if (m->index != tx->acked || !s->busy || s->index != m->index)
 		return -EPROTO;
 	/*
-	 * An acceptance that does not authenticate: outcome unknown.  The
-	 * transfer is aborted, which settles this closure as a lost ack
-	 * (VALID, re-encrypted under a fresh GUA), never as delivered.
+	 * A verdict that does not authenticate: outcome unknown.  The
+	 * transfer is aborted, which leaves this closure of unknown outcome
+	 * (mmt_tx_abort()), never settled as delivered or refused.
 	 */
 	if (!mmt_tx_ack_genuine(tx, m)) {
-		pr_info_ratelimited("conn %llx: closure %u: an acceptance that does not authenticate\n",
+		pr_info_ratelimited("conn %llx: closure %u: a verdict that does not authenticate\n",
 				    tx->conn->conn_id, m->index);
 		atomic64_inc(&mmt_stats.ack_forged);
 		return -EPROTO;
@@ -3119,11 +3127,15 @@ static int mmt_tx_send_simple(struct mmt_conn *conn, u8 type, u32 gen,
 /*
  * The connection failed under a transfer: stop it (drain: the NIC no
  * longer touches any buffer), then settle every closure posted and not
- * acked with @err (outcome unknown: re-encrypted under a fresh GUA in
- * transfer mode).
+ * acked.  Their outcome is unknown: the receiver may have taken them in
+ * and lost only the ACKs.  In copy mode they go back to VALID (the
+ * receiver's copy is read-only); in transfer mode the PMO stays read-only
+ * until the receiver's statement or its owner resolves it
+ * (mmt_delegate_unknown()).
  */
 static void mmt_tx_abort(struct mmt_tx *tx, int err)
 {
+	struct mmt_bind b;
 	u32 i;
 
 	mmt_conn_fail(tx->conn, err);
@@ -3132,8 +3144,16 @@ static void mmt_tx_abort(struct mmt_tx *tx, int err)
 		mmt_wait_idle(&tx->slots[i].wcqe);
 	for (i = tx->acked; i < tx->posted; i++) {
 		mmt_unmap(tx->conn, &tx->slots[i % tx->nslots].region);
-		if (tx->channel == MMT_CHANNEL_MMT)
+		if (tx->channel == MMT_CHANNEL_MMT && tx->copy)
 			mmt_conn_tx_settle(tx->pmo, i, tx->copy, err);
+	}
+	if (tx->channel == MMT_CHANNEL_MMT && !tx->copy &&
+	    tx->acked < tx->posted) {
+		mmt_tx_bind(tx, &b);
+		mmt_delegate_unknown(tx->pmo, tx->acked, tx->posted, &b);
+		pr_info_ratelimited("conn %llx: transfer aborted with closures %u..%u of unknown outcome: the PMO is read-only until resolved\n",
+				    tx->conn->conn_id, tx->acked,
+				    tx->posted - 1);
 	}
 }
 
@@ -3324,7 +3344,21 @@ struct mmt_rx {
 	u32 done;		/* DONE notices handled */
 	u32 accepted;
 	int stop;
+	bool record;		/* MMT channel: the receive is recorded */
 };
+
+/* The receive's binding, as its ACKs and its statement name it. */
+static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = rx->conn->conn_id;
+	b->gen = rx->gen;
+	b->sender_node = rx->conn->peer_node;
+	b->receiver_node = mmt_node_id();
+	b->dir = rx->conn->listener ? 0 : 1;	/* the sender's */
+	memcpy(b->rx_nonce, rx->nonce, sizeof(b->rx_nonce));
+	memcpy(b->tx_nonce, rx->tx_nonce, sizeof(b->tx_nonce));
+}
 
 static void mmt_rx_free(struct mmt_rx *rx)
 {
@@ -3607,16 +3641,9 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 	w.gen = cpu_to_le32(rx->gen);
 	w.index = cpu_to_le32(index);
 	if (rx->channel == MMT_CHANNEL_MMT) {
-		struct mmt_bind b = {
-			.conn_id = rx->conn->conn_id,
-			.gen = rx->gen,
-			.sender_node = rx->conn->peer_node,
-			.receiver_node = mmt_node_id(),
-			.dir = rx->conn->listener ? 0 : 1,	/* the sender's */
-		};
+		struct mmt_bind b;
 
-		memcpy(b.rx_nonce, rx->nonce, sizeof(b.rx_nonce));
-		memcpy(b.tx_nonce, rx->tx_nonce, sizeof(b.tx_nonce));
+		mmt_rx_bind(rx, &b);
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
 		err = mmt_conn_ack_tag(rx->pmo, &b, index,
 				       *verdict ? 0 : root_counter, *verdict,
@@ -3752,6 +3779,15 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
 	rx->n = pmo->closures;
 	kfree(it);
+	/*
+	 * An MMT-channel receive is recorded while it runs and, once it can
+	 * take nothing more in, with the closures it took in: a sender that
+	 * lost the last ACKs asks for it (MMT_IOC_MIGRATE_RESOLVE).
+	 */
+	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
+		mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
+		rx->record = true;
+	}
 	err = mmt_rx_alloc(rx);
 	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
 		struct mmt_conn_sec_id id = {
@@ -3832,6 +3868,13 @@ out_abort:
 	x->closures = rx->accepted;
 	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
 out:
+	/* No DONE is handled after this point: the count is final. */
+	if (rx->record) {
+		struct mmt_bind b;
+
+		mmt_rx_bind(rx, &b);
+		mmt_xfer_record_end(pmo, &b, rx->accepted);
+	}
 	mmt_rx_free(rx);
 	kfree(rx);
 	return err;
@@ -4820,6 +4863,7 @@ static void mmt_conn_mig_query(struct work_struct *work)
 					     query_work);
 	struct mmt_inbox_item *it;
 	unsigned long flags;
+	u32 closures;
 
 	for (;;) {
 		struct mmt_wire_msg w = {};
@@ -4838,7 +4882,9 @@ static void mmt_conn_mig_query(struct work_struct *work)
 			break;
 		w.type = MMT_MSG_MIG_STATEMENT;
 		memcpy(w.nonce, it->msg.wire.nonce, sizeof(w.nonce));
-		w.index = cpu_to_le32(mmt_mig_statement(w.nonce, w.tag));
+		w.index = cpu_to_le32(mmt_rx_statement(w.nonce, w.tag,
+						       &closures));
+		w.closures = cpu_to_le32(closures);
 		kfree(it);
 		if (mmt_conn_send_msg(conn, &w, NULL, NULL))
 			break;	/* no answer now; the next query runs the work */
@@ -4879,7 +4925,8 @@ static int mmt_conn_res_wait(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			continue;	/* another query's */
 		}
 		if (it->msg.index != MMT_MIG_OUTCOME_COMMITTED &&
-		    it->msg.index != MMT_MIG_OUTCOME_ABORTED) {
+		    it->msg.index != MMT_MIG_OUTCOME_ABORTED &&
+		    it->msg.index != MMT_MIG_OUTCOME_ENDED) {
 			if (it->msg.index == MMT_MIG_OUTCOME_PENDING) {
 				*outcome = MMT_MIG_OUTCOME_PENDING;
 				last = -EINPROGRESS;
@@ -4890,11 +4937,12 @@ static int mmt_conn_res_wait(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			kfree(it);
 			continue;
 		}
-		err = mmt_mig_resolve(pmo, nonce, it->msg.index,
-				      it->msg.wire.tag);
+		err = mmt_resolve(pmo, nonce, it->msg.index,
+				  le32_to_cpu(it->msg.wire.closures),
+				  it->msg.wire.tag);
 		if (err == -EBADMSG) {
 			atomic64_inc(&mmt_stats.resolve_forged);
-			pr_info_ratelimited("conn %llx: a statement on a migration's outcome that does not authenticate\n",
+			pr_info_ratelimited("conn %llx: a statement on a migration's or transfer's outcome that does not authenticate\n",
 					    conn->conn_id);
 			kfree(it);
 			continue;

@@ -188,6 +188,83 @@ void mmt_delegate_settle(struct mmt_pmo *src, u32 i, bool copy, int err)
 }
 
 /**
+ * mmt_delegate_unknown() - a transfer ended with closures whose outcome
+ *	the sender cannot know
+ * @src: the sending PMO, keyed
+ * @first: the first closure posted whose verdict did not come or did not
+ *	authenticate (the earlier ones are settled)
+ * @end: one past the last closure posted
+ * @b: the transfer's binding (connection, generation, both nodes, the
+ *	sender's direction, the receive's nonce and the sender's nonce), for
+ *	the receiver's statement (mmt_resolve())
+ *
+ * The receiver may have taken in any prefix of closures @first..@end - 1
+ * and lost only the ACKs (DESIGN.md section 5, "or it stays read-only
+ * until it does"): each of them goes SENDING -> VALID and is due for a
+ * fresh GUA, and the whole PMO becomes read-only, MMT_PMO_INFO_MIG_UNKNOWN
+ * (writes, sends, migration and keying fail with -EUCLEAN), until the
+ * receiver's authenticated statement (MMT_IOC_MIGRATE_RESOLVE: the
+ * closures it took in become INVALID here, the rest writable) or its
+ * owner (MMT_IOC_PMO_MIG_RESOLVE with MMT_MIG_RESOLVE_FORCE, or
+ * MMT_IOC_PMO_INVALIDATE) resolves it.  So there is one writable copy of
+ * each closure at every instant, whatever was lost.
+ *
+ * Context: process; takes @src->lock.
+ */
+void mmt_delegate_unknown(struct mmt_pmo *src, u32 first, u32 end,
+			  const struct mmt_bind *b)
+{
+	u32 i;
+
+	mutex_lock(&src->lock);
+	for (i = first; i < end && i < src->closures; i++) {
+		struct mmt_root *r = &src->mmts[i].root;
+
+		if (r->state != MMT_SENDING)
+			continue;
+		mmt_root_transition(r, MMT_VALID);
+		r->regua_due = true;
+	}
+	src->mig_unknown = true;
+	src->xfer_unknown = true;
+	src->xfer_first = first;
+	src->xfer_end = end;
+	src->mig_bind = *b;
+	mutex_unlock(&src->lock);
+	atomic64_inc(&mmt_stats.xfer_unknown);
+}
+
+/**
+ * mmt_xfer_record_end() - record how an MMT-channel transfer receive ended
+ * @pmo: the receive PMO
+ * @b: the transfer as the receiver binds its ACKs (the sender's direction)
+ * @closures: the closures the receive took in, from closure 0 in index
+ *	order (it stops at its first refusal)
+ *
+ * Called once the receive can take nothing more in, so the statement is
+ * final: MMT_MIG_OUTCOME_ENDED with mmt_xfer_resolve_tag() of @closures,
+ * for a sender that lost the last ACKs (mmt_delegate_unknown()).  If the
+ * tag cannot be made (the PMO lost its key meanwhile) the receive is
+ * forgotten: its sender then hears "no record" and stays read-only.
+ *
+ * Context: process; takes @pmo->lock; may sleep.
+ */
+void mmt_xfer_record_end(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			 u32 closures)
+{
+	u8 tag[MMT_MIG_TAG_BYTES];
+	int err = -ENOKEY;
+
+	mutex_lock(&pmo->lock);
+	if (pmo->crypto)
+		err = mmt_xfer_resolve_tag(pmo->key_root, b, closures, tag);
+	mutex_unlock(&pmo->lock);
+	mmt_rx_record(b->rx_nonce, err ? MMT_MIG_OUTCOME_UNKNOWN :
+		      MMT_MIG_OUTCOME_ENDED, closures, err ? NULL : tag);
+	memzero_explicit(tag, sizeof(tag));
+}
+
+/**
  * mmt_delegate() - delegate every closure of a PMO through a transport
  * @src: the sending PMO
  * @t: the connection

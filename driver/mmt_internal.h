@@ -108,8 +108,10 @@ struct mm_struct;
  *	read without it by the waiters' condition)
  * @mig_wq: writers waiting for the end of a handover
  * @mig_unknown: the last migration from this PMO ended after its COMMIT
- *	left without an answer that authenticates (under @lock): the
- *	destination may have committed, so the PMO is read-only (writes,
+ *	left without an answer that authenticates, or the last transfer
+ *	ended with closures posted whose verdicts did not come or did not
+ *	authenticate (@xfer_unknown) (under @lock): the destination may
+ *	have committed or taken them in, so the PMO is read-only (writes,
  *	sends, local delegation, a root counter change and another
  *	migration fail with -EUCLEAN) until its owner resolves it:
  *	MMT_IOC_PMO_MIG_RESOLVE (the destination did not commit: every MMT
@@ -120,10 +122,17 @@ struct mm_struct;
  *	(read-only) until MMT_IOC_PMO_INVALIDATE (the image stays the one
  *	copy) or MMT_IOC_PMO_MIG_RESOLVE, which drops the record first and
  *	fails if a restore consumed it (docs/CRIU.md)
- * @mig_bind: while @mig_unknown from a migration: that migration's
+ * @mig_bind: while @mig_unknown from a migration or a transfer: its
  *	binding (connection, generation, nodes, direction, both nonces),
  *	which the destination's statement must be bound to
  *	(MMT_IOC_MIGRATE_RESOLVE; under @lock)
+ * @xfer_unknown: @mig_unknown comes from a transfer (MMT_IOC_SEND,
+ *	transfer mode) that ended with closures @xfer_first up to, not
+ *	including, @xfer_end posted and their verdicts not authenticated:
+ *	the receiver may hold any prefix of them (under @lock;
+ *	mmt_delegate_unknown())
+ * @xfer_first: the first closure of unknown outcome
+ * @xfer_end: one past the last closure posted
  * @mig_rx_bind: while @mig_rx: the migration's binding as this
  *	destination sees it, for the statement recorded when it ends
  * @mig_rx_committed: while @mig_rx: its COMMIT checked (under @lock)
@@ -160,6 +169,9 @@ struct mmt_pmo {
 	wait_queue_head_t mig_wq;
 	bool mig_unknown;
 	struct mmt_bind mig_bind;
+	bool xfer_unknown;
+	u32 xfer_first;
+	u32 xfer_end;
 	struct mmt_bind mig_rx_bind;
 	bool mig_rx_committed;
 	bool mig_rx_record;
@@ -195,6 +207,8 @@ struct mmt_pmo {
  *	live attested connection
  * @creds_renewed: renewed credentials a peer sent on a live attested
  *	connection that this node accepted
+ * @xfer_unknown: transfers that ended with closures of unknown outcome
+ *	(the source read-only until resolved)
  * @resolves_forced: migrations of unknown outcome made writable on the
  *	owner's word (MMT_IOC_PMO_MIG_RESOLVE with MMT_MIG_RESOLVE_FORCE)
  * @resolves: migrations of unknown outcome resolved on the destination's
@@ -223,6 +237,7 @@ struct mmt_stats {
 	atomic64_t hs_rejected;
 	atomic64_t creds_sent;
 	atomic64_t creds_renewed;
+	atomic64_t xfer_unknown;
 	atomic64_t resolves_forced;
 	atomic64_t resolves;
 	atomic64_t resolve_forged;

@@ -816,11 +816,13 @@ void mmt_mig_done(struct mmt_mig *mig, int err)
 }
 
 /*
- * The outcome of the last MMT_MIG_RECORDS migration receives of this
- * node, for MMT_IOC_MIGRATE_RESOLVE: a ring, the oldest record reused.
+ * The outcome of the last MMT_MIG_RECORDS migration receives and MMT-channel
+ * transfer receives of this node, for MMT_IOC_MIGRATE_RESOLVE: a ring, the
+ * oldest record reused.
  * A record is written PENDING when a receive starts and final (with its
  * statement's tag) when it ends, under the receive PMO's lock, at the
- * point after which the receive can no longer commit.  No key is kept:
+ * point after which the receive can no longer commit (a transfer's: take
+ * in another closure).  No key is kept:
  * the tag is made at the end, from the PMO's keying root.  The ring is
  * lost at module unload; a source that asks then hears "no record" and
  * stays read-only, which is never wrong.
@@ -830,6 +832,7 @@ struct mmt_mig_rec {
 	u8 tag[MMT_MIG_TAG_BYTES];
 	u8 outcome;
 	bool used;
+	u32 closures;
 };
 
 static DEFINE_SPINLOCK(mmt_mig_recs_lock);
@@ -867,13 +870,34 @@ static struct mmt_mig_rec *mmt_mig_rec_find(const u8 *nonce)
  */
 void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag)
 {
+	mmt_rx_record(nonce, outcome, 0, tag);
+}
+
+/**
+ * mmt_rx_record() - record the state of a migration or transfer receive
+ * @nonce: MMT_RX_NONCE_BYTES, the receive's nonce
+ * @outcome: as for mmt_mig_record(), or MMT_MIG_OUTCOME_ENDED (final: a
+ *	transfer's receive ended, with @tag)
+ * @closures: ENDED: the closures the receive took in (from closure 0, in
+ *	index order); 0 otherwise
+ * @tag: MMT_MIG_TAG_BYTES, mmt_mig_resolve_tag() of a final migration
+ *	outcome or mmt_xfer_resolve_tag() of ENDED; NULL otherwise
+ *
+ * As mmt_mig_record(): a final record never changes to another outcome.
+ *
+ * Context: process; takes a spinlock.
+ */
+void mmt_rx_record(const u8 *nonce, u32 outcome, u32 closures,
+		   const u8 *tag)
+{
 	struct mmt_mig_rec *r;
 
 	spin_lock(&mmt_mig_recs_lock);
 	r = mmt_mig_rec_find(nonce);
 	if (r && outcome != MMT_MIG_OUTCOME_UNKNOWN &&
 	    (r->outcome == MMT_MIG_OUTCOME_COMMITTED ||
-	     r->outcome == MMT_MIG_OUTCOME_ABORTED))
+	     r->outcome == MMT_MIG_OUTCOME_ABORTED ||
+	     r->outcome == MMT_MIG_OUTCOME_ENDED))
 		r = NULL;	/* final: kept as it is */
 	else if (!r && outcome != MMT_MIG_OUTCOME_UNKNOWN) {
 		r = &mmt_mig_recs[mmt_mig_recs_next];
@@ -886,6 +910,7 @@ void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag)
 		else
 			memset(r->tag, 0, MMT_MIG_TAG_BYTES);
 		r->outcome = outcome;
+		r->closures = closures;
 		r->used = outcome != MMT_MIG_OUTCOME_UNKNOWN;
 	}
 	spin_unlock(&mmt_mig_recs_lock);
@@ -931,14 +956,34 @@ void mmt_mig_record_end(struct mmt_pmo *pmo)
  */
 u32 mmt_mig_statement(const u8 *nonce, u8 *tag)
 {
+	u32 closures;
+
+	return mmt_rx_statement(nonce, tag, &closures);
+}
+
+/**
+ * mmt_rx_statement() - what this node states about a migration or
+ *	transfer receive
+ * @nonce: MMT_RX_NONCE_BYTES, the receive's nonce (untrusted: a peer's)
+ * @tag: (out) as for mmt_mig_statement()
+ * @closures: (out) MMT_MIG_OUTCOME_ENDED: the closures the transfer's
+ *	receive took in; 0 otherwise
+ *
+ * Context: process; takes a spinlock.
+ * Return: MMT_MIG_OUTCOME_*: UNKNOWN if no record holds @nonce.
+ */
+u32 mmt_rx_statement(const u8 *nonce, u8 *tag, u32 *closures)
+{
 	struct mmt_mig_rec *r;
 	u32 outcome = MMT_MIG_OUTCOME_UNKNOWN;
 
 	memset(tag, 0, MMT_MIG_TAG_BYTES);
+	*closures = 0;
 	spin_lock(&mmt_mig_recs_lock);
 	r = mmt_mig_rec_find(nonce);
 	if (r) {
 		outcome = r->outcome;
+		*closures = r->closures;
 		memcpy(tag, r->tag, MMT_MIG_TAG_BYTES);
 	}
 	spin_unlock(&mmt_mig_recs_lock);
@@ -998,12 +1043,43 @@ int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
 int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		    const u8 *tag)
 {
+	return mmt_resolve(pmo, nonce, outcome, 0, tag);
+}
+
+/**
+ * mmt_resolve() - resolve a migration or a transfer of unknown outcome on
+ *	the destination's final statement
+ * @pmo: the source: MMT_PMO_INFO_MIG_UNKNOWN from a migration or a transfer
+ * @nonce: as for mmt_mig_resolve()
+ * @outcome: a migration: as for mmt_mig_resolve(); a transfer:
+ *	MMT_MIG_OUTCOME_ENDED (untrusted)
+ * @closures: ENDED: the closures the destination's receive took in, from
+ *	closure 0 (untrusted, covered by the tag)
+ * @tag: MMT_MIG_TAG_BYTES, the statement's tag (untrusted)
+ *
+ * A migration: as mmt_mig_resolve().  A transfer (@pmo->xfer_unknown): the
+ * tag must be mmt_xfer_resolve_tag() of @closures over the transfer the
+ * PMO kept; then each closure of unknown outcome (@pmo->xfer_first up to
+ * @pmo->xfer_end) below @closures becomes INVALID, as after its
+ * authenticated acceptance, and every other VALID MMT is writable again,
+ * re-encrypted under a fresh GUA before its next write or send (DESIGN.md
+ * section 5).  A statement of the other kind (a migration's for a
+ * transfer, or the reverse) does not verify.
+ *
+ * Context: process; takes @pmo->lock (killably); may sleep.
+ * Return: as mmt_mig_resolve(); -EINVAL if @outcome is none of the three
+ * final ones.
+ */
+int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
+		u32 closures, const u8 *tag)
+{
 	u8 want[MMT_MIG_TAG_BYTES];
 	u32 i;
 	int err;
 
 	if (outcome != MMT_MIG_OUTCOME_COMMITTED &&
-	    outcome != MMT_MIG_OUTCOME_ABORTED)
+	    outcome != MMT_MIG_OUTCOME_ABORTED &&
+	    outcome != MMT_MIG_OUTCOME_ENDED)
 		return -EINVAL;
 	if (mutex_lock_killable(&pmo->lock))
 		return -EINTR;
@@ -1012,8 +1088,14 @@ int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		err = -ENOENT;
 		goto out;
 	}
-	err = mmt_mig_resolve_tag(pmo->key_root, &pmo->mig_bind, outcome,
-				  want);
+	if ((outcome == MMT_MIG_OUTCOME_ENDED) != pmo->xfer_unknown)
+		err = -EBADMSG;	/* the other kind's statement */
+	else if (pmo->xfer_unknown)
+		err = mmt_xfer_resolve_tag(pmo->key_root, &pmo->mig_bind,
+					   closures, want);
+	else
+		err = mmt_mig_resolve_tag(pmo->key_root, &pmo->mig_bind,
+					  outcome, want);
 	if (!err && crypto_memneq(want, tag, MMT_MIG_TAG_BYTES))
 		err = -EBADMSG;
 	if (err)
@@ -1023,12 +1105,15 @@ int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 
 		if (r->state != MMT_VALID)
 			continue;
-		if (outcome == MMT_MIG_OUTCOME_COMMITTED)
+		if (outcome == MMT_MIG_OUTCOME_COMMITTED ||
+		    (pmo->xfer_unknown && i >= pmo->xfer_first &&
+		     i < pmo->xfer_end && i < closures))
 			mmt_root_transition(r, MMT_INVALID);
 		else
 			r->regua_due = true;
 	}
 	pmo->mig_unknown = false;
+	pmo->xfer_unknown = false;
 	memset(&pmo->mig_bind, 0, sizeof(pmo->mig_bind));
 out:
 	mutex_unlock(&pmo->lock);

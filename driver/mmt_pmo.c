@@ -90,6 +90,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	pmo->tx_root_counter = 0;
 	pmo->tx_last_gua = 0;
 	pmo->mig_unknown = false;
+	pmo->xfer_unknown = false;
 	pmo->ckpt_pending = false;
 }
 
@@ -718,15 +719,17 @@ int mmt_pmo_wipe(struct mmt_pmo *pmo)
 
 /**
  * mmt_pmo_mig_resolve() - MMT_IOC_PMO_MIG_RESOLVE: take a PMO back whose
- * checkpoint failed, or by force one whose migration's outcome is unknown
+ * checkpoint failed, or by force one whose migration's or transfer's
+ * outcome is unknown
  * @pmo: the source of a migration that ended with
- *	MMT_MIG_F_OUTCOME_UNKNOWN, or of a checkpoint made with
+ *	MMT_MIG_F_OUTCOME_UNKNOWN, of a transfer whose last verdicts were lost
+ *	(mmt_delegate_unknown()), or of a checkpoint made with
  *	MMT_CKPT_PENDING
  * @arg: 0 or MMT_MIG_RESOLVE_FORCE
  *
  * A pending checkpoint: the module knows itself: its record is dropped
  * first (mmt_ckpt_cancel()), and if a restore consumed it the PMO stays
- * read-only.  A migration: only the destination knows
+ * read-only.  A migration or a transfer: only the destination knows
  * (MMT_IOC_MIGRATE_RESOLVE, mmt_mig_resolve()); with MMT_MIG_RESOLVE_FORCE
  * the owner's word is taken, counted and logged.  Either way the PMO is
  * writable again, every VALID MMT re-encrypted under a fresh GUA before
@@ -743,7 +746,7 @@ int mmt_pmo_wipe(struct mmt_pmo *pmo)
  */
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg)
 {
-	bool forced = false;
+	bool forced = false, xfer = false;
 	u32 i;
 	int err = 0;
 
@@ -763,15 +766,18 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg)
 		for (i = 0; i < pmo->closures; i++)
 			if (pmo->mmts[i].root.state == MMT_VALID)
 				pmo->mmts[i].root.regua_due = true;
+		xfer = pmo->xfer_unknown;
 		pmo->mig_unknown = false;
+		pmo->xfer_unknown = false;
 		pmo->ckpt_pending = false;
 		memset(&pmo->mig_bind, 0, sizeof(pmo->mig_bind));
 	}
 	mutex_unlock(&pmo->lock);
 	if (forced) {
 		atomic64_inc(&mmt_stats.resolves_forced);
-		pr_warn_ratelimited("PMO of %u closures made writable by force after a migration of unknown outcome (uid %u): a second writable copy may exist at its destination\n",
+		pr_warn_ratelimited("PMO of %u closures made writable by force after a %s of unknown outcome (uid %u): a second writable copy may exist at its destination\n",
 				    pmo->closures,
+				    xfer ? "transfer" : "migration",
 				    from_kuid(&init_user_ns, current_euid()));
 	}
 	return err;

@@ -122,6 +122,8 @@ static int mmt_stats_show(struct seq_file *s, void *unused)
 		   atomic64_read(&mmt_stats.creds_renewed));
 	seq_printf(s, "conns_expired %lld\n",
 		   atomic64_read(&mmt_stats.conns_expired));
+	seq_printf(s, "xfer_unknown %lld\n",
+		   atomic64_read(&mmt_stats.xfer_unknown));
 	seq_printf(s, "resolves_forced %lld\n",
 		   atomic64_read(&mmt_stats.resolves_forced));
 	seq_printf(s, "resolves %lld\n",

@@ -208,11 +208,21 @@ void mmt_mig_rx_account(struct mmt_mig *mig, u64 closure_bytes);
 void mmt_mig_done(struct mmt_mig *mig, int err);
 /* mmt_migrate.c: the outcome of receives, for MMT_IOC_MIGRATE_RESOLVE */
 void mmt_mig_record(const u8 *nonce, u32 outcome, const u8 *tag);
+void mmt_rx_record(const u8 *nonce, u32 outcome, u32 closures,
+		   const u8 *tag);
 void mmt_mig_record_end(struct mmt_pmo *pmo);
 u32 mmt_mig_statement(const u8 *nonce, u8 *tag);
+u32 mmt_rx_statement(const u8 *nonce, u8 *tag, u32 *closures);
 int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce);
 int mmt_mig_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		    const u8 *tag);
+int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
+		u32 closures, const u8 *tag);
+/* mmt_delegate.c: a transfer of unknown outcome, and its receiver's record */
+void mmt_delegate_unknown(struct mmt_pmo *src, u32 first, u32 end,
+			  const struct mmt_bind *b);
+void mmt_xfer_record_end(struct mmt_pmo *pmo, const struct mmt_bind *b,
+			 u32 closures);
 void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
 			    int err);
 

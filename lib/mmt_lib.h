@@ -1299,6 +1299,8 @@ int mmt_mig_commit_tag(const u8 *key_root, const struct mmt_bind *b,
 #define MMT_MIG_STATED_ABORTED		3
 int mmt_mig_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
 			u32 outcome, u8 *tag);
+int mmt_xfer_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
+			 u32 closures, u8 *tag);
 int mmt_mig_dst_commit(struct mmt *mmts, u32 n, const u8 *key_root,
 		       const struct mmt_bind *b, const u8 *digest,
 		       const u8 *tag);

@@ -498,6 +498,37 @@ int mmt_mig_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
 }
 
 /**
+ * mmt_xfer_resolve_tag() - the tag of a receiver's final statement on a
+ *	transfer whose last verdicts the sender did not get
+ *	(MMT_IOC_MIGRATE_RESOLVE, outcome MMT_MIG_OUTCOME_ENDED)
+ * @key_root: MMT_KEY_ROOT_BYTES, the keying root of the MMT key
+ * @b: the transfer, as for mmt_conn_ack_tag(): connection, generation,
+ *	both nodes, the sender's direction, the receive's nonce and the
+ *	sender's nonce
+ * @closures: closures the receive took in, all of them in index order
+ *	from closure 0 (a receive stops at its first refusal)
+ * @tag: (out) MMT_MIG_TAG_BYTES: the first bytes of HKDF-SHA256 (RFC 5869)
+ *	of @key_root, salt "mmt-v3 xfer end", info "mmt v3 xfer end" ||
+ *	mmt_bind_encode(@b) || le32 @closures
+ *
+ * The statement is final (the receive has ended and takes nothing more
+ * in), so it needs no freshness of its own.  Its salt and label differ
+ * from every other tag's, so no ACK, COMMIT or migration statement is one.
+ *
+ * Context: process; may sleep (the kernel HKDF allocates).
+ * Return: 0; or the crypto library's error (@tag zeroed).
+ */
+int mmt_xfer_resolve_tag(const u8 *key_root, const struct mmt_bind *b,
+			 u32 closures, u8 *tag)
+{
+	u8 field[4];
+
+	put_unaligned_le32(closures, field);
+	return mmt_bind_tag(key_root, "mmt-v3 xfer end", "mmt v3 xfer end",
+			    b, field, sizeof(field), tag, MMT_MIG_TAG_BYTES);
+}
+
+/**
  * mmt_mig_dst_commit() - check a COMMIT and make what landed VALID
  * @mmts: the receive PMO's @n MMTs
  * @n: their number, which the COMMIT names

@@ -294,7 +294,9 @@ struct mmt_mmt_info {
  * @flags: (in) must be 0; (out) MMT_PMO_INFO_* flags of the PMO:
  *	%MMT_PMO_INFO_MIG_UNKNOWN: its last migration failed with
  *	MMT_MIG_F_OUTCOME_UNKNOWN (the COMMIT left, no answer that
- *	authenticates came back; docs/MIGRATION.md section 7), so it is
+ *	authenticates came back; docs/MIGRATION.md section 7), or its last
+ *	transfer (MMT_IOC_SEND, transfer mode) ended with closures posted
+ *	whose verdicts did not come, so it is
  *	read-only (pwrite() and the calls that would change it fail with
  *	EUCLEAN) until its owner calls MMT_IOC_PMO_MIG_RESOLVE (the
  *	destination did not commit) or MMT_IOC_PMO_INVALIDATE (it did);
@@ -1140,7 +1142,7 @@ struct mmt_restore {
 
 /**
  * MMT_IOC_PMO_MIG_RESOLVE - take back a PMO whose checkpoint failed, or
- * by force one whose migration's outcome is unknown
+ * by force one whose migration's or transfer's outcome is unknown
  *
  * On a PMO fd; the argument is 0 or MMT_MIG_RESOLVE_FORCE.
  *
@@ -1161,7 +1163,8 @@ struct mmt_restore {
  * unless MMT_MIG_RESOLVE_FORCE is given: then the PMO is writable again
  * on the owner's word, under fresh GUAs (so even a destination that did
  * commit never shares a pad with it), accepting that the data forks if
- * the destination did commit.  For an owner who knows the destination
+ * the destination did commit.  The same holds after an MMT_IOC_SEND in
+ * transfer mode that left closures of unknown outcome (see its ECONNRESET).  For an owner who knows the destination
  * is gone for good (its node destroyed); counted (debugfs mmt/stats
  * "resolves_forced") and logged.
  * Context: process; takes the PMO's lock (killable).
@@ -1446,8 +1449,8 @@ struct mmt_restore {
  *   (the plain channel moves plain memory)
  * * ENOKEY - secure channel on a plain PMO: the connection has no key
  *   (MMT_IOC_CONN_SET_KEY)
- * * EUCLEAN - the PMO's last live migration has an unknown outcome
- *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EUCLEAN - the PMO's last live migration or transfer has an unknown
+ *   outcome (MMT_PMO_INFO_MIG_UNKNOWN: MMT_IOC_MIGRATE_RESOLVE)
  * * EOVERFLOW - 2^32 - 1 transfers were sent on this connection (their
  *   generations never repeat: connect again); also when an MMT's counters
  *   are exhausted as it is sealed (MMT channel)
@@ -1456,12 +1459,22 @@ struct mmt_restore {
  * * EPROTO - the receiver asked for another channel (or rejected a
  *   closure with a bad magic, below)
  * * ECONNRESET - the peer went away (disconnect, QP error, device
- *   removal, a protocol violation), or (MMT channel) an acceptance arrived
- *   that does not authenticate (forged on the wire: counted in debugfs
- *   mmt/stats ack_forged); every MMT not acked is VALID again,
- *   its data intact (re-encrypted under a fresh GUA in transfer mode if it
- *   had been written, since its ack may have been lost; or flagged
- *   MMT_INFO_REGUA_DUE, see MMT_IOC_PMO_DELEGATE_LOCAL)
+ *   removal, a protocol violation), or (MMT channel) a verdict arrived
+ *   that does not authenticate (an acceptance, or in transfer mode a
+ *   rejection, forged on the wire: counted in debugfs mmt/stats
+ *   ack_forged).  Every MMT not acked is VALID again, its data intact.
+ *   Copy mode: writable as before.  Transfer mode, when closures were
+ *   posted whose verdicts never came: the receiver may have taken them in
+ *   and lost only the ACKs (DESIGN.md section 5), so the PMO is read-only,
+ *   MMT_PMO_INFO_MIG_UNKNOWN (pwrite() and sends fail with EUCLEAN), until
+ *   MMT_IOC_MIGRATE_RESOLVE over a connection to the receiver's node gets
+ *   its authenticated statement (outcome MMT_MIG_OUTCOME_ENDED: the
+ *   closures it took in become INVALID here, the rest writable, each under
+ *   a fresh GUA before its next write or send), or its owner forces it
+ *   (MMT_IOC_PMO_MIG_RESOLVE) or invalidates it; counted in debugfs
+ *   mmt/stats xfer_unknown.  An MMT that failed verification as it was
+ *   re-encrypted stays flagged MMT_INFO_REGUA_DUE (see
+ *   MMT_IOC_PMO_DELEGATE_LOCAL)
  * * ETIMEDOUT - the peer did not answer in @timeout_ms; as ECONNRESET
  * * EINTR - a signal arrived; as ECONNRESET.  Also a fatal signal while
  *   the call waited for the PMO's lock (a pwrite() whose buffer faults
@@ -1877,8 +1890,8 @@ struct mmt_restore {
 #define MMT_IOC_CONN_KEY_AGREE	_IOWR(MMT_IOC_MAGIC, 0x2b, struct mmt_key_agree)
 
 /**
- * MMT_IOC_MIGRATE_RESOLVE - resolve a migration of unknown outcome on the
- *	destination's statement (docs/MIGRATION.md section 7)
+ * MMT_IOC_MIGRATE_RESOLVE - resolve a migration or transfer of unknown
+ *	outcome on the destination's statement (docs/MIGRATION.md section 7)
  *
  * On a connection fd to the migration's destination node (the one the
  * migration ran on has usually ended: any later connection to that node
@@ -1897,9 +1910,17 @@ struct mmt_restore {
  *   authenticated COMMIT ACK (the destination holds the one copy); 0.
  * * aborted: the PMO is writable again, every MMT re-encrypted under a
  *   fresh GUA before its next write or send; 0.
+ * * ended (a transfer, MMT_MIG_OUTCOME_ENDED): the PMO's last MMT_IOC_SEND
+ *   in transfer mode left closures of unknown outcome (its ACKs lost);
+ *   the receiver's module states, once that receive has ended, how many
+ *   closures it took in (always a prefix: a receive stops at its first
+ *   refusal), with a tag under the MMT key bound to the transfer.  Those
+ *   of them still VALID here become INVALID, every other VALID MMT is
+ *   writable again, re-encrypted under a fresh GUA before its next write
+ *   or send; 0.
  * * no record (the destination's module was reloaded, or the record aged
- *   out: it keeps the last MMT_MIG_RECORDS receives): ENODATA, nothing
- *   changed.
+ *   out: it keeps the last MMT_MIG_RECORDS migration and MMT-channel
+ *   receives): ENODATA, nothing changed.
  * * the receive still runs: EINPROGRESS, nothing changed; ask again.
  *
  * "No record" and "still runs" carry no tag: anyone on the path can send
@@ -1936,7 +1957,8 @@ struct mmt_restore {
 #define MMT_IOC_MIGRATE_RESOLVE \
 	_IOWR(MMT_IOC_MAGIC, 0x2c, struct mmt_migrate_resolve)
 
-/* Receives whose outcome a node keeps for MMT_IOC_MIGRATE_RESOLVE */
+/* Receives (migrations, MMT-channel transfers) whose outcome a node keeps
+ * for MMT_IOC_MIGRATE_RESOLVE */
 #define MMT_MIG_RECORDS		1024
 
 #endif /* _UAPI_LINUX_MMT_H */

@@ -76,6 +76,18 @@
  *               with ECONNRESET)
  *   -D NAME     the debugfs mmt/stats counter NAME grows by exactly 1 over
  *               the transfer (and a reject_* NAME: no other reject_* grows)
+ *   -Q          transfer of unknown outcome (send -F "ack I drop": ACK I is
+ *               lost on the wire): send: after the failure the PMO is
+ *               MMT_PMO_INFO_MIG_UNKNOWN and a pwrite() fails with EUCLEAN;
+ *               then MMT_IOC_MIGRATE_RESOLVE over a new connection to the
+ *               same port: 0, outcome MMT_MIG_OUTCOME_ENDED; after it
+ *               the INVALID MMTs are a prefix of more than the closures
+ *               acked (the receiver took in the one whose ACK was lost),
+ *               the others VALID, byte-exact and writable; a second
+ *               resolve ENOENT.  recv: after the transfer, accept that
+ *               connection on the same listener, hold it until the
+ *               sender closes it, and check the module answered
+ *               (statements_sent + 1)
  *   -L I        recv: closure I was tampered where the lazy check does not
  *               look (its data): the receive succeeds, reading closure I
  *               returns the bytes before the bad block, then fails with
@@ -181,6 +193,7 @@ struct opts {
 	int keyed;		/* the PMOs have a key (mmt, secure-ctl) */
 	int no_conn_key;
 	unsigned int hold_ms;
+	int resolve;
 	int other_kind;
 	int copy;
 	int eager;
@@ -819,6 +832,35 @@ static int pre_send(int conn, int pmo, const struct opts *o)
 	return ret ? -1 : 0;
 }
 
+/*
+ * -Q, recv: accept the sender's second connection on @lfd and hold it
+ * until the sender closes it; the module answers its resolve alone.
+ */
+static void recv_hold_resolve(int lfd, uint64_t took)
+{
+	long long sent = debugfs_value(STATS_PATH, "statements_sent", 0);
+	struct mmt_connect c = { .size = sizeof(c), .timeout_ms = 60000 };
+	struct pollfd pfd;
+	int i;
+
+	printf("mmt-xfer recv: took in %llu closures; waiting for the sender's resolve\n",
+	       (unsigned long long)took);
+	fflush(stdout);
+	if (ioctl(lfd, MMT_IOC_ACCEPT, &c)) {
+		check(0, "accept the resolve connection (%s)", strerror(errno));
+		return;
+	}
+	pfd.fd = c.fd;
+	pfd.events = POLLIN;
+	for (i = 0; i < 600; i++)
+		if (poll(&pfd, 1, 100) > 0 && (pfd.revents & POLLHUP))
+			break;
+	check(debugfs_value(STATS_PATH, "statements_sent", 0) == sent + 1,
+	      "its module answered the sender's resolve (statements_sent %lld -> %lld)",
+	      sent, debugfs_value(STATS_PATH, "statements_sent", 0));
+	close(c.fd);
+}
+
 static int do_recv(int dev, const struct opts *o)
 {
 	struct mmt_mmt_info *m;
@@ -1036,10 +1078,102 @@ static int do_recv(int dev, const struct opts *o)
 		reverse_wait(child);
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
+	if (o->resolve)
+		recv_hold_resolve(l.fd, x.closures);
 	close(conn);
 	close(l.fd);
 	close(pmo);
 	return failures;
+}
+
+/*
+ * -Q, send: the transfer failed with closures of unknown outcome (an ACK
+ * lost): read-only until the receiver's statement resolves it, over a new
+ * connection to the receiver's node; then one copy of each closure.
+ */
+static void send_resolve(int dev, const struct opts *o, int pmo,
+			 uint64_t cbytes, uint64_t acked)
+{
+	struct mmt_pmo_info pi = { .size = sizeof(pi) };
+	struct mmt_migrate_resolve rs;
+	struct mmt_connect c;
+	struct mmt_mmt_info *m = calloc(o->closures, sizeof(*m));
+	unsigned int i, invalid = 0, prefix = 1;
+	ssize_t r;
+	int err, tries = 0;
+
+	r = ioctl(pmo, MMT_IOC_PMO_INFO, &pi);
+	check(!r && (pi.flags & MMT_PMO_INFO_MIG_UNKNOWN),
+	      "after the lost ACK the PMO is MMT_PMO_INFO_MIG_UNKNOWN (flags %#x): the receiver may hold the closure",
+	      r ? 0u : pi.flags);
+	r = pwrite(pmo, "fork", 4, 0);
+	err = errno;
+	check(r < 0 && err == EUCLEAN,
+	      "a write before the resolve fails with EUCLEAN (%s)",
+	      r < 0 ? strerror(err) : "written: a second writable copy");
+	r = ioctl(pmo, MMT_IOC_PMO_MIG_RESOLVE, 0);
+	err = errno;
+	check(r < 0 && err == ENOTCONN,
+	      "MMT_IOC_PMO_MIG_RESOLVE on the owner's word: ENOTCONN (%s)",
+	      r ? strerror(err) : "resolved");
+	do {
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.timeout_ms = 5000;
+		if (fill_addr(&c.addr, o->addr, o->port))
+			return;
+		r = ioctl(dev, MMT_IOC_CONNECT, &c);
+		err = errno;
+		if (r)
+			usleep(200000);
+	} while (r && ++tries < 50);
+	check(r == 0, "a new connection to the receiver (%s)",
+	      r ? strerror(err) : "ok");
+	if (r || !m)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.size = sizeof(rs);
+	rs.pmo_fd = pmo;
+	rs.timeout_ms = 20000;
+	r = ioctl(c.fd, MMT_IOC_MIGRATE_RESOLVE, &rs);
+	err = errno;
+	check(r == 0 && rs.outcome == MMT_MIG_OUTCOME_ENDED,
+	      "MMT_IOC_MIGRATE_RESOLVE: the receiver states its receive ended (%s, outcome %u)",
+	      r ? strerror(err) : "0", rs.outcome);
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	check(!ioctl(pmo, MMT_IOC_PMO_INFO, &pi) && pi.flags == 0,
+	      "resolved: no MMT_PMO_INFO_MIG_UNKNOWN (flags %#x)", pi.flags);
+	if (pmo_states(pmo, m, o->closures) < 0)
+		return;
+	for (i = 0; i < o->closures; i++) {
+		if (m[i].state == MMT_STATE_INVALID)
+			prefix &= invalid++ == i;
+		else
+			prefix &= m[i].state == MMT_STATE_VALID;
+	}
+	check(prefix && invalid > acked,
+	      "the %u closures the receiver took in are INVALID here, a prefix beyond the %llu acked; the rest VALID",
+	      invalid, (unsigned long long)acked);
+	check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed, m) == 0,
+	      "every VALID MMT reads back byte-exact");
+	if (invalid < o->closures) {
+		off_t off = (off_t)invalid * cbytes;
+
+		check(pwrite(pmo, "back", 4, off) == 4,
+		      "closure %u is writable again", invalid);
+	}
+	memset(&rs, 0, sizeof(rs));
+	rs.size = sizeof(rs);
+	rs.pmo_fd = pmo;
+	r = ioctl(c.fd, MMT_IOC_MIGRATE_RESOLVE, &rs);
+	err = errno;
+	check(r < 0 && err == ENOENT, "a second resolve: ENOENT (%s)",
+	      r ? strerror(err) : "resolved");
+	printf("mmt-xfer send: %llu acked, %u taken in by the receiver\n",
+	       (unsigned long long)acked, invalid);
+	close(c.fd);
+	free(m);
 }
 
 static int do_send(int dev, const struct opts *o)
@@ -1156,6 +1290,8 @@ static int do_send(int dev, const struct opts *o)
 		       chan_name(o->channel), o->copy ? "copy" : "transfer",
 		       o->closures, (unsigned long long)cbytes, dt,
 		       (unsigned long long)x.ns);
+	} else if (o->resolve) {
+		send_resolve(dev, o, pmo, cbytes, x.closures);
 	} else if (o->recheck && !side_keyed(o)) {
 		check(plain_states(pmo, o->closures) == 0 &&
 		      !pmo_compare(pmo, cbytes, 0, o->closures, o->seed, NULL),
@@ -1217,7 +1353,7 @@ int main(int argc, char **argv)
 	role = argv[1];
 	optind = 2;
 	while ((opt = getopt(argc, argv,
-			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:VZOH:")) != -1) {
+			     "a:p:n:l:c:CEs:t:i:K:X:RNW:M:Bkr:PF:f:A:D:L:b:VZOH:Q")) != -1) {
 		switch (opt) {
 		case 'a':
 			o.addr = optarg;
@@ -1313,6 +1449,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			o.lazy_bad = atoi(optarg);
+			break;
+		case 'Q':
+			o.resolve = 1;
 			break;
 		case 'b':
 			data_limit = strtoull(optarg, NULL, 0);

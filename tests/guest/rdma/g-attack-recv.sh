@@ -68,6 +68,9 @@ done
 # its ACK into an acceptance on the way: the sender must not believe it.
 r "acceptance forged on the wire: closure 2 rejected" 7540 \
 	-F "xor head 2 100 1" -X EBADMSG-or-reset -A 2 -D reject_badmsg
+# The sender loses closure 2's ACK: it asks this node how the receive ended.
+r "an ACK lost on the wire: this node states how many closures it took in" \
+	7541 -X reset-or-ok -Q
 r "closures 2 and 3 swapped: EILSEQ" 7512 -P -f clear -f "record 2" \
 	-f "record 3" -F "present 2 3" -F "present 3 2" -X EILSEQ -A 2 \
 	-D reject_reorder

@@ -49,6 +49,8 @@ for _i in 0 1 3; do
 done
 s "acceptance forged on the wire: ECONNRESET, its MMT kept VALID" 7540 \
 	-F "ack 2 accept" -X ECONNRESET -R -A 2 -D ack_forged
+s "ACK 2 lost on the wire: ECONNRESET, read-only until the receiver's statement, then one copy of each closure" \
+	7541 -F "ack 2 drop" -X ECONNRESET -Q -D xfer_unknown
 s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
 s "connection 1" 7513
 s "connection 2, closure of connection 1: EXDEV" 7514 -X EXDEV -R -A 2

@@ -198,7 +198,7 @@ check-debug:
 # The fault soak (docs/TESTING.md "Fault soak"): three guests, a workload
 # of writers, live migrations, delegations and checkpoints, a nemesis, a
 # checker; SOAK_MINUTES (default 30) of workload, SOAK_MOVES (default
-# all three moves).  make check runs 3 minutes of it without delegations.
+# all three moves).  make check runs 3 minutes of it.
 soak:
 	@scripts/deps.sh
 	@SOAK_MINUTES=$${SOAK_MINUTES:-30} \

@@ -27,7 +27,11 @@
  *    PORT + 1), the writer paused: first record (id, seq + 1) is written
  *    into every closure, so that each closure the destination takes in
  *    names the token and the delegation; the destination receives lazily
- *    or eagerly (MMT_XFER_EAGER) at random;
+ *    or eagerly (MMT_XFER_EAGER) at random.  A delegation that fails with
+ *    verdicts lost leaves the PMO read-only (MMT_PMO_INFO_MIG_UNKNOWN),
+ *    resolved as a migration's, on the destination's statement that its
+ *    receive ended (then the closures it took in are INVALID here, the
+ *    others writable), or by force at once with -P force;
  *  - a checkpoint (MMT_IOC_PMO_CHECKPOINT into a buffer, the writer going
  *    on), and its restore (MMT_IOC_RESTORE) as the new copy; half of them
  *    with MMT_CKPT_PENDING, which then either invalidate the PMO (the
@@ -51,11 +55,16 @@
  *			      failed, unknown, resolved-committed,
  *			      resolved-aborted, forced; START the wall clock
  *			      in ms when it began
- *   D MS NODE TOK SEQ MASK RESULT PEER  a delegation from this node to
- *			      node PEER ended: SEQ the record (id, SEQ) in every
- *			      closure, MASK per closure 1 if this node's MMT is
- *			      VALID after it, 0 if not ("0110"), RESULT ok or
- *			      the errno's number
+ *   D MS NODE TOK SEQ MASK RESULT PEER RESOLVE  a delegation from this
+ *			      node to node PEER ended: SEQ the record (id, SEQ)
+ *			      in every closure, MASK per closure this node's
+ *			      MMT after it (and its resolve): 1 VALID and
+ *			      writable, R VALID while the outcome is unknown
+ *			      (read-only: the resolve gave up), 0 not VALID
+ *			      ("0110", "RRRR"); RESULT ok or the errno's number;
+ *			      RESOLVE - (the outcome known), resolved-ended (on
+ *			      the destination's statement), forced, or unknown
+ *			      (no final statement: the token dropped)
  *   X MS NODE TOK SEQ MASK RESULT MODE  a delegation into this node ended
  *			      with at least one closure taken in: MASK per
  *			      closure 1 if VALID here, RESULT ok or the errno's
@@ -120,8 +129,9 @@ static int moves = 7;	/* bit 0 migrate, 1 delegate, 2 checkpoint */
 static double t_end;
 static _Atomic unsigned int n_inst;
 static _Atomic unsigned long n_writes, n_mig, n_commit, n_fail, n_unknown,
-	n_res_commit, n_res_abort, n_forced, n_in, n_errors, n_deleg,
-	n_deleg_ok, n_deleg_in, n_ckpt, n_restored, n_taken_back;
+	n_res_commit, n_res_abort, n_res_ended, n_forced, n_in, n_errors,
+	n_deleg, n_deleg_ok, n_deleg_unknown, n_deleg_in, n_ckpt, n_restored,
+	n_taken_back;
 
 static double now(void)
 {
@@ -242,16 +252,21 @@ static char pmo_state(struct tok *t)
 	return atomic_load(&t->frozen) ? 'F' : 'W';
 }
 
-/* pmo_valid()'s mask (0 if it fails), and as a string of 0 and 1 in @str. */
+/*
+ * pmo_valid()'s mask (0 if it fails), and as a string in @str: per MMT 1
+ * if VALID and writable, R if VALID but the PMO's outcome is unknown
+ * (MMT_PMO_INFO_MIG_UNKNOWN: read-only), 0 if not VALID.
+ */
 static unsigned int pmo_mask(int pmo, char *str)
 {
-	unsigned int i, flags;
+	unsigned int i, flags = 0;
 	int mask = pmo_valid(pmo, &flags);
 
 	if (mask < 0)
 		mask = 0;
 	for (i = 0; i < TOK_CLOSURES; i++)
-		str[i] = mask & (1 << i) ? '1' : '0';
+		str[i] = !(mask & (1 << i)) ? '0' :
+			 flags & MMT_PMO_INFO_MIG_UNKNOWN ? 'R' : '1';
 	str[TOK_CLOSURES] = 0;
 	return mask;
 }
@@ -606,7 +621,10 @@ static void *freezer_main(void *arg)
 	return NULL;
 }
 
-/* The source's outcome is unknown: ask the destination until it says. */
+/*
+ * The source's outcome (a migration's or a delegation's) is unknown: ask
+ * the destination until it says, for at most 300 s.
+ */
 static const char *resolve(struct tok *t, int peer)
 {
 	double t0 = now();
@@ -641,6 +659,15 @@ static const char *resolve(struct tok *t, int peer)
 			atomic_fetch_add(&n_res_abort, 1);
 			atomic_store(&t->unknown, 0);
 			return "resolved-aborted";
+		}
+		/*
+		 * a delegation's receive ended: what it took in is INVALID
+		 * here, the rest writable
+		 */
+		if (!r && rs.outcome == MMT_MIG_OUTCOME_ENDED) {
+			atomic_fetch_add(&n_res_ended, 1);
+			atomic_store(&t->unknown, 0);
+			return "resolved-ended";
 		}
 		/*
 		 * no record, or still running: no evidence (untagged); the
@@ -716,17 +743,19 @@ static void tok_resume(struct tok *t)
 }
 
 /*
- * A delegation of @t to @peer (transfer mode); the writer paused.  After
- * it: delivered, the token goes; nothing delivered (every MMT VALID
- * here), it stays; a part delivered, the part kept here is checked and
- * dropped (the checker matches the two parts).
+ * A delegation of @t to @peer (transfer mode); the writer paused, also
+ * while an unknown outcome is resolved.  After it: delivered, the token
+ * goes; nothing delivered (every MMT VALID and writable here), it stays;
+ * a part delivered, or the outcome still unknown, the part kept here is
+ * checked and dropped (the checker matches the two parts).
  */
 static void delegate(struct tok *t, int peer)
 {
 	struct mmt_xfer x = { .size = sizeof(x) };
 	unsigned char r[REC];
 	char ms[TOK_CLOSURES + 1], res[16];
-	unsigned int c, mask;
+	const char *rsv = "-";
+	unsigned int c, mask, flags;
 	uint64_t s, id2, s2;
 	int conn, ret, err;
 
@@ -754,19 +783,26 @@ static void delegate(struct tok *t, int peer)
 	ret = ioctl(conn, MMT_IOC_SEND, &x);
 	err = errno;
 	close(conn);
+	/* verdicts lost: read-only until the destination says */
+	if (ret && pmo_valid(t->pmo, &flags) >= 0 &&
+	    (flags & MMT_PMO_INFO_MIG_UNKNOWN)) {
+		atomic_fetch_add(&n_deleg_unknown, 1);
+		rsv = resolve(t, peer);
+	}
 	mask = pmo_mask(t->pmo, ms);
 	if (ret)
 		snprintf(res, sizeof(res), "%d", err);
 	else
 		strcpy(res, "ok");
-	out("D %lld %d %llu %llu %s %s %d", wall_ms(), node,
-	    (unsigned long long)t->id, (unsigned long long)s, ms, res, peer);
+	out("D %lld %d %llu %llu %s %s %d %s", wall_ms(), node,
+	    (unsigned long long)t->id, (unsigned long long)s, ms, res, peer,
+	    rsv);
 	if (!ret) {
 		atomic_fetch_add(&n_deleg_ok, 1);
 		tok_release(t);
 		return;
 	}
-	if (mask == (1u << TOK_CLOSURES) - 1) {
+	if (strspn(ms, "1") == TOK_CLOSURES) {
 		tok_resume(t);	/* writable again */
 		return;
 	}
@@ -1014,10 +1050,13 @@ int main(int argc, char **argv)
 	out("O %lld %d unknown %lu", wall_ms(), node, n_unknown);
 	out("O %lld %d resolved_committed %lu", wall_ms(), node, n_res_commit);
 	out("O %lld %d resolved_aborted %lu", wall_ms(), node, n_res_abort);
+	out("O %lld %d resolved_ended %lu", wall_ms(), node, n_res_ended);
 	out("O %lld %d forced %lu", wall_ms(), node, n_forced);
 	out("O %lld %d received %lu", wall_ms(), node, n_in);
 	out("O %lld %d delegations %lu", wall_ms(), node, n_deleg);
 	out("O %lld %d delegated %lu", wall_ms(), node, n_deleg_ok);
+	out("O %lld %d delegations_unknown %lu", wall_ms(), node,
+	    n_deleg_unknown);
 	out("O %lld %d delegations_in %lu", wall_ms(), node, n_deleg_in);
 	out("O %lld %d checkpoints %lu", wall_ms(), node, n_ckpt);
 	out("O %lld %d restored %lu", wall_ms(), node, n_restored);

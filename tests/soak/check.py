@@ -12,17 +12,24 @@ error files, and fails on:
              (b) by the clocks, two copies' runs of W reports overlap by
              more than SKEW_MS, each node's clock corrected as under
              "clock" below.  A run is a series of W reports of one copy
-             at most GAP_MS apart, ended by any other report; (c) a closure of a delegation VALID at both
-             ends after it, or at the source after it succeeded; (d) a
-             checkpoint's image restored twice, or restored after the
-             PMO was taken back
+             at most GAP_MS apart, ended by any other report; (c) a
+             closure of a delegation writable at both ends after it (at
+             the source after its resolve, if any: mask 1 there, 1 at
+             the destination; a closure the source holds read-only, R,
+             is no writable copy), or VALID at the source after it
+             succeeded; (d) a checkpoint's image restored twice, or
+             restored after the PMO was taken back
   lost       a migration the source saw committed (or resolved committed)
              whose destination took in an older record than the source
              had acknowledged before it (an acknowledged write missing),
              or never said it took it in, unless its module was reloaded
              or its node reset around then (the token went with its
-             memory); a closure of a delegation VALID at neither end; a
-             checkpoint whose restore failed or read an older record
+             memory); a closure of a delegation VALID at neither end, or
+             VALID at the source only read-only (R: its resolve gave up,
+             and the soak drops a token it cannot resolve) unless the
+             destination's module was reloaded or its node reset around
+             then (its record of the receive went with it); a checkpoint
+             whose restore failed or read an older record
   plaintext  a record that does not match its id and seq
   kernel     a kernel report (Oops, WARNING, BUG, KASAN, ...) in a guest
   clock      two guests' clocks shown apart by more than SKEW_MS after
@@ -53,6 +60,9 @@ from collections import defaultdict
 
 SKEW_MS = 2000
 GAP_MS = 2500
+# mmt-soak's resolve() asks the destination for at most this long before
+# the D or L line is written
+RESOLVE_MS = 300000
 
 LINE = re.compile(r'soak ([A-Z]) (\d+) (\d+) ?(.*)$')
 
@@ -84,7 +94,7 @@ def main():
     states = defaultdict(lambda: defaultdict(list))  # tok -> (node, inst) -> [(t, W?)]
     commits = {}          # nonce -> (node, tok, seq, t)
     leaves = []           # (node, tok, acked, nonce, result, t, peer, start)
-    dsent = []            # (node, tok, seq, mask, result, t, peer)
+    dsent = []            # (node, tok, seq, mask, result, t, peer, resolve)
     drecv = {}            # (tok, seq) -> (node, mask, result)
     ckpts = []            # (node, tok, acked, result, seq, t)
     last = defaultdict(int)       # node -> time of its last line
@@ -120,11 +130,15 @@ def main():
                 ops['migrations'] += 1
                 ops[rest[3].replace('-', '_')] += 1
             elif kind == 'D' and len(rest) >= 5:
+                # RESOLVE: - on the lines of agents that predate it
+                rsv = rest[5] if len(rest) > 5 else '-'
                 dsent.append((node, rest[0], int(rest[1]), rest[2],
-                              rest[3], t, int(rest[4])))
+                              rest[3], t, int(rest[4]), rsv))
                 ops['delegations'] += 1
                 ops['delegated' if rest[3] == 'ok' else
                     'delegations_failed'] += 1
+                if rsv != '-':
+                    ops['delegations_' + rsv.replace('-', '_')] += 1
             elif kind == 'X' and len(rest) >= 5:
                 drecv[(rest[0], int(rest[1]))] = (node, rest[2], rest[3])
                 ops['delegations_in_' + rest[4]] += 1
@@ -228,45 +242,56 @@ def main():
                                'acked': acked, 'received': c[2],
                                'nonce': nonce})
     ops['commits_unmatched'] = unmatched
-    # delegations: each closure VALID at exactly one end
+    # delegations: each closure writable at one end at most (a source's
+    # R is read-only: the resolve gave up), held at one at least
     unmatched = 0
     full = '1' * 4
-    for node, tok, seq, mask, result, t, peer in dsent:
+    for node, tok, seq, mask, result, t, peer, rsv in dsent:
         if result == 'ok' and mask != '0000':
             violations.append({'kind': 'fork', 'token': tok,
                                'delegation': seq, 'source': node,
                                'source_valid': mask,
                                'what': 'source VALID after success'})
+        # the destination's module reloaded or its node reset between
+        # the delegation and the line (written after the resolve), or
+        # its agent gone before it could say
+        excused = any(t - 60000 - (RESOLVE_MS if rsv != '-' else 0) <= r
+                      <= t + 60000 for r in reloads.get(peer, [])) or \
+            t > last.get(peer, 0) - 40000
         x = drecv.get((tok, seq))
         if not x:
             if mask == full:
                 continue            # nothing left this node
-            if any(t - 60000 <= r <= t + 60000
-                   for r in reloads.get(peer, [])) or \
-                    t > last.get(peer, 0) - 40000:
+            if excused:
                 unmatched += 1      # the destination's agent gone
                 continue
             violations.append({'kind': 'lost', 'token': tok,
                                'delegation': seq, 'source': node,
                                'destination': peer, 'source_valid': mask,
-                               'destination_valid': None})
+                               'destination_valid': None,
+                               'source_resolve': rsv})
             continue
         both = ''.join('1' if a == '1' and b == '1' else '0'
                        for a, b in zip(mask, x[1]))
-        either = ''.join('1' if a == '1' or b == '1' else '0'
-                         for a, b in zip(mask, x[1]))
+        # held: VALID at the destination, writable at the source, or
+        # read-only there if the destination's record went with a reset
+        held = ''.join('1' if b == '1' or a == '1' or
+                       (a == 'R' and excused) else '0'
+                       for a, b in zip(mask, x[1]))
         if '1' in both:
             violations.append({'kind': 'fork', 'token': tok,
                                'delegation': seq, 'nodes': [node, x[0]],
                                'source_valid': mask,
                                'destination_valid': x[1],
                                'source_result': result,
+                               'source_resolve': rsv,
                                'destination_result': x[2]})
-        if either != full:
+        if held != full:
             violations.append({'kind': 'lost', 'token': tok,
                                'delegation': seq, 'nodes': [node, x[0]],
                                'source_valid': mask,
-                               'destination_valid': x[1]})
+                               'destination_valid': x[1],
+                               'source_resolve': rsv})
     ops['delegations_unmatched'] = unmatched
     # checkpoints: one restore, of every acknowledged write
     for node, tok, acked, result, seq, t in ckpts:

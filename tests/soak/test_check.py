@@ -124,7 +124,8 @@ expect('a delegation split by a failure, each closure at one end: fine',
 both = {1: ['soak D %d 1 7 12 0001 104 2' % (T0 + 100)],
         2: ['soak X %d 2 7 12 1111 ok eager' % (T0 + 90)]}
 rc, res = run(both)
-expect('a delegated closure VALID at both ends (a lost ack): a fork',
+expect('a delegated closure VALID at both ends (a line without RESOLVE): '
+       'a fork',
        (rc, kinds(res)), (1, ['fork']))
 kept = {1: ['soak D %d 1 7 12 0001 ok 2' % (T0 + 100)],
         2: ['soak X %d 2 7 12 1110 ok eager' % (T0 + 90)]}
@@ -145,6 +146,53 @@ neither[2].append('soak N %d 2 reboot' % (T0 + 50))
 rc, res = run(neither)
 expect('... unless the destination was reset then',
        (rc, kinds(res)), (0, []))
+
+# delegations whose verdicts were lost: the source read-only until the
+# destination says its receive ended (ETIMEDOUT, 110), its lines written
+# after the resolve
+strict = {1: ['soak D %d 1 7 12 0011 110 2 resolved-ended' % (T0 + 2000)],
+          2: ['soak X %d 2 7 12 1100 110 lazy' % (T0 + 90)]}
+rc, res = run(strict)
+expect('a delegation resolved ended, what the destination took INVALID '
+       'at the source: fine', (rc, kinds(res)), (0, []))
+ended = {1: ['soak D %d 1 7 12 0111 110 2 resolved-ended' % (T0 + 2000)],
+         2: ['soak X %d 2 7 12 1100 110 lazy' % (T0 + 90)]}
+rc, res = run(ended)
+expect('resolved ended, a closure the destination took writable at the '
+       'source: a fork', (rc, kinds(res)), (1, ['fork']))
+rdonly = {1: ['soak D %d 1 7 12 RRRR 110 2 unknown' % (T0 + 300100)],
+          2: ['soak X %d 2 7 12 1111 ok eager' % (T0 + 90),
+              'soak O %d 2 writes 1' % (T0 + 400000)]}
+rc, res = run(rdonly)
+expect('a closure read-only at the source (R), VALID at the destination: '
+       'no fork', (rc, kinds(res)), (0, []))
+rlost = {1: ['soak D %d 1 7 12 RRRR 110 2 unknown' % (T0 + 300100)],
+         2: ['soak X %d 2 7 12 1100 110 lazy' % (T0 + 90),
+             'soak O %d 2 writes 1' % (T0 + 400000)]}
+rc, res = run(rlost)
+expect('a closure read-only at the source (R), not at the destination, '
+       'no reset: lost', (rc, kinds(res)), (1, ['lost']))
+rlost[2].insert(1, 'soak N %d 2 reboot' % (T0 + 5000))
+rc, res = run(rlost)
+expect('... unless the destination was reset during the resolve',
+       (rc, kinds(res)), (0, []))
+rgone = {1: ['soak D %d 1 7 12 RRRR 110 2 unknown' % (T0 + 300100)],
+         2: ['soak O %d 2 writes 1' % (T0 + 400000)]}
+rc, res = run(rgone)
+expect('read-only at the source (R), the destination silent: lost',
+       (rc, kinds(res)), (1, ['lost']))
+rgone[2].insert(0, 'soak N %d 2 reload' % (T0 + 3000))
+rc, res = run(rgone)
+expect('... unless the destination was reloaded during the resolve',
+       (rc, kinds(res)), (0, []))
+forced = {1: ['soak D %d 1 7 12 1111 110 2 forced' % (T0 + 100)],
+          2: ['soak X %d 2 7 12 1100 110 lazy' % (T0 + 90)]}
+rc, res = run(forced)
+expect('a delegation forced writable at the source, closures taken in at '
+       'the destination: a fork', (rc, kinds(res)), (1, ['fork']))
+rc, res = run(strict)
+expect('... the resolves counted',
+       res['operations'].get('delegations_resolved_ended'), 1)
 
 # checkpoints
 ck = {1: ['soak K %d 1 7 9 restored 9' % (T0 + 100),

@@ -834,11 +834,12 @@ static int pre_send(int conn, int pmo, const struct opts *o)
 
 /*
  * -Q, recv: accept the sender's second connection on @lfd and hold it
- * until the sender closes it; the module answers its resolve alone.
+ * until the sender closes it; the module answers its resolve alone (it
+ * may have done so before the accept: @sent is the count before the
+ * transfer).
  */
-static void recv_hold_resolve(int lfd, uint64_t took)
+static void recv_hold_resolve(int lfd, uint64_t took, long long sent)
 {
-	long long sent = debugfs_value(STATS_PATH, "statements_sent", 0);
 	struct mmt_connect c = { .size = sizeof(c), .timeout_ms = 60000 };
 	struct pollfd pfd;
 	int i;
@@ -874,8 +875,9 @@ static int do_recv(int dev, const struct opts *o)
 	pid_t child = 0;
 	double t0;
 	struct pollfd pfd;
-	long long badmsg;
+	long long badmsg, stmt0;
 
+	stmt0 = debugfs_value(STATS_PATH, "statements_sent", 0);
 	pmo = pmo_create(dev, o, &bytes, &cbytes);
 	if (pmo < 0 || side_key(pmo, o, 1, o->other_key))
 		return 2;
@@ -1079,7 +1081,7 @@ static int do_recv(int dev, const struct opts *o)
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
 	if (o->resolve)
-		recv_hold_resolve(l.fd, x.closures);
+		recv_hold_resolve(l.fd, x.closures, stmt0);
 	close(conn);
 	close(l.fd);
 	close(pmo);

@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "mmt_internal.h"
@@ -957,6 +958,105 @@ static void mmt_mig_lo_threaded_writer(struct kunit *test)
 	mmt_ml_expect_moved(test, x);
 }
 
+/*
+ * A transfer whose last verdicts were lost (DESIGN.md section 5, strict
+ * form): closures 1 and 2 posted, their ACKs lost.  The source is
+ * read-only until the receiver's statement: it took in 2 closures (0 and
+ * 1), so closure 1 becomes INVALID here and closure 2 writable again.
+ * Statements that do not verify (another count, a migration's, another
+ * transfer's, the other direction's) change nothing.
+ */
+static void mmt_mig_lo_xfer_ack_lost(struct kunit *test)
+{
+	struct mmt_ml_ctx *x = test->priv;
+	struct mmt_pmo *src = x->src;
+	u64 cb = src->params.data_bytes;
+	struct mmt_bind b = {
+		.conn_id = 0x1234, .gen = 7, .sender_node = 1,
+		.receiver_node = 2, .dir = 0,
+	}, b2;
+	u8 tag[MMT_MIG_TAG_BYTES], tag2[MMT_MIG_TAG_BYTES];
+	u64 unknown = atomic64_read(&mmt_stats.xfer_unknown);
+	u32 i, n;
+
+	get_random_bytes(b.rx_nonce, sizeof(b.rx_nonce));
+	get_random_bytes(b.tx_nonce, sizeof(b.tx_nonce));
+	mutex_lock(&src->lock);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, mmt_root_transition(&src->mmts[i].root,
+							  MMT_SENDING), 0);
+	mmt_delegate_settle(src, 0, false, 0);	/* closure 0 acked */
+	mutex_unlock(&src->lock);
+	mmt_delegate_unknown(src, 1, 3, &b);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.xfer_unknown),
+			unknown + 1);
+	KUNIT_EXPECT_TRUE(test, src->mig_unknown);
+	KUNIT_EXPECT_EQ(test, src->mmts[0].root.state, MMT_INVALID);
+	for (i = 1; i < MMT_ML_CLOSURES; i++)
+		KUNIT_EXPECT_EQ(test, src->mmts[i].root.state, MMT_VALID);
+	/* read-only: no second writable copy, whatever the receiver holds */
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(src, cb, "w", 1, false),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(src, 4 * cb, "w", 1, false),
+			-EUCLEAN);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_mig_resolve(src, 0), -ENOTCONN);
+	/* the receiver's record: running, then ended with 2 taken in */
+	mmt_rx_record(b.rx_nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
+	KUNIT_EXPECT_EQ(test, mmt_rx_statement(b.rx_nonce, tag, &n),
+			(u32)MMT_MIG_OUTCOME_PENDING);
+	mmt_xfer_record_end(x->dst, &b, 2);
+	KUNIT_EXPECT_EQ(test, mmt_rx_statement(b.rx_nonce, tag, &n),
+			(u32)MMT_MIG_OUTCOME_ENDED);
+	KUNIT_EXPECT_EQ(test, n, 2u);
+	/* final: a later record does not change it */
+	mmt_rx_record(b.rx_nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
+	KUNIT_EXPECT_EQ(test, mmt_rx_statement(b.rx_nonce, tag2, &n),
+			(u32)MMT_MIG_OUTCOME_ENDED);
+	KUNIT_EXPECT_EQ(test, n, 2u);
+	/* statements that do not verify */
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ENDED, 3, tag),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ABORTED, 2, tag),
+			-EBADMSG);
+	KUNIT_ASSERT_EQ(test, mmt_mig_resolve_tag(src->key_root, &b,
+						  MMT_MIG_OUTCOME_ABORTED,
+						  tag2), 0);
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ABORTED, 0, tag2),
+			-EBADMSG);
+	b2 = b;
+	b2.dir ^= 1;
+	KUNIT_ASSERT_EQ(test, mmt_xfer_resolve_tag(src->key_root, &b2, 2,
+						   tag2), 0);
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ENDED, 2, tag2),
+			-EBADMSG);
+	b2 = b;
+	b2.gen++;
+	KUNIT_ASSERT_EQ(test, mmt_xfer_resolve_tag(src->key_root, &b2, 2,
+						   tag2), 0);
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ENDED, 2, tag2),
+			-EBADMSG);
+	KUNIT_EXPECT_TRUE(test, src->mig_unknown);
+	/* the genuine statement */
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ENDED, 2, tag), 0);
+	KUNIT_EXPECT_FALSE(test, src->mig_unknown);
+	KUNIT_EXPECT_EQ(test, src->mmts[0].root.state, MMT_INVALID);
+	KUNIT_EXPECT_EQ(test, src->mmts[1].root.state, MMT_INVALID);
+	for (i = 2; i < MMT_ML_CLOSURES; i++)
+		KUNIT_EXPECT_EQ(test, src->mmts[i].root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(src, cb, "w", 1, false), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(src, 2 * cb, "w", 1, false), 1);
+	KUNIT_EXPECT_EQ(test, mmt_resolve(src, b.rx_nonce,
+					  MMT_MIG_OUTCOME_ENDED, 2, tag),
+			-ENOENT);
+	mmt_rx_record(b.rx_nonce, MMT_MIG_OUTCOME_UNKNOWN, 0, NULL);
+}
+
 static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_byte_exact),
 	KUNIT_CASE(mmt_mig_lo_quiet),
@@ -979,6 +1079,7 @@ static struct kunit_case mmt_mig_loopback_cases[] = {
 	KUNIT_CASE(mmt_mig_lo_requests),
 	KUNIT_CASE(mmt_mig_lo_abort_request),
 	KUNIT_CASE(mmt_mig_lo_threaded_writer),
+	KUNIT_CASE(mmt_mig_lo_xfer_ack_lost),
 	{}
 };
 

@@ -153,26 +153,47 @@ int mmt_wire_decode(const void *buf, size_t len, struct mmt_msg *msg)
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		     u32 index, u64 root_counter, int verdict, u8 *tag)
 {
-	u8 fields[4 + 8 + 4];
 	int err;
 
-	put_unaligned_le32(index, fields);
-	put_unaligned_le64(root_counter, fields + 4);
-	put_unaligned_le32(-verdict, fields + 12);
 	if (mutex_lock_killable(&pmo->lock)) {
 		memset(tag, 0, MMT_WIRE_TAG_BYTES);
 		return -EINTR;
 	}
 	if (pmo->crypto)
-		err = mmt_bind_tag(pmo->key_root, "mmt-v3 ack", "mmt v3 ack",
-				   b, fields, sizeof(fields), tag,
-				   MMT_WIRE_TAG_BYTES);
+		err = mmt_conn_ack_tag_root(pmo->key_root, b, index,
+					    root_counter, verdict, tag);
 	else
 		err = -ENOKEY;
 	mutex_unlock(&pmo->lock);
 	if (err)
 		memset(tag, 0, MMT_WIRE_TAG_BYTES);
 	return err;
+}
+
+/**
+ * mmt_conn_ack_tag_root() - mmt_conn_ack_tag() from a keying root
+ * @key_root: MMT_KEY_ROOT_BYTES, the MMT key's keying root (a receive's
+ *	own copy, taken when it started: its rejections stay provable after
+ *	its PMO lost its key)
+ * @b: as for mmt_conn_ack_tag()
+ * @index: as for mmt_conn_ack_tag()
+ * @root_counter: as for mmt_conn_ack_tag()
+ * @verdict: as for mmt_conn_ack_tag()
+ * @tag: (out) MMT_WIRE_TAG_BYTES
+ *
+ * Context: process; may sleep.
+ * Return: 0; or the crypto library's error (@tag zeroed).
+ */
+int mmt_conn_ack_tag_root(const u8 *key_root, const struct mmt_bind *b,
+			  u32 index, u64 root_counter, int verdict, u8 *tag)
+{
+	u8 fields[4 + 8 + 4];
+
+	put_unaligned_le32(index, fields);
+	put_unaligned_le64(root_counter, fields + 4);
+	put_unaligned_le32(-verdict, fields + 12);
+	return mmt_bind_tag(key_root, "mmt-v3 ack", "mmt v3 ack", b, fields,
+			    sizeof(fields), tag, MMT_WIRE_TAG_BYTES);
 }
 
 /**

@@ -281,6 +281,8 @@ void mmt_wire_offer_fill(struct mmt_wire_msg *w, struct mmt_pmo *pmo,
 int mmt_conn_tx_build(struct mmt_pmo *src, u64 conn_id, u32 gen,
 		      const u8 *rx_nonce, u16 peer_node, u32 index, bool copy,
 		      u8 *head);
+int mmt_conn_ack_tag_root(const u8 *key_root, const struct mmt_bind *b,
+			  u32 index, u64 root_counter, int verdict, u8 *tag);
 int mmt_conn_ack_tag(struct mmt_pmo *pmo, const struct mmt_bind *b,
 		     u32 index, u64 root_counter, int verdict, u8 *tag);
 bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,

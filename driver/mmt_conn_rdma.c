@@ -3345,6 +3345,8 @@ struct mmt_rx {
 	u32 accepted;
 	int stop;
 	bool record;		/* MMT channel: the receive is recorded */
+	bool have_key;		/* @key_root holds the PMO's, as it began */
+	u8 key_root[MMT_KEY_ROOT_BYTES];
 };
 
 /* The receive's binding, as its ACKs and its statement name it. */
@@ -3645,20 +3647,32 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 
 		mmt_rx_bind(rx, &b);
 		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
-		err = mmt_conn_ack_tag(rx->pmo, &b, index,
-				       *verdict ? 0 : root_counter, *verdict,
-				       w.tag);
 		/*
-		 * Only an acceptance needs its tag (mmt_tx_ack_genuine()): a
-		 * rejection never costs the sender data, and goes untagged
-		 * when the PMO has lost its key.  An acceptance the PMO can
-		 * no longer prove (invalidated since the check: what it
-		 * accepted is gone) becomes a rejection, -EPERM.
+		 * An acceptance the PMO can no longer prove (invalidated
+		 * since the check: what it accepted is gone) becomes a
+		 * rejection, -EPERM.
 		 */
-		if (err == -ENOKEY && !*verdict)
-			*verdict = -EPERM;
-		else if (err && !*verdict)
-			return err;
+		if (!*verdict) {
+			err = mmt_conn_ack_tag(rx->pmo, &b, index,
+					       root_counter, 0, w.tag);
+			if (err == -ENOKEY)
+				*verdict = -EPERM;
+			else if (err)
+				return err;
+		}
+		/*
+		 * A transfer's sender believes only a tagged rejection
+		 * (mmt_tx_ack_genuine()): it is tagged from the receive's
+		 * own copy of the keying root, so it stays provable after
+		 * the PMO lost its key.  A migration's goes untagged then
+		 * (its source needs no proof of a rejection).
+		 */
+		if (*verdict && rx->have_key)
+			mmt_conn_ack_tag_root(rx->key_root, &b, index, 0,
+					      *verdict, w.tag);
+		else if (*verdict)
+			mmt_conn_ack_tag(rx->pmo, &b, index, 0, *verdict,
+					 w.tag);
 	}
 	w.err = cpu_to_le32(-*verdict);
 	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
@@ -3785,6 +3799,13 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	 * lost the last ACKs asks for it (MMT_IOC_MIGRATE_RESOLVE).
 	 */
 	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
+		mutex_lock(&pmo->lock);
+		if (pmo->crypto) {
+			memcpy(rx->key_root, pmo->key_root,
+			       sizeof(rx->key_root));
+			rx->have_key = true;
+		}
+		mutex_unlock(&pmo->lock);
 		mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
 		rx->record = true;
 	}
@@ -3873,10 +3894,11 @@ out:
 		struct mmt_bind b;
 
 		mmt_rx_bind(rx, &b);
-		mmt_xfer_record_end(pmo, &b, rx->accepted);
+		mmt_xfer_record_end(rx->have_key ? rx->key_root : NULL, &b,
+				    rx->accepted);
 	}
 	mmt_rx_free(rx);
-	kfree(rx);
+	kfree_sensitive(rx);	/* the keying root's copy */
 	return err;
 }
 

@@ -221,7 +221,7 @@ int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 /* mmt_delegate.c: a transfer of unknown outcome, and its receiver's record */
 void mmt_delegate_unknown(struct mmt_pmo *src, u32 first, u32 end,
 			  const struct mmt_bind *b);
-void mmt_xfer_record_end(struct mmt_pmo *pmo, const struct mmt_bind *b,
+void mmt_xfer_record_end(const u8 *key_root, const struct mmt_bind *b,
 			 u32 closures);
 void mmt_mig_info_unstarted(struct mmt_migrate_info *out, bool source,
 			    int err);

@@ -443,7 +443,7 @@ static void print_info(const char *label, const struct mmt_pmo_info *in,
 	       in->key_len == 16 ? "AES-128" :
 	       "none (plain memory: read and write copy its bytes)");
 	if (in->flags & MMT_PMO_INFO_MIG_UNKNOWN)
-		printf("  migration:      outcome unknown: read-only (EUCLEAN) until resolved on the destination's statement (MMT_IOC_MIGRATE_RESOLVE on a connection to it)\n");
+		printf("  moved:          outcome unknown (a migration, or a transfer whose last verdicts were lost): read-only (EUCLEAN) until resolved on the destination's statement (MMT_IOC_MIGRATE_RESOLVE on a connection to it)\n");
 	for (i = 0; i < in->mmt_count; i++)
 		printf("  mmt %-4u        %-7s%s gua 0x%015" PRIx64
 		       " root_counter %" PRIu64 " top_major %" PRIu64 "%s\n",

@@ -1004,7 +1004,7 @@ static void mmt_mig_lo_xfer_ack_lost(struct kunit *test)
 	mmt_rx_record(b.rx_nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
 	KUNIT_EXPECT_EQ(test, mmt_rx_statement(b.rx_nonce, tag, &n),
 			(u32)MMT_MIG_OUTCOME_PENDING);
-	mmt_xfer_record_end(x->dst, &b, 2);
+	mmt_xfer_record_end(x->dst->key_root, &b, 2);
 	KUNIT_EXPECT_EQ(test, mmt_rx_statement(b.rx_nonce, tag, &n),
 			(u32)MMT_MIG_OUTCOME_ENDED);
 	KUNIT_EXPECT_EQ(test, n, 2u);

@@ -179,7 +179,7 @@ int mmtu_pmo_invalidate(int pmofd);
  * @pmofd: PMO fd
  *
  * Its image can no longer be restored afterwards.  A migration of unknown
- * outcome is resolved on the destination's statement
+ * outcome, or a transfer's, is resolved on the destination's statement
  * (mmtu_migrate_resolve()), or by force (mmtu_pmo_mig_resolve_force()).
  *
  * Return: 0; -ENOENT (nothing to resolve), -ENOTCONN (a migration's
@@ -191,8 +191,8 @@ int mmtu_pmo_mig_resolve(int pmofd);
 
 /**
  * mmtu_pmo_mig_resolve_force() - MMT_IOC_PMO_MIG_RESOLVE with
- *	MMT_MIG_RESOLVE_FORCE: take back a PMO whose migration's outcome is
- *	unknown on the owner's word
+ *	MMT_MIG_RESOLVE_FORCE: take back a PMO whose migration's or
+ *	transfer's outcome is unknown on the owner's word
  * @pmofd: PMO fd
  *
  * For a destination gone for good: the PMO is writable again under fresh
@@ -639,14 +639,16 @@ int mmtu_migrate_finish(int connfd);
 int mmtu_migrate_abort(int connfd);
 
 /**
- * mmtu_migrate_resolve() - MMT_IOC_MIGRATE_RESOLVE: resolve a migration of
- *	unknown outcome on the destination's statement
+ * mmtu_migrate_resolve() - MMT_IOC_MIGRATE_RESOLVE: resolve a migration or
+ *	transfer of unknown outcome on the destination's statement
  * @connfd: connection fd to the destination's node
  * @pmofd: the source PMO (MMT_PMO_INFO_MIG_UNKNOWN)
  * @timeout_ms: how long to wait for the statement; 0 = 10000
  * @outcome: (out, may be NULL) MMT_MIG_OUTCOME_* the destination stated
  *
  * Committed: every MMT of the PMO INVALID.  Aborted: writable again.
+ * Ended (a transfer whose last verdicts were lost): the closures the
+ * receiver took in INVALID, the rest writable again.
  *
  * Return: 0; -ENODATA (no record there), -EINPROGRESS (its receive still
  * runs), -ENOENT (nothing to resolve), -ETIMEDOUT, -ECONNRESET, -EINTR,

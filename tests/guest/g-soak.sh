@@ -14,6 +14,10 @@
 #   comdrop   the next COMMIT to this node is lost with the link ("commit
 #             drop"): unknown at the source, aborted here
 #   devremove the rxe device removed for 3 s, then added again
+#   ackdrop   the next ACK of closure 2 that this node receives as a
+#             sender is dropped ("ack 2 drop"): a delegation from this
+#             node then ends with closures of unknown outcome, resolved
+#             on its destination's statement; a migration fails
 #   reload    the agent killed, the module unloaded and loaded again, a
 #             new agent (this node's tokens are lost with its memory)
 #   reboot    the guest reset at once (sysrq b: no shutdown, as a node
@@ -64,6 +68,9 @@ fault() {
 # answer, so each source's outcome is unknown and forced at once
 [ -n "$PLANT" ] && [ "$BOOT" = 1 ] &&
 	echo "commit noack" >/sys/kernel/debug/mmt/conn_fault
+# node 1 loses the first ACK of a closure 2 it is sent, so that runs
+# with delegations resolve one of unknown outcome
+[ "$MMTG_ID.$BOOT" = 1.1 ] && echo "ack 2 drop" >/sys/kernel/debug/mmt/conn_fault
 # the nodes start together: the first faults wait for the agents
 agent_start
 sleep 20
@@ -80,7 +87,7 @@ while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
 	sleep $((15 + SEED % 16))
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
-	K=$((SEED % 7))
+	K=$((SEED % 8))
 	[ -n "$FIRST" ] && K=$FIRST
 	FIRST=
 	# a reset needs two minutes of run left, and a node is reset at most
@@ -123,6 +130,10 @@ while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 		sleep 1
 		mmtg_unload_mmt && mmtg_load_mmt
 		agent_start
+		;;
+	7)
+		fault ackdrop
+		echo "ack 2 drop" >/sys/kernel/debug/mmt/conn_fault
 		;;
 	6)
 		fault reboot

@@ -3093,6 +3093,9 @@ static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
 	 * (mmt_tx_abort()), never settled as delivered or refused.
 	 */
 	if (!mmt_tx_ack_genuine(tx, m)) {
+		/* killed while waiting for the PMO's lock: not a forgery */
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		pr_info_ratelimited("conn %llx: closure %u: a verdict that does not authenticate\n",
 				    tx->conn->conn_id, m->index);
 		atomic64_inc(&mmt_stats.ack_forged);
@@ -4095,6 +4098,8 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	if (!s || !s->posted)
 		return -EPROTO;
 	if (!m->err && !mmt_mtx_ack_genuine(mtx, m, s->rc)) {
+		if (fatal_signal_pending(current))
+			return -EINTR;	/* not a forgery */
 		atomic64_inc(&mmt_stats.ack_forged);
 		return -EPROTO;
 	}
@@ -4162,6 +4167,10 @@ static int mmt_mtx_pump(struct mmt_mtx *mtx, struct mmt_msg *commit_ack)
 		if (it->msg.index == MMT_MIG_COMMIT_INDEX && commit_ack) {
 			err = 0;
 			if (!mmt_mtx_ack_genuine(mtx, &it->msg, 0)) {
+				if (fatal_signal_pending(current)) {
+					err = -EINTR;	/* not a forgery */
+					break;
+				}
 				/* not final: a genuine one may follow */
 				atomic64_inc(&mmt_stats.ack_forged);
 				break;

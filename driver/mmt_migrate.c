@@ -1074,6 +1074,7 @@ int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		u32 closures, const u8 *tag)
 {
 	u8 want[MMT_MIG_TAG_BYTES];
+	bool ended;
 	u32 i;
 	int err;
 
@@ -1088,7 +1089,8 @@ int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		err = -ENOENT;
 		goto out;
 	}
-	if ((outcome == MMT_MIG_OUTCOME_ENDED) != pmo->xfer_unknown)
+	ended = outcome == MMT_MIG_OUTCOME_ENDED;
+	if (ended != pmo->xfer_unknown)
 		err = -EBADMSG;	/* the other kind's statement */
 	else if (pmo->xfer_unknown)
 		err = mmt_xfer_resolve_tag(pmo->key_root, &pmo->mig_bind,

@@ -1164,9 +1164,10 @@ struct mmt_restore {
  * on the owner's word, under fresh GUAs (so even a destination that did
  * commit never shares a pad with it), accepting that the data forks if
  * the destination did commit.  The same holds after an MMT_IOC_SEND in
- * transfer mode that left closures of unknown outcome (see its ECONNRESET).  For an owner who knows the destination
- * is gone for good (its node destroyed); counted (debugfs mmt/stats
- * "resolves_forced") and logged.
+ * transfer mode that left closures of unknown outcome (see its
+ * ECONNRESET).  For an owner who knows the destination is gone for good
+ * (its node destroyed); counted (debugfs mmt/stats "resolves_forced") and
+ * logged.
  * Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EINVAL if the argument is neither 0 nor
@@ -1957,8 +1958,10 @@ struct mmt_restore {
 #define MMT_IOC_MIGRATE_RESOLVE \
 	_IOWR(MMT_IOC_MAGIC, 0x2c, struct mmt_migrate_resolve)
 
-/* Receives (migrations, MMT-channel transfers) whose outcome a node keeps
- * for MMT_IOC_MIGRATE_RESOLVE */
+/*
+ * Receives (migrations, MMT-channel transfers) whose outcome a node keeps
+ * for MMT_IOC_MIGRATE_RESOLVE
+ */
 #define MMT_MIG_RECORDS		1024
 
 #endif /* _UAPI_LINUX_MMT_H */

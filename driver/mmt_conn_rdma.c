@@ -3799,20 +3799,34 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	/*
 	 * An MMT-channel receive is recorded while it runs and, once it can
 	 * take nothing more in, with the closures it took in: a sender that
-	 * lost the last ACKs asks for it (MMT_IOC_MIGRATE_RESOLVE).
+	 * lost the last ACKs asks for it (MMT_IOC_MIGRATE_RESOLVE).  A PMO
+	 * invalidated while the OFFER was awaited (no key, or keyed again:
+	 * not the sender's keying root) is refused now, with a NACK before
+	 * any grant: its rejections could not be proven to the sender, whose
+	 * PMO would stay read-only with nothing to resolve it.
 	 */
+	err = 0;
 	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
-		mutex_lock(&pmo->lock);
-		if (pmo->crypto) {
-			memcpy(rx->key_root, pmo->key_root,
-			       sizeof(rx->key_root));
-			rx->have_key = true;
+		if (mutex_lock_killable(&pmo->lock)) {
+			err = -EINTR;
+		} else {
+			if (pmo->crypto && !pmo->rx_lost) {
+				memcpy(rx->key_root, pmo->key_root,
+				       sizeof(rx->key_root));
+				rx->have_key = true;
+			} else {
+				err = -EPERM;
+			}
+			mutex_unlock(&pmo->lock);
 		}
-		mutex_unlock(&pmo->lock);
-		mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0, NULL);
-		rx->record = true;
+		if (!err) {
+			mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0,
+				      NULL);
+			rx->record = true;
+		}
 	}
-	err = mmt_rx_alloc(rx);
+	if (!err)
+		err = mmt_rx_alloc(rx);
 	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
 		struct mmt_conn_sec_id id = {
 			.conn_id = conn->conn_id,

@@ -745,8 +745,8 @@ struct mmt_migrate_info {
 /**
  * struct mmt_migrate_resolve - MMT_IOC_MIGRATE_RESOLVE argument
  * @size: (in) sizeof(struct mmt_migrate_resolve)
- * @pmo_fd: (in) the source PMO of a migration whose outcome is unknown
- *	(MMT_PMO_INFO_MIG_UNKNOWN)
+ * @pmo_fd: (in) the source PMO of a migration or transfer whose outcome
+ *	is unknown (MMT_PMO_INFO_MIG_UNKNOWN)
  * @flags: (in) must be 0
  * @timeout_ms: (in) how long to wait for the destination's statement,
  *	0..600000; 0 = 10000
@@ -907,7 +907,8 @@ struct mmt_restore {
  * (pwrite: a counter of that MMT is exhausted; invalidate and re-key),
  * EINVAL (negative offset), EAGAIN (non-blocking I/O: RWF_NOWAIT), EFAULT,
  * ENOMEM, EUCLEAN (pwrite: the PMO's last live migration ended with
- * MMT_MIG_F_OUTCOME_UNKNOWN; see MMT_IOC_PMO_MIG_RESOLVE), EINTR (pwrite:
+ * MMT_MIG_F_OUTCOME_UNKNOWN, or its last transfer left closures of
+ * unknown outcome; see MMT_IOC_PMO_MIG_RESOLVE), EINTR (pwrite:
  * a signal came while it waited for a live migration's handover to end,
  * nothing written, see MMT_IOC_MIGRATE_SEND; pread and pwrite: a fatal
  * signal came while it waited for the PMO's lock, nothing moved).
@@ -1101,8 +1102,8 @@ struct mmt_restore {
  * Return: 0; -1 with errno EFAULT, E2BIG, EINVAL (bad size or flags; a
  * VALID MMT's counter would go down; the counter is above 2^38 - 1), or
  * EPERM (no key set, or an MMT is SENDING), EBUSY (a live migration runs
- * from or into the PMO), EUCLEAN (a migration of unknown outcome:
- * MMT_IOC_PMO_MIG_RESOLVE), EINTR (a fatal signal while it waited for
+ * from or into the PMO), EUCLEAN (a migration or transfer of unknown
+ * outcome: MMT_IOC_PMO_MIG_RESOLVE), EINTR (a fatal signal while it waited for
  * the PMO's lock; nothing changed).
  */
 #define MMT_IOC_PMO_SET_ROOT_COUNTER \
@@ -1163,20 +1164,20 @@ struct mmt_restore {
  * unless MMT_MIG_RESOLVE_FORCE is given: then the PMO is writable again
  * on the owner's word, under fresh GUAs (so even a destination that did
  * commit never shares a pad with it), accepting that the data forks if
- * the destination did commit.  The same holds after an MMT_IOC_SEND in
+ * the destination did commit.  For an owner who knows the destination
+ * is gone for good (its node destroyed); counted (debugfs mmt/stats
+ * "resolves_forced") and logged.  The same holds after an MMT_IOC_SEND in
  * transfer mode that left closures of unknown outcome (see its
- * ECONNRESET).  For an owner who knows the destination is gone for good
- * (its node destroyed); counted (debugfs mmt/stats "resolves_forced") and
- * logged.
+ * ECONNRESET): the receiver may hold them writable.
  * Context: process; takes the PMO's lock (killable).
  *
  * Return: 0; -1 with errno EINVAL if the argument is neither 0 nor
- * MMT_MIG_RESOLVE_FORCE, ENOENT if the PMO has no migration or checkpoint
- * of unknown outcome, ENOTCONN if it is a migration's and the argument is
- * 0, ESTALE if its pending checkpoint was restored (the PMO stays
- * read-only: invalidate it), EBUSY if a restore of that checkpoint runs,
- * or EINTR if a fatal signal came while it waited for the PMO's lock
- * (nothing changed).
+ * MMT_MIG_RESOLVE_FORCE, ENOENT if the PMO has no migration, transfer or
+ * checkpoint of unknown outcome, ENOTCONN if it is a migration's or a
+ * transfer's and the argument is 0, ESTALE if its pending checkpoint
+ * was restored (the PMO stays read-only: invalidate it), EBUSY if a
+ * restore of that checkpoint runs, or EINTR if a fatal signal came while
+ * it waited for the PMO's lock (nothing changed).
  */
 #define MMT_IOC_PMO_MIG_RESOLVE	_IO(MMT_IOC_MAGIC, 0x15)
 /* MMT_IOC_PMO_MIG_RESOLVE's argument: accept a possible fork */
@@ -1227,7 +1228,7 @@ struct mmt_restore {
  *   or the PMO has no key (plain memory: the caller saves its bytes), or
  *   an MMT is not VALID or is read-only
  * * EBUSY - the PMO is being sent, received into or migrated
- * * EUCLEAN - its last live migration has an unknown outcome
+ * * EUCLEAN - its last live migration or transfer has an unknown outcome
  * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
  * * EOVERFLOW - an MMT's root counter is exhausted
  * * ENOSPC - MMT_CKPT_MAX checkpoints wait for their restore already
@@ -1289,8 +1290,8 @@ struct mmt_restore {
  * * EILSEQ - reorder: GUA not above the previous closure's
  * * ENOMEM - no memory for the closure buffer
  * * EOVERFLOW - the sender's root counter is exhausted
- * * EUCLEAN - the sender's last live migration has an unknown outcome
- *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EUCLEAN - the sender's last live migration or transfer has an
+ *   unknown outcome (MMT_IOC_PMO_MIG_RESOLVE)
  * * EINTR - a fatal signal came while the call waited for a PMO's lock
  *   (which a pwrite() whose buffer faults slowly may hold): the closure
  *   it waited for is untouched, earlier ones stay delivered
@@ -1683,8 +1684,8 @@ struct mmt_restore {
  * * EBADF / ENOTTY - @pmo_fd is not a PMO
  * * EPERM - the PMO has no key, or an MMT is not VALID or is read-only
  * * EBUSY - the PMO is being sent, received into or migrated
- * * EUCLEAN - the PMO's previous migration has an unknown outcome
- *   (MMT_IOC_PMO_MIG_RESOLVE)
+ * * EUCLEAN - the PMO's previous migration or transfer has an unknown
+ *   outcome (MMT_IOC_PMO_MIG_RESOLVE)
  * * EBADMSG - an MMT flagged MMT_INFO_REGUA_DUE still fails verification
  *   as it is re-encrypted at the start (nothing sent); or the destination
  *   rejected a closure or the COMMIT as tampered
@@ -1941,8 +1942,8 @@ struct mmt_restore {
  *   @timeout_ms above 600000
  * * EBADF, ENOTTY - @pmo_fd is not a PMO fd (ENOTTY also: the fd is not a
  *   connection)
- * * ENOENT - the PMO has no migration of unknown outcome (a pending
- *   checkpoint's is resolved by MMT_IOC_PMO_MIG_RESOLVE)
+ * * ENOENT - the PMO has no migration or transfer of unknown outcome (a
+ *   pending checkpoint's is resolved by MMT_IOC_PMO_MIG_RESOLVE)
  * * ENODATA, EINPROGRESS - see above (@outcome says which)
  * * ETIMEDOUT - no statement at all within @timeout_ms, or the
  *   connection timed out

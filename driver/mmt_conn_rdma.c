@@ -3670,12 +3670,16 @@ static int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 		 * the PMO lost its key.  A migration's goes untagged then
 		 * (its source needs no proof of a rejection).
 		 */
-		if (*verdict && rx->have_key)
-			mmt_conn_ack_tag_root(rx->key_root, &b, index, 0,
-					      *verdict, w.tag);
-		else if (*verdict)
+		if (*verdict && rx->have_key) {
+			/* unprovable: end the receive, the sender asks */
+			err = mmt_conn_ack_tag_root(rx->key_root, &b, index, 0,
+						    *verdict, w.tag);
+			if (err)
+				return err;
+		} else if (*verdict) {
 			mmt_conn_ack_tag(rx->pmo, &b, index, 0, *verdict,
 					 w.tag);
+		}
 	}
 	w.err = cpu_to_le32(-*verdict);
 	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
@@ -3742,7 +3746,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	unsigned long timeout = mmt_timeout(x->timeout_ms);
 	struct mmt_inbox_item *it;
 	struct mmt_rx *rx;
-	bool end;
+	bool end, copy;
 	u64 t0;
 	u32 i;
 	int err;
@@ -3795,6 +3799,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	get_random_bytes_wait(rx->nonce, sizeof(rx->nonce));
 	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
 	rx->n = pmo->closures;
+	copy = le32_to_cpu(it->msg.wire.flags) & MMT_XFER_COPY;
 	kfree(it);
 	/*
 	 * An MMT-channel receive is recorded while it runs and, once it can
@@ -3807,6 +3812,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	 */
 	err = 0;
 	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
+		/* A copy never leaves its sender in doubt: not recorded. */
 		if (mutex_lock_killable(&pmo->lock)) {
 			err = -EINTR;
 		} else {
@@ -3819,7 +3825,7 @@ static int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			}
 			mutex_unlock(&pmo->lock);
 		}
-		if (!err) {
+		if (!err && !copy) {
 			mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0,
 				      NULL);
 			rx->record = true;
@@ -4941,7 +4947,7 @@ static void mmt_conn_mig_query(struct work_struct *work)
 /*
  * The destination's statement on the receive @nonce, until @deadline
  * (jiffies): the first final one whose tag verifies is applied to @pmo
- * (mmt_mig_resolve()).  A final one that does not verify is counted and
+ * (mmt_resolve()).  A final one that does not verify is counted and
  * ignored, as are statements on other receives.  Pending and "no record"
  * carry no tag: anyone on the path could send them, so they end nothing;
  * the wait goes on for a final one, and only at @deadline does the last
@@ -5003,7 +5009,8 @@ static int mmt_conn_res_wait(struct mmt_conn *conn, struct mmt_pmo *pmo,
 
 /**
  * mmt_conn_migrate_resolve() - MMT_IOC_MIGRATE_RESOLVE (see uapi/mmt.h)
- * @conn: a connection to the migration's destination node
+ * @conn: a connection to the destination node of the migration or
+ *	transfer of unknown outcome
  * @uarg: user pointer to struct mmt_migrate_resolve
  *
  * MMT_MSG_MIG_QUERY with the receive nonce of the PMO's migration of

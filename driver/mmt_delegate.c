@@ -153,12 +153,14 @@ int mmt_delegate_build(struct mmt_pmo *src, u32 i, u64 conn_id, u64 gen,
  * @copy: copy mode
  * @err: 0 (the receiver accepted it) or any -errno
  *
- * Accepted: SENDING -> INVALID (transfer) or VALID (copy).  A failed
- * transfer gives the MMT back to the sender, VALID, data intact.  But the
- * verdict comes over an untrusted network (a lost ack, or a forged
- * rejection), so the receiver may hold a writable copy under this GUA: the
- * sender re-encrypts under a fresh GUA before it can write again (DESIGN.md
- * section 5), so no pad is ever used by two writers.  If that fails (the
+ * Accepted: SENDING -> INVALID (transfer) or VALID (copy).  Rejected (a
+ * verdict the receiver gave: the local transport's, or an authenticated
+ * one over a connection) gives the MMT back to the sender, VALID, data
+ * intact; in transfer mode it is re-encrypted under a fresh GUA before it
+ * can be written again (DESIGN.md section 5), so no pad of the old one is
+ * used again.  A closure whose outcome is unknown (a lost or forged
+ * verdict) is not settled here but by mmt_delegate_unknown().  If the
+ * re-encryption fails (the
  * MMT's own memory fails verification, or GUAs ran out) the MMT stays
  * VALID, readable, under its old GUA and marked regua_due: writes and
  * sends retry the re-encryption first (mmt_delegate_regua_due()).  In

@@ -816,14 +816,14 @@ void mmt_mig_done(struct mmt_mig *mig, int err)
 }
 
 /*
- * The outcome of the last MMT_MIG_RECORDS migration receives and MMT-channel
- * transfer receives of this node, for MMT_IOC_MIGRATE_RESOLVE: a ring, the
- * oldest record reused.
- * A record is written PENDING when a receive starts and final (with its
- * statement's tag) when it ends, under the receive PMO's lock, at the
- * point after which the receive can no longer commit (a transfer's: take
- * in another closure).  No key is kept:
- * the tag is made at the end, from the PMO's keying root.  The ring is
+ * The outcome of the last MMT_MIG_RECORDS migration receives and
+ * transfer-mode MMT-channel receives of this node, for
+ * MMT_IOC_MIGRATE_RESOLVE: a ring, the oldest record reused.  A record is
+ * written PENDING when a receive starts and final (with its statement's
+ * tag) when it ends, at the point after which the receive can no longer
+ * commit (a transfer's: take in another closure).  No key is kept: the
+ * tag is made at the end, from the PMO's keying root (a transfer's
+ * receive holds its own copy while it runs).  The ring is
  * lost at module unload; a source that asks then hears "no record" and
  * stays read-only, which is never wrong.
  */
@@ -991,14 +991,14 @@ u32 mmt_rx_statement(const u8 *nonce, u8 *tag, u32 *closures)
 }
 
 /**
- * mmt_mig_unknown_nonce() - the receive nonce of the migration of unknown
- *	outcome of a source PMO
+ * mmt_mig_unknown_nonce() - the receive nonce of the migration or transfer
+ *	of unknown outcome of a source PMO
  * @pmo: the source
  * @nonce: (out) MMT_RX_NONCE_BYTES
  *
  * Context: process; takes @pmo->lock (killable).
- * Return: 0; -ENOENT if the PMO has no migration of unknown outcome (a
- * pending checkpoint is not one); -EINTR (a fatal signal while waiting
+ * Return: 0; -ENOENT if the PMO has no migration or transfer of unknown
+ * outcome (a pending checkpoint is not one); -EINTR (a fatal signal while waiting
  * for the lock).
  */
 int mmt_mig_unknown_nonce(struct mmt_pmo *pmo, u8 *nonce)
@@ -1108,11 +1108,12 @@ int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 		if (r->state != MMT_VALID)
 			continue;
 		if (outcome == MMT_MIG_OUTCOME_COMMITTED ||
-		    (pmo->xfer_unknown && i >= pmo->xfer_first &&
-		     i < pmo->xfer_end && i < closures))
+		    (ended && i >= pmo->xfer_first && i < pmo->xfer_end &&
+		     i < closures))
 			mmt_root_transition(r, MMT_INVALID);
-		else
+		else if (!ended)
 			r->regua_due = true;
+		/* a transfer's others in doubt are due since it ended */
 	}
 	pmo->mig_unknown = false;
 	pmo->xfer_unknown = false;

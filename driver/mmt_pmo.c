@@ -763,10 +763,11 @@ int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg)
 	else
 		forced = true;
 	if (!err) {
-		for (i = 0; i < pmo->closures; i++)
+		xfer = pmo->xfer_unknown;
+		/* a transfer's closures in doubt are due since it ended */
+		for (i = 0; !xfer && i < pmo->closures; i++)
 			if (pmo->mmts[i].root.state == MMT_VALID)
 				pmo->mmts[i].root.regua_due = true;
-		xfer = pmo->xfer_unknown;
 		pmo->mig_unknown = false;
 		pmo->xfer_unknown = false;
 		pmo->ckpt_pending = false;

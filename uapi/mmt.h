@@ -298,9 +298,11 @@ struct mmt_mmt_info {
  *	transfer (MMT_IOC_SEND, transfer mode) ended with closures posted
  *	whose verdicts did not come, so it is
  *	read-only (pwrite() and the calls that would change it fail with
- *	EUCLEAN) until its owner calls MMT_IOC_PMO_MIG_RESOLVE (the
- *	destination did not commit) or MMT_IOC_PMO_INVALIDATE (it did);
- *	either clears it.  Its MMTs are VALID and readable meanwhile.
+ *	EUCLEAN) until the destination's statement resolves it
+ *	(MMT_IOC_MIGRATE_RESOLVE), or its owner calls
+ *	MMT_IOC_PMO_MIG_RESOLVE with MMT_MIG_RESOLVE_FORCE (the destination
+ *	is gone) or MMT_IOC_PMO_INVALIDATE; each clears it.  Its MMTs
+ *	are VALID and readable meanwhile.
  *	(Added after version 0 of the struct, whose size is unchanged: a
  *	caller that ignores @flags on output sees what it saw before.)
  * @bytes: (out) data size in bytes
@@ -1921,8 +1923,8 @@ struct mmt_restore {
  *   writable again, re-encrypted under a fresh GUA before its next write
  *   or send; 0.
  * * no record (the destination's module was reloaded, or the record aged
- *   out: it keeps the last MMT_MIG_RECORDS migration and MMT-channel
- *   receives): ENODATA, nothing changed.
+ *   out: it keeps the last MMT_MIG_RECORDS migration and transfer-mode
+ *   MMT-channel receives): ENODATA, nothing changed.
  * * the receive still runs: EINPROGRESS, nothing changed; ask again.
  *
  * "No record" and "still runs" carry no tag: anyone on the path can send
@@ -1960,8 +1962,8 @@ struct mmt_restore {
 	_IOWR(MMT_IOC_MAGIC, 0x2c, struct mmt_migrate_resolve)
 
 /*
- * Receives (migrations, MMT-channel transfers) whose outcome a node keeps
- * for MMT_IOC_MIGRATE_RESOLVE
+ * Receives (migrations, transfer-mode MMT-channel receives) whose outcome
+ * a node keeps for MMT_IOC_MIGRATE_RESOLVE
  */
 #define MMT_MIG_RECORDS		1024
 

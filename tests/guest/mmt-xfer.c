@@ -832,13 +832,17 @@ static int pre_send(int conn, int pmo, const struct opts *o)
 	return ret ? -1 : 0;
 }
 
+static long long count_xfer(int dev, const struct opts *o, int conn,
+			    int send, unsigned long long count);
+
 /*
  * -Q, recv: accept the sender's second connection on @lfd and hold it
  * until the sender closes it; the module answers its resolve alone (it
  * may have done so before the accept: @sent is the count before the
  * transfer).
  */
-static void recv_hold_resolve(int lfd, uint64_t took, long long sent)
+static void recv_hold_resolve(int dev, const struct opts *o, int lfd,
+			      uint64_t took, long long sent)
 {
 	struct mmt_connect c = { .size = sizeof(c), .timeout_ms = 60000 };
 	struct pollfd pfd;
@@ -851,6 +855,13 @@ static void recv_hold_resolve(int lfd, uint64_t took, long long sent)
 		check(0, "accept the resolve connection (%s)", strerror(errno));
 		return;
 	}
+	/* the statement first: the sender asks, then takes the count */
+	for (i = 0; i < 600; i++) {
+		if (debugfs_value(STATS_PATH, "statements_sent", 0) > sent)
+			break;
+		usleep(100000);
+	}
+	count_xfer(dev, o, c.fd, 1, took);
 	pfd.fd = c.fd;
 	pfd.events = POLLIN;
 	for (i = 0; i < 600; i++)
@@ -1081,11 +1092,55 @@ static int do_recv(int dev, const struct opts *o)
 	if (o->hold_ms)
 		usleep(o->hold_ms * 1000);
 	if (o->resolve)
-		recv_hold_resolve(l.fd, x.closures, stmt0);
+		recv_hold_resolve(dev, o, l.fd, x.closures, stmt0);
 	close(conn);
 	close(l.fd);
 	close(pmo);
 	return failures;
+}
+
+/*
+ * -Q: the receiver tells the sender, in band, how many closures its
+ * receive took in: one plain closure (plain channel, no key) holding the
+ * count, sent on the resolve connection once the statement was made, so
+ * the sender checks the statement's effect against the receiver's own
+ * count.  Returns the count, or -1.
+ */
+static long long count_xfer(int dev, const struct opts *o, int conn,
+			    int send, unsigned long long count)
+{
+	struct opts o1 = *o;
+	struct mmt_xfer x;
+	uint64_t bytes, cbytes;
+	unsigned char b[8];
+	int pmo, ret, i;
+
+	o1.closures = 1;
+	pmo = pmo_create(dev, &o1, &bytes, &cbytes);
+	if (pmo < 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		b[i] = count >> (8 * i);
+	if (send && pwrite(pmo, b, 8, 0) != 8) {
+		close(pmo);
+		return -1;
+	}
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.pmo_fd = pmo;
+	x.channel = MMT_CHANNEL_PLAIN;
+	x.timeout_ms = 20000;
+	ret = ioctl(conn, send ? MMT_IOC_SEND : MMT_IOC_RECV, &x);
+	check(ret == 0, "the receiver's count, in band on the plain channel (%s)",
+	      ret ? strerror(errno) : "ok");
+	if (ret || (!send && pread(pmo, b, 8, 0) != 8)) {
+		close(pmo);
+		return -1;
+	}
+	close(pmo);
+	for (count = 0, i = 7; i >= 0; i--)
+		count = count << 8 | b[i];
+	return (long long)count;
 }
 
 /*
@@ -1101,6 +1156,7 @@ static void send_resolve(int dev, const struct opts *o, int pmo,
 	struct mmt_connect c;
 	struct mmt_mmt_info *m = calloc(o->closures, sizeof(*m));
 	unsigned int i, invalid = 0, prefix = 1;
+	long long took;
 	ssize_t r;
 	int err, tries = 0;
 
@@ -1154,9 +1210,10 @@ static void send_resolve(int dev, const struct opts *o, int pmo,
 		else
 			prefix &= m[i].state == MMT_STATE_VALID;
 	}
-	check(prefix && invalid > acked,
-	      "the %u closures the receiver took in are INVALID here, a prefix beyond the %llu acked; the rest VALID",
-	      invalid, (unsigned long long)acked);
+	took = count_xfer(dev, o, c.fd, 0, 0);
+	check(prefix && invalid > acked && invalid == took,
+	      "the %u closures the receiver took in (it says %lld) are INVALID here, a prefix beyond the %llu acked; the rest VALID",
+	      invalid, took, (unsigned long long)acked);
 	check(pmo_compare(pmo, cbytes, 0, o->closures, o->seed, m) == 0,
 	      "every VALID MMT reads back byte-exact");
 	if (invalid < o->closures) {

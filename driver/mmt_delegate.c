@@ -237,36 +237,6 @@ void mmt_delegate_unknown(struct mmt_pmo *src, u32 first, u32 end,
 }
 
 /**
- * mmt_xfer_record_end() - record how an MMT-channel transfer receive ended
- * @key_root: MMT_KEY_ROOT_BYTES, the receive PMO's keying root as the
- *	receive began (its own copy: the PMO may have lost its key since);
- *	NULL if it had none
- * @b: the transfer as the receiver binds its ACKs (the sender's direction)
- * @closures: the closures the receive took in, from closure 0 in index
- *	order (it stops at its first refusal)
- *
- * Called once the receive can take nothing more in, so the statement is
- * final: MMT_MIG_OUTCOME_ENDED with mmt_xfer_resolve_tag() of @closures,
- * for a sender that lost the last ACKs (mmt_delegate_unknown()).  If the
- * tag cannot be made the receive is forgotten: its sender then hears "no
- * record" and stays read-only.
- *
- * Context: process; may sleep.
- */
-void mmt_xfer_record_end(const u8 *key_root, const struct mmt_bind *b,
-			 u32 closures)
-{
-	u8 tag[MMT_MIG_TAG_BYTES];
-	int err = -ENOKEY;
-
-	if (key_root)
-		err = mmt_xfer_resolve_tag(key_root, b, closures, tag);
-	mmt_rx_record(b->rx_nonce, err ? MMT_MIG_OUTCOME_UNKNOWN :
-		      MMT_MIG_OUTCOME_ENDED, closures, err ? NULL : tag);
-	memzero_explicit(tag, sizeof(tag));
-}
-
-/**
  * mmt_delegate() - delegate every closure of a PMO through a transport
  * @src: the sending PMO
  * @t: the connection

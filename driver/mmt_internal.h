@@ -1,6 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mmt_internal.h - declarations shared by the files of driver/
+ *
+ * The driver's layering: a file calls only files of lower layers, and
+ * every file may call the engine in lib/, which calls no driver file.
+ * scripts/layering.py (in make lint) checks it on the module built.
+ *
+ *   8  mmt_main        module init and exit, /dev/mmt
+ *   7  mmt_ioctl       /dev/mmt's ioctls
+ *   6  mmt_conn_rdma   the RDMA transport and the connection fd
+ *   5  mmt_loopback    the local transport
+ *      mmt_attest      attestation state and credentials
+ *   4  mmt_ckpt        checkpoint and restore (a migration to a buffer)
+ *      mmt_conn        the connection protocol's helpers
+ *   3  mmt_migrate     live migration, transport-neutral
+ *   2  mmt_pmo         the PMO object, its I/O and its fd
+ *   1  mmt_delegate    a closure's seal and settle on the sender
+ *      mmt_conn_fault  test builds only: an attacker on the wire
+ *   0  mmt_uaccess     user copies
+ *      mmt_node        node id and GUA allocator
+ *      mmt_stats       counters and tracepoints
+ *      mmt_record      this node's record of its receives
+ *      mmt_handshake   the attested hello's cryptography
+ *
+ * Three calls go up, each listed in scripts/layering.py with its reason:
+ * the PMO fd's ioctls dispatch to mmt_ckpt and mmt_loopback, and a write
+ * asks mmt_migrate for its throttle.
  */
 #ifndef MMT_INTERNAL_H
 #define MMT_INTERNAL_H
@@ -259,7 +284,8 @@ enum mmt_reject {
 
 extern struct mmt_stats mmt_stats;
 
-/* mmt_main.c */
+/* mmt_node.c: this node's identity */
+void mmt_node_init(void);
 u16 mmt_node_id(void);
 int mmt_set_node_id(u32 id);
 void mmt_node_id_unassign(bool unassigned);
@@ -476,6 +502,8 @@ static inline int mmt_ioc_attest_info(void __user *uarg)
 
 /* mmt_ioctl.c */
 long mmt_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* mmt_uaccess.c: user copies, below every file that takes a user's data */
 int mmt_copy_in(void *karg, size_t ksize, void __user *uarg,
 		size_t min_size, u32 *usize);
 int mmt_copy_out(void __user *uarg, const void *karg, size_t ksize,

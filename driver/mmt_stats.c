@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_stats.c - module-wide counters, in debugfs as mmt/stats
+ * mmt_stats.c - module-wide counters, in debugfs as mmt/stats, and the
+ * module's tracepoints (mmt_trace.h, defined here)
  *
  * One "name value" line per counter, for tests and for people: the guest
  * tests read rejections by reason from here.
@@ -10,6 +11,8 @@
 
 #include "mmt_conn.h"
 #include "mmt_internal.h"
+
+#define CREATE_TRACE_POINTS
 #include "mmt_trace.h"
 
 struct mmt_stats mmt_stats;

@@ -8,6 +8,7 @@
 #   kernel-doc  the kernel's scripts/kernel-doc -none (malformed comments)
 #   simd        objdump of driver/mmt.ko: vector registers only in the
 #               functions of lib/mmt_nh_avx2.o (the kernel_fpu_begin rule)
+#   layering    scripts/layering.py: no driver file calls a file above it
 # and the manual pages of man/ with mandoc -T lint -W warning (one check per
 # page; they need no kernel source, so they run first).
 # A finding fails unless a line of scripts/lint-allow.txt matches it; that
@@ -121,6 +122,12 @@ verdict "vector registers only in lib/mmt_nh_avx2.o (objdump of driver/mmt.ko)" 
 perl "$ksrc/scripts/kernel-doc" -none "${files[@]}" >"$out/lint-kdoc.raw" 2>&1
 filter "$out/lint-kdoc.raw" | sed 's/^/kernel-doc: /' >"$out/lint-kdoc"
 verdict "kernel-doc -none" "$out/lint-kdoc"
+
+# layering: no driver file calls a file above it (driver/mmt_internal.h's
+# header comment), on the module sparse's build just made.
+python3 scripts/layering.py >"$out/lint-layering" 2>&1
+[ $? -eq 0 ] && : >"$out/lint-layering"
+verdict "layering (scripts/layering.py)" "$out/lint-layering"
 
 echo "lint: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

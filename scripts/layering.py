@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""layering.py - check the driver's layering on the module just built.
+
+Reads the objects of driver/mmt.mod, takes each object's undefined
+symbols (nm) and the object that defines them, and prints one line per
+call from a file to a file that is not below it in LAYERS (the layering
+that driver/mmt_internal.h's header comment writes down), unless the
+call is in EXCEPTIONS.  lib/ (the engine) is below every driver file and
+calls none of them.  Exit status: 0 if none, 1 otherwise; 2 if the
+module is not built.
+
+Usage: scripts/layering.py [--graph]   (--graph: print every file's
+callees, the layering as it is, and exit 0)
+"""
+import os
+import subprocess
+import sys
+
+# Lower numbers are lower layers; a file may call files of lower layers.
+LAYERS = {
+    # services every file uses
+    'mmt_uaccess': 0,   # user copies
+    'mmt_node': 0,      # node id, GUA allocator
+    'mmt_stats': 0,     # counters, tracepoints
+    'mmt_record': 0,    # this node's record of its receives
+    'mmt_handshake': 0,  # the attested hello's cryptography
+    # closures on PMOs
+    'mmt_conn_fault': 1,  # test builds: an attacker on the wire
+    'mmt_delegate': 1,  # a closure's seal and settle, sender side
+    'mmt_pmo': 2,       # the PMO object, its I/O and its fd
+    'mmt_migrate': 3,   # live migration, transport-neutral
+    'mmt_ckpt': 4,      # checkpoint and restore (a migration to a buffer)
+    'mmt_conn': 4,      # connection protocol helpers
+    'mmt_loopback': 5,  # the local transport
+    'mmt_attest': 5,    # attestation state, credentials
+    'mmt_conn_rdma': 6,  # the RDMA transport and the connection fd
+    'mmt_ioctl': 7,     # /dev/mmt's ioctls
+    'mmt_main': 8,      # module init and exit
+}
+
+# Calls up that the layering keeps for now, each with its reason.
+EXCEPTIONS = {
+    ('mmt_pmo', 'mmt_ckpt'):
+        'the PMO fd dispatches MMT_IOC_PMO_CHECKPOINT and MIG_RESOLVE',
+    ('mmt_pmo', 'mmt_loopback'):
+        'the PMO fd dispatches MMT_IOC_PMO_DELEGATE_LOCAL',
+    ('mmt_pmo', 'mmt_migrate'):
+        'a write is throttled by the migration its PMO is the source of',
+}
+
+
+def objects(top):
+    mod = os.path.join(top, 'driver', 'mmt.mod')
+    if not os.path.exists(mod):
+        return None
+    with open(mod) as f:
+        return [o for o in f.read().split() if o.endswith('.o')]
+
+
+def symbols(obj):
+    out = subprocess.run(['nm', obj], capture_output=True, text=True,
+                         check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[1] in 'TDBR':
+            defined.add(p[2])
+        elif len(p) == 2 and p[0] == 'U':
+            undefined.add(p[1])
+    return defined, undefined
+
+
+def name(top, obj):
+    rel = os.path.relpath(obj, top)
+    return rel[:-2].replace('driver/', '')
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    objs = objects(top)
+    if not objs:
+        print('layering: driver/mmt.mod not found: build the module first')
+        return 2
+    owner, calls = {}, {}
+    for o in objs:
+        d, u = symbols(o)
+        for s in d:
+            owner[s] = name(top, o)
+        calls[name(top, o)] = u
+    edges = {}
+    for f, u in calls.items():
+        edges[f] = sorted({owner[s] for s in u
+                           if s in owner and owner[s] != f})
+    if '--graph' in sys.argv:
+        for f in sorted(edges):
+            print(f, '->', ' '.join(edges[f]))
+        return 0
+    bad = 0
+    for f in sorted(edges):
+        for t in edges[f]:
+            if f.startswith('lib/'):
+                if not t.startswith('lib/'):
+                    print(f'layering: {f} (engine) calls the driver: {t}')
+                    bad += 1
+                continue
+            if t.startswith('lib/'):
+                continue
+            if f not in LAYERS or t not in LAYERS:
+                missing = f if f not in LAYERS else t
+                print(f'layering: driver/{missing}.c has no layer in '
+                      'scripts/layering.py (and mmt_internal.h)')
+                bad += 1
+                continue
+            if LAYERS[t] < LAYERS[f] or (f, t) in EXCEPTIONS:
+                continue
+            print(f'layering: driver/{f}.c (layer {LAYERS[f]}) calls up '
+                  f'into driver/{t}.c (layer {LAYERS[t]})')
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -6,9 +6,15 @@
  * every file may call the engine in lib/, which calls no driver file.
  * scripts/layering.py (in make lint) checks it on the module built.
  *
- *   8  mmt_main        module init and exit, /dev/mmt
- *   7  mmt_ioctl       /dev/mmt's ioctls
- *   6  mmt_conn_rdma   the RDMA transport and the connection fd
+ *  12  mmt_main        module init and exit, /dev/mmt
+ *  11  mmt_ioctl       /dev/mmt's ioctls
+ *  10  mmt_cm_rdma     rdma_cm: connect, listen and accept; device removal
+ *   9  mmt_connfd_rdma the connection fd: its ioctls and file operations
+ *   8  mmt_mig_rdma    live migration over a connection, resolve
+ *   7  mmt_hs_rdma     hello, attested handshake, credential renewals
+ *      mmt_tx_rdma     a transfer's sending side (MMT_IOC_SEND)
+ *      mmt_rx_rdma     a transfer's receiving side (MMT_IOC_RECV)
+ *   6  mmt_conn_rdma   the RDMA connection object, verbs resources, posting
  *   5  mmt_loopback    the local transport
  *      mmt_attest      attestation state and credentials
  *   4  mmt_ckpt        checkpoint and restore (a migration to a buffer)
@@ -550,7 +556,7 @@ int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 			  bool copy, bool eager, u64 *sent);
 int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg);
 
-/* mmt_conn.c / mmt_conn_rdma.c (stubs without CONFIG_INFINIBAND) */
+/* mmt_conn.c (stubs) / mmt_cm_rdma.c, mmt_hs_rdma.c (CONFIG_INFINIBAND) */
 int mmt_conn_listen(void __user *uarg);
 int mmt_conn_connect(void __user *uarg);
 void mmt_conn_cred_renewed(void);

@@ -34,9 +34,16 @@ LAYERS = {
     'mmt_conn': 4,      # connection protocol helpers
     'mmt_loopback': 5,  # the local transport
     'mmt_attest': 5,    # attestation state, credentials
-    'mmt_conn_rdma': 6,  # the RDMA transport and the connection fd
-    'mmt_ioctl': 7,     # /dev/mmt's ioctls
-    'mmt_main': 8,      # module init and exit
+    # the RDMA transport (driver/*_rdma.c, driver/mmt_rdma.h)
+    'mmt_conn_rdma': 6,  # the connection object, verbs resources, posting
+    'mmt_hs_rdma': 7,   # hello, attested handshake, renewals
+    'mmt_tx_rdma': 7,   # a transfer's sender (MMT_IOC_SEND)
+    'mmt_rx_rdma': 7,   # a transfer's receiver (MMT_IOC_RECV)
+    'mmt_mig_rdma': 8,  # live migration over a connection, resolve
+    'mmt_connfd_rdma': 9,  # the connection fd: its ioctls and fops
+    'mmt_cm_rdma': 10,  # rdma_cm: connect, listen, accept; ib_client
+    'mmt_ioctl': 11,    # /dev/mmt's ioctls
+    'mmt_main': 12,     # module init and exit
 }
 
 # Calls up that the layering keeps for now, each with its reason.

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmt_rx_rdma.c - the receiving side of a transfer (MMT_IOC_RECV):
+ * GRANTs of fast-registered window slots, invalidation after the sender's
+ * notice, the check of each closure, ACKs and the receive's end
+ */
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "mmt_rdma.h"
+
+/* ------------------------------------------------------------ receiver */
+
+/*
+ * Registrations of one MR before it is replaced: ib_inc_rkey() steps only
+ * the rkey's low 8 bits, so a 257th registration would advertise the
+ * rkey of the first again (docs/CONNECTIONS.md, "rkeys").
+ */
+#define MMT_RX_MR_REGS		256
+
+/* The receive's binding, as its ACKs and its statement name it. */
+static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->conn_id = rx->conn->conn_id;
+	b->gen = rx->gen;
+	b->sender_node = rx->conn->peer_node;
+	b->receiver_node = mmt_node_id();
+	b->dir = rx->conn->listener ? 0 : 1;	/* the sender's */
+	memcpy(b->rx_nonce, rx->nonce, sizeof(b->rx_nonce));
+	memcpy(b->tx_nonce, rx->tx_nonce, sizeof(b->tx_nonce));
+}
+
+/* Free what mmt_rx_alloc() allocated (the MRs, buffers, mappings). */
+void mmt_rx_free(struct mmt_rx *rx)
+{
+	struct mmt_conn *conn = rx->conn;
+	u32 i, j;
+
+	for (i = 0; i < rx->nslots; i++) {
+		struct mmt_rx_slot *s = &rx->slots[i];
+
+		mmt_unmap(conn, &s->region);
+		if (s->head_mapped)
+			ib_dma_unmap_sg(conn->dev, &s->head_sg, 1,
+					DMA_BIDIRECTIONAL);
+		for (j = 0; j < s->nmrs; j++)
+			ib_dereg_mr(s->mrs[j]);
+		kfree(s->head);
+		if (s->bounce)	/* secure: ciphertext */
+			kvfree_sensitive(s->bounce, rx->region_bytes);
+	}
+	if (rx->priv)
+		kvfree_sensitive(rx->priv, rx->region_bytes);
+	mmt_chan_crypto_free(rx->chan);
+}
+
+/* Allocate a receive's window slots, their MRs and buffers. */
+int mmt_rx_alloc(struct mmt_rx *rx)
+{
+	const struct mmt_params *p = &rx->pmo->params;
+	struct mmt_conn *conn = rx->conn;
+	size_t chunk = (size_t)conn->max_pages * PAGE_SIZE;
+	u32 i, j;
+
+	rx->nslots = min_t(u32, rx->window ? rx->window : MMT_CONN_WINDOW,
+			   rx->n);
+	rx->region_bytes = rx->channel == MMT_CHANNEL_MMT ?
+		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
+	if (rx->channel == MMT_CHANNEL_SECURE) {
+		rx->region_bytes += MMT_CONN_SEC_TAG_BYTES;
+		rx->priv = kvmalloc(rx->region_bytes, MMT_GFP_USER_SIZED);
+		if (!rx->priv)
+			return -ENOMEM;
+	}
+	/* +1: ib_map_mr_sg may stop short of a full MR at an entry edge */
+	rx->mrs_per_slot = DIV_ROUND_UP(rx->region_bytes, chunk) + 1 +
+			   (rx->channel == MMT_CHANNEL_MMT);
+	if (rx->mrs_per_slot > MMT_WIRE_MAX_SEGS)
+		return -E2BIG;
+	for (i = 0; i < rx->nslots; i++) {
+		struct mmt_rx_slot *s = &rx->slots[i];
+
+		mmt_wait_cqe_init(&s->inv, conn);
+		if (rx->channel == MMT_CHANNEL_MMT) {
+			s->head = kzalloc(MMT_CONN_HEAD_BYTES,
+					  GFP_KERNEL_ACCOUNT);
+			if (!s->head)
+				return -ENOMEM;
+		} else if (rx->channel == MMT_CHANNEL_SECURE) {
+			s->bounce = kvzalloc(rx->region_bytes,
+					     MMT_GFP_USER_SIZED);
+			if (!s->bounce)
+				return -ENOMEM;
+		}
+		for (j = 0; j < rx->mrs_per_slot; j++) {
+			struct ib_mr *mr = ib_alloc_mr(conn->pd,
+						       IB_MR_TYPE_MEM_REG,
+						       conn->max_pages);
+
+			if (IS_ERR(mr))
+				return PTR_ERR(mr);
+			s->mrs[s->nmrs++] = mr;
+		}
+	}
+	return 0;
+}
+
+/*
+ * MR @j of @s, for one more registration: after MMT_RX_MR_REGS of them
+ * it is replaced by a new MR (a new MR index: the rkeys of the old one
+ * are not advertised again, docs/CONNECTIONS.md).  The slot is not
+ * granted (invalidated), so the old MR is free; the new one is allocated
+ * first, so its index differs from the old one's.
+ */
+static struct ib_mr *mmt_rx_slot_mr(struct mmt_conn *conn,
+				    struct mmt_rx_slot *s, u32 j)
+{
+	struct ib_mr *mr;
+
+	if (s->regs[j] >= MMT_RX_MR_REGS) {
+		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
+				 conn->max_pages);
+		if (IS_ERR(mr))
+			return mr;
+		ib_dereg_mr(s->mrs[j]);
+		s->mrs[j] = mr;
+		s->regs[j] = 0;
+	}
+	s->regs[j]++;
+	return s->mrs[j];
+}
+
+/* Chain a REG_MR of @mr (fresh rkey, remote write) after @prev. */
+static void mmt_rx_reg_wr(struct ib_reg_wr *r, struct ib_mr *mr,
+			  struct ib_reg_wr *prev)
+{
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	memset(r, 0, sizeof(*r));
+	r->wr.opcode = IB_WR_REG_MR;
+	r->wr.wr_cqe = &mmt_silent_cqe;
+	r->mr = mr;
+	r->key = mr->rkey;
+	r->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	if (prev)
+		prev->wr.next = &r->wr;
+}
+
+/* Register closure @index's receive area in @s and send its GRANT. */
+int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
+{
+	struct mmt_conn *conn = rx->conn;
+	struct mmt_pmo *pmo = rx->pmo;
+	struct ib_reg_wr *regs;
+	struct mmt_wire_msg *w;
+	struct scatterlist *sg;
+	unsigned int off = 0, prev_off;
+	u32 has_head = rx->channel == MMT_CHANNEL_MMT;
+	u32 left, nseg = 0;
+	void *area;
+	int err, n;
+
+	/* MMT: the closure's sections; plain: its data; secure: a bounce */
+	area = rx->channel == MMT_CHANNEL_SECURE ? (void *)s->bounce :
+		pmo->mem + (size_t)index * pmo->stride;
+	err = mmt_map(conn, area, rx->region_bytes, &s->region);
+	if (err)
+		return err;
+	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL_ACCOUNT);
+	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
+	if (!regs || !w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sg = s->region.sgt.sgl;
+	left = s->region.nents;
+	while (left) {
+		struct ib_mr *mr;
+
+		if (nseg + has_head >= s->nmrs) {
+			err = -E2BIG;
+			goto out;
+		}
+		mr = mmt_rx_slot_mr(conn, s, nseg);
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto out;
+		}
+		/*
+		 * Maps as many pages as the MR holds; an sg entry of
+		 * physically contiguous pages may be split across MRs:
+		 * then @n counts only the whole entries and @off says how
+		 * far into the next one this MR got.
+		 */
+		prev_off = off;
+		n = ib_map_mr_sg(mr, sg, left, &off, PAGE_SIZE);
+		if (n < 0 || (!n && off == prev_off)) {
+			err = n < 0 ? n : -EINVAL;
+			goto out;
+		}
+		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
+		w->segs[nseg].addr = cpu_to_le64(mr->iova);
+		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
+		w->segs[nseg].len = cpu_to_le32(mr->length);
+		nseg++;
+		left -= n;
+		while (n--)
+			sg = sg_next(sg);
+	}
+	if (rx->channel == MMT_CHANNEL_MMT) {
+		struct ib_mr *mr = mmt_rx_slot_mr(conn, s, nseg);
+
+		if (IS_ERR(mr)) {
+			err = PTR_ERR(mr);
+			goto out;
+		}
+		sg_init_one(&s->head_sg, s->head, MMT_CONN_HEAD_BYTES);
+		if (ib_dma_map_sg(conn->dev, &s->head_sg, 1,
+				  DMA_BIDIRECTIONAL) != 1) {
+			err = -ENOMEM;
+			goto out;
+		}
+		s->head_mapped = true;
+		off = 0;
+		n = ib_map_mr_sg(mr, &s->head_sg, 1, &off, PAGE_SIZE);
+		if (n != 1) {
+			err = n < 0 ? n : -EINVAL;
+			goto out;
+		}
+		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
+		w->segs[nseg].addr = cpu_to_le64(mr->iova);
+		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
+		w->segs[nseg].len = cpu_to_le32(mr->length);
+		w->head_seg = nseg;
+		nseg++;
+	}
+	w->type = MMT_MSG_GRANT;
+	w->nsegs = nseg;
+	w->gen = cpu_to_le32(rx->gen);
+	if (rx->channel == MMT_CHANNEL_MMT)
+		memcpy(w->nonce, rx->nonce, sizeof(w->nonce));
+	w->index = cpu_to_le32(index);
+	w->bytes = cpu_to_le64(rx->region_bytes);
+	/* posted when the send queue is idle: see mmt_conn_send_msg() */
+	s->nvalid = nseg;
+	s->granted = true;
+	s->index = index;
+	err = mmt_conn_send_msg(conn, w, &regs[0].wr, &regs[nseg - 1].wr);
+out:
+	kfree(regs);
+	kfree(w);
+	return err;
+}
+
+/*
+ * Invalidate every MR of @s and wait: after this no remote write can land
+ * in the slot's memory, which is then unmapped for the CPU.
+ */
+int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
+{
+	struct mmt_conn *conn = rx->conn;
+	struct ib_send_wr *wrs;
+	u32 i;
+	int err = 0;
+
+	if (!s->granted)
+		return 0;
+	wrs = kcalloc(s->nvalid, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
+	if (!wrs)
+		return -ENOMEM;
+	for (i = 0; i < s->nvalid; i++) {
+		wrs[i].opcode = IB_WR_LOCAL_INV;
+		wrs[i].wr_cqe = &mmt_silent_cqe;
+		wrs[i].ex.invalidate_rkey = s->mrs[i]->rkey;
+		if (i)
+			wrs[i - 1].next = &wrs[i];
+	}
+	wrs[s->nvalid - 1].send_flags = IB_SEND_SIGNALED;
+	wrs[s->nvalid - 1].wr_cqe = &s->inv.cqe;
+	reinit_completion(&s->inv.done);
+	err = ib_post_send(conn->qp, wrs, NULL);
+	kfree(wrs);
+	if (err) {
+		complete(&s->inv.done);
+		mmt_conn_fail(conn, -ECONNRESET);
+		return err;
+	}
+	err = mmt_wait_wr(conn, &s->inv, mmt_timeout(0));
+	if (err)
+		return err;
+	s->granted = false;
+	s->nvalid = 0;
+	mmt_unmap(conn, &s->region);
+	if (s->head_mapped) {
+		ib_dma_unmap_sg(conn->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
+		s->head_mapped = false;
+	}
+	return 0;
+}
+
+/*
+ * ACK(*@verdict) for closure @index; on the MMT channel with the receive's
+ * nonce and a tag over both (mmt_conn_ack_tag()), so that only a holder of
+ * the key can tell the sender its closure was accepted.  *@verdict is what
+ * was sent (an acceptance may become -EPERM, below).
+ */
+int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
+		    int *verdict)
+{
+	struct mmt_wire_msg w = {};
+	int err;
+
+	w.type = MMT_MSG_ACK;
+	w.gen = cpu_to_le32(rx->gen);
+	w.index = cpu_to_le32(index);
+	if (rx->channel == MMT_CHANNEL_MMT) {
+		struct mmt_bind b;
+
+		mmt_rx_bind(rx, &b);
+		memcpy(w.nonce, rx->nonce, sizeof(w.nonce));
+		/*
+		 * An acceptance the PMO can no longer prove (invalidated
+		 * since the check: what it accepted is gone) becomes a
+		 * rejection, -EPERM.
+		 */
+		if (!*verdict) {
+			err = mmt_conn_ack_tag(rx->pmo, &b, index,
+					       root_counter, 0, w.tag);
+			if (err == -ENOKEY)
+				*verdict = -EPERM;
+			else if (err)
+				return err;
+		}
+		/*
+		 * A transfer's sender believes only a tagged rejection
+		 * (mmt_tx_ack_genuine()): it is tagged from the receive's
+		 * own copy of the keying root, so it stays provable after
+		 * the PMO lost its key.  A migration's goes untagged then
+		 * (its source needs no proof of a rejection).
+		 */
+		if (*verdict && rx->have_key) {
+			/* unprovable: end the receive, the sender asks */
+			err = mmt_conn_ack_tag_root(rx->key_root, &b, index, 0,
+						    *verdict, w.tag);
+			if (err)
+				return err;
+		} else if (*verdict) {
+			mmt_conn_ack_tag(rx->pmo, &b, index, 0, *verdict,
+					 w.tag);
+		}
+	}
+	w.err = cpu_to_le32(-*verdict);
+	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
+}
+
+/* A DONE notice for closure @index: invalidate, check, ack, grant next. */
+static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
+{
+	struct mmt_rx_slot *s = &rx->slots[m->index % rx->nslots];
+	u8 head[MMT_CONN_HEAD_BYTES];
+	int verdict, err;
+
+	if (m->gen != (rx->gen & 0xff) || m->index != rx->done ||
+	    !s->granted || s->index != m->index)
+		return -EPROTO;
+	err = mmt_rx_invalidate(rx, s);
+	if (err)
+		return err;
+	rx->done++;
+	if (rx->stop) {
+		verdict = -ECANCELED;
+	} else if (rx->channel == MMT_CHANNEL_MMT) {
+		memcpy(head, s->head, sizeof(head));
+		mmt_conn_fault_rx(rx->pmo, m->index, head);
+		verdict = mmt_conn_rx_check(rx->pmo, m->index, rx->gen,
+					    rx->nonce, head,
+					    rx->conn->peer_node, rx->eager);
+	} else if (rx->channel == MMT_CHANNEL_SECURE) {
+		/* copy in, open; into a plain PMO or the controller */
+		verdict = mmt_conn_sec_open(rx->pmo, rx->plain, rx->chan,
+					    rx->gen, m->index, s->bounce,
+					    rx->priv);
+	} else {
+		verdict = 0;	/* plain: the bytes are in place, unchecked */
+	}
+	/*
+	 * Killed while waiting for the PMO's lock: the closure was not
+	 * looked at, so there is no verdict to send; the receive is aborted
+	 * as a kill during any of its waits is.
+	 */
+	if (verdict == -EINTR)
+		return -EINTR;
+	err = mmt_rx_send_ack(rx, m->index, 0, &verdict);
+	if (!verdict)
+		rx->accepted++;
+	else if (!rx->stop)
+		rx->stop = verdict;
+	if (err)
+		return err;
+	if (!rx->stop && rx->granted < rx->n) {
+		err = mmt_rx_grant(rx, s, rx->granted);
+		if (err)
+			return err;
+		rx->granted++;
+	}
+	return 0;
+}
+
+/* MMT_IOC_RECV once mmt_conn_rx_prepare() took @pmo (@plain: no key). */
+int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
+			      struct mmt_pmo *pmo, struct mmt_xfer *x,
+			      bool plain)
+{
+	unsigned long timeout = mmt_timeout(x->timeout_ms);
+	struct mmt_inbox_item *it;
+	struct mmt_rx *rx;
+	bool end, copy;
+	u64 t0;
+	u32 i;
+	int err;
+
+	/* Known before the offer: a plain PMO needs the connection's key. */
+	if (x->channel == MMT_CHANNEL_SECURE && plain && !mmt_conn_root(conn))
+		return -ENOKEY;
+	/* Wait for an OFFER; anything else is left over from before. */
+	for (;;) {
+		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
+		if (IS_ERR(it))
+			return PTR_ERR(it);
+		if (it->msg.type == MMT_MSG_OFFER)
+			break;
+		kfree(it);
+	}
+	t0 = ktime_get_ns();
+	err = mmt_wire_offer_check(&it->msg, pmo, x->channel, plain);
+	if (!err && pmo->closures >= MMT_CONN_MAX_CLOSURES)
+		err = -E2BIG;
+	/*
+	 * Generations rise on the connection: an MMT closure carries its
+	 * transfer's generation (rule 4c, so none of an earlier transfer is
+	 * accepted) and a secure transfer's key is bound to it.  An offer
+	 * that does not rise is a replay: -ESTALE.
+	 */
+	if (!err && it->msg.gen <= conn->rx_gen)
+		err = -ESTALE;
+	if (!err)
+		conn->rx_gen = it->msg.gen;
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0, err);
+		kfree(it);
+		mmt_conn_flush_msgs(conn, timeout);
+		return err;
+	}
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL_ACCOUNT);
+	if (!rx) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, it->msg.gen, 0,
+				   -ENOMEM);
+		kfree(it);
+		return -ENOMEM;
+	}
+	rx->conn = conn;
+	rx->pmo = pmo;
+	rx->channel = x->channel;
+	rx->plain = plain;
+	rx->eager = x->flags & MMT_XFER_EAGER;
+	rx->gen = it->msg.gen;
+	get_random_bytes_wait(rx->nonce, sizeof(rx->nonce));
+	memcpy(rx->tx_nonce, it->msg.wire.nonce, sizeof(rx->tx_nonce));
+	rx->n = pmo->closures;
+	copy = le32_to_cpu(it->msg.wire.flags) & MMT_XFER_COPY;
+	kfree(it);
+	/*
+	 * An MMT-channel receive is recorded while it runs and, once it can
+	 * take nothing more in, with the closures it took in: a sender that
+	 * lost the last ACKs asks for it (MMT_IOC_MIGRATE_RESOLVE).  A PMO
+	 * invalidated while the OFFER was awaited (no key, or keyed again:
+	 * not the sender's keying root) is refused now, with a NACK before
+	 * any grant: its rejections could not be proven to the sender, whose
+	 * PMO would stay read-only with nothing to resolve it.
+	 */
+	err = 0;
+	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
+		/* A copy never leaves its sender in doubt: not recorded. */
+		if (mutex_lock_killable(&pmo->lock)) {
+			err = -EINTR;
+		} else {
+			if (pmo->crypto && !pmo->rx_lost) {
+				memcpy(rx->key_root, pmo->key_root,
+				       sizeof(rx->key_root));
+				rx->have_key = true;
+			} else {
+				err = -EPERM;
+			}
+			mutex_unlock(&pmo->lock);
+		}
+		if (!err && !copy) {
+			mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0,
+				      NULL);
+			rx->record = true;
+		}
+	}
+	if (!err)
+		err = mmt_rx_alloc(rx);
+	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
+		struct mmt_conn_sec_id id = {
+			.conn_id = conn->conn_id,
+			.sender_node = conn->peer_node,
+			.receiver_node = mmt_node_id(),
+			.dir = conn->listener ? 0 : 1,	/* the sender's */
+			.gen = rx->gen,
+		};
+
+		rx->chan = mmt_conn_sec_alloc(pmo, plain, mmt_conn_root(conn),
+					      &id);
+		if (IS_ERR(rx->chan)) {
+			err = PTR_ERR(rx->chan);
+			rx->chan = NULL;
+		}
+	}
+	if (err) {
+		mmt_tx_send_simple(conn, MMT_MSG_NACK, rx->gen, 0, err);
+		mmt_conn_flush_msgs(conn, timeout);
+		goto out;
+	}
+	for (i = 0; i < rx->nslots; i++) {
+		err = mmt_rx_grant(rx, &rx->slots[i], rx->granted);
+		if (err)
+			goto out_abort;
+		rx->granted++;
+	}
+	for (;;) {
+		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
+		if (IS_ERR(it)) {
+			err = PTR_ERR(it);
+			goto out_abort;
+		}
+		end = it->msg.type == MMT_MSG_END;
+		if (end && it->msg.gen != rx->gen) {
+			kfree(it);	/* an earlier transfer's END */
+			continue;
+		}
+		if (end)
+			err = it->msg.index == rx->done ? 0 : -EPROTO;
+		else if (it->msg.type == MMT_MSG_DONE)
+			err = mmt_rx_done(rx, &it->msg);
+		else
+			err = -EPROTO;
+		kfree(it);
+		if (err)
+			goto out_abort;
+		/* Every closure handled: no grant left, END not needed. */
+		if (end || rx->done == rx->n)
+			break;
+	}
+	/* The sender writes no more: withdraw what is still granted. */
+	for (i = 0; i < rx->nslots; i++) {
+		err = mmt_rx_invalidate(rx, &rx->slots[i]);
+		if (err)
+			goto out_abort;
+	}
+	err = rx->stop;
+	if (!err && rx->accepted != rx->n)
+		err = -ECANCELED;	/* the sender stopped early */
+	x->closures = rx->accepted;
+	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
+	x->ns = ktime_get_ns() - t0;
+	mmt_conn_flush_msgs(conn, timeout);
+	goto out;
+
+out_abort:
+	pr_info_ratelimited("conn %llx: receive aborted after %u of %u closures: %d\n",
+			    conn->conn_id, rx->done, rx->n, err);
+	/* After the drain no write can land; the rest stays WAITING. */
+	if (err != -ETIMEDOUT)
+		err = err == -EINTR ? -EINTR : -ECONNRESET;
+	mmt_conn_fail(conn, err == -EINTR ? -ECONNRESET : err);
+	mmt_conn_shutdown(conn);
+	for (i = 0; i < rx->nslots; i++)
+		mmt_wait_idle(&rx->slots[i].inv);
+	x->closures = rx->accepted;
+	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
+out:
+	/* No DONE is handled after this point: the count is final. */
+	if (rx->record) {
+		struct mmt_bind b;
+
+		mmt_rx_bind(rx, &b);
+		mmt_xfer_record_end(rx->have_key ? rx->key_root : NULL, &b,
+				    rx->accepted);
+	}
+	mmt_rx_free(rx);
+	kfree_sensitive(rx);	/* the keying root's copy */
+	return err;
+}

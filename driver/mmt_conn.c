@@ -7,7 +7,7 @@
  * open, on keyed PMOs through the controller and on plain PMOs straight
  * from and to their memory (DESIGN.md sections 1 and 5)
  *
- * The RDMA transport (driver/mmt_conn_rdma.c) calls these; they are also
+ * The RDMA transport (driver/mmt_*_rdma.c) calls these; they are also
  * built into the KUnit module, which has no RDMA.  Without CONFIG_INFINIBAND
  * the connection ioctls are stubs returning -EOPNOTSUPP.
  */

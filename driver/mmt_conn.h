@@ -4,7 +4,7 @@
  * the channels that do not need RDMA headers
  *
  * The RDMA transport itself (rdma_cm, QP, CQ, memory registration, the fds)
- * is driver/mmt_conn_rdma.c, built only when the kernel has
+ * is driver/mmt_*_rdma.c (driver/mmt_rdma.h), built only when the kernel has
  * CONFIG_INFINIBAND (the KUnit build on UML excludes the RDMA files).  What
  * is here builds everywhere: the message format and its checks, the
  * sender's per-closure build and settle steps of the pipelined delegation,

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmt_conn_rdma.c - the RDMA connection object: its state and
- * references, its verbs resources (PD, CQ, RC QP, receive ring) and their
- * teardown, the completions, the posting of messages, the inboxes and the
- * waits on them, DMA mapping of the buffers the NIC reads and writes
+ * references, the prologue of the connection fd's ioctls that name a PMO,
+ * its verbs resources (PD, CQ, RC QP, receive ring) and their teardown,
+ * the completions, the posting of messages, the inboxes and the waits on
+ * them, DMA mapping of the buffers the NIC reads and writes
  */
+#include <linux/file.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/scatterlist.h>
@@ -193,6 +195,59 @@ void mmt_conn_queue(struct mmt_conn *conn, struct work_struct *work)
 	kref_get(&conn->ref);
 	if (!queue_work(system_wq, work))
 		kref_put(&conn->ref, mmt_conn_free);	/* never the last */
+}
+
+/*
+ * The prologue of the ioctls on a connection fd that name a PMO: the PMO
+ * behind @pmo_fd, then @mutex, the call's (MMT_IOC_SEND/RECV and
+ * MMT_IOC_MIGRATE_SEND/RECV: the direction's, one transfer or migration
+ * per direction at a time; key agreement's, resolve's), interruptibly.
+ * On 0 the caller holds both (mmt_conn_op_end() drops them) and
+ * mmt_conn_op_live() says whether the connection can carry the call.
+ * Errors, nothing held: -EBADF (not an fd), -ENOTTY (not a PMO fd),
+ * -EINTR (a signal while waiting for the mutex).
+ */
+int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
+		      struct mmt_conn_op *op)
+{
+	op->f = fdget(pmo_fd);
+	if (!op->f.file)
+		return -EBADF;
+	op->pmo = mmt_pmo_from_file(op->f.file);
+	op->mutex = mutex;
+	if (!op->pmo) {
+		fdput(op->f);
+		return -ENOTTY;
+	}
+	if (mutex_lock_interruptible(op->mutex)) {
+		fdput(op->f);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/*
+ * 0 if the connection is LIVE; else -ETIMEDOUT (it timed out),
+ * -EKEYEXPIRED (attested: a credential expired), -EKEYREJECTED (attested:
+ * a renewal the peer sent was refused), -ECONNRESET.
+ */
+int mmt_conn_op_live(struct mmt_conn *conn)
+{
+	int cerr;
+
+	if (mmt_conn_state(conn, &cerr) == MMT_CONN_LIVE)
+		return 0;
+	if (cerr == -ETIMEDOUT || cerr == -EKEYEXPIRED ||
+	    (cerr == -EKEYREJECTED && conn->hs_done))
+		return cerr;
+	return -ECONNRESET;
+}
+
+/* The epilogue of mmt_conn_op_begin(): drop the mutex and the PMO. */
+void mmt_conn_op_end(struct mmt_conn_op *op)
+{
+	mutex_unlock(op->mutex);
+	fdput(op->f);
 }
 
 /* ------------------------------------------------------------ completions */

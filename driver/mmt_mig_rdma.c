@@ -3,12 +3,11 @@
  * mmt_mig_rdma.c - live migration over a connection (docs/MIGRATION.md):
  * MMT_IOC_MIGRATE_SEND's source and MMT_IOC_MIGRATE_RECV's destination on
  * the transport-neutral engine of mmt_migrate.c, MIGRATE_INFO, FINISH and
- * ABORT, the resolve of transfers of unknown outcome (MIG_QUERY answered,
- * MIG_STATEMENT read) and the prologue of the ioctls that name a PMO
+ * ABORT, and the resolve of transfers of unknown outcome (MIG_QUERY
+ * answered, MIG_STATEMENT read)
  */
 #include <crypto/algapi.h>
 #include <linux/delay.h>
-#include <linux/file.h>
 #include <linux/list.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
@@ -830,59 +829,6 @@ out:
 		mmt_mig_done(mig, 0);
 	mmt_conn_mig_end(mig);
 	return err;
-}
-
-/*
- * The prologue of the ioctls on a connection fd that name a PMO: the PMO
- * behind @pmo_fd, then @mutex, the call's (MMT_IOC_SEND/RECV and
- * MMT_IOC_MIGRATE_SEND/RECV: the direction's, one transfer or migration
- * per direction at a time; key agreement's, resolve's), interruptibly.
- * On 0 the caller holds both (mmt_conn_op_end() drops them) and
- * mmt_conn_op_live() says whether the connection can carry the call.
- * Errors, nothing held: -EBADF (not an fd), -ENOTTY (not a PMO fd),
- * -EINTR (a signal while waiting for the mutex).
- */
-int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
-		      struct mmt_conn_op *op)
-{
-	op->f = fdget(pmo_fd);
-	if (!op->f.file)
-		return -EBADF;
-	op->pmo = mmt_pmo_from_file(op->f.file);
-	op->mutex = mutex;
-	if (!op->pmo) {
-		fdput(op->f);
-		return -ENOTTY;
-	}
-	if (mutex_lock_interruptible(op->mutex)) {
-		fdput(op->f);
-		return -EINTR;
-	}
-	return 0;
-}
-
-/*
- * 0 if the connection is LIVE; else -ETIMEDOUT (it timed out),
- * -EKEYEXPIRED (attested: a credential expired), -EKEYREJECTED (attested:
- * a renewal the peer sent was refused), -ECONNRESET.
- */
-int mmt_conn_op_live(struct mmt_conn *conn)
-{
-	int cerr;
-
-	if (mmt_conn_state(conn, &cerr) == MMT_CONN_LIVE)
-		return 0;
-	if (cerr == -ETIMEDOUT || cerr == -EKEYEXPIRED ||
-	    (cerr == -EKEYREJECTED && conn->hs_done))
-		return cerr;
-	return -ECONNRESET;
-}
-
-/* The epilogue of mmt_conn_op_begin(): drop the mutex and the PMO. */
-void mmt_conn_op_end(struct mmt_conn_op *op)
-{
-	mutex_unlock(op->mutex);
-	fdput(op->f);
 }
 
 /* MMT_IOC_MIGRATE_SEND and MMT_IOC_MIGRATE_RECV: see uapi/mmt.h. */

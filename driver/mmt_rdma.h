@@ -410,6 +410,10 @@ void mmt_conn_free(struct kref *ref);
 const u8 *mmt_conn_root(struct mmt_conn *conn);
 void mmt_conn_put(struct mmt_conn *conn);
 void mmt_conn_queue(struct mmt_conn *conn, struct work_struct *work);
+int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
+		      struct mmt_conn_op *op);
+int mmt_conn_op_live(struct mmt_conn *conn);
+void mmt_conn_op_end(struct mmt_conn_op *op);
 void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn);
 extern struct ib_cqe mmt_silent_cqe;
 unsigned long mmt_timeout(u32 ms);
@@ -477,10 +481,6 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			      bool plain);
 
 /* mmt_mig_rdma.c */
-int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
-		      struct mmt_conn_op *op);
-int mmt_conn_op_live(struct mmt_conn *conn);
-void mmt_conn_op_end(struct mmt_conn_op *op);
 int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 		     bool send);
 int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg);

@@ -48,10 +48,10 @@ struct mmt_pmo;
  *    MMT_WIRE_OFFER_MIGRATE, WANT and COMMIT messages.
  * 6: ACK and COMMIT tags bind both nodes, the direction and the sender's
  *    nonce from the OFFER.
- * 7: a transfer's sender believes only tagged verdicts, rejections too,
- *    and resolves closures of unknown outcome on the receiver's statement
- *    (MIG_STATEMENT of MMT_MIG_OUTCOME_ENDED with @closures): a peer of
- *    version 6 would answer "no record" and leave it read-only.
+ * 7: a transfer's sender resolves closures of unknown outcome on the
+ *    receiver's statement (MIG_STATEMENT of MMT_MIG_OUTCOME_ENDED with
+ *    @closures): a peer of version 6 would answer "no record" and leave
+ *    it read-only.
  */
 #define MMT_WIRE_VERSION	7
 #define MMT_WIRE_TAG_BYTES	16	/* ACK tag: truncated HMAC-SHA256 */

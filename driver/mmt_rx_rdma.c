@@ -334,14 +334,12 @@ int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 				return err;
 		}
 		/*
-		 * A transfer's sender believes only a tagged rejection
-		 * (mmt_tx_ack_genuine()): it is tagged from the receive's
-		 * own copy of the keying root, so it stays provable after
-		 * the PMO lost its key.  A migration's goes untagged then
-		 * (its source needs no proof of a rejection).
+		 * A rejection is tagged too, from a transfer's own copy of
+		 * the keying root (so also after the PMO lost its key), though
+		 * the sender takes one without proof (mmt_tx_ack_genuine());
+		 * a migration's goes untagged when the PMO has no key.
 		 */
 		if (*verdict && rx->have_key) {
-			/* unprovable: end the receive, the sender asks */
 			err = mmt_conn_ack_tag_root(rx->key_root, &b, index, 0,
 						    *verdict, w.tag);
 			if (err)

@@ -334,17 +334,19 @@ static void mmt_tx_bind(struct mmt_tx *tx, struct mmt_bind *b)
 }
 
 /*
- * Is an MMT-channel verdict genuine: the receive's nonce and the tag of
- * this verdict for this closure under the PMO's key?  In transfer mode a
- * rejection needs it as much as an acceptance: a forged rejection of a
- * closure the receiver took in would leave two writable copies.  In copy
- * mode the receiver's copy is read-only, so a rejection needs no proof.
+ * Is an MMT-channel acceptance genuine: the receive's nonce and the tag of
+ * "accepted" for this closure under the PMO's key?  A rejection is taken
+ * as it comes: a receiver under another key (EBADMSG) cannot make a tag
+ * the sender can check, so no rejection can be required to prove itself
+ * under the PMO's key.  The price: an on-path attacker who forges the
+ * rejection of a closure the receiver took in leaves two copies, both
+ * writable, under different GUAs (docs/ENGINE.md "Lost ack").
  */
 static bool mmt_tx_ack_genuine(struct mmt_tx *tx, const struct mmt_msg *m)
 {
 	struct mmt_bind b;
 
-	if (tx->channel != MMT_CHANNEL_MMT || (m->err && tx->copy))
+	if (tx->channel != MMT_CHANNEL_MMT || m->err)
 		return true;
 	if (!tx->have_nonce)
 		return false;

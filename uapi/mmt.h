@@ -1463,10 +1463,9 @@ struct mmt_restore {
  * * EPROTO - the receiver asked for another channel (or rejected a
  *   closure with a bad magic, below)
  * * ECONNRESET - the peer went away (disconnect, QP error, device
- *   removal, a protocol violation), or (MMT channel) a verdict arrived
- *   that does not authenticate (an acceptance, or in transfer mode a
- *   rejection, forged on the wire: counted in debugfs mmt/stats
- *   ack_forged).  Every MMT not acked is VALID again, its data intact.
+ *   removal, a protocol violation), or (MMT channel) an acceptance
+ *   arrived that does not authenticate (forged on the wire: counted in
+ *   debugfs mmt/stats ack_forged).  Every MMT not acked is VALID again, its data intact.
  *   Copy mode: writable as before.  Transfer mode, when closures were
  *   posted whose verdicts never came: the receiver may have taken them in
  *   and lost only the ACKs (DESIGN.md section 5), so the PMO is read-only,

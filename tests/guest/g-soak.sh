@@ -84,10 +84,12 @@ case $MMTG_ID.$BOOT in
 *) FIRST= ;;
 esac
 while [ $(($(date +%s) + 40)) -lt "$END" ]; do
+	# an LCG modulo 2^31: its low bits repeat with a short period (K =
+	# SEED % 8 took four values only), so its high bits are used
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
-	sleep $((15 + SEED % 16))
+	sleep $((15 + SEED / 65536 % 16))
 	SEED=$(((SEED * 1103515245 + 12345) % 2147483648))
-	K=$((SEED % 8))
+	K=$((SEED / 65536 % 8))
 	[ -n "$FIRST" ] && K=$FIRST
 	FIRST=
 	# a reset needs two minutes of run left, and a node is reset at most

@@ -93,9 +93,10 @@ while [ $(($(date +%s) + 40)) -lt "$END" ]; do
 	[ -n "$FIRST" ] && K=$FIRST
 	FIRST=
 	# a reset needs two minutes of run left, and a node is reset at most
-	# once in every ten minutes of the run (once in a shorter run)
+	# once in every ten minutes of the run so far (boot N + 1 only after
+	# N x 10 minutes): run.sh boots a node again at most RESTARTS times
 	if [ "$K" = 6 ] && { [ $(($(date +%s) + 120)) -gt "$END" ] ||
-	    [ "$BOOT" -gt $((SECS < 1200 ? 1 : SECS / 600)) ]; }; then
+	    [ "$BOOT" -gt $(((SECS - (END - $(date +%s))) / 600 + 1)) ]; }; then
 		K=0
 	fi
 	case $K in

@@ -967,7 +967,10 @@ int mmt_resolve(struct mmt_pmo *pmo, const u8 *nonce, u32 outcome,
 			mmt_root_transition(r, MMT_INVALID);
 		else if (!ended)
 			r->regua_due = true;
-		/* a transfer's others in doubt are due since it ended */
+		/*
+		 * A transfer's closures in doubt and not taken in are due
+		 * already (mmt_delegate_unknown()); the others kept their GUA.
+		 */
 	}
 	pmo->mig_unknown = false;
 	pmo->xfer_unknown = false;

@@ -480,7 +480,6 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	 */
 	err = 0;
 	if (rx->channel == MMT_CHANNEL_MMT && !plain) {
-		/* A copy never leaves its sender in doubt: not recorded. */
 		if (mutex_lock_killable(&pmo->lock)) {
 			err = -EINTR;
 		} else {
@@ -493,6 +492,7 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			}
 			mutex_unlock(&pmo->lock);
 		}
+		/* A copy never leaves its sender in doubt: not recorded. */
 		if (!err && !copy) {
 			mmt_rx_record(rx->nonce, MMT_MIG_OUTCOME_PENDING, 0,
 				      NULL);

@@ -33,6 +33,18 @@ static LIST_HEAD(mmt_listeners);
 
 static const struct file_operations mmt_listen_fops;
 
+/* rdma_cm's connection parameters, carrying the hello @h of @len bytes. */
+static void mmt_conn_param(struct rdma_conn_param *p,
+			   const struct mmt_wire_hello_att *h, u8 len)
+{
+	memset(p, 0, sizeof(*p));
+	p->private_data = h;
+	p->private_data_len = len;
+	p->flow_control = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
 /*
  * Charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT): the process
  * of MMT_IOC_CONNECT; for a connection a listener takes in, made in
@@ -54,6 +66,7 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	init_waitqueue_head(&conn->wq);
 	mutex_init(&conn->setup_mutex);
 	mutex_init(&conn->post_mutex);
+	conn->fab = &mmt_rdma_fabric;
 	mutex_init(&conn->tx_mutex);
 	mutex_init(&conn->rx_mutex);
 	mutex_init(&conn->key_mutex);

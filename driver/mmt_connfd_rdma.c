@@ -12,6 +12,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include "mmt_fabric.h"
 #include "mmt_rdma.h"
 
 /* ------------------------------------------------------------ conn fd */
@@ -130,7 +131,7 @@ static int mmt_conn_agree_send(struct mmt_conn *conn, u8 type, u64 seq,
 	w->closures = cpu_to_le32(len);
 	w->nsegs = MMT_X25519_BYTES / 16;
 	memcpy(w->segs, data, MMT_X25519_BYTES);
-	err = mmt_conn_send_msg(conn, w, NULL, NULL);
+	err = conn->fab->post_msg(conn, w);
 	kfree(w);
 	return err;
 }

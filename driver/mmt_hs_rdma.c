@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
+#include "mmt_fabric.h"
 #include "mmt_rdma.h"
 
 /* ------------------------------------------------------------ hello */
@@ -63,18 +64,6 @@ int mmt_hello_check(const void *data, u8 len, u16 *node,
 		*accept_rand = le64_to_cpu(h->accept_rand);
 	*attested = le32_to_cpu(a.flags) & MMT_HELLO_ATTESTED;
 	return 0;
-}
-
-/* rdma_cm's connection parameters, carrying the hello @h of @len bytes. */
-void mmt_conn_param(struct rdma_conn_param *p,
-		    const struct mmt_wire_hello_att *h, u8 len)
-{
-	memset(p, 0, sizeof(*p));
-	p->private_data = h;
-	p->private_data_len = len;
-	p->flow_control = 1;
-	p->retry_count = 7;
-	p->rnr_retry_count = 7;
 }
 
 /* ------------------------------------------------------------ handshake */
@@ -254,7 +243,7 @@ static int mmt_conn_send_chunks(struct mmt_conn *conn, struct mmt_wire_msg *w,
 		w->bytes = cpu_to_le64(n);
 		w->nsegs = DIV_ROUND_UP(n, 16);
 		memcpy(w->segs, buf + off, n);
-		err = mmt_conn_send_msg(conn, w, NULL, NULL);
+		err = conn->fab->post_msg(conn, w);
 	}
 	return err;
 }
@@ -585,7 +574,7 @@ int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 			w->nsegs = MMT_HS_SECRET_BYTES / 16;
 			memcpy(w->segs, hs->tag_own, MMT_HS_SECRET_BYTES);
 		}
-		serr = mmt_conn_send_msg(conn, w, NULL, NULL);
+		serr = conn->fab->post_msg(conn, w);
 		if (!err)
 			err = serr;
 	}

@@ -14,6 +14,8 @@
  *   7  mmt_hs_rdma     hello, attested handshake, credential renewals
  *      mmt_tx_rdma     a transfer's sending side (MMT_IOC_SEND)
  *      mmt_rx_rdma     a transfer's receiving side (MMT_IOC_RECV)
+ *      mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
+ *                      messages, a closure's writes, grants
  *   6  mmt_conn_rdma   the RDMA connection object, verbs resources, posting
  *   5  mmt_loopback    the local transport
  *      mmt_attest      attestation state and credentials
@@ -31,7 +33,11 @@
  *
  * Three calls go up, each listed in scripts/layering.py with its reason:
  * the PMO fd's ioctls dispatch to mmt_ckpt and mmt_loopback, and a write
- * asks mmt_migrate for its throttle.
+ * asks mmt_migrate for its throttle.  The connection protocol's files
+ * (hs, tx, rx, mig, connfd) post messages, write closures and grant
+ * receive areas only through conn->fab (struct mmt_fabric_ops,
+ * driver/mmt_fabric.h) and name no verbs themselves: the layering check
+ * holds them to it.
  */
 #ifndef MMT_INTERNAL_H
 #define MMT_INTERNAL_H

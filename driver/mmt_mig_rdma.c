@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
+#include "mmt_fabric.h"
 #include "mmt_rdma.h"
 
 /* ------------------------------------------------------------ migration */
@@ -55,10 +56,8 @@ struct mmt_mtx_slot {
 	u32 index;
 	u64 rc;			/* root counter sealed into it */
 	u8 *snap;		/* data | MACs | nodes of the closure */
-	struct mmt_sgl snap_map;
 	u8 *head;		/* header + sealed root */
-	u64 head_dma;
-	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
+	struct mmt_fab_src *src;	/* the fabric's: its writes */
 };
 
 /* The source's migration transport over a connection. */
@@ -84,10 +83,7 @@ static void mmt_mtx_free(struct mmt_mtx *mtx)
 	for (i = 0; i < mtx->nslots; i++) {
 		struct mmt_mtx_slot *s = &mtx->slots[i];
 
-		mmt_unmap(conn, &s->snap_map);
-		if (s->head_dma)
-			ib_dma_unmap_single(conn->dev, s->head_dma,
-					    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
+		conn->fab->src_free(s->src);
 		if (s->head)
 			mmt_mig_extra(mtx->t.mig, -MMT_CONN_HEAD_BYTES);
 		kfree(s->head);
@@ -103,32 +99,26 @@ static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
 	const struct mmt_params *p = &mtx->pmo->params;
 	struct mmt_conn *conn = mtx->conn;
 	u32 i;
-	int err;
 
 	mtx->nslots = min_t(u32, window, mtx->pmo->closures);
 	mtx->region_bytes = p->data_bytes + p->macs_bytes + p->nodes_bytes;
 	for (i = 0; i < mtx->nslots; i++) {
 		struct mmt_mtx_slot *s = &mtx->slots[i];
+		struct mmt_fab_src *src;
 
-		mmt_wait_cqe_init(&s->wcqe, conn);
 		s->head = kzalloc(MMT_CONN_HEAD_BYTES, GFP_KERNEL_ACCOUNT);
 		if (!s->head)
 			return -ENOMEM;
 		mmt_mig_extra(mtx->t.mig, MMT_CONN_HEAD_BYTES);
-		s->head_dma = ib_dma_map_single(conn->dev, s->head,
-						MMT_CONN_HEAD_BYTES,
-						DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(conn->dev, s->head_dma)) {
-			s->head_dma = 0;
-			return -ENOMEM;
-		}
 		s->snap = kvmalloc(mtx->region_bytes, MMT_GFP_USER_SIZED);
 		if (!s->snap)
 			return -ENOMEM;
 		mmt_mig_extra(mtx->t.mig, mtx->region_bytes);
-		err = mmt_map(conn, s->snap, mtx->region_bytes, &s->snap_map);
-		if (err)
-			return err;
+		src = conn->fab->src_alloc(conn, s->head, s->snap,
+					   mtx->region_bytes);
+		if (IS_ERR(src))
+			return PTR_ERR(src);
+		s->src = src;
 	}
 	return 0;
 }
@@ -148,9 +138,7 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 {
 	struct mmt_mtx_slot *s = mmt_mtx_slot(mtx, m->index);
 	const struct mmt_wire_msg *w = &m->wire;
-	struct mmt_conn *conn = mtx->conn;
-	u32 nsegs = w->nsegs, imm;
-	struct ib_sge head_sge;
+	u32 nsegs = w->nsegs, notice;
 	int err;
 
 	if (!s || s->posted || nsegs < 2 || w->head_seg != nsegs - 1 ||
@@ -167,21 +155,11 @@ static int mmt_mtx_grant(struct mmt_mtx *mtx, const struct mmt_msg *m)
 	if (err)
 		return err;
 	s->rc = mtx->t.mig->s.sent_rc[m->index];	/* the ACK's tag covers it */
-	ib_dma_sync_single_for_device(conn->dev, s->head_dma,
-				      MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
-	mmt_sync_for_device(conn, &s->snap_map);
-	head_sge.addr = s->head_dma;
-	head_sge.length = MMT_CONN_HEAD_BYTES;
-	head_sge.lkey = conn->pd->local_dma_lkey;
-	imm = ((u32)mtx->t.gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
-	reinit_completion(&s->wcqe.done);
+	notice = ((u32)mtx->t.gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
 	s->posted = true;
-	err = mmt_tx_post_writes(conn, &s->snap_map, mtx->region_bytes,
-				 w->segs, nsegs - 1, &head_sge,
-				 &w->segs[nsegs - 1], imm, &s->wcqe);
-	if (err)
-		complete(&s->wcqe.done);	/* nothing was posted */
-	return err;
+	return mtx->conn->fab->src_write(s->src, mtx->region_bytes, w->segs,
+					 nsegs - 1, &w->segs[nsegs - 1],
+					 notice);
 }
 
 /*
@@ -214,8 +192,8 @@ static int mmt_mtx_ack(struct mmt_mtx *mtx, const struct mmt_msg *m)
 		atomic64_inc(&mmt_stats.ack_forged);
 		return -EPROTO;
 	}
-	/* the NIC is done with the snapshot before it is reused */
-	err = mmt_wait_wr(mtx->conn, &s->wcqe, mtx->timeout);
+	/* the fabric is done with the snapshot before it is reused */
+	err = mtx->conn->fab->src_wait(s->src, mtx->timeout);
 	if (err)
 		return err;	/* the write failed: the connection is ended */
 	s->busy = false;
@@ -357,7 +335,7 @@ static int mmt_mtx_commit(struct mmt_mig_xport *t, const u8 *digest,
 	memcpy(w.nonce, t->rx_nonce, MMT_RX_NONCE_BYTES);
 	memcpy(w.tag, tag, MMT_WIRE_TAG_BYTES);
 	memcpy(w.segs, digest, MMT_SHA256_BYTES);
-	err = mmt_conn_send_msg(mtx->conn, &w, NULL, NULL);
+	err = mtx->conn->fab->post_msg(mtx->conn, &w);
 	if (err)
 		return err;	/* never left */
 	*known = false;
@@ -383,7 +361,7 @@ static int mmt_mtx_start(struct mmt_mig_xport *t)
 	w.index = cpu_to_le32(mtx->nslots);
 	memcpy(w.nonce, t->tx_nonce, sizeof(w.nonce));
 	mtx->offered = true;
-	return mmt_conn_send_msg(mtx->conn, &w, NULL, NULL);
+	return mtx->conn->fab->post_msg(mtx->conn, &w);
 }
 
 static const struct mmt_mig_xport_ops mmt_mtx_ops = {
@@ -472,14 +450,14 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	if (!err || refused) {
 		mmt_tx_send_simple(conn, MMT_MSG_END, mtx->t.gen, 0, 0);
 		for (i = 0; i < mtx->nslots; i++)
-			mmt_wait_idle(&mtx->slots[i].wcqe);
+			mtx->conn->fab->src_idle(mtx->slots[i].src);
 		mmt_conn_flush_msgs(conn, mtx->timeout);
 	} else if (mtx->offered) {
 		/* no write in flight may outlive the snapshots: end it */
 		mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
 		mmt_conn_shutdown(conn);
 		for (i = 0; i < mtx->nslots; i++)
-			mmt_wait_idle(&mtx->slots[i].wcqe);
+			mtx->conn->fab->src_idle(mtx->slots[i].src);
 	}
 	mmt_mtx_free(mtx);
 	kfree(mtx);
@@ -616,7 +594,7 @@ static void mmt_mrx_strays(struct mmt_rx *rx, u32 n, u32 ms)
 		w.gen = cpu_to_le32(i & 1 ? rx->gen - 1 : rx->gen);
 		get_random_bytes(w.tag, sizeof(w.tag));
 		if (mmt_conn_state(rx->conn, NULL) != MMT_CONN_LIVE ||
-		    mmt_conn_send_msg(rx->conn, &w, NULL, NULL) ||
+		    rx->conn->fab->post_msg(rx->conn, &w) ||
 		    msleep_interruptible(ms))
 			break;
 	}
@@ -807,7 +785,7 @@ out_abort:
 	mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
 	mmt_conn_shutdown(conn);
 	for (i = 0; i < rx->nslots; i++)
-		mmt_wait_idle(&rx->slots[i].inv);
+		conn->fab->sink_idle(rx->slots[i].sink);
 	if (rx->stop && err == -ECONNRESET)
 		err = rx->stop;	/* a rejection ended it */
 	/*
@@ -969,7 +947,7 @@ void mmt_conn_mig_query(struct work_struct *work)
 						       &closures));
 		w.closures = cpu_to_le32(closures);
 		kfree(it);
-		if (mmt_conn_send_msg(conn, &w, NULL, NULL))
+		if (conn->fab->post_msg(conn, &w))
 			break;	/* no answer now; the next query runs the work */
 		atomic64_inc(&mmt_stats.statements_sent);
 	}
@@ -1084,7 +1062,7 @@ int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg)
 		kfree(it);
 	w.type = MMT_MSG_MIG_QUERY;
 	memcpy(w.nonce, nonce, sizeof(w.nonce));
-	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
+	err = conn->fab->post_msg(conn, &w);
 	if (!err)
 		err = mmt_conn_res_wait(conn, op.pmo, nonce, deadline,
 					&outcome);

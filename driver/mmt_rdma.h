@@ -70,6 +70,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "mmt_conn.h"
+#include "mmt_fabric.h"
 #include "mmt_internal.h"
 #include "mmt_transport.h"
 #include "mmt.h"
@@ -141,6 +142,7 @@ struct mmt_wait_cqe {
 /**
  * struct mmt_conn - one connection (one RC QP)
  * @ctx: rdma_cm context tag (first member)
+ * @fab: the fabric's operations the protocol calls (driver/mmt_fabric.h)
  * @ref: references: the owner (fd, listener queue) and temporary ones
  * @node: in mmt_conns (device removal)
  * @rm_node: in mmt_ib_remove()'s list of the connections on the device
@@ -239,6 +241,7 @@ struct mmt_wait_cqe {
  */
 struct mmt_conn {
 	struct mmt_cm_ctx ctx;
+	const struct mmt_fabric_ops *fab;
 	struct kref ref;
 	struct list_head node;
 	struct list_head rm_node;
@@ -345,19 +348,13 @@ struct mmt_sgl {
 	int nents;		/* mapped entries; 0 = not mapped */
 };
 
+/* A receiver's window slot: one closure granted at a time. */
 struct mmt_rx_slot {
-	bool granted;		/* registered and advertised */
+	bool granted;		/* its GRANT was sent (or tried) */
 	u32 index;
-	struct mmt_sgl region;	/* PMO memory (MMT, plain) or the bounce */
 	u8 *bounce;		/* secure: one closure's data + tag */
 	u8 *head;		/* MMT: header + sealed root slot */
-	struct scatterlist head_sg;
-	bool head_mapped;
-	struct ib_mr *mrs[MMT_WIRE_MAX_SEGS];
-	u16 regs[MMT_WIRE_MAX_SEGS];	/* registrations of each MR */
-	u32 nmrs;		/* MRs allocated */
-	u32 nvalid;		/* MRs registered now */
-	struct mmt_wait_cqe inv;
+	struct mmt_fab_sink *sink;	/* the fabric's: its registration */
 };
 
 struct mmt_rx {
@@ -372,7 +369,6 @@ struct mmt_rx {
 	u32 n;
 	u32 nslots;
 	size_t region_bytes;
-	u32 mrs_per_slot;
 	struct mmt_chan_crypto *chan;	/* secure: the sender's AES-GCM */
 	u8 *priv;		/* secure: private copy of one message */
 	struct mmt_rx_slot slots[MMT_MIGRATE_WINDOW_MAX];
@@ -448,8 +444,6 @@ u8 mmt_hello_fill(struct mmt_wire_hello_att *a, u64 conn_rand,
 		  u64 accept_rand, bool attested, int err);
 int mmt_hello_check(const void *data, u8 len, u16 *node,
 		    u64 *conn_rand, u64 *accept_rand, bool *attested);
-void mmt_conn_param(struct rdma_conn_param *p,
-		    const struct mmt_wire_hello_att *h, u8 len);
 int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 		     struct mmt_inbox_item **out);
 int mmt_conn_sends_ok(struct mmt_conn *conn, unsigned long deadline,
@@ -461,11 +455,6 @@ void mmt_conn_cred_tx(struct work_struct *work);
 int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms);
 
 /* mmt_tx_rdma.c */
-int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
-		       size_t len, const struct mmt_wire_seg *segs,
-		       u32 nsegs, struct ib_sge *head_sge,
-		       const struct mmt_wire_seg *head_seg, u32 imm,
-		       struct mmt_wait_cqe *wait);
 int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 		     struct mmt_xfer *x);
 

@@ -9,16 +9,10 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "mmt_fabric.h"
 #include "mmt_rdma.h"
 
 /* ------------------------------------------------------------ receiver */
-
-/*
- * Registrations of one MR before it is replaced: ib_inc_rkey() steps only
- * the rkey's low 8 bits, so a 257th registration would advertise the
- * rkey of the first again (docs/CONNECTIONS.md, "rkeys").
- */
-#define MMT_RX_MR_REGS		256
 
 /* The receive's binding, as its ACKs and its statement name it. */
 static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
@@ -33,21 +27,15 @@ static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
 	memcpy(b->tx_nonce, rx->tx_nonce, sizeof(b->tx_nonce));
 }
 
-/* Free what mmt_rx_alloc() allocated (the MRs, buffers, mappings). */
+/* Free what mmt_rx_alloc() allocated (the slots, buffers). */
 void mmt_rx_free(struct mmt_rx *rx)
 {
-	struct mmt_conn *conn = rx->conn;
-	u32 i, j;
+	u32 i;
 
 	for (i = 0; i < rx->nslots; i++) {
 		struct mmt_rx_slot *s = &rx->slots[i];
 
-		mmt_unmap(conn, &s->region);
-		if (s->head_mapped)
-			ib_dma_unmap_sg(conn->dev, &s->head_sg, 1,
-					DMA_BIDIRECTIONAL);
-		for (j = 0; j < s->nmrs; j++)
-			ib_dereg_mr(s->mrs[j]);
+		rx->conn->fab->sink_free(s->sink);
 		kfree(s->head);
 		if (s->bounce)	/* secure: ciphertext */
 			kvfree_sensitive(s->bounce, rx->region_bytes);
@@ -57,13 +45,12 @@ void mmt_rx_free(struct mmt_rx *rx)
 	mmt_chan_crypto_free(rx->chan);
 }
 
-/* Allocate a receive's window slots, their MRs and buffers. */
+/* Allocate a receive's window slots and their buffers. */
 int mmt_rx_alloc(struct mmt_rx *rx)
 {
 	const struct mmt_params *p = &rx->pmo->params;
 	struct mmt_conn *conn = rx->conn;
-	size_t chunk = (size_t)conn->max_pages * PAGE_SIZE;
-	u32 i, j;
+	u32 i;
 
 	rx->nslots = min_t(u32, rx->window ? rx->window : MMT_CONN_WINDOW,
 			   rx->n);
@@ -75,15 +62,10 @@ int mmt_rx_alloc(struct mmt_rx *rx)
 		if (!rx->priv)
 			return -ENOMEM;
 	}
-	/* +1: ib_map_mr_sg may stop short of a full MR at an entry edge */
-	rx->mrs_per_slot = DIV_ROUND_UP(rx->region_bytes, chunk) + 1 +
-			   (rx->channel == MMT_CHANNEL_MMT);
-	if (rx->mrs_per_slot > MMT_WIRE_MAX_SEGS)
-		return -E2BIG;
 	for (i = 0; i < rx->nslots; i++) {
 		struct mmt_rx_slot *s = &rx->slots[i];
+		struct mmt_fab_sink *sink;
 
-		mmt_wait_cqe_init(&s->inv, conn);
 		if (rx->channel == MMT_CHANNEL_MMT) {
 			s->head = kzalloc(MMT_CONN_HEAD_BYTES,
 					  GFP_KERNEL_ACCOUNT);
@@ -95,209 +77,55 @@ int mmt_rx_alloc(struct mmt_rx *rx)
 			if (!s->bounce)
 				return -ENOMEM;
 		}
-		for (j = 0; j < rx->mrs_per_slot; j++) {
-			struct ib_mr *mr = ib_alloc_mr(conn->pd,
-						       IB_MR_TYPE_MEM_REG,
-						       conn->max_pages);
-
-			if (IS_ERR(mr))
-				return PTR_ERR(mr);
-			s->mrs[s->nmrs++] = mr;
-		}
+		sink = conn->fab->sink_alloc(conn, rx->region_bytes, s->head);
+		if (IS_ERR(sink))
+			return PTR_ERR(sink);
+		s->sink = sink;
 	}
 	return 0;
 }
 
-/*
- * MR @j of @s, for one more registration: after MMT_RX_MR_REGS of them
- * it is replaced by a new MR (a new MR index: the rkeys of the old one
- * are not advertised again, docs/CONNECTIONS.md).  The slot is not
- * granted (invalidated), so the old MR is free; the new one is allocated
- * first, so its index differs from the old one's.
- */
-static struct ib_mr *mmt_rx_slot_mr(struct mmt_conn *conn,
-				    struct mmt_rx_slot *s, u32 j)
-{
-	struct ib_mr *mr;
-
-	if (s->regs[j] >= MMT_RX_MR_REGS) {
-		mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
-				 conn->max_pages);
-		if (IS_ERR(mr))
-			return mr;
-		ib_dereg_mr(s->mrs[j]);
-		s->mrs[j] = mr;
-		s->regs[j] = 0;
-	}
-	s->regs[j]++;
-	return s->mrs[j];
-}
-
-/* Chain a REG_MR of @mr (fresh rkey, remote write) after @prev. */
-static void mmt_rx_reg_wr(struct ib_reg_wr *r, struct ib_mr *mr,
-			  struct ib_reg_wr *prev)
-{
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	memset(r, 0, sizeof(*r));
-	r->wr.opcode = IB_WR_REG_MR;
-	r->wr.wr_cqe = &mmt_silent_cqe;
-	r->mr = mr;
-	r->key = mr->rkey;
-	r->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	if (prev)
-		prev->wr.next = &r->wr;
-}
-
-/* Register closure @index's receive area in @s and send its GRANT. */
+/* Make closure @index's receive area writable in @s and send its GRANT. */
 int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index)
 {
-	struct mmt_conn *conn = rx->conn;
 	struct mmt_pmo *pmo = rx->pmo;
-	struct ib_reg_wr *regs;
 	struct mmt_wire_msg *w;
-	struct scatterlist *sg;
-	unsigned int off = 0, prev_off;
-	u32 has_head = rx->channel == MMT_CHANNEL_MMT;
-	u32 left, nseg = 0;
 	void *area;
-	int err, n;
+	int err;
 
-	/* MMT: the closure's sections; plain: its data; secure: a bounce */
-	area = rx->channel == MMT_CHANNEL_SECURE ? (void *)s->bounce :
-		pmo->mem + (size_t)index * pmo->stride;
-	err = mmt_map(conn, area, rx->region_bytes, &s->region);
-	if (err)
-		return err;
-	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL_ACCOUNT);
 	w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
-	if (!regs || !w) {
-		err = -ENOMEM;
-		goto out;
-	}
-	sg = s->region.sgt.sgl;
-	left = s->region.nents;
-	while (left) {
-		struct ib_mr *mr;
-
-		if (nseg + has_head >= s->nmrs) {
-			err = -E2BIG;
-			goto out;
-		}
-		mr = mmt_rx_slot_mr(conn, s, nseg);
-		if (IS_ERR(mr)) {
-			err = PTR_ERR(mr);
-			goto out;
-		}
-		/*
-		 * Maps as many pages as the MR holds; an sg entry of
-		 * physically contiguous pages may be split across MRs:
-		 * then @n counts only the whole entries and @off says how
-		 * far into the next one this MR got.
-		 */
-		prev_off = off;
-		n = ib_map_mr_sg(mr, sg, left, &off, PAGE_SIZE);
-		if (n < 0 || (!n && off == prev_off)) {
-			err = n < 0 ? n : -EINVAL;
-			goto out;
-		}
-		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
-		w->segs[nseg].addr = cpu_to_le64(mr->iova);
-		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
-		w->segs[nseg].len = cpu_to_le32(mr->length);
-		nseg++;
-		left -= n;
-		while (n--)
-			sg = sg_next(sg);
-	}
-	if (rx->channel == MMT_CHANNEL_MMT) {
-		struct ib_mr *mr = mmt_rx_slot_mr(conn, s, nseg);
-
-		if (IS_ERR(mr)) {
-			err = PTR_ERR(mr);
-			goto out;
-		}
-		sg_init_one(&s->head_sg, s->head, MMT_CONN_HEAD_BYTES);
-		if (ib_dma_map_sg(conn->dev, &s->head_sg, 1,
-				  DMA_BIDIRECTIONAL) != 1) {
-			err = -ENOMEM;
-			goto out;
-		}
-		s->head_mapped = true;
-		off = 0;
-		n = ib_map_mr_sg(mr, &s->head_sg, 1, &off, PAGE_SIZE);
-		if (n != 1) {
-			err = n < 0 ? n : -EINVAL;
-			goto out;
-		}
-		mmt_rx_reg_wr(&regs[nseg], mr, nseg ? &regs[nseg - 1] : NULL);
-		w->segs[nseg].addr = cpu_to_le64(mr->iova);
-		w->segs[nseg].rkey = cpu_to_le32(mr->rkey);
-		w->segs[nseg].len = cpu_to_le32(mr->length);
-		w->head_seg = nseg;
-		nseg++;
-	}
+	if (!w)
+		return -ENOMEM;
 	w->type = MMT_MSG_GRANT;
-	w->nsegs = nseg;
 	w->gen = cpu_to_le32(rx->gen);
 	if (rx->channel == MMT_CHANNEL_MMT)
 		memcpy(w->nonce, rx->nonce, sizeof(w->nonce));
 	w->index = cpu_to_le32(index);
 	w->bytes = cpu_to_le64(rx->region_bytes);
-	/* posted when the send queue is idle: see mmt_conn_send_msg() */
-	s->nvalid = nseg;
+	/* MMT: the closure's sections; plain: its data; secure: a bounce */
+	area = rx->channel == MMT_CHANNEL_SECURE ? (void *)s->bounce :
+		pmo->mem + (size_t)index * pmo->stride;
 	s->granted = true;
 	s->index = index;
-	err = mmt_conn_send_msg(conn, w, &regs[0].wr, &regs[nseg - 1].wr);
-out:
-	kfree(regs);
+	err = rx->conn->fab->sink_grant(s->sink, area, rx->region_bytes, w);
 	kfree(w);
 	return err;
 }
 
 /*
- * Invalidate every MR of @s and wait: after this no remote write can land
- * in the slot's memory, which is then unmapped for the CPU.
+ * Revoke the peer's access to @s and wait: after this no remote write can
+ * land in the slot's memory, and the CPU sees what landed.
  */
 int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s)
 {
-	struct mmt_conn *conn = rx->conn;
-	struct ib_send_wr *wrs;
-	u32 i;
-	int err = 0;
+	int err;
 
 	if (!s->granted)
 		return 0;
-	wrs = kcalloc(s->nvalid, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
-	if (!wrs)
-		return -ENOMEM;
-	for (i = 0; i < s->nvalid; i++) {
-		wrs[i].opcode = IB_WR_LOCAL_INV;
-		wrs[i].wr_cqe = &mmt_silent_cqe;
-		wrs[i].ex.invalidate_rkey = s->mrs[i]->rkey;
-		if (i)
-			wrs[i - 1].next = &wrs[i];
-	}
-	wrs[s->nvalid - 1].send_flags = IB_SEND_SIGNALED;
-	wrs[s->nvalid - 1].wr_cqe = &s->inv.cqe;
-	reinit_completion(&s->inv.done);
-	err = ib_post_send(conn->qp, wrs, NULL);
-	kfree(wrs);
-	if (err) {
-		complete(&s->inv.done);
-		mmt_conn_fail(conn, -ECONNRESET);
-		return err;
-	}
-	err = mmt_wait_wr(conn, &s->inv, mmt_timeout(0));
-	if (err)
-		return err;
-	s->granted = false;
-	s->nvalid = 0;
-	mmt_unmap(conn, &s->region);
-	if (s->head_mapped) {
-		ib_dma_unmap_sg(conn->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
-		s->head_mapped = false;
-	}
-	return 0;
+	err = rx->conn->fab->sink_invalidate(s->sink);
+	if (!err)
+		s->granted = false;
+	return err;
 }
 
 /*
@@ -350,7 +178,7 @@ int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 		}
 	}
 	w.err = cpu_to_le32(-*verdict);
-	return mmt_conn_send_msg(rx->conn, &w, NULL, NULL);
+	return rx->conn->fab->post_msg(rx->conn, &w);
 }
 
 /* A DONE notice for closure @index: invalidate, check, ack, grant next. */
@@ -576,7 +404,7 @@ out_abort:
 	mmt_conn_fail(conn, err == -EINTR ? -ECONNRESET : err);
 	mmt_conn_shutdown(conn);
 	for (i = 0; i < rx->nslots; i++)
-		mmt_wait_idle(&rx->slots[i].inv);
+		conn->fab->sink_idle(rx->slots[i].sink);
 	x->closures = rx->accepted;
 	x->bytes = (u64)rx->accepted * pmo->params.data_bytes;
 out:

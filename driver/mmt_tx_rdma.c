@@ -10,6 +10,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "mmt_fabric.h"
 #include "mmt_rdma.h"
 
 /* ------------------------------------------------------------ sender */
@@ -17,12 +18,9 @@
 struct mmt_tx_slot {
 	bool busy;		/* closure posted, not yet acked */
 	u32 index;
-	struct mmt_sgl region;	/* MMT, plain: the PMO's closure memory */
-	struct mmt_sgl bounce_map;	/* secure: the bounce buffer */
 	u8 *bounce;		/* secure: ciphertext + tag */
 	u8 *head;		/* MMT: header + sealed root */
-	u64 head_dma;
-	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
+	struct mmt_fab_src *src;	/* the fabric's: its writes */
 };
 
 struct mmt_tx {
@@ -54,12 +52,7 @@ static void mmt_tx_free(struct mmt_tx *tx)
 	for (i = 0; i < tx->nslots; i++) {
 		struct mmt_tx_slot *s = &tx->slots[i];
 
-		mmt_unmap(conn, &s->region);
-		mmt_unmap(conn, &s->bounce_map);
-		if (s->head_dma)
-			ib_dma_unmap_single(conn->dev, s->head_dma,
-					    MMT_CONN_HEAD_BYTES,
-					    DMA_TO_DEVICE);
+		conn->fab->src_free(s->src);
 		kfree(s->head);
 		if (s->bounce)
 			kvfree_sensitive(s->bounce, tx->region_bytes);
@@ -72,7 +65,6 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 	struct mmt_conn *conn = tx->conn;
 	const struct mmt_params *p = &tx->pmo->params;
 	u32 i;
-	int err;
 
 	tx->nslots = min_t(u32, MMT_CONN_WINDOW, tx->n);
 	if (tx->channel == MMT_CHANNEL_MMT) {
@@ -85,142 +77,27 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 	}
 	for (i = 0; i < tx->nslots; i++) {
 		struct mmt_tx_slot *s = &tx->slots[i];
+		struct mmt_fab_src *src;
 
-		mmt_wait_cqe_init(&s->wcqe, conn);
-		if (tx->channel == MMT_CHANNEL_PLAIN)
-			continue;	/* straight from the PMO's memory */
 		if (tx->channel == MMT_CHANNEL_MMT) {
 			s->head = kzalloc(MMT_CONN_HEAD_BYTES,
 					  GFP_KERNEL_ACCOUNT);
 			if (!s->head)
 				return -ENOMEM;
-			s->head_dma = ib_dma_map_single(conn->dev, s->head,
-							MMT_CONN_HEAD_BYTES,
-							DMA_TO_DEVICE);
-			if (ib_dma_mapping_error(conn->dev, s->head_dma)) {
-				s->head_dma = 0;
-				return -ENOMEM;
-			}
-		} else {
+		} else if (tx->channel == MMT_CHANNEL_SECURE) {
 			s->bounce = kvzalloc(tx->region_bytes,
 					     MMT_GFP_USER_SIZED);
 			if (!s->bounce)
 				return -ENOMEM;
-			err = mmt_map(conn, s->bounce, tx->region_bytes,
-				      &s->bounce_map);
-			if (err)
-				return err;
 		}
+		/* MMT and plain: straight from the PMO's memory */
+		src = conn->fab->src_alloc(conn, s->head, s->bounce,
+					   tx->region_bytes);
+		if (IS_ERR(src))
+			return PTR_ERR(src);
+		s->src = src;
 	}
 	return 0;
-}
-
-/*
- * Build the RDMA writes of @len bytes from @local (mapped) to the remote
- * segments @segs, split at segment boundaries and at conn->max_sge SGEs.
- * The last WR is a WRITE_WITH_IMM with @imm, signaled with @wait, unless
- * @head_sge is given: then a last WRITE_WITH_IMM of that SGE goes to
- * @head_seg.  Everything is posted at once.
- */
-int mmt_tx_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
-		       size_t len, const struct mmt_wire_seg *segs,
-		       u32 nsegs, struct ib_sge *head_sge,
-		       const struct mmt_wire_seg *head_seg, u32 imm,
-		       struct mmt_wait_cqe *wait)
-{
-	u32 max_wr = local->nents + nsegs + 2;
-	struct ib_rdma_wr *wrs;
-	struct ib_sge *sges;
-	struct scatterlist *sg = local->sgt.sgl;
-	u32 sg_left = local->nents, nwr = 0, nsge = 0, seg = 0;
-	u64 sg_off = 0, seg_off = 0, total = 0;
-	int err;
-
-	for (seg = 0; seg < nsegs; seg++) {
-		if (!segs[seg].len)
-			return -EPROTO;	/* zero-length SGEs are refused */
-		total += le32_to_cpu(segs[seg].len);
-	}
-	if (total != len)
-		return -EPROTO;
-	/*
-	 * Charged to the caller's group, but without __GFP_RETRY_MAYFAIL:
-	 * a failure here comes after the closure was counted as posted.
-	 */
-	wrs = kcalloc(max_wr, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
-	sges = kcalloc(local->nents + nsegs + 1, sizeof(*sges),
-		       GFP_KERNEL_ACCOUNT);
-	if (!wrs || !sges) {
-		err = -ENOMEM;
-		goto out;
-	}
-	seg = 0;
-	while (total) {
-		struct ib_rdma_wr *w = &wrs[nwr];
-		u64 seg_left = le32_to_cpu(segs[seg].len) - seg_off;
-
-		w->wr.opcode = IB_WR_RDMA_WRITE;
-		w->wr.wr_cqe = &mmt_silent_cqe;
-		w->wr.sg_list = &sges[nsge];
-		w->remote_addr = le64_to_cpu(segs[seg].addr) + seg_off;
-		w->rkey = le32_to_cpu(segs[seg].rkey);
-		while (seg_left && w->wr.num_sge < conn->max_sge) {
-			u64 ent = sg_dma_len(sg) - sg_off;
-			u64 take = min(ent, seg_left);
-
-			sges[nsge].addr = sg_dma_address(sg) + sg_off;
-			sges[nsge].length = take;
-			sges[nsge].lkey = conn->pd->local_dma_lkey;
-			nsge++;
-			w->wr.num_sge++;
-			seg_left -= take;
-			seg_off += take;
-			total -= take;
-			sg_off += take;
-			if (sg_off == sg_dma_len(sg) && --sg_left) {
-				sg = sg_next(sg);
-				sg_off = 0;
-			}
-		}
-		if (!seg_left) {
-			seg++;
-			seg_off = 0;
-		}
-		if (nwr)
-			wrs[nwr - 1].wr.next = &w->wr;
-		nwr++;
-	}
-	if (head_sge) {
-		struct ib_rdma_wr *w = &wrs[nwr];
-
-		w->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-		w->wr.sg_list = head_sge;
-		w->wr.num_sge = 1;
-		w->remote_addr = le64_to_cpu(head_seg->addr);
-		w->rkey = le32_to_cpu(head_seg->rkey);
-		if (nwr)
-			wrs[nwr - 1].wr.next = &w->wr;
-		nwr++;
-	}
-	wrs[nwr - 1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
-	wrs[nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
-	wrs[nwr - 1].wr.wr_cqe = &wait->cqe;
-	/* counted until its completion: see mmt_conn_send_msg() */
-	mutex_lock(&conn->post_mutex);
-	atomic_inc(&conn->writes_out);
-	wait->sq_counted = true;
-	err = ib_post_send(conn->qp, &wrs[0].wr, NULL);
-	if (err) {
-		wait->sq_counted = false;
-		atomic_dec(&conn->writes_out);
-		mmt_conn_fail(conn, -ECONNRESET);
-	}
-	mutex_unlock(&conn->post_mutex);
-out:
-	kfree(wrs);
-	kfree(sges);
-	return err;
 }
 
 /* A GRANT for closure @m->index arrived: build and post it. */
@@ -230,8 +107,9 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 	struct mmt_pmo *pmo = tx->pmo;
 	const struct mmt_wire_msg *w = &m->wire;
 	struct mmt_tx_slot *s = &tx->slots[m->index % tx->nslots];
-	u32 nsegs = w->nsegs, imm;
-	struct ib_sge head_sge;
+	const struct mmt_fabric_ops *fab = conn->fab;
+	const struct mmt_wire_seg *head_seg = NULL;
+	u32 nsegs = w->nsegs, notice;
 	int err;
 
 	if (m->index != tx->posted || m->index >= tx->n || s->busy || !nsegs)
@@ -250,74 +128,43 @@ static int mmt_tx_grant(struct mmt_tx *tx, const struct mmt_msg *m)
 			return -EPROTO;
 		}
 	}
-	/* The slot's previous WRITE_WITH_IMM must have completed. */
-	err = mmt_wait_wr(conn, &s->wcqe, mmt_timeout(0));
+	/* The slot's previous write must have completed. */
+	err = fab->src_wait(s->src, mmt_timeout(0));
 	if (err)
 		return err;
-	mmt_unmap(conn, &s->region);
-	imm = (tx->gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
-	reinit_completion(&s->wcqe.done);
+	notice = (tx->gen & 0xff) << MMT_IMM_INDEX_BITS | m->index;
 	if (tx->channel == MMT_CHANNEL_MMT) {
 		u8 *mem = pmo->mem + (size_t)m->index * pmo->stride;
 
 		err = mmt_conn_tx_build(pmo, conn->conn_id, tx->gen,
 					tx->rx_nonce, conn->peer_node,
 					m->index, tx->copy, s->head);
-		if (!err) {
-			err = mmt_map(conn, mem, tx->region_bytes, &s->region);
-			if (err)
-				mmt_conn_tx_settle(pmo, m->index, tx->copy,
-						   -ECANCELED);
-		}
+		if (err)
+			return err;
+		err = fab->src_map(s->src, mem, tx->region_bytes);
 		if (err) {
-			complete(&s->wcqe.done);
+			mmt_conn_tx_settle(pmo, m->index, tx->copy,
+					   -ECANCELED);
 			return err;
 		}
-		ib_dma_sync_single_for_device(conn->dev, s->head_dma,
-					      MMT_CONN_HEAD_BYTES,
-					      DMA_TO_DEVICE);
-		head_sge.addr = s->head_dma;
-		head_sge.length = MMT_CONN_HEAD_BYTES;
-		head_sge.lkey = conn->pd->local_dma_lkey;
-		s->busy = true;
-		s->index = m->index;
-		tx->posted++;
-		err = mmt_tx_post_writes(conn, &s->region, tx->region_bytes,
-					 w->segs, nsegs - 1, &head_sge,
-					 &w->segs[nsegs - 1], imm,
-					 &s->wcqe);
+		head_seg = &w->segs[--nsegs];
 	} else if (tx->channel == MMT_CHANNEL_PLAIN) {
 		/* plain memory: its bytes as they are, no bounce, no crypto */
-		err = mmt_map(conn, pmo->mmts[m->index].data, tx->region_bytes,
-			      &s->region);
-		if (err) {
-			complete(&s->wcqe.done);
+		err = fab->src_map(s->src, pmo->mmts[m->index].data,
+				   tx->region_bytes);
+		if (err)
 			return err;
-		}
-		s->busy = true;
-		s->index = m->index;
-		tx->posted++;
-		err = mmt_tx_post_writes(conn, &s->region, tx->region_bytes,
-					 w->segs, nsegs, NULL, NULL, imm,
-					 &s->wcqe);
 	} else {
 		err = mmt_conn_sec_seal(pmo, tx->plain, tx->chan, tx->gen,
 					m->index, s->bounce);
-		if (err) {
-			complete(&s->wcqe.done);
+		if (err)
 			return err;
-		}
-		mmt_sync_for_device(conn, &s->bounce_map);
-		s->busy = true;
-		s->index = m->index;
-		tx->posted++;
-		err = mmt_tx_post_writes(conn, &s->bounce_map, tx->region_bytes,
-					 w->segs, nsegs, NULL, NULL, imm,
-					 &s->wcqe);
 	}
-	if (err)
-		complete(&s->wcqe.done);	/* nothing was posted */
-	return err;
+	s->busy = true;
+	s->index = m->index;
+	tx->posted++;
+	return fab->src_write(s->src, tx->region_bytes, w->segs, nsegs,
+			      head_seg, notice);
 }
 
 /* The transfer's binding as its ACKs and the receiver's statement name it. */
@@ -375,9 +222,8 @@ static int mmt_tx_ack(struct mmt_tx *tx, const struct mmt_msg *m)
 		atomic64_inc(&mmt_stats.ack_forged);
 		return -EPROTO;
 	}
-	/* The NIC is done with the slot's buffers before the MMT changes. */
-	mmt_wait_wr(tx->conn, &s->wcqe, mmt_timeout(0));
-	mmt_unmap(tx->conn, &s->region);
+	/* The fabric is done with the slot's buffers before the MMT changes. */
+	tx->conn->fab->src_wait(s->src, mmt_timeout(0));
 	if (tx->channel == MMT_CHANNEL_MMT)
 		mmt_conn_tx_settle(tx->pmo, m->index, tx->copy, m->err);
 	s->busy = false;
@@ -406,9 +252,8 @@ static void mmt_tx_abort(struct mmt_tx *tx, int err)
 	mmt_conn_fail(tx->conn, err);
 	mmt_conn_shutdown(tx->conn);
 	for (i = 0; i < tx->nslots; i++)
-		mmt_wait_idle(&tx->slots[i].wcqe);
+		tx->conn->fab->src_idle(tx->slots[i].src);
 	for (i = tx->acked; i < tx->posted; i++) {
-		mmt_unmap(tx->conn, &tx->slots[i % tx->nslots].region);
 		if (tx->channel == MMT_CHANNEL_MMT && tx->copy)
 			mmt_conn_tx_settle(tx->pmo, i, tx->copy, err);
 	}
@@ -480,7 +325,7 @@ int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 	w.gen = cpu_to_le32(tx->gen);
 	get_random_bytes_wait(tx->tx_nonce, sizeof(tx->tx_nonce));
 	memcpy(w.nonce, tx->tx_nonce, sizeof(w.nonce));
-	err = mmt_conn_send_msg(conn, &w, NULL, NULL);
+	err = conn->fab->post_msg(conn, &w);
 	if (err)
 		goto out_abort;
 	for (;;) {
@@ -541,7 +386,7 @@ int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			goto out_abort;
 	}
 	for (i = 0; i < tx->nslots; i++)
-		mmt_wait_idle(&tx->slots[i].wcqe);
+		conn->fab->src_idle(tx->slots[i].src);
 	mmt_conn_flush_msgs(conn, timeout);	/* the END */
 	err = tx->stop;
 	x->closures = tx->accepted;

@@ -7,13 +7,16 @@ symbols (nm) and the object that defines them, and prints one line per
 call from a file to a file that is not below it in LAYERS (the layering
 that driver/mmt_internal.h's header comment writes down), unless the
 call is in EXCEPTIONS.  lib/ (the engine) is below every driver file and
-calls none of them.  Exit status: 0 if none, 1 otherwise; 2 if the
+calls none of them.  The connection protocol's files (PROTOCOL) reach the
+fabric only through struct mmt_fabric_ops (driver/mmt_fabric.h): their
+code names no verbs or rdma_cm function, type or constant.  Exit status: 0 if none, 1 otherwise; 2 if the
 module is not built.
 
 Usage: scripts/layering.py [--graph]   (--graph: print every file's
 callees, the layering as it is, and exit 0)
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -36,6 +39,7 @@ LAYERS = {
     'mmt_attest': 5,    # attestation state, credentials
     # the RDMA transport (driver/*_rdma.c, driver/mmt_rdma.h)
     'mmt_conn_rdma': 6,  # the connection object, verbs resources, posting
+    'mmt_fabric_rdma': 7,  # the fabric ops: messages, writes, grants
     'mmt_hs_rdma': 7,   # hello, attested handshake, renewals
     'mmt_tx_rdma': 7,   # a transfer's sender (MMT_IOC_SEND)
     'mmt_rx_rdma': 7,   # a transfer's receiver (MMT_IOC_RECV)
@@ -55,6 +59,21 @@ EXCEPTIONS = {
     ('mmt_pmo', 'mmt_migrate'):
         'a write is throttled by the migration its PMO is the source of',
 }
+
+
+# The connection protocol, written against driver/mmt_fabric.h.
+PROTOCOL = ['mmt_hs_rdma', 'mmt_tx_rdma', 'mmt_rx_rdma', 'mmt_mig_rdma',
+            'mmt_connfd_rdma']
+VERBS = re.compile(r'\b(?:ib|rdma)_\w+|\bIB_\w+|\bRDMA_\w+')
+
+
+def verbs_used(path):
+    """The verbs and rdma_cm names in @path's code (comments left out)."""
+    with open(path) as f:
+        src = f.read()
+    src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
+    src = re.sub(r'//[^\n]*', ' ', src)
+    return sorted(set(VERBS.findall(src)))
 
 
 def objects(top):
@@ -123,6 +142,12 @@ def main():
                 continue
             print(f'layering: driver/{f}.c (layer {LAYERS[f]}) calls up '
                   f'into driver/{t}.c (layer {LAYERS[t]})')
+            bad += 1
+    for f in PROTOCOL:
+        used = verbs_used(os.path.join(top, 'driver', f + '.c'))
+        if used:
+            print(f'layering: driver/{f}.c (protocol) names the fabric\'s '
+                  f'verbs directly: {" ".join(used)}')
             bad += 1
     return 1 if bad else 0
 

@@ -345,6 +345,7 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 		goto err_count;
 	}
 	conn->listener = l;
+	conn->accepted = true;
 	/* our fresh nonce: the id is new even for a replayed hello */
 	arand = get_random_u64();
 	conn->conn_rand = crand;

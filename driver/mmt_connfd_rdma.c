@@ -12,8 +12,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "mmt_fabric.h"
-#include "mmt_rdma.h"
+#include "mmt_proto.h"
 
 /* ------------------------------------------------------------ conn fd */
 
@@ -183,7 +182,7 @@ static int mmt_conn_key_agree(struct mmt_conn *conn, void __user *uarg)
 	struct mmt_key_agree a;
 	struct mmt_conn_op op;
 	struct mmt_pmo *pmo;
-	bool initiator = !conn->listener;
+	bool initiator = !conn->accepted;
 	u32 usize;
 	int err, failed0;
 
@@ -328,7 +327,9 @@ static __poll_t mmt_conn_poll(struct file *file, poll_table *wait)
 
 static int mmt_conn_release(struct inode *inode, struct file *file)
 {
-	mmt_conn_destroy(file->private_data);
+	struct mmt_conn *conn = file->private_data;
+
+	conn->fab->destroy(conn);
 	return 0;
 }
 

@@ -7,7 +7,9 @@
  * verdict, END; the attested handshake's messages; migration's rounds) is
  * written against these operations and nothing else of the fabric: post a
  * message, register a receive area for one grant and invalidate it, write
- * a closure into a grant with a completion notice.  The RDMA fabric
+ * a closure into a grant with a completion notice, shut the traffic down;
+ * what arrives the fabric hands to mmt_conn_received() and
+ * mmt_conn_notice() (driver/mmt_proto.h).  The RDMA fabric
  * (driver/mmt_fabric_rdma.c: an RC QP's SENDs, RDMA writes with
  * immediate data, fast registration) implements them; connection set-up
  * and teardown (rdma_cm, the QP and CQ, device removal) stay with it.
@@ -82,6 +84,20 @@ struct mmt_fab_sink;
  *	or -ECONNRESET.  Context: process; may sleep.
  * @sink_idle: as @src_idle, for a receiver's slot.
  * @sink_free: release a slot (NULL is allowed).  Context: process.
+ * @shutdown: stop the connection's traffic for good (the caller failed
+ *	it first, mmt_conn_fail()): nothing is posted after, and once it
+ *	returns every message and write posted has completed or been
+ *	flushed, and every arrival has been handed to mmt_conn_received()
+ *	or mmt_conn_notice().  Idempotent.  Context: process; may sleep.
+ * @destroy: the owner is done with the connection (its fd is released):
+ *	stop its works (mmt_conn_stop_works()), shut it down, release the
+ *	fabric's resources and drop the owner's reference.  Context:
+ *	process; may sleep.
+ *
+ * The fabric counts what it posted and has not completed in the
+ * connection's @msgs_out and @writes_out, and the messages that failed in
+ * @msgs_failed (struct mmt_conn), waking conn->wq when they change; a
+ * fabric that completes every post before returning leaves them at 0.
  */
 struct mmt_fabric_ops {
 	const char *name;
@@ -102,6 +118,8 @@ struct mmt_fabric_ops {
 	int (*sink_invalidate)(struct mmt_fab_sink *s);
 	void (*sink_idle)(struct mmt_fab_sink *s);
 	void (*sink_free)(struct mmt_fab_sink *s);
+	void (*shutdown)(struct mmt_conn *conn);
+	void (*destroy)(struct mmt_conn *conn);
 };
 
 /* driver/mmt_fabric_rdma.c */

@@ -506,4 +506,6 @@ const struct mmt_fabric_ops mmt_rdma_fabric = {
 	.sink_invalidate = mmt_rdma_sink_invalidate,
 	.sink_idle = mmt_rdma_sink_idle,
 	.sink_free = mmt_rdma_sink_free,
+	.shutdown = mmt_conn_shutdown,
+	.destroy = mmt_conn_destroy,
 };

@@ -11,8 +11,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "mmt_fabric.h"
-#include "mmt_rdma.h"
+#include "mmt_proto.h"
 
 /* ------------------------------------------------------------ hello */
 
@@ -95,7 +94,7 @@ int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
 			 * (its disconnect overtook the completion): after
 			 * the drain every completion has been handled.
 			 */
-			mmt_conn_shutdown(conn);
+			conn->fab->shutdown(conn);
 			drained = true;
 			continue;
 		}
@@ -330,7 +329,7 @@ static void mmt_conn_close_cred(struct mmt_conn *conn, int err)
 			    conn->conn_id, conn->peer_cred.node_id,
 			    err == -EKEYEXPIRED ? "a credential expired" :
 			    "its renewed credential was refused");
-	mmt_conn_shutdown(conn);
+	conn->fab->shutdown(conn);
 }
 
 /* @expire_work: close the connection once a credential expired. */
@@ -548,7 +547,7 @@ int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms)
 	}
 	mutex_lock(&conn->tx_mutex);
 	mutex_lock(&conn->rx_mutex);
-	err = mmt_attest_hs_start(hs, !conn->listener, conn->conn_rand,
+	err = mmt_attest_hs_start(hs, !conn->accepted, conn->conn_rand,
 				  conn->accept_rand);
 	if (!err)
 		err = mmt_conn_send_chunks(conn, w, MMT_MSG_HS_HELLO, hs->own,

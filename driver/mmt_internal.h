@@ -19,6 +19,7 @@
  *   6  mmt_conn_rdma   the RDMA connection object, verbs resources, posting
  *   5  mmt_loopback    the local transport
  *      mmt_attest      attestation state and credentials
+ *      mmt_conn_core   the protocol's connection object: state, inboxes
  *   4  mmt_ckpt        checkpoint and restore (a migration to a buffer)
  *      mmt_conn        the connection protocol's helpers
  *   3  mmt_migrate     live migration, transport-neutral
@@ -34,7 +35,7 @@
  * Three calls go up, each listed in scripts/layering.py with its reason:
  * the PMO fd's ioctls dispatch to mmt_ckpt and mmt_loopback, and a write
  * asks mmt_migrate for its throttle.  The connection protocol's files
- * (hs, tx, rx, mig, connfd) post messages, write closures and grant
+ * (conn_core, hs, tx, rx, mig, connfd; driver/mmt_proto.h) post messages, write closures and grant
  * receive areas only through conn->fab (struct mmt_fabric_ops,
  * driver/mmt_fabric.h) and name no verbs themselves: the layering check
  * holds them to it.

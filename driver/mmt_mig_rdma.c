@@ -14,8 +14,7 @@
 #include <linux/slab.h>
 #include <linux/wait.h>
 
-#include "mmt_fabric.h"
-#include "mmt_rdma.h"
+#include "mmt_proto.h"
 
 /* ------------------------------------------------------------ migration */
 
@@ -423,7 +422,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	mtx->t.conn_id = conn->conn_id;
 	mtx->t.gen = ++conn->tx_gen;
 	mtx->t.peer_node = conn->peer_node;
-	mtx->t.dir = conn->listener ? 1 : 0;
+	mtx->t.dir = conn->accepted ? 1 : 0;
 	get_random_bytes_wait(mtx->t.tx_nonce, sizeof(mtx->t.tx_nonce));
 	mtx->t.window = a->window ?: MMT_MIGRATE_WINDOW;
 	mtx->conn = conn;
@@ -455,7 +454,7 @@ static int mmt_conn_do_migrate_send(struct mmt_conn *conn,
 	} else if (mtx->offered) {
 		/* no write in flight may outlive the snapshots: end it */
 		mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
-		mmt_conn_shutdown(conn);
+		conn->fab->shutdown(conn);
 		for (i = 0; i < mtx->nslots; i++)
 			mtx->conn->fab->src_idle(mtx->slots[i].src);
 	}
@@ -617,7 +616,7 @@ static int mmt_mrx_commit(struct mmt_rx *rx, const struct mmt_msg *m,
 		.gen = rx->gen,
 		.sender_node = rx->conn->peer_node,
 		.receiver_node = mmt_node_id(),
-		.dir = rx->conn->listener ? 0 : 1,	/* the source's */
+		.dir = rx->conn->accepted ? 0 : 1,	/* the source's */
 	};
 	int verdict;
 
@@ -671,7 +670,7 @@ static int mmt_conn_do_migrate_recv(struct mmt_conn *conn,
 		.conn_id = conn->conn_id,
 		.sender_node = conn->peer_node,
 		.receiver_node = mmt_node_id(),
-		.dir = conn->listener ? 0 : 1,	/* the source's */
+		.dir = conn->accepted ? 0 : 1,	/* the source's */
 	};
 	u8 nonce[MMT_RX_NONCE_BYTES];
 	size_t extra;
@@ -783,7 +782,7 @@ out_abort:
 	if (err != -ETIMEDOUT && err != -ECANCELED)
 		err = err == -EINTR ? -EINTR : -ECONNRESET;
 	mmt_conn_fail(conn, err == -ETIMEDOUT ? err : -ECONNRESET);
-	mmt_conn_shutdown(conn);
+	conn->fab->shutdown(conn);
 	for (i = 0; i < rx->nslots; i++)
 		conn->fab->sink_idle(rx->slots[i].sink);
 	if (rx->stop && err == -ECONNRESET)

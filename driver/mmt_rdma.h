@@ -72,6 +72,7 @@
 #include "mmt_conn.h"
 #include "mmt_fabric.h"
 #include "mmt_internal.h"
+#include "mmt_proto.h"
 #include "mmt_transport.h"
 #include "mmt.h"
 
@@ -79,26 +80,11 @@
 #define MMT_RQ_DEPTH		64	/* receive WRs (+1 for the drain) */
 #define MMT_MAX_SGE		16	/* SGEs per RDMA write */
 #define MMT_MR_PAGES		511	/* pages per MR (mmt_conn_create_qp()) */
-#define MMT_DEFAULT_TIMEOUT_MS	10000
 #define MMT_DEFAULT_BACKLOG	16
-#define MMT_INBOX_MAX		(4 * MMT_RQ_DEPTH)	/* queued messages */
 
-/**
- * enum mmt_conn_state - life of a connection; changed only by
- * mmt_conn_set_state(), checked against mmt_conn_next[]
- * @MMT_CONN_NEW: allocated, no rdma_cm step taken
- * @MMT_CONN_RESOLVING: connect: resolving the address and the route
- * @MMT_CONN_CONNECTING: connect sent, or a request being accepted
- * @MMT_CONN_LIVE: established; transfers may run
- * @MMT_CONN_DEAD: failed or closed; @err says why
- */
-enum mmt_conn_state {
-	MMT_CONN_NEW,
-	MMT_CONN_RESOLVING,
-	MMT_CONN_CONNECTING,
-	MMT_CONN_LIVE,
-	MMT_CONN_DEAD,
-};
+/* a peer may queue four receive rings of messages, no more */
+static_assert(MMT_INBOX_MAX == 4 * MMT_RQ_DEPTH);
+
 
 /* Stage bits of struct mmt_conn.stages: what teardown must undo. */
 enum {
@@ -109,12 +95,6 @@ enum {
 	MMT_CONN_NO_POST,	/* shut down: no message is posted any more */
 };
 
-/* What an rdma_cm_id's context points at. */
-struct mmt_cm_ctx {
-	bool listener;
-};
-
-struct mmt_conn;
 
 /* A receive buffer of the ring. */
 struct mmt_rx_buf {
@@ -124,11 +104,6 @@ struct mmt_rx_buf {
 	u64 dma;
 };
 
-/* A message in an inbox. */
-struct mmt_inbox_item {
-	struct list_head node;
-	struct mmt_msg msg;
-};
 
 /* A signaled WR a thread waits for. */
 struct mmt_wait_cqe {
@@ -139,175 +114,6 @@ struct mmt_wait_cqe {
 	bool sq_counted;	/* a write chain counted in writes_out */
 };
 
-/**
- * struct mmt_conn - one connection (one RC QP)
- * @ctx: rdma_cm context tag (first member)
- * @fab: the fabric's operations the protocol calls (driver/mmt_fabric.h)
- * @ref: references: the owner (fd, listener queue) and temporary ones
- * @node: in mmt_conns (device removal)
- * @rm_node: in mmt_ib_remove()'s list of the connections on the device
- *	going away (under mmt_conn_mutex while it is built)
- * @lnode: in the listener's pending or ready list until accepted
- * @listener: the listener that created it (accepting side), or NULL
- * @lock: protects @state, @err, @reached_live, @routed, @tx_inbox,
- *	@rx_inbox, @hs_inbox, @hs_done
- * @state: enum mmt_conn_state
- * @err: why it is DEAD (negative errno)
- * @reached_live: it entered LIVE (it may be DEAD since): what
- *	MMT_IOC_CONNECT hands out even when the peer closed it at once.  Not
- *	the stage bit WAS_LIVE, which ESTABLISHED sets before the transition
- *	(the QP can carry messages: teardown drains it) even on a connection
- *	that died first, e.g. of a malformed message the peer sent before
- *	ESTABLISHED was handled
- * @routed: connect side: ROUTE_RESOLVED arrived
- * @wq: woken on every state change and message
- * @setup_mutex: protects the verbs resources, @stages and @cm_id
- * @stages: MMT_CONN_* stage bits
- * @cm_id: the rdma_cm id; NULL once destroyed (or handed to rdma_cm)
- * @dev: the device of the QP
- * @pd: protection domain
- * @cq: the one CQ (send and receive), IB_POLL_SOFTIRQ
- * @qp: the RC QP
- * @max_sge: SGEs per send WR
- * @max_pages: pages per fast-registration MR
- * @rxb: MMT_RQ_DEPTH receive buffers
- * @tx_inbox: messages for the sending side (GRANT, ACK, NACK)
- * @rx_inbox: messages for the receiving side (OFFER, DONE, END)
- * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
- *	queue without limit)
- * @msgs_out: message SENDs posted and not completed yet
- * @msgs_failed: message SENDs that completed with an error or were
- *	flushed (never reset; counted before @msgs_out drops): whether a
- *	message reached the peer's NIC (mmt_conn_sends_ok())
- * @writes_out: RDMA write chains posted and not completed yet
- * @post_mutex: serializes posting to the send queue, so that a REG_MR is
- *	posted only when nothing before it is unacknowledged (see
- *	mmt_conn_send_msg())
- * @tx_mutex: one MMT_IOC_SEND at a time
- * @rx_mutex: one MMT_IOC_RECV at a time
- * @tx_gen: generation of the last transfer sent (under @tx_mutex); never
- *	wraps, so it is unique per connection and direction (the secure
- *	channel binds its keys to it)
- * @rx_gen: generation of the last OFFER taken (under @rx_mutex); every
- *	OFFER must be above it (else NACK ESTALE); an attacker can forge a
- *	high one, which only denies later transfers on this connection
- * @conn_rand: the connecting side's hello nonce (struct mmt_wire_hello)
- * @accept_rand: the accepting side's hello nonce
- * @conn_id: connection id (closure headers, secure-channel keys), from
- *	both sides' hello nonces (mmt_conn_id_derive()); set before LIVE; in
- *	attested mode replaced by the handshake's (mmt_hs_conn_id()) before
- *	the fd exists
- * @attested: the connection was made in attested mode: the handshake runs
- *	first (set at creation, never changed)
- * @hs_done: the attested handshake succeeded (under @lock); after it no
- *	handshake message is taken
- * @hs_inbox: handshake and key agreement messages (MMT_MSG_HS_*,
- *	MMT_MSG_AGREE*) not read yet
- * @ka_mutex: one MMT_IOC_CONN_KEY_AGREE at a time
- * @ka_seq: the number of the last key agreement (under @ka_mutex)
- * @hs_secret: the attested handshake's secret (zero otherwise); wiped when
- *	the connection is freed
- * @peer_cred: attested: the peer's credential the connection holds, the
- *	handshake's or the newest renewal the peer sent (under @lock)
- * @own_not_after: attested: the end of the validity of this node's
- *	credential the peer holds (under @lock)
- * @own_serial: attested: its serial (@cred_tx_work only, once the
- *	handshake is done)
- * @cred_inbox: attested: MMT_MSG_CRED chunks not read yet (under @lock)
- * @cred_buf: the renewal @cred_rx_work assembles (@cred_rx_work only)
- * @cred_len: its total length
- * @cred_got: its bytes received so far
- * @cred_rx_work: checks the peer's renewals (mmt_conn_cred_rx())
- * @cred_tx_work: sends this node's renewal (mmt_conn_cred_tx())
- * @expire_work: closes the connection when the peer's credential or
- *	this node's (as the peer holds it) expires (mmt_conn_expire())
- * @query_inbox: MMT_MSG_MIG_QUERY not answered yet (under @lock)
- * @query_work: answers them (mmt_conn_mig_query())
- * @res_inbox: MMT_MSG_MIG_STATEMENT not read yet (under @lock)
- * @res_mutex: one MMT_IOC_MIGRATE_RESOLVE at a time
- * @works_stopped: set at destroy (under @lock): no work is queued after
- * @peer_node: the peer's node id
- * @timeout_ms: connect timeout
- * @peer: the peer's address
- * @key_mutex: one MMT_IOC_CONN_SET_KEY at a time
- * @has_key: @chan_root is set (written once, under @key_mutex, with
- *	release semantics; read with acquire by mmt_conn_root())
- * @chan_root: the channel root of the connection's key (the secure channel
- *	on plain PMOs), wiped when the connection is freed
- * @mig_tx: the record of the last live migration sent (MMT_IOC_MIGRATE_*)
- * @mig_rx: the record of the last live migration received
- * @mig_last: @mig_tx or @mig_rx, whichever started last; NULL before any
- *	(under @lock): what MMT_IOC_MIGRATE_INFO and poll() report
- */
-struct mmt_conn {
-	struct mmt_cm_ctx ctx;
-	const struct mmt_fabric_ops *fab;
-	struct kref ref;
-	struct list_head node;
-	struct list_head rm_node;
-	struct list_head lnode;
-	struct mmt_listener *listener;
-	spinlock_t lock;		/* state, err, routed, inboxes */
-	enum mmt_conn_state state;
-	int err;
-	bool reached_live;
-	bool routed;
-	wait_queue_head_t wq;
-	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
-	unsigned long stages;
-	struct rdma_cm_id *cm_id;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	u32 max_sge;
-	u32 max_pages;
-	struct mmt_rx_buf *rxb;
-	struct list_head tx_inbox;
-	struct list_head rx_inbox;
-	u32 inbox_len;
-	atomic_t msgs_out;
-	atomic_t msgs_failed;
-	atomic_t writes_out;
-	struct mutex post_mutex;	/* ib_post_send of messages, writes */
-	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
-	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
-	u32 tx_gen;
-	u32 rx_gen;
-	u64 conn_rand;
-	u64 accept_rand;
-	u64 conn_id;
-	bool attested;
-	bool hs_done;
-	struct list_head hs_inbox;
-	u8 hs_secret[MMT_HS_SECRET_BYTES];
-	struct mutex ka_mutex;		/* MMT_IOC_CONN_KEY_AGREE */
-	u64 ka_seq;
-	struct mmt_cred peer_cred;
-	u64 own_not_after;
-	u64 own_serial;
-	struct list_head cred_inbox;
-	u8 *cred_buf;
-	u32 cred_len;
-	u32 cred_got;
-	struct work_struct cred_rx_work;
-	struct work_struct cred_tx_work;
-	struct delayed_work expire_work;
-	struct list_head query_inbox;
-	struct work_struct query_work;
-	struct list_head res_inbox;
-	struct mutex res_mutex;		/* MMT_IOC_MIGRATE_RESOLVE */
-	bool works_stopped;
-	u16 peer_node;
-	u32 timeout_ms;
-	struct sockaddr_storage peer;
-	struct mutex key_mutex;		/* MMT_IOC_CONN_SET_KEY */
-	bool has_key;
-	u8 chan_root[MMT_CHAN_ROOT_BYTES];
-	struct mmt_mig mig_tx;
-	struct mmt_mig mig_rx;
-	struct mmt_mig *mig_last;
-};
 
 /**
  * struct mmt_listener - a listening rdma_cm id and its accept queue
@@ -348,78 +154,16 @@ struct mmt_sgl {
 	int nents;		/* mapped entries; 0 = not mapped */
 };
 
-/* A receiver's window slot: one closure granted at a time. */
-struct mmt_rx_slot {
-	bool granted;		/* its GRANT was sent (or tried) */
-	u32 index;
-	u8 *bounce;		/* secure: one closure's data + tag */
-	u8 *head;		/* MMT: header + sealed root slot */
-	struct mmt_fab_sink *sink;	/* the fabric's: its registration */
-};
 
-struct mmt_rx {
-	struct mmt_conn *conn;
-	struct mmt_pmo *pmo;
-	u32 channel;
-	bool eager;
-	bool plain;		/* the PMO is plain memory (no key) */
-	u32 gen;
-	u8 nonce[MMT_RX_NONCE_BYTES];	/* MMT: this receive's, in GRANTs */
-	u8 tx_nonce[MMT_RX_NONCE_BYTES];	/* the sender's (OFFER) */
-	u32 n;
-	u32 nslots;
-	size_t region_bytes;
-	struct mmt_chan_crypto *chan;	/* secure: the sender's AES-GCM */
-	u8 *priv;		/* secure: private copy of one message */
-	struct mmt_rx_slot slots[MMT_MIGRATE_WINDOW_MAX];
-	u32 window;		/* slots wanted: 0 = MMT_CONN_WINDOW */
-	u32 granted;		/* next closure to grant */
-	u32 done;		/* DONE notices handled */
-	u32 accepted;
-	int stop;
-	bool record;		/* MMT channel: the receive is recorded */
-	bool have_key;		/* @key_root holds the PMO's, as it began */
-	u8 key_root[MMT_KEY_ROOT_BYTES];
-};
 
-/* What an ioctl on a connection fd that names a PMO holds: mmt_conn_op_begin(). */
-struct mmt_conn_op {
-	struct fd f;
-	struct mmt_pmo *pmo;
-	struct mutex *mutex;	/* the call's: tx_, rx_, ka_ or res_mutex */
-};
-
-/* mmt_conn_mutex protects mmt_conns, every connection (device removal). */
-extern struct mutex mmt_conn_mutex;
-extern struct list_head mmt_conns;
 
 /* mmt_conn_rdma.c */
-int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
-		       int err);
-bool mmt_conn_fail(struct mmt_conn *conn, int err);
-enum mmt_conn_state mmt_conn_state(struct mmt_conn *conn, int *err);
-bool mmt_conn_reached_live(struct mmt_conn *conn);
-void mmt_conn_fault_hold(struct mmt_conn *conn, bool agree);
-int mmt_conn_fault_hs(struct mmt_hs *hs, u8 **peer, u32 *peer_len,
-		      u16 *hello_node);
-void mmt_conn_free(struct kref *ref);
-const u8 *mmt_conn_root(struct mmt_conn *conn);
-void mmt_conn_put(struct mmt_conn *conn);
-void mmt_conn_queue(struct mmt_conn *conn, struct work_struct *work);
-int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
-		      struct mmt_conn_op *op);
-int mmt_conn_op_live(struct mmt_conn *conn);
-void mmt_conn_op_end(struct mmt_conn_op *op);
 void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn);
 extern struct ib_cqe mmt_silent_cqe;
-unsigned long mmt_timeout(u32 ms);
-bool mmt_conn_sq_idle(struct mmt_conn *conn);
 int mmt_conn_send_msg(struct mmt_conn *conn,
 		      const struct mmt_wire_msg *w,
 		      struct ib_send_wr *chain,
 		      struct ib_send_wr *chain_last);
-int mmt_tx_send_simple(struct mmt_conn *conn, u8 type, u32 gen,
-		       u32 index, int err);
 int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id);
 void mmt_conn_shutdown(struct mmt_conn *conn);
 void mmt_conn_teardown(struct mmt_conn *conn, int err);
@@ -427,58 +171,9 @@ void mmt_conn_destroy(struct mmt_conn *conn);
 int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
 	    struct mmt_sgl *s);
 void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s);
-struct mmt_inbox_item *mmt_inbox_pop(struct mmt_conn *conn,
-				     struct list_head *box);
-bool mmt_inbox_ready(struct mmt_conn *conn, struct list_head *box);
-struct mmt_inbox_item *mmt_inbox_wait(struct mmt_conn *conn,
-				      struct list_head *box,
-				      unsigned long timeout);
-void mmt_conn_flush_msgs(struct mmt_conn *conn, unsigned long timeout);
 int mmt_wait_wr(struct mmt_conn *conn, struct mmt_wait_cqe *w,
 		unsigned long timeout);
 void mmt_wait_idle(struct mmt_wait_cqe *w);
 void mmt_sync_for_device(struct mmt_conn *conn, struct mmt_sgl *s);
-
-/* mmt_hs_rdma.c */
-u8 mmt_hello_fill(struct mmt_wire_hello_att *a, u64 conn_rand,
-		  u64 accept_rand, bool attested, int err);
-int mmt_hello_check(const void *data, u8 len, u16 *node,
-		    u64 *conn_rand, u64 *accept_rand, bool *attested);
-int mmt_conn_hs_next(struct mmt_conn *conn, unsigned long deadline,
-		     struct mmt_inbox_item **out);
-int mmt_conn_sends_ok(struct mmt_conn *conn, unsigned long deadline,
-		      int failed0);
-bool mmt_conn_expired(struct mmt_conn *conn);
-void mmt_conn_expire(struct work_struct *work);
-void mmt_conn_cred_rx(struct work_struct *work);
-void mmt_conn_cred_tx(struct work_struct *work);
-int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms);
-
-/* mmt_tx_rdma.c */
-int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
-		     struct mmt_xfer *x);
-
-/* mmt_rx_rdma.c */
-void mmt_rx_free(struct mmt_rx *rx);
-int mmt_rx_alloc(struct mmt_rx *rx);
-int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index);
-int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s);
-int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
-		    int *verdict);
-int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
-			      struct mmt_pmo *pmo, struct mmt_xfer *x,
-			      bool plain);
-
-/* mmt_mig_rdma.c */
-int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
-		     bool send);
-int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg);
-void mmt_conn_mig_query(struct work_struct *work);
-int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg);
-int mmt_conn_migrate_req(struct mmt_conn *conn, unsigned long arg,
-			 unsigned int bit);
-
-/* mmt_connfd_rdma.c */
-extern const struct file_operations mmt_conn_fops;
 
 #endif /* MMT_RDMA_H */

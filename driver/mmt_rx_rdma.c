@@ -9,8 +9,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
-#include "mmt_fabric.h"
-#include "mmt_rdma.h"
+#include "mmt_proto.h"
 
 /* ------------------------------------------------------------ receiver */
 
@@ -22,7 +21,7 @@ static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
 	b->gen = rx->gen;
 	b->sender_node = rx->conn->peer_node;
 	b->receiver_node = mmt_node_id();
-	b->dir = rx->conn->listener ? 0 : 1;	/* the sender's */
+	b->dir = rx->conn->accepted ? 0 : 1;	/* the sender's */
 	memcpy(b->rx_nonce, rx->nonce, sizeof(b->rx_nonce));
 	memcpy(b->tx_nonce, rx->tx_nonce, sizeof(b->tx_nonce));
 }
@@ -334,7 +333,7 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			.conn_id = conn->conn_id,
 			.sender_node = conn->peer_node,
 			.receiver_node = mmt_node_id(),
-			.dir = conn->listener ? 0 : 1,	/* the sender's */
+			.dir = conn->accepted ? 0 : 1,	/* the sender's */
 			.gen = rx->gen,
 		};
 
@@ -402,7 +401,7 @@ out_abort:
 	if (err != -ETIMEDOUT)
 		err = err == -EINTR ? -EINTR : -ECONNRESET;
 	mmt_conn_fail(conn, err == -EINTR ? -ECONNRESET : err);
-	mmt_conn_shutdown(conn);
+	conn->fab->shutdown(conn);
 	for (i = 0; i < rx->nslots; i++)
 		conn->fab->sink_idle(rx->slots[i].sink);
 	x->closures = rx->accepted;

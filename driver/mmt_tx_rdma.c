@@ -10,8 +10,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "mmt_fabric.h"
-#include "mmt_rdma.h"
+#include "mmt_proto.h"
 
 /* ------------------------------------------------------------ sender */
 
@@ -175,7 +174,7 @@ static void mmt_tx_bind(struct mmt_tx *tx, struct mmt_bind *b)
 	b->gen = tx->gen;
 	b->sender_node = mmt_node_id();
 	b->receiver_node = tx->conn->peer_node;
-	b->dir = tx->conn->listener ? 1 : 0;
+	b->dir = tx->conn->accepted ? 1 : 0;
 	memcpy(b->rx_nonce, tx->rx_nonce, sizeof(b->rx_nonce));
 	memcpy(b->tx_nonce, tx->tx_nonce, sizeof(b->tx_nonce));
 }
@@ -250,7 +249,7 @@ static void mmt_tx_abort(struct mmt_tx *tx, int err)
 	u32 i;
 
 	mmt_conn_fail(tx->conn, err);
-	mmt_conn_shutdown(tx->conn);
+	tx->conn->fab->shutdown(tx->conn);
 	for (i = 0; i < tx->nslots; i++)
 		tx->conn->fab->src_idle(tx->slots[i].src);
 	for (i = tx->acked; i < tx->posted; i++) {
@@ -307,7 +306,7 @@ int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 			.conn_id = conn->conn_id,
 			.sender_node = mmt_node_id(),
 			.receiver_node = conn->peer_node,
-			.dir = conn->listener ? 1 : 0,
+			.dir = conn->accepted ? 1 : 0,
 			.gen = tx->gen,
 		};
 

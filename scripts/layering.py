@@ -37,6 +37,7 @@ LAYERS = {
     'mmt_conn': 4,      # connection protocol helpers
     'mmt_loopback': 5,  # the local transport
     'mmt_attest': 5,    # attestation state, credentials
+    'mmt_conn_core': 5,  # the protocol's connection object, its inboxes
     # the RDMA transport (driver/*_rdma.c, driver/mmt_rdma.h)
     'mmt_conn_rdma': 6,  # the connection object, verbs resources, posting
     'mmt_fabric_rdma': 7,  # the fabric ops: messages, writes, grants
@@ -62,7 +63,7 @@ EXCEPTIONS = {
 
 
 # The connection protocol, written against driver/mmt_fabric.h.
-PROTOCOL = ['mmt_hs_rdma', 'mmt_tx_rdma', 'mmt_rx_rdma', 'mmt_mig_rdma',
+PROTOCOL = ['mmt_conn_core', 'mmt_hs_rdma', 'mmt_tx_rdma', 'mmt_rx_rdma', 'mmt_mig_rdma',
             'mmt_connfd_rdma']
 VERBS = re.compile(r'\b(?:ib|rdma)_\w+|\bIB_\w+|\bRDMA_\w+')
 

@@ -936,10 +936,6 @@ int mmt_conn_connect(void __user *uarg)
 	return -EOPNOTSUPP;
 }
 
-void mmt_conn_cred_renewed(void)
-{
-}
-
 int mmt_conn_init(void)
 {
 	return 0;

@@ -12,7 +12,7 @@
  * secret and two key-confirmation tags over a transcript of both hello
  * nonces of the rdma_cm hello, both credentials and both shares.  Each
  * side sends its tag and checks the peer's.  The transport (messages,
- * waiting) is driver/mmt_hs_rdma.c; what is here needs no RDMA and is
+ * waiting) is driver/mmt_conn_hs.c; what is here needs no RDMA and is
  * tested under KUnit (suite mmt_hs).
  *
  * Why kpp and not the curve25519 library: the kpp API picks the best

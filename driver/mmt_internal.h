@@ -6,17 +6,17 @@
  * every file may call the engine in lib/, which calls no driver file.
  * scripts/layering.py (in make lint) checks it on the module built.
  *
- *  12  mmt_main        module init and exit, /dev/mmt
- *  11  mmt_ioctl       /dev/mmt's ioctls
- *  10  mmt_cm_rdma     rdma_cm: connect, listen and accept; device removal
- *   9  mmt_connfd_rdma the connection fd: its ioctls and file operations
- *   8  mmt_mig_rdma    live migration over a connection, resolve
- *   7  mmt_hs_rdma     hello, attested handshake, credential renewals
- *      mmt_tx_rdma     a transfer's sending side (MMT_IOC_SEND)
- *      mmt_rx_rdma     a transfer's receiving side (MMT_IOC_RECV)
- *      mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
+ *  13  mmt_main        module init and exit, /dev/mmt
+ *  12  mmt_ioctl       /dev/mmt's ioctls
+ *  11  mmt_cm_rdma     rdma_cm: connect, listen and accept; device removal
+ *  10  mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
  *                      messages, a closure's writes, grants
- *   6  mmt_conn_rdma   the RDMA connection object, verbs resources, posting
+ *   9  mmt_conn_rdma   a connection's verbs resources, completions, posts
+ *   8  mmt_connfd      the connection fd: its ioctls and file operations
+ *   7  mmt_conn_mig    live migration over a connection, resolve
+ *   6  mmt_conn_hs     hello, attested handshake, credential renewals
+ *      mmt_conn_tx     a transfer's sending side (MMT_IOC_SEND)
+ *      mmt_conn_rx     a transfer's receiving side (MMT_IOC_RECV)
  *   5  mmt_loopback    the local transport
  *      mmt_attest      attestation state and credentials
  *      mmt_conn_core   the protocol's connection object: state, inboxes
@@ -35,10 +35,11 @@
  * Three calls go up, each listed in scripts/layering.py with its reason:
  * the PMO fd's ioctls dispatch to mmt_ckpt and mmt_loopback, and a write
  * asks mmt_migrate for its throttle.  The connection protocol's files
- * (conn_core, hs, tx, rx, mig, connfd; driver/mmt_proto.h) post messages, write closures and grant
- * receive areas only through conn->fab (struct mmt_fabric_ops,
- * driver/mmt_fabric.h) and name no verbs themselves: the layering check
- * holds them to it.
+ * (mmt_conn_core to mmt_connfd, driver/mmt_proto.h) post messages, write
+ * closures and grant receive areas only through conn->fab (struct
+ * mmt_fabric_ops, driver/mmt_fabric.h) and name no verbs themselves: the
+ * layering check holds them to it.  A fabric calls the protocol's object
+ * (mmt_conn_received(), mmt_conn_notice()), never its files above it.
  */
 #ifndef MMT_INTERNAL_H
 #define MMT_INTERNAL_H
@@ -563,12 +564,14 @@ int mmt_delegate_loopback(struct mmt_pmo *src, struct mmt_pmo *dst,
 			  bool copy, bool eager, u64 *sent);
 int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg);
 
-/* mmt_conn.c (stubs) / mmt_cm_rdma.c, mmt_hs_rdma.c (CONFIG_INFINIBAND) */
+/* mmt_cm_rdma.c (CONFIG_INFINIBAND), else stubs in mmt_conn.c */
 int mmt_conn_listen(void __user *uarg);
 int mmt_conn_connect(void __user *uarg);
-void mmt_conn_cred_renewed(void);
 int mmt_conn_init(void);
 void mmt_conn_exit(void);
+
+/* mmt_conn_hs.c */
+void mmt_conn_cred_renewed(void);
 
 /* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,

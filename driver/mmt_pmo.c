@@ -13,7 +13,7 @@
  *
  * A PMO without a key is plain, non-secure memory: its MMTs are INVALID
  * (DESIGN.md section 1), pread()/pwrite() copy its bytes as they are, and
- * the plain channel RDMA-writes them (driver/mmt_tx_rdma.c).  Keying it
+ * the plain channel RDMA-writes them (driver/mmt_conn_tx.c).  Keying it
  * formats it; MMT_IOC_PMO_INVALIDATE zeroes it, so it never shows stale
  * ciphertext as plain bytes.
  */

@@ -7,11 +7,11 @@
  *
  *	mmt_conn_core.c		the object: state, references, inboxes, the
  *				dispatch of what arrives, the ioctls' prologue
- *	mmt_hs_rdma.c		the hello, the attested handshake, renewals
- *	mmt_tx_rdma.c		a transfer's sender (MMT_IOC_SEND)
- *	mmt_rx_rdma.c		a transfer's receiver (MMT_IOC_RECV)
- *	mmt_mig_rdma.c		live migration over a connection, resolve
- *	mmt_connfd_rdma.c	the connection fd
+ *	mmt_conn_hs.c		the hello, the attested handshake, renewals
+ *	mmt_conn_tx.c		a transfer's sender (MMT_IOC_SEND)
+ *	mmt_conn_rx.c		a transfer's receiver (MMT_IOC_RECV)
+ *	mmt_conn_mig.c		live migration over a connection, resolve
+ *	mmt_connfd.c		the connection fd
  *
  * Nothing here needs the verbs headers: the RDMA fabric's own state
  * (driver/mmt_rdma.h) is reached from the connection only through
@@ -339,7 +339,7 @@ void mmt_conn_stop_works(struct mmt_conn *conn);
 int mmt_conn_received(struct mmt_conn *conn, const void *buf, u32 len);
 int mmt_conn_notice(struct mmt_conn *conn, u32 notice);
 
-/* mmt_hs_rdma.c */
+/* mmt_conn_hs.c */
 u8 mmt_hello_fill(struct mmt_wire_hello_att *a, u64 conn_rand,
 		  u64 accept_rand, bool attested, int err);
 int mmt_hello_check(const void *data, u8 len, u16 *node,
@@ -354,11 +354,11 @@ void mmt_conn_cred_rx(struct work_struct *work);
 void mmt_conn_cred_tx(struct work_struct *work);
 int mmt_conn_handshake(struct mmt_conn *conn, u32 timeout_ms);
 
-/* mmt_tx_rdma.c */
+/* mmt_conn_tx.c */
 int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 		     struct mmt_xfer *x);
 
-/* mmt_rx_rdma.c */
+/* mmt_conn_rx.c */
 void mmt_rx_free(struct mmt_rx *rx);
 int mmt_rx_alloc(struct mmt_rx *rx);
 int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index);
@@ -369,7 +369,7 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			      struct mmt_pmo *pmo, struct mmt_xfer *x,
 			      bool plain);
 
-/* mmt_mig_rdma.c */
+/* mmt_conn_mig.c */
 int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 		     bool send);
 int mmt_conn_migrate_info(struct mmt_conn *conn, void __user *uarg);
@@ -378,7 +378,7 @@ int mmt_conn_migrate_resolve(struct mmt_conn *conn, void __user *uarg);
 int mmt_conn_migrate_req(struct mmt_conn *conn, unsigned long arg,
 			 unsigned int bit);
 
-/* mmt_connfd_rdma.c */
+/* mmt_connfd.c */
 extern const struct file_operations mmt_conn_fops;
 
 #endif /* MMT_PROTO_H */

@@ -68,7 +68,7 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 /*
  * Live migration (docs/MIGRATION.md), written once in driver/mmt_migrate.c
  * against the operations below: the loopback transport (mmt_loopback.c)
- * and the RDMA transport (mmt_mig_rdma.c) implement them.
+ * and the RDMA transport (mmt_conn_mig.c) implement them.
  */
 struct mmt_mig;
 struct mmt_mig_xport;

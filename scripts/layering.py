@@ -38,17 +38,19 @@ LAYERS = {
     'mmt_loopback': 5,  # the local transport
     'mmt_attest': 5,    # attestation state, credentials
     'mmt_conn_core': 5,  # the protocol's connection object, its inboxes
-    # the RDMA transport (driver/*_rdma.c, driver/mmt_rdma.h)
-    'mmt_conn_rdma': 6,  # the connection object, verbs resources, posting
-    'mmt_fabric_rdma': 7,  # the fabric ops: messages, writes, grants
-    'mmt_hs_rdma': 7,   # hello, attested handshake, renewals
-    'mmt_tx_rdma': 7,   # a transfer's sender (MMT_IOC_SEND)
-    'mmt_rx_rdma': 7,   # a transfer's receiver (MMT_IOC_RECV)
-    'mmt_mig_rdma': 8,  # live migration over a connection, resolve
-    'mmt_connfd_rdma': 9,  # the connection fd: its ioctls and fops
-    'mmt_cm_rdma': 10,  # rdma_cm: connect, listen, accept; ib_client
-    'mmt_ioctl': 11,    # /dev/mmt's ioctls
-    'mmt_main': 12,     # module init and exit
+    # the connection protocol (driver/mmt_proto.h), above its object
+    'mmt_conn_hs': 6,   # hello, attested handshake, renewals
+    'mmt_conn_tx': 6,   # a transfer's sender (MMT_IOC_SEND)
+    'mmt_conn_rx': 6,   # a transfer's receiver (MMT_IOC_RECV)
+    'mmt_conn_mig': 7,  # live migration over a connection, resolve
+    'mmt_connfd': 8,    # the connection fd: its ioctls and fops
+    # the RDMA fabric (driver/*_rdma.c, driver/mmt_rdma.h): the protocol
+    # calls it only through struct mmt_fabric_ops
+    'mmt_conn_rdma': 9,  # a connection's verbs resources, completions, posts
+    'mmt_fabric_rdma': 10,  # the fabric ops: messages, writes, grants
+    'mmt_cm_rdma': 11,  # rdma_cm: connect, listen, accept; ib_client
+    'mmt_ioctl': 12,    # /dev/mmt's ioctls
+    'mmt_main': 13,     # module init and exit
 }
 
 # Calls up that the layering keeps for now, each with its reason.
@@ -63,8 +65,8 @@ EXCEPTIONS = {
 
 
 # The connection protocol, written against driver/mmt_fabric.h.
-PROTOCOL = ['mmt_conn_core', 'mmt_hs_rdma', 'mmt_tx_rdma', 'mmt_rx_rdma', 'mmt_mig_rdma',
-            'mmt_connfd_rdma']
+PROTOCOL = ['mmt_conn_core', 'mmt_conn_hs', 'mmt_conn_tx', 'mmt_conn_rx', 'mmt_conn_mig',
+            'mmt_connfd']
 VERBS = re.compile(r'\b(?:ib|rdma)_\w+|\bIB_\w+|\bRDMA_\w+')
 
 

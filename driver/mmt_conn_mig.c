@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_mig_rdma.c - live migration over a connection (docs/MIGRATION.md):
+ * mmt_conn_mig.c - live migration over a connection (docs/MIGRATION.md):
  * MMT_IOC_MIGRATE_SEND's source and MMT_IOC_MIGRATE_RECV's destination on
  * the transport-neutral engine of mmt_migrate.c, MIGRATE_INFO, FINISH and
  * ABORT, and the resolve of transfers of unknown outcome (MIG_QUERY

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_tx_rdma.c - the sending side of a transfer (MMT_IOC_SEND):
+ * mmt_conn_tx.c - the sending side of a transfer (MMT_IOC_SEND):
  * OFFER, RDMA writes of each closure into the receiver's grants, ACKs, END
  * and the abort of a transfer its connection failed under
  */

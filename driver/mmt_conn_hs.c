@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_hs_rdma.c - a connection's hello (the rdma_cm private data),
+ * mmt_conn_hs.c - a connection's hello (the rdma_cm private data),
  * the attested handshake over a new connection, and the continuous
  * attestation of a live one: credential renewals sent and checked, the
  * close at expiry (docs/ATTESTATION.md)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_connfd_rdma.c - the connection fd: its ioctls (MMT_IOC_SEND,
+ * mmt_connfd.c - the connection fd: its ioctls (MMT_IOC_SEND,
  * MMT_IOC_RECV, MMT_IOC_CONN_SET_KEY, MMT_IOC_CONN_KEY_AGREE, the
  * MMT_IOC_MIGRATE_* ones) and its file operations
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_rx_rdma.c - the receiving side of a transfer (MMT_IOC_RECV):
+ * mmt_conn_rx.c - the receiving side of a transfer (MMT_IOC_RECV):
  * GRANTs of fast-registered window slots, invalidation after the sender's
  * notice, the check of each closure, ACKs and the receive's end
  */

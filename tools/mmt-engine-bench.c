@@ -31,7 +31,12 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "mmt_lib.h"
@@ -133,6 +138,172 @@ static double best_of(bench_fn fn, void *arg, int iters)
 			best = t;
 	}
 	return best;
+}
+
+/* ------------------------------------------------------------ machine */
+
+/*
+ * The machine a figure came from, printed above the table (and as
+ * "machine" in the JSON), so that a figure from one machine is never read
+ * as another's: the CPU's model name, its L2 and L3 as the kernel reports
+ * them (sysfs), the L3 as glibc sees it (glibc chooses memcpy's strategy
+ * from it: non-temporal stores for copies larger than about 3/4 of it per
+ * thread, so two machines with the same CPU can copy large buffers
+ * differently), and the code paths the engine's crypto runs on: OpenSSL's
+ * AES (its AES-NI code when the CPU has AES-NI and OPENSSL_ia32cap does not
+ * mask it; OpenSSL 3.0 has no VAES code, so a CPU's VAES goes unused) and
+ * the engine's NH and GF(2^64) stage (lib/mmt_nh_avx2.c or the portable
+ * code).
+ */
+struct machine {
+	char cpu[96];
+	u64 l2, l3;		/* bytes, sysfs (0: unknown) */
+	u64 l3_glibc;		/* bytes, sysconf (0: unknown) */
+	unsigned int cpus;	/* online */
+	char aes[160];
+	char nh[48];
+	char openssl[64];
+};
+
+static struct machine mach;
+
+/* "32768K" (sysfs cache size) or a plain number: bytes, 0 if unreadable */
+static u64 read_size_file(const char *path)
+{
+	unsigned long long v = 0;
+	char unit = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu%c", &v, &unit) < 1)
+		v = 0;
+	fclose(f);
+	if (unit == 'K')
+		v <<= 10;
+	else if (unit == 'M')
+		v <<= 20;
+	return v;
+}
+
+static void machine_caches(void)
+{
+	char path[96];
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		u64 level, size;
+		char type[16] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		if (fscanf(f, "%15s", type) != 1)
+			type[0] = 0;
+		fclose(f);
+		if (strcmp(type, "Unified"))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		level = read_size_file(path);
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		size = read_size_file(path);
+		if (level == 2)
+			mach.l2 = size;
+		else if (level == 3)
+			mach.l3 = size;
+	}
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	{
+		long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+		mach.l3_glibc = v > 0 ? (u64)v : 0;
+		if (!mach.l2) {
+			v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+			mach.l2 = v > 0 ? (u64)v : 0;
+		}
+	}
+#endif
+	if (!mach.l3)
+		mach.l3 = mach.l3_glibc;
+}
+
+static void machine_probe(void)
+{
+	const char *mask = getenv("OPENSSL_ia32cap");
+	char line[256], name[64] = "unknown";
+	int family = -1, model = -1;
+	bool simd;
+	FILE *f;
+
+	/* the first CPU's model name, family and model (a hypervisor may
+	 * give a bare "AMD EPYC": the family and model tell its generation)
+	 */
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		if (!strncmp(line, "cpu family", 10) && family < 0)
+			family = atoi(v + 1);
+		else if (!strncmp(line, "model\t", 6) && model < 0)
+			model = atoi(v + 1);
+		else if (!strncmp(line, "model name", 10)) {
+			v += 1 + strspn(v + 1, " \t");
+			v[strcspn(v, "\n")] = 0;
+			snprintf(name, sizeof(name), "%s", v);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (family >= 0 && model >= 0)
+		snprintf(mach.cpu, sizeof(mach.cpu), "%s (family %d model %d)",
+			 name, family, model);
+	else
+		snprintf(mach.cpu, sizeof(mach.cpu), "%s", name);
+	mach.cpus = (unsigned int)max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+	machine_caches();
+	snprintf(mach.openssl, sizeof(mach.openssl), "%s",
+		 OpenSSL_version(OPENSSL_VERSION));
+#if defined(__x86_64__)
+	{
+		bool aesni = __builtin_cpu_supports("aes");
+		bool vaes = __builtin_cpu_supports("vaes");
+		bool v30 = OpenSSL_version_num() >> 20 == 0x300;
+
+		snprintf(mach.aes, sizeof(mach.aes), "%s%s%s%s",
+			 aesni ? "AES-NI (128-bit vectors)" :
+				 "no AES-NI: OpenSSL's vector-permute or table code",
+			 vaes && v30 ? "; the CPU's VAES unused (OpenSSL 3.0 has no VAES code)" :
+			 vaes ? "; the CPU has VAES" : "",
+			 mask ? ", masked by OPENSSL_ia32cap=" : "",
+			 mask ? mask : "");
+	}
+#else
+	snprintf(mach.aes, sizeof(mach.aes), "OpenSSL's code for this CPU");
+#endif
+	simd = mmt_nh_simd_begin();
+	mmt_nh_simd_end(simd);
+	snprintf(mach.nh, sizeof(mach.nh), "%s",
+		 simd ? "AVX2 + PCLMULQDQ" : "portable C");
+}
+
+static void print_machine(FILE *f)
+{
+	fprintf(f, "machine: %s, %u CPUs online, L2 %llu KiB, L3 %llu KiB",
+		mach.cpu, mach.cpus, (unsigned long long)mach.l2 >> 10,
+		(unsigned long long)mach.l3 >> 10);
+	if (mach.l3_glibc && mach.l3_glibc != mach.l3)
+		fprintf(f, " (glibc sees %llu KiB)",
+			(unsigned long long)mach.l3_glibc >> 10);
+	fprintf(f, "\ncrypto: %s, AES by %s; NH and GF(2^64): %s\n",
+		mach.openssl, mach.aes, mach.nh);
 }
 
 /* ------------------------------------------------------------ engine */
@@ -1491,8 +1662,12 @@ static void print_json(FILE *f)
 	unsigned int i, n = 0;
 	bool met;
 
-	fprintf(f, "{\"tool\": \"mmt-engine-bench\", \"runs\": %d, \"rows\": [\n",
-		runs);
+	fprintf(f, "{\"tool\": \"mmt-engine-bench\", \"runs\": %d,\n", runs);
+	fprintf(f, " \"machine\": {\"cpu\": \"%s\", \"cpus\": %u, \"l2_bytes\": %llu, \"l3_bytes\": %llu, \"l3_bytes_glibc\": %llu, \"openssl\": \"%s\", \"aes\": \"%s\", \"nh\": \"%s\"},\n",
+		mach.cpu, mach.cpus, (unsigned long long)mach.l2,
+		(unsigned long long)mach.l3, (unsigned long long)mach.l3_glibc,
+		mach.openssl, mach.aes, mach.nh);
+	fprintf(f, " \"rows\": [\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
@@ -1626,6 +1801,13 @@ int main(int argc, char **argv)
 			       "[--json] [--json-file PATH] [--runs N] [--section NAME] [--sizes LIST] [--working-set BYTES]");
 			return c == 'h' ? 0 : 2;
 		}
+	}
+	machine_probe();
+	if (!json) {
+		/* at the top: a figure is read with its machine */
+		print_machine(stdout);
+		printf("\n");
+		fflush(stdout);
 	}
 	for (i = 0; i < ARRAY_SIZE(bench_sections); i++) {
 		if (only ? strcmp(only, bench_sections[i].name) :

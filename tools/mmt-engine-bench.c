@@ -8,7 +8,7 @@
  * critical path over a memory-copy transport against the secure channel,
  * a plain copy and its floor (the copy of the closures' bytes), 4 KiB ..
  * 64 MiB (section "delegation", see there for what each path includes).
- * The output starts with the machine it ran on (section "machine").
+ * The output starts with the machine it ran on (machine_probe()).
  *
  * Not a test: it asserts nothing (it only checks that every path delivers
  * the right plaintext).  Every figure is the best of --runs runs, taken in

@@ -306,21 +306,37 @@ static void mmt_node_encode(const struct mmt_params *p, unsigned int l,
 static int mmt_node_decode(const struct mmt_params *p, unsigned int l,
 			   const u8 *buf, struct mmt_node_ctr *c)
 {
-	u32 arity = 1u << p->log_arity[l], j;
+	const u64 high = 0x0101010101010101ull * (u8)~MMT_MINOR_MAX;
+	u32 len = p->node_size - MMT_MAC_BYTES - 8, j;	/* a multiple of 8 */
+	u32 arity = min_t(u32, 1u << p->log_arity[l], len);
+	const u8 *b = buf + 8;
+	u64 bad = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->major = get_unaligned_le64(buf);
 	if (c->major > MMT_MAJOR_MAX)
 		return -EBADMSG;
-	for (j = 0; j < p->node_size - MMT_MAC_BYTES - 8; j++) {
-		u8 v = buf[8 + j];
+	/*
+	 * Eight bytes at a time, without a branch per byte (every access
+	 * decodes the nodes on its path): a minor above MMT_MINOR_MAX or a
+	 * nonzero byte past the arity is an error, and on error @c is not to
+	 * be used (as before)
+	 */
+	for (j = 0; j + 8 <= arity; j += 8) {
+		u64 w = get_unaligned_le64(b + j);
 
-		if (j < arity && v <= MMT_MINOR_MAX)
-			c->minor[j] = v;
-		else if (v)
-			return -EBADMSG;
+		memcpy(c->minor + j, b + j, 8);
+		bad |= w & high;
 	}
-	return 0;
+	for (; j < arity; j++) {
+		c->minor[j] = b[j];
+		bad |= b[j] & (u8)~MMT_MINOR_MAX;
+	}
+	for (; j < len && (j & 7); j++)
+		bad |= b[j];
+	for (; j < len; j += 8)
+		bad |= get_unaligned_le64(b + j);
+	return bad ? -EBADMSG : 0;
 }
 
 static u8 *mmt_node_ptr(const struct mmt *m, unsigned int l, u32 i)

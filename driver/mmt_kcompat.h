@@ -3,12 +3,13 @@
  * mmt_kcompat.h - the kernel API differences between the kernel series the
  * module supports (6.1 and 6.12, README "Kernels")
  *
- * The one place where the module's code depends on the kernel version.
+ * The one place where the module's C code depends on the kernel version.
  * Each shim covers only what the module uses, is keyed on a feature test
- * where the kernel offers one and on LINUX_VERSION_CODE otherwise, and
- * names the upstream change that made it necessary.  Kernel builds only:
- * the driver's files include it where they use a shim, and the engine's
- * kernel build gets it through lib/mmt_compat.h.
+ * where the kernel offers one (a macro) and on LINUX_VERSION_CODE
+ * otherwise, and names the upstream change that made it necessary.
+ * Kernel builds only: the driver's files include it (directly or through
+ * mmt_internal.h), the engine's through lib/mmt_compat.h.  The one Kbuild difference
+ * (what $(src) holds) is handled in tests/kunit/Kbuild.
  */
 #ifndef MMT_KCOMPAT_H
 #define MMT_KCOMPAT_H
@@ -18,9 +19,10 @@
 
 /*
  * get_unaligned_le32() and friends: 6.12's "move asm/unaligned.h to
- * linux/unaligned.h" removed <asm/unaligned.h>, which 6.1 has only.
+ * linux/unaligned.h" removed <asm/unaligned.h>, which 6.1 has only.  (By
+ * version: sparse and checkpatch do not take __has_include(<...>).)
  */
-#if __has_include(<linux/unaligned.h>)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>

@@ -9,8 +9,8 @@
 #          user-space lib/, tools;
 #          the first make check and make demo on a machine without the
 #          packages, replayed (tests/firstrun/run.sh); the Debian packages
-#          built, installed, and the module built by DKMS for Debian's
-#          kernel (tests/deb/run.sh); the debug guest kernel
+#          built, installed, and the module built by DKMS for each of
+#          those kernels (tests/deb/run.sh); the debug guest kernel
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
 #   unit   the tests/lib suites in user space (OpenSSL backend); the
 #          smoke versions of the paper's items (tools/paper/run.sh); the
@@ -18,7 +18,8 @@
 #          the attestation tools against swtpm (tests/attest/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
-#          and lockdep on
+#          and lockdep on, from 6.1's source (KUNIT_KERNELS="6.1 6.12":
+#          from 6.12's as well, scripts/kunit.sh)
 #   guest  the harness's own tests (tests/guest/selftest.sh), then the
 #          module in QEMU guests with Soft-RoCE: basic, pair, reload,
 #          dkms, kv, migrate on Debian's kernel; the planted bugs, attack,
@@ -122,7 +123,7 @@ module_copy_build() {
 		cp "$d"/*.[ch] "$dir/$d/"
 	done
 	rm -f "$dir"/driver/*.mod.c
-	make -s -C "$kdir" M="$(cd "$dir" && pwd)" W=1 "$@" modules 2>&1
+	make -s -j"$(nproc)" -C "$kdir" M="$(cd "$dir" && pwd)" W=1 "$@" modules 2>&1
 }
 
 # module_verdict NAME LOG CMD...: run CMD with its output in LOG; ok if it
@@ -150,7 +151,7 @@ stage_build() {
 	# series' two builds from private copies.
 	v=${KVER:-$KDIR}
 	if module_verdict "module builds warning-free with W=1 for ${v:-(no kernel)}" \
-		"$log" make -s module && [ -n "$v" ] &&
+		"$log" make -s -j"$(nproc)" module && [ -n "$v" ] &&
 	   module_verdict "module builds warning-free with W=1 and MMT_DEBUG=1 for $v" \
 		"$log.debug" module_copy_build "$out/module-debug" "$KDIR" MMT_DEBUG=1; then
 		built=$v

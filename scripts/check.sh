@@ -108,11 +108,12 @@ sub_checks() {
 	echo "$p $f"
 }
 
-# module_copy_build DIR KDIR [MAKEARGS...]: build the module with W=1
+# module_copy_build DIR HEADERS [MAKEARGS...]: build the module with W=1
 # from a private copy of Kbuild, driver/, lib/ and uapi/ in DIR against
-# KDIR (driver/mmt.ko stays the default kernel's build); output on stdout
+# the kernel build directory HEADERS (driver/mmt.ko stays the default
+# kernel's build); output on stdout
 module_copy_build() {
-	local dir=$1 kdir=$2 d
+	local dir=$1 headers=$2 d
 	shift 2
 
 	rm -rf "$dir"
@@ -123,7 +124,7 @@ module_copy_build() {
 		cp "$d"/*.[ch] "$dir/$d/"
 	done
 	rm -f "$dir"/driver/*.mod.c
-	make -s -j"$(nproc)" -C "$kdir" M="$(cd "$dir" && pwd)" W=1 "$@" modules 2>&1
+	make -s -j"$(nproc)" -C "$headers" M="$(cd "$dir" && pwd)" W=1 "$@" modules 2>&1
 }
 
 # module_verdict NAME LOG CMD...: run CMD with its output in LOG; ok if it

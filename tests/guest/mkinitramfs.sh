@@ -70,7 +70,7 @@ die() {
 # /lib/modules/<ver> that has a /boot/vmlinuz-<ver>, of the default kernel
 # series (MMT_KERNEL_SERIES, scripts/lib.sh) if there is one
 guest_kver() {
-	local v best= best_default= series
+	local v best='' best_default='' series
 
 	if [ -n "${GUEST_KDIR:-}" ]; then
 		cat "$GUEST_KDIR/kernelrelease" ||
@@ -84,8 +84,9 @@ guest_kver() {
 	series=$(. "$ROOT/scripts/lib.sh" && echo "${MMT_KERNEL_SERIES%% *}")
 	for v in $(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' \
 		   2>/dev/null | sort -V); do
-		[ -f "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/kernel" ] ||
+		if [ ! -f "/boot/vmlinuz-$v" ] || [ ! -d "/lib/modules/$v/kernel" ]; then
 			continue
+		fi
 		best=$v
 		case $v in "$series".*) best_default=$v ;; esac
 	done

@@ -5,13 +5,16 @@
 # every test stage; `make demo` runs the two-node demo in guests.
 #
 # Variables you may set:
-#   KVER   kernel version to build for (default: newest /lib/modules/*/build)
+#   KVER   kernel version to build for (default: the newest installed
+#          kernel of the default series, 6.1: scripts/lib.sh mmt_kver)
 #   KDIR   kernel build directory (default: /lib/modules/$(KVER)/build)
 #   O      user-space build directory (default: build)
 #   MMT_CACHE  cache for the unpacked kernel source and the UML build
 #          (default: /var/tmp/mmt-cache; deleting it only costs time)
 #   MMT_PROGRESS_SECONDS  seconds between the progress lines of long
 #          builds (the debug kernel, make demo's build; default 30)
+#   KUNIT_KERNELS  the kernel series whose sources the KUnit stage runs
+#          the suites on (default 6.1; "6.1 6.12" for both)
 
 # KVER and KDIR look at installed packages (the kernel headers), so they are
 # resolved by the recipes that use them, never when this file is parsed, and
@@ -82,7 +85,7 @@ CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/
 all: module user tools
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,19p' Makefile
 
 module:
 	@test -d '$(KDIR)' || { \

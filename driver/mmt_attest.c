@@ -48,7 +48,7 @@
 #include <linux/uaccess.h>
 #include <linux/verification.h>
 #include <linux/xarray.h>
-#include <asm/unaligned.h>
+#include "mmt_kcompat.h"
 
 #include "mmt_internal.h"
 #include "mmt.h"

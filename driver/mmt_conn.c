@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include <asm/unaligned.h>
+#include "mmt_kcompat.h"
 #include <crypto/algapi.h>
 #include <crypto/sha2.h>
 

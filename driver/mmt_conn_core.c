@@ -215,9 +215,9 @@ int mmt_conn_op_begin(int pmo_fd, struct mutex *mutex,
 		      struct mmt_conn_op *op)
 {
 	op->f = fdget(pmo_fd);
-	if (!op->f.file)
+	if (!fd_file(op->f))
 		return -EBADF;
-	op->pmo = mmt_pmo_from_file(op->f.file);
+	op->pmo = mmt_pmo_from_file(fd_file(op->f));
 	op->mutex = mutex;
 	if (!op->pmo) {
 		fdput(op->f);

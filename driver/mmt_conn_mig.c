@@ -861,7 +861,7 @@ int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
 	if (park) {
 		/* committed: parked under the receive's nonce, in this call */
 		mmt_mig_get_info(&conn->mig_rx, &info);
-		mmt_ckpt_park_end(park, err ? NULL : op.f.file, info.nonce);
+		mmt_ckpt_park_end(park, err ? NULL : fd_file(op.f), info.nonce);
 	}
 	mmt_conn_op_end(&op);
 	if (a.info) {

@@ -30,7 +30,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include "mmt_kcompat.h"
 
 #include "mmt_internal.h"
 

@@ -131,9 +131,9 @@ int mmt_delegate_local(struct mmt_pmo *src, void __user *uarg)
 	    d.closures || d.reserved[0] || d.reserved[1])
 		return -EINVAL;
 	f = fdget(d.dst_fd);
-	if (!f.file)
+	if (!fd_file(f))
 		return -EBADF;
-	dst = mmt_pmo_from_file(f.file);
+	dst = mmt_pmo_from_file(fd_file(f));
 	if (!dst) {
 		err = -ENOTTY;
 		goto out;

@@ -583,7 +583,7 @@ int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
  *
  * For transports that send the tree nodes, data MACs and ciphertext
  * straight from the MMT's own memory (the RDMA transport writes them from
- * the PMO, driver/mmt_tx_rdma.c), so nothing is copied but the head.
+ * the PMO, driver/mmt_conn_tx.c), so nothing is copied but the head.
  * The MMT must stay unchanged until they are sent (it is SENDING).
  *
  * Context: may sleep (kernel crypto API).

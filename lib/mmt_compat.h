@@ -32,7 +32,7 @@
 #include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <crypto/algapi.h>
-#include <asm/unaligned.h>
+#include "mmt_kcompat.h"
 
 #else /* !__KERNEL__ */
 

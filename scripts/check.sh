@@ -3,11 +3,14 @@
 #
 # `make check`: runs every test stage and exits non-zero if any failed.
 #
-#   build  module (W=1, warnings are failures), user-space lib/, tools;
+#   build  module (W=1, warnings are failures; normal and MMT_DEBUG=1) for
+#          each supported kernel series installed (MMT_KERNEL_SERIES,
+#          scripts/lib.sh: 6.1 and 6.12), or only for KVER or KDIR if set;
+#          user-space lib/, tools;
 #          the first make check and make demo on a machine without the
 #          packages, replayed (tests/firstrun/run.sh); the Debian packages
-#          built, installed, and the module built by DKMS for Debian's
-#          kernel (tests/deb/run.sh); the debug guest kernel
+#          built, installed, and the module built by DKMS for each of
+#          those kernels (tests/deb/run.sh); the debug guest kernel
 #          (scripts/debug-kernel.sh, cached) when the guest stage boots it
 #   unit   the tests/lib suites in user space (OpenSSL backend); the
 #          smoke versions of the paper's items (tools/paper/run.sh); the
@@ -15,7 +18,8 @@
 #          the attestation tools against swtpm (tests/attest/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
-#          and lockdep on
+#          and lockdep on, from 6.1's source (KUNIT_KERNELS="6.1 6.12":
+#          from 6.12's as well, scripts/kunit.sh)
 #   guest  the harness's own tests (tests/guest/selftest.sh), then the
 #          module in QEMU guests with Soft-RoCE: basic, pair, reload,
 #          dkms, kv, migrate on Debian's kernel; the planted bugs, attack,
@@ -38,9 +42,17 @@ mkdir -p "$out"
 
 # The kernel to build for and boot, resolved now that `make check` has run
 # scripts/deps.sh, and exported to every stage.  Without one, the stages
-# that need it fail with the reason.
-if mmt_kernel; then
+# that need it fail with the reason.  Unless the caller chose the kernel
+# (KVER or KDIR), the build stage also builds the module, and the DKMS
+# check has it built, for the newest installed kernel of each other
+# supported series (scripts/lib.sh: MMT_KVERS, other_kvers).
+other_kvers=()
+if mmt_kernels; then
 	echo "check: kernel ${KVER:-(from KDIR)}, build dir $KDIR"
+	for v in $MMT_KVERS; do
+		[ "$v" = "${KVER:-}" ] || other_kvers+=("$v")
+	done
+	echo "check: the module is built for ${KVER:-$KDIR}${other_kvers[*]:+ ${other_kvers[*]}}"
 fi
 
 total_pass=0
@@ -96,16 +108,68 @@ sub_checks() {
 	echo "$p $f"
 }
 
-stage_build() {
-	local pass=0 fail=0 log=$out/build-module.log rc p f
-	if make -s module >"$log" 2>&1 && ! grep -E 'warning:|error:' "$log"; then
-		echo "ok - module builds warning-free with W=1"
+# module_copy_build DIR HEADERS [MAKEARGS...]: build the module with W=1
+# from a private copy of Kbuild, driver/, lib/ and uapi/ in DIR against
+# the kernel build directory HEADERS (driver/mmt.ko stays the default
+# kernel's build); output on stdout
+module_copy_build() {
+	local dir=$1 headers=$2 d
+	shift 2
+
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp Kbuild "$dir/"
+	for d in driver lib uapi; do
+		mkdir -p "$dir/$d"
+		cp "$d"/*.[ch] "$dir/$d/"
+	done
+	rm -f "$dir"/driver/*.mod.c
+	make -s -j"$(nproc)" -C "$headers" M="$(cd "$dir" && pwd)" W=1 "$@" modules 2>&1
+}
+
+# module_verdict NAME LOG CMD...: run CMD with its output in LOG; ok if it
+# succeeds and LOG has no warning or error (then return 0)
+module_verdict() {
+	local name=$1 log=$2
+	shift 2
+
+	if "$@" >"$log" 2>&1 && ! grep -E 'warning:|error:' "$log"; then
+		echo "ok - $name"
 		pass=$((pass + 1))
-	else
-		cat "$log"
-		echo "not ok - module build"
-		fail=$((fail + 1))
+		return 0
 	fi
+	cat "$log"
+	echo "not ok - $name"
+	fail=$((fail + 1))
+	return 1
+}
+
+stage_build() {
+	local pass=0 fail=0 log=$out/build-module.log rc p f v built=
+
+	# The default kernel's module in the tree (driver/mmt.ko, which the
+	# guest stage loads), its test build (MMT_DEBUG=1) and each other
+	# series' two builds from private copies.
+	v=${KVER:-$KDIR}
+	if module_verdict "module builds warning-free with W=1 for ${v:-(no kernel)}" \
+		"$log" make -s -j"$(nproc)" module && [ -n "$v" ] &&
+	   module_verdict "module builds warning-free with W=1 and MMT_DEBUG=1 for $v" \
+		"$log.debug" module_copy_build "$out/module-debug" "$KDIR" MMT_DEBUG=1; then
+		built=$v
+	fi
+	# (the normal build last: tests/deb/run.sh compares the DKMS build's
+	# srcversion with $out/module-<ver>/driver/mmt.ko's)
+	for v in "${other_kvers[@]}"; do
+		if module_verdict "module builds warning-free with W=1 and MMT_DEBUG=1 for $v" \
+			"$log.$v.debug" module_copy_build "$out/module-$v" \
+			"/lib/modules/$v/build" MMT_DEBUG=1 &&
+		   module_verdict "module builds warning-free with W=1 for $v" \
+			"$log.$v" module_copy_build "$out/module-$v" \
+			"/lib/modules/$v/build"; then
+			built="$built${built:+ }$v"
+		fi
+	done
+	echo "build: the module built for: ${built:-no kernel}"
 	if make -s user tools >"$log.user" 2>&1 && ! grep -E 'warning:|error:' "$log.user"; then
 		echo "ok - user-space lib/, tests and tools build warning-free"
 		pass=$((pass + 1))

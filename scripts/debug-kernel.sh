@@ -4,8 +4,10 @@
 # debug-kernel.sh - build (once) the debug guest kernel (KASAN, lockdep,
 # kmemleak, UBSAN, KFENCE) and print the directory that holds it.
 #
-# Source: Debian's linux-source tarball (the tree the guests' production
-# kernel comes from), unpacked in the cache once per tarball, pristine.
+# Source: Debian's linux-source tarball of the default kernel series (the
+# first of MMT_KERNEL_SERIES, scripts/lib.sh: the tree the guests'
+# production kernel comes from), unpacked in the cache once per tarball,
+# pristine.
 # Config: x86_64_defconfig, then the kernel's own
 # scripts/kconfig/merge_config.sh with kernel/configs/kvm_guest.config
 # and tests/debug-kernel/debug.config, then olddefconfig; every line of the
@@ -29,9 +31,8 @@ set -euo pipefail
 frag=$mmt_top/tests/debug-kernel/debug.config
 jobs=${JOBS:-$(nproc)}
 
-tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
-if [ -z "$tarball" ]; then
-	echo "debug-kernel: no /usr/src/linux-source-*.tar.xz; run 'make deps'" >&2
+if ! tarball=$(mmt_kernel_tarball 2>&1); then
+	echo "debug-kernel: $tarball" >&2
 	exit 1
 fi
 # Bump when the recipe below changes what is built (not for comments).

@@ -9,7 +9,7 @@
 #     static) and a test build of the module (MMT_DEBUG=1, which adds
 #     MMT_IOC_PMO_DEBUG, the attacker's bit flipper for the tamper demo)
 #     from a private copy of the sources (tests/guest/demo/build.sh).
-#  2. Cut a slice of the Linux source tarball (/usr/src/linux-source-*.tar.xz,
+#  2. Cut a slice of the Linux source tarball (/usr/src/linux-source-6.1.tar.xz,
 #     installed by make deps) and share it with the guests over 9p.
 #  3. Boot node A (10.0.0.1, node id 1) and node B (10.0.0.2, node id 2)
 #     (tests/guest/run.sh, scripts tests/guest/demo/g-demo-{a,b}.sh).  A
@@ -92,9 +92,9 @@ say "built: guest programs and the test module build/demo/ko/driver/mmt.ko" \
 	"the same code as driver/mmt.ko) ($(($(date +%s) - t)) s)"
 
 # 2. the data: a slice of the Linux source tarball
-# shellcheck disable=SC2012 # version-sorted file names
-TARBALL=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
-[ -n "$TARBALL" ] || die "no /usr/src/linux-source-*.tar.xz: run 'make deps'"
+# (the default kernel series', so that the figures do not change when
+# another series' source is installed)
+TARBALL=$(mmt_kernel_tarball) || die "no kernel source tarball"
 head -c $((SLICE_MIB << 20)) "$TARBALL" >"$SHARE/slice.bin"
 SLICE_BYTES=$(stat -c %s "$SHARE/slice.bin")
 HOST_SHA=$(sha256sum "$SHARE/slice.bin" | cut -d' ' -f1)

@@ -6,10 +6,16 @@
 set -euo pipefail
 
 pkgs=(
-	# module build against Debian's kernel, and the kernel the guests boot
+	# module build against Debian's kernel (6.1), and the kernel the
+	# guests boot
 	build-essential linux-headers-amd64 linux-image-amd64
-	# KUnit on UML from Debian's kernel source; checkpatch, kernel-doc
-	linux-source-6.1 bc flex bison libelf-dev python3 perl xz-utils
+	# the other supported series (scripts/lib.sh, MMT_KERNEL_SERIES):
+	# 6.12 from bookworm-security, whose headers need its image
+	linux-headers-6.12-amd64
+	# KUnit on UML from Debian's kernel sources (6.1 and 6.12);
+	# checkpatch, kernel-doc
+	linux-source-6.1 linux-source-6.12 bc flex bison libelf-dev python3
+	perl xz-utils
 	# user-space build of lib/: OpenSSL backend, libFuzzer, sanitizers
 	libssl-dev clang libclang-rt-dev
 	# the openssl command: the attestation tests' signers, and the debug

@@ -7,69 +7,99 @@
 # $MMT_CACHE/kunit/src (outside the project; never committed), with the
 # project linked in as drivers/misc/mmt (tests/kunit/Kconfig and Kbuild plus
 # symlinks to lib/, uapi/ and tests/).  The UML build directory is kept in
-# $MMT_CACHE/kunit/build, so a second run only rebuilds what changed;
-# deleting $MMT_CACHE costs time, never correctness.
+# $MMT_CACHE/kunit/build (build-<series> for a series other than the
+# default), so a second run only rebuilds what changed; deleting $MMT_CACHE
+# costs time, never correctness.
 #
-# Prints kunit.py's results and a closing line "kunit: N passed, N failed";
-# exits non-zero on any failure, crash or missing result.
+# KUNIT_KERNELS names the kernel series whose source the suites run on, in
+# turn (default: the default series, 6.1; "6.1 6.12" for both, each from
+# Debian's linux-source-<series>, scripts/deps.sh).  A cold UML build of
+# each series is minutes of its own (docs/TESTING.md).
+#
+# Prints kunit.py's results, one "ok"/"not ok" line per series, and a
+# closing line "kunit: N passed, N failed" over all of them; exits non-zero
+# on any failure, crash or missing result.
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 top=$mmt_top
 jobs=${JOBS:-$(nproc)}
 timeout_s=${KUNIT_TIMEOUT:-1500}
-build=$mmt_cache/kunit/build
+series_list=${KUNIT_KERNELS:-${MMT_KERNEL_SERIES%% *}}
+total_pass=0
+total_fail=0
 
-if ! src=$(mmt_kernel_src); then
-	echo "kunit: 0 passed, 1 failed"
-	exit 1
-fi
+# run_series SERIES: run the suites on linux-source-SERIES; adds to the
+# totals and prints the series' ok/not ok line.
+run_series() {
+	local series=$1 src build mmt d log rc summary passed failed crashed
 
-# Link the project in as drivers/misc/mmt (idempotent).
-mmt=$src/drivers/misc/mmt
-mkdir -p "$mmt"
-ln -sfn "$top/tests/kunit/Kconfig" "$mmt/Kconfig"
-ln -sfn "$top/tests/kunit/Kbuild" "$mmt/Makefile"
-for d in lib uapi tests driver; do
-	ln -sfn "$top/$d" "$mmt/$d"
+	build=$mmt_cache/kunit/build
+	[ "$series" = "${MMT_KERNEL_SERIES%% *}" ] || build=$build-$series
+	if ! src=$(mmt_kernel_src "$series"); then
+		echo "not ok - kunit on $series: no kernel source"
+		total_fail=$((total_fail + 1))
+		return 0
+	fi
+
+	# Link the project in as drivers/misc/mmt (idempotent).
+	mmt=$src/drivers/misc/mmt
+	mkdir -p "$mmt"
+	ln -sfn "$top/tests/kunit/Kconfig" "$mmt/Kconfig"
+	ln -sfn "$top/tests/kunit/Kbuild" "$mmt/Makefile"
+	for d in lib uapi tests driver; do
+		ln -sfn "$top/$d" "$mmt/$d"
+	done
+	grep -q 'drivers/misc/mmt/Kconfig' "$src/drivers/misc/Kconfig" ||
+		sed -i '$i source "drivers/misc/mmt/Kconfig"' "$src/drivers/misc/Kconfig"
+	grep -q 'CONFIG_MMT_KUNIT_TEST' "$src/drivers/misc/Makefile" ||
+		echo 'obj-$(CONFIG_MMT_KUNIT_TEST)	+= mmt/' >> "$src/drivers/misc/Makefile"
+
+	log=$build/../kunit${build#"$mmt_cache/kunit/build"}.log
+	mkdir -p "$build"
+	# make rebuilds by date only: after a run from another checkout (the
+	# cache is per machine, the link above per run) objects newer than
+	# this checkout's sources would be linked in.  Drop the project's
+	# objects whenever the linked checkout changes.
+	if [ "$(cat "$build/.mmt-top" 2>/dev/null)" != "$top" ]; then
+		rm -rf "$build/drivers/misc/mmt"
+		echo "$top" >"$build/.mmt-top"
+	fi
+	echo "kunit: the suites on linux-source-$series ($src)"
+	set +e
+	(cd "$src" && timeout "$timeout_s" python3 tools/testing/kunit/kunit.py run \
+		--build_dir="$build" --jobs="$jobs" --timeout=600 \
+		--kunitconfig="$top/tests/kunit/.kunitconfig") 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	set -e
+
+	# kunit.py ends with "Testing complete. Ran N tests: passed: P,
+	# failed: F..."
+	summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1 || true)
+	passed=$(echo "$summary" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	failed=$(echo "$summary" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	crashed=$(echo "$summary" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
+	passed=${passed:-0}
+	failed=$(( ${failed:-0} + ${crashed:-0} ))
+	if [ -z "$summary" ] || [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		echo "kunit: kunit.py on $series exited $rc without a complete result" >&2
+		failed=$((failed + 1))
+	fi
+	if [ "$passed" -eq 0 ]; then
+		echo "kunit: no test ran on $series" >&2
+		failed=$((failed + 1))
+	fi
+	if [ "$failed" -eq 0 ]; then
+		echo "ok - kunit on $series: $passed tests"
+	else
+		echo "not ok - kunit on $series: $failed of $((passed + failed)) tests failed or did not run"
+	fi
+	total_pass=$((total_pass + passed))
+	total_fail=$((total_fail + failed))
+}
+
+for series in $series_list; do
+	run_series "$series"
 done
-grep -q 'drivers/misc/mmt/Kconfig' "$src/drivers/misc/Kconfig" ||
-	sed -i '$i source "drivers/misc/mmt/Kconfig"' "$src/drivers/misc/Kconfig"
-grep -q 'CONFIG_MMT_KUNIT_TEST' "$src/drivers/misc/Makefile" ||
-	echo 'obj-$(CONFIG_MMT_KUNIT_TEST)	+= mmt/' >> "$src/drivers/misc/Makefile"
-
-log=$build/../kunit.log
-mkdir -p "$build"
-# make rebuilds by date only: after a run from another checkout (the cache
-# is per machine, the link above per run) objects newer than this
-# checkout's sources would be linked in.  Drop the project's objects
-# whenever the linked checkout changes.
-if [ "$(cat "$build/.mmt-top" 2>/dev/null)" != "$top" ]; then
-	rm -rf "$build/drivers/misc/mmt"
-	echo "$top" >"$build/.mmt-top"
-fi
-cd "$src"
-set +e
-timeout "$timeout_s" python3 tools/testing/kunit/kunit.py run \
-	--build_dir="$build" --jobs="$jobs" --timeout=600 \
-	--kunitconfig="$top/tests/kunit/.kunitconfig" 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-set -e
-
-# kunit.py ends with "Testing complete. Ran N tests: passed: P, failed: F..."
-summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$log" | tail -n 1 || true)
-passed=$(echo "$summary" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-failed=$(echo "$summary" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-crashed=$(echo "$summary" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
-passed=${passed:-0}
-failed=$(( ${failed:-0} + ${crashed:-0} ))
-if [ -z "$summary" ] || [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
-	echo "kunit: kunit.py exited $rc without a complete result" >&2
-	failed=$((failed + 1))
-fi
-if [ "$passed" -eq 0 ]; then
-	echo "kunit: no test ran" >&2
-	failed=$((failed + 1))
-fi
-echo "kunit: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "kunit: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

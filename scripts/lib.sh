@@ -5,16 +5,54 @@
 mmt_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mmt_cache=${MMT_CACHE:-/var/tmp/mmt-cache}
 
+# The kernel series the module supports, each built and tested (README
+# "Kernels"): Debian 12's own 6.1 (linux-headers-amd64) and the 6.12 of
+# bookworm-security (linux-headers-6.12-amd64).  The first is the default
+# kernel: Debian's linux-image-amd64, the one the guests boot.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MMT_KERNEL_SERIES="6.1 6.12"
+
+# mmt_series_kver SERIES: print the newest installed kernel version of
+# SERIES ("6.12") that has a /lib/modules/<ver>/build directory (Debian's
+# linux-headers-*); fails, printing nothing, if there is none.
+mmt_series_kver() {
+	local v re
+
+	re="^${1//./\\.}\\."
+	# shellcheck disable=SC2012 # version-sorted directory names
+	v=$(ls -d /lib/modules/*/build 2>/dev/null |
+		sed 's|^/lib/modules/||; s|/build$||' | grep -E "$re" |
+		sort -V | tail -n 1)
+	[ -n "$v" ] || return 1
+	echo "$v"
+}
+
+# mmt_kvers: print, one a line, the newest installed kernel of each
+# supported series (MMT_KERNEL_SERIES) that has its headers.
+mmt_kvers() {
+	local s
+
+	for s in $MMT_KERNEL_SERIES; do
+		mmt_series_kver "$s" || true
+	done
+}
+
 # mmt_kver: print the kernel version to build the module for: $KVER if set,
-# else the newest /lib/modules/<ver> that has a build/ directory (Debian's
-# linux-headers-*).  It looks when it is called, so call it after
-# scripts/deps.sh, never before: on a fresh machine the headers appear only
-# then.  The Makefile's default KVER is this function.
+# else the newest installed kernel of the default series (the first of
+# MMT_KERNEL_SERIES, the one the guests boot), else the newest
+# /lib/modules/<ver> that has a build/ directory (Debian's linux-headers-*).
+# It looks when it is called, so call it after scripts/deps.sh, never
+# before: on a fresh machine the headers appear only then.  The Makefile's
+# default KVER is this function.
 mmt_kver() {
 	local v
 
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
+		return 0
+	fi
+	if v=$(mmt_series_kver "${MMT_KERNEL_SERIES%% *}"); then
+		echo "$v"
 		return 0
 	fi
 	# shellcheck disable=SC2012 # version-sorted directory names
@@ -45,15 +83,45 @@ mmt_kernel() {
 	export KVER KDIR
 }
 
-# mmt_kernel_src: print the path of Debian's linux-source tree unpacked in
-# the cache (unpacking it once per tarball), for kunit.py and checkpatch.
-mmt_kernel_src() {
-	local tarball srcname src
-	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
-	if [ -z "$tarball" ]; then
-		echo "no /usr/src/linux-source-*.tar.xz; run 'make deps'" >&2
+# mmt_kernels: mmt_kernel, then export MMT_KVERS, the kernels to build
+# the module for (make check's build stage, tests/deb/run.sh): KVER first,
+# then, unless the caller chose the kernel (KVER or KDIR set), the newest
+# installed kernel of each other supported series.  A MMT_KVERS of the
+# caller is kept.
+mmt_kernels() {
+	local chosen=${KVER:-}${KDIR:-} v
+
+	mmt_kernel || return 1
+	if [ -z "${MMT_KVERS:-}" ]; then
+		MMT_KVERS=${KVER:-}
+		if [ -z "$chosen" ]; then
+			for v in $(mmt_kvers); do
+				[ "$v" = "$KVER" ] || MMT_KVERS="$MMT_KVERS $v"
+			done
+		fi
+	fi
+	export MMT_KVERS
+}
+
+# mmt_kernel_tarball [SERIES]: print the path of Debian's
+# linux-source-SERIES tarball (default: the default series, the first of
+# MMT_KERNEL_SERIES); fails with a message if it is not installed.
+mmt_kernel_tarball() {
+	local tarball=/usr/src/linux-source-${1:-${MMT_KERNEL_SERIES%% *}}.tar.xz
+
+	if [ ! -f "$tarball" ]; then
+		echo "no $tarball; run 'make deps'" >&2
 		return 1
 	fi
+	echo "$tarball"
+}
+
+# mmt_kernel_src [SERIES]: print the path of Debian's linux-source-SERIES
+# tree (default: the default series) unpacked in the cache (unpacking it
+# once per tarball), for kunit.py and checkpatch.
+mmt_kernel_src() {
+	local tarball srcname src
+	tarball=$(mmt_kernel_tarball "$@") || return 1
 	srcname=$(basename "$tarball" .tar.xz)
 	src=$mmt_cache/kunit/src/$srcname
 	if [ ! -f "$src/.mmt-unpacked" ] || [ "$tarball" -nt "$src/.mmt-unpacked" ]; then

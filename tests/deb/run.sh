@@ -10,12 +10,19 @@
 #  2. dpkg -i both (their dependencies, dkms and libssl3, come with
 #     scripts/deps.sh; apt-get -f install if one is missing): mmt-dkms's
 #     postinst has DKMS build and install mmt.ko for the installed kernels
-#  3. dkms status -k $KVER says "installed" for this version: the module
-#     was built for Debian's kernel, the one scripts/lib.sh resolves (the
-#     machine's running kernel may be another: hence -k)
-#  4. modinfo -k $KVER finds it in /lib/modules/$KVER/updates/dkms, built
-#     from this tree's sources (srcversion equal to driver/mmt.ko's, when
-#     `make module` has built that)
+#  3. for each kernel of MMT_KVERS (scripts/lib.sh mmt_kernels: Debian's
+#     default kernel, and unless KVER or KDIR is set the newest installed
+#     kernel of each other supported series, 6.12): dkms status -k <ver>
+#     says "installed" for this version (the machine's running kernel may
+#     be another: hence -k).  The postinst builds for the running and the
+#     newest kernel, or for all when the running one is not installed
+#     and this is no upgrade; for a kernel it left out the check runs
+#     `dkms install -k <ver>`, as the kernel's own postinst hook does for
+#     a kernel installed later, and says so
+#  4. modinfo -k <ver> finds it in /lib/modules/<ver>/updates/dkms, built
+#     from this tree's sources (srcversion equal to driver/mmt.ko's for
+#     the default kernel, to build/module-<ver>/driver/mmt.ko's for the
+#     others: make check's build stage builds them before)
 #  5. mmt-utils: mmtctl, mmt-bench, mmt-authority and mmt-attest run from
 #     /usr/bin, CRIU's plugin is in /usr/lib/criu, the man pages are
 #     where man finds them, and a program built with
@@ -87,8 +94,44 @@ units() {
 	rm -rf "$tmp"
 }
 
+# dkms_kernel KVER VERSION - mmt VERSION is built and installed by DKMS
+# for KVER, from this tree's sources (steps 3 and 4)
+dkms_kernel() {
+	local k=$1 ver=$2 dkms_st ko wantko got how='' want='' same=''
+
+	# (dkms 3.0.10's readelf warns about 6.12's compressed mmt.ko.xz)
+	dkms_st=$(dkms status -m mmt -v "$ver" -k "$k" 2>&1 | grep -v '^readelf: ')
+	if ! echo "$dkms_st" | grep -q "^mmt/$ver, $k, [^:]*: installed"; then
+		echo "# not built by the postinst for $k: dkms install -m mmt -v $ver -k $k"
+		dkms install -m mmt -v "$ver" -k "$k" >>"$LOG" 2>&1 || show "$LOG"
+		how=" (by dkms install -k, not by the postinst)"
+		dkms_st=$(dkms status -m mmt -v "$ver" -k "$k" 2>&1 | grep -v '^readelf: ')
+	fi
+	echo "# dkms status -m mmt -v $ver -k $k: $dkms_st"
+	if echo "$dkms_st" | grep -q "^mmt/$ver, $k, [^:]*: installed"; then
+		ok "dkms status: mmt $ver built and installed for $k$how"
+	else
+		notok "dkms status: mmt $ver built and installed for $k" \
+			"${dkms_st:-nothing}"
+	fi
+
+	ko=$(modinfo -k "$k" -n mmt 2>/dev/null)
+	wantko=$OUT/module-$k/driver/mmt.ko
+	[ "$k" = "${KVER:-}" ] && wantko=driver/mmt.ko
+	[ -f "$wantko" ] && want=$(modinfo -F srcversion "$wantko")
+	got=$(modinfo -k "$k" -F srcversion mmt 2>/dev/null)
+	[ -n "$want" ] && same=" (that of ${wantko#"$ROOT/"})"
+	if [[ $ko == /lib/modules/$k/updates/dkms/mmt.ko* ]] &&
+	   [ -n "$got" ] && { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
+		ok "modinfo -k $k mmt: $ko, srcversion $got$same"
+	else
+		notok "modinfo -k $k mmt: the DKMS build of this tree" \
+			"${ko:-not found}, srcversion ${got:-none}, ${wantko#"$ROOT/"}'s ${want:-none}"
+	fi
+}
+
 main() {
-	local debs ver dkms_st ko want got same prog tmp page triplet
+	local debs ver k prog tmp page triplet got
 
 	cd "$ROOT" || exit 1
 	mkdir -p "$OUT"
@@ -105,7 +148,7 @@ main() {
 		PASS=$((PASS + 1))
 		finish
 	fi
-	if ! mmt_kernel 2>"$LOG"; then
+	if ! mmt_kernels 2>"$LOG"; then
 		show "$LOG"
 		notok "kernel to check DKMS against" "no kernel headers"
 		finish
@@ -122,28 +165,9 @@ main() {
 		finish
 	fi
 
-	dkms_st=$(dkms status -m mmt -v "$ver" -k "$KVER" 2>&1)
-	echo "# dkms status -m mmt -v $ver -k $KVER: $dkms_st"
-	if echo "$dkms_st" | grep -q "^mmt/$ver, $KVER, [^:]*: installed"; then
-		ok "dkms status: mmt $ver built and installed for $KVER"
-	else
-		notok "dkms status: mmt $ver built and installed for $KVER" \
-			"${dkms_st:-nothing}"
-	fi
-
-	ko=$(modinfo -k "$KVER" -n mmt 2>/dev/null)
-	want=
-	[ -f driver/mmt.ko ] && want=$(modinfo -F srcversion driver/mmt.ko)
-	got=$(modinfo -k "$KVER" -F srcversion mmt 2>/dev/null)
-	same=
-	[ -n "$want" ] && same=" (that of driver/mmt.ko)"
-	if [[ $ko == /lib/modules/$KVER/updates/dkms/mmt.ko* ]] &&
-	   [ -n "$got" ] && { [ -z "$want" ] || [ "$got" = "$want" ]; }; then
-		ok "modinfo -k $KVER mmt: $ko, srcversion $got$same"
-	else
-		notok "modinfo -k $KVER mmt: the DKMS build of this tree" \
-			"${ko:-not found}, srcversion ${got:-none}, driver/mmt.ko's ${want:-none}"
-	fi
+	for k in ${MMT_KVERS:-$KVER}; do
+		dkms_kernel "$k" "$ver"
+	done
 
 	if /usr/bin/mmtctl --help >/dev/null 2>&1 &&
 	   /usr/bin/mmt-bench --help >/dev/null 2>&1 &&

@@ -21,8 +21,10 @@
 #	win).
 #
 # Environment:
-#   KVER	guest kernel version (default: newest /lib/modules/* that has a
-#		matching /boot/vmlinuz-*)
+#   KVER	guest kernel version (default: the newest /lib/modules/* that
+#		has a matching /boot/vmlinuz-*, of the default kernel series
+#		if one is installed: the kernel the module is built for by
+#		default, scripts/lib.sh mmt_kver)
 #   GUEST_BUILD	output directory (default: <repo>/build/guest)
 #   EXTRA_MODULES  more kernel modules (names) to put into the base
 #   EXTRA_BINS	   more host programs (paths or names in PATH) for the base,
@@ -65,9 +67,10 @@ die() {
 }
 
 # guest_kver - print the guest kernel version: $KVER, else the newest
-# /lib/modules/<ver> that has a /boot/vmlinuz-<ver>
+# /lib/modules/<ver> that has a /boot/vmlinuz-<ver>, of the default kernel
+# series (MMT_KERNEL_SERIES, scripts/lib.sh) if there is one
 guest_kver() {
-	local v best=
+	local v best='' best_default='' series
 
 	if [ -n "${GUEST_KDIR:-}" ]; then
 		cat "$GUEST_KDIR/kernelrelease" ||
@@ -78,13 +81,17 @@ guest_kver() {
 		echo "$KVER"
 		return
 	fi
+	series=$(. "$ROOT/scripts/lib.sh" && echo "${MMT_KERNEL_SERIES%% *}")
 	for v in $(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' \
 		   2>/dev/null | sort -V); do
-		[ -f "/boot/vmlinuz-$v" ] && [ -d "/lib/modules/$v/kernel" ] &&
-			best=$v
+		if [ ! -f "/boot/vmlinuz-$v" ] || [ ! -d "/lib/modules/$v/kernel" ]; then
+			continue
+		fi
+		best=$v
+		case $v in "$series".*) best_default=$v ;; esac
 	done
 	[ -n "$best" ] || die "no /lib/modules/<ver> with /boot/vmlinuz-<ver>"
-	echo "$best"
+	echo "${best_default:-$best}"
 }
 
 # which_bin NAME - print the absolute path of a program (NAME or a path)

@@ -7,7 +7,7 @@
  * seal and open of one closure between two keyed or two plain PMOs.
  *
  * The RDMA writes are simulated the way the transport does them
- * (driver/mmt_tx_rdma.c): the sender's closure region (data, data MACs,
+ * (driver/mmt_conn_tx.c): the sender's closure region (data, data MACs,
  * tree nodes, at index * stride) is copied into the receiver's PMO memory
  * at the same place, and the closure head (header + sealed root) into a
  * separate slot; then the receiver checks in place.  KUnit only.

@@ -13,7 +13,7 @@
 # leak check, as tests/guest/tests does for g-basic.sh).
 # Environment: PMO_KO (use this module instead of building a debug one; not
 # MMT_KO, which tests/guest/tests sets to the normal build), KDIR, KVER (the
-# kernel to build for; default the newest /lib/modules/*/build, see
+# kernel to build for; default the default kernel series' newest, see
 # scripts/lib.sh).
 # Outputs: build/guest/pmo/ (g1.log and friends, see tests/guest/run.sh).
 # Exit status: that of tests/guest/run.sh.

@@ -12,7 +12,7 @@
 # module built with MMT_DEBUG=1 (MMT_IOC_PMO_DEBUG, which the tamper demo
 # needs) from a private copy of Kbuild, driver/, lib/ and uapi/, so
 # driver/mmt.ko is not touched.  Environment: CC (default gcc), KDIR, KVER
-# (default the newest /lib/modules/*/build, see scripts/lib.sh).
+# (default: the default kernel series' newest, see scripts/lib.sh mmt_kver).
 # --programs-only: the programs, not the module (the guest runs bench-delay
 # and bench-sizes load driver/mmt.ko).
 set -euo pipefail

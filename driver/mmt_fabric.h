@@ -41,16 +41,16 @@ struct mmt_fab_sink;
  *	may be reused at once.  Return 0 once posted (delivery is not
  *	waited for), -ENOMEM, or -ECONNRESET if the connection cannot post
  *	(shut down, or the post failed: the connection is then DEAD).
- *	Context: process; may sleep; no PMO lock held.
+ *	Process context; may sleep; no PMO lock held.
  * @src_alloc: a sender's window slot that writes from @head (an
  *	MMT_CONN_HEAD_BYTES header slot, or NULL: no head segment) and, when
  *	no body is mapped with @src_map, from @fixed (@fixed_len bytes, or
  *	NULL), both kmalloc'd or vmalloc'd and kept by the caller until
- *	@src_free.  Return the slot or ERR_PTR(-ENOMEM).  Context: process.
+ *	@src_free.  Return the slot or ERR_PTR(-ENOMEM).  Process context.
  * @src_map: map @len bytes at @body (a PMO's memory, kept unchanged by the
  *	caller until the write completes) as the source of the next write,
- *	in place of @fixed.  Return 0 or -ENOMEM (nothing posted).  Context:
- *	process.
+ *	in place of @fixed.  Return 0 or -ENOMEM (nothing posted).
+ *	Process context.
  * @src_write: write @len bytes (the mapped body, else @fixed, as the CPU
  *	left them) into the grant's @nsegs segments @segs in order, then,
  *	when the slot has a head, the head into @head_seg; the last write
@@ -58,41 +58,41 @@ struct mmt_fab_sink;
  *	generation from it).  Return 0 once posted, -EPROTO if the segments
  *	do not hold exactly @len bytes (nothing posted), -ENOMEM, or
  *	-ECONNRESET (the connection is DEAD).  On an error the slot is idle.
- *	Context: process; may sleep.
+ *	Process context; may sleep.
  * @src_wait: wait up to @timeout jiffies for the slot's write to complete
  *	and release its body mapping; on timeout the connection is failed
  *	and shut down, and the wait goes on until the fabric let go of the
  *	buffers.  Return 0 if the write completed, -ECONNRESET if it failed
- *	or was flushed.  An idle slot returns at once.  Context: process.
+ *	or was flushed.  An idle slot returns at once.  Process context.
  * @src_idle: after the connection was shut down: wait (without limit)
- *	until the fabric let go of the slot's buffers.  Context: process.
- * @src_free: release an idle slot (NULL is allowed).  Context: process.
+ *	until the fabric let go of the slot's buffers.  Process context.
+ * @src_free: release an idle slot (NULL is allowed).  Process context.
  * @sink_alloc: a receiver's window slot able to take @len bytes and, when
  *	@head is not NULL, an MMT_CONN_HEAD_BYTES head at @head (kept by the
  *	caller until @sink_free).  Return the slot, ERR_PTR(-E2BIG) if
  *	@len needs more segments than a GRANT carries (MMT_WIRE_MAX_SEGS), or
- *	ERR_PTR(-ENOMEM) (or the fabric's error).  Context: process.
+ *	ERR_PTR(-ENOMEM) (or the fabric's error).  Process context.
  * @sink_grant: make @len bytes at @area (and the head) writable by the
  *	peer, under keys never advertised before on this connection, fill
  *	@w's segments (@w->segs, @w->nsegs, @w->head_seg: the head last) and
  *	post @w, which the caller filled otherwise, once the area is
  *	writable.  Return 0, -E2BIG, -ENOMEM, -EINVAL (the area cannot be
- *	registered) or @post_msg's error.  Context: process; may sleep.
+ *	registered) or @post_msg's error.  Process context; may sleep.
  * @sink_invalidate: revoke the peer's access to the slot's area and head
  *	and wait until it is revoked: after this no write of the peer lands
  *	there, and the CPU sees every byte that landed.  Return 0, -ENOMEM
- *	or -ECONNRESET.  Context: process; may sleep.
+ *	or -ECONNRESET.  Process context; may sleep.
  * @sink_idle: as @src_idle, for a receiver's slot.
- * @sink_free: release a slot (NULL is allowed).  Context: process.
+ * @sink_free: release a slot (NULL is allowed).  Process context.
  * @shutdown: stop the connection's traffic for good (the caller failed
  *	it first, mmt_conn_fail()): nothing is posted after, and once it
  *	returns every message and write posted has completed or been
  *	flushed, and every arrival has been handed to mmt_conn_received()
- *	or mmt_conn_notice().  Idempotent.  Context: process; may sleep.
+ *	or mmt_conn_notice().  Idempotent.  Process context; may sleep.
  * @destroy: the owner is done with the connection (its fd is released):
  *	stop its works (mmt_conn_stop_works()), shut it down, release the
- *	fabric's resources and drop the owner's reference.  Context:
- *	process; may sleep.
+ *	fabric's resources and drop the owner's reference.  Process
+ *	context; may sleep.
  *
  * The fabric counts what it posted and has not completed in the
  * connection's @msgs_out and @writes_out, and the messages that failed in

@@ -85,7 +85,6 @@
 /* a peer may queue four receive rings of messages, no more */
 static_assert(MMT_INBOX_MAX == 4 * MMT_RQ_DEPTH);
 
-
 /* Stage bits of struct mmt_conn.stages: what teardown must undo. */
 enum {
 	MMT_CONN_ALLOCATED,	/* PD, CQ, QP, receive ring */
@@ -95,7 +94,6 @@ enum {
 	MMT_CONN_NO_POST,	/* shut down: no message is posted any more */
 };
 
-
 /* A receive buffer of the ring. */
 struct mmt_rx_buf {
 	struct ib_cqe cqe;
@@ -103,7 +101,6 @@ struct mmt_rx_buf {
 	void *buf;
 	u64 dma;
 };
-
 
 /* A signaled WR a thread waits for. */
 struct mmt_wait_cqe {
@@ -113,7 +110,6 @@ struct mmt_wait_cqe {
 	int status;
 	bool sq_counted;	/* a write chain counted in writes_out */
 };
-
 
 /**
  * struct mmt_listener - a listening rdma_cm id and its accept queue
@@ -153,9 +149,6 @@ struct mmt_sgl {
 	struct sg_table sgt;
 	int nents;		/* mapped entries; 0 = not mapped */
 };
-
-
-
 
 /* mmt_conn_rdma.c */
 void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn);

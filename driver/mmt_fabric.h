@@ -56,8 +56,9 @@ struct mmt_fab_sink;
  *	when the slot has a head, the head into @head_seg; the last write
  *	carries the notice @notice (the peer learns the index and the
  *	generation from it).  Return 0 once posted, -EPROTO if the segments
- *	do not hold exactly @len bytes (nothing posted), -ENOMEM, or
- *	-ECONNRESET (the connection is DEAD).  On an error the slot is idle.
+ *	do not hold exactly @len bytes (nothing posted), -ENOMEM (nothing
+ *	posted), or the post's error (the connection is then DEAD).  On an
+ *	error the slot is idle.
  *	Process context; may sleep.
  * @src_wait: wait up to @timeout jiffies for the slot's write to complete
  *	and release its body mapping; on timeout the connection is failed
@@ -77,18 +78,20 @@ struct mmt_fab_sink;
  *	@w's segments (@w->segs, @w->nsegs, @w->head_seg: the head last) and
  *	post @w, which the caller filled otherwise, once the area is
  *	writable.  Return 0, -E2BIG, -ENOMEM, -EINVAL (the area cannot be
- *	registered) or @post_msg's error.  Process context; may sleep.
+ *	registered), -ETIMEDOUT (RDMA: the send queue did not go idle for
+ *	the registration) or @post_msg's error.  Process context; may sleep.
  * @sink_invalidate: revoke the peer's access to the slot's area and head
  *	and wait until it is revoked: after this no write of the peer lands
- *	there, and the CPU sees every byte that landed.  Return 0, -ENOMEM
- *	or -ECONNRESET.  Process context; may sleep.
+ *	there, and the CPU sees every byte that landed.  Return 0, -ENOMEM,
+ *	-ECONNRESET, or the post's error (the connection is then DEAD).  Process context; may sleep.
  * @sink_idle: as @src_idle, for a receiver's slot.
  * @sink_free: release a slot (NULL is allowed).  Process context.
  * @shutdown: stop the connection's traffic for good (the caller failed
  *	it first, mmt_conn_fail()): nothing is posted after, and once it
  *	returns every message and write posted has completed or been
  *	flushed, and every arrival has been handed to mmt_conn_received()
- *	or mmt_conn_notice().  Idempotent.  Process context; may sleep.
+ *	or mmt_conn_notice() (RDMA: a connection that never became LIVE
+ *	had nothing posted that needs a drain).  Idempotent.  Process context; may sleep.
  * @destroy: the owner is done with the connection (its fd is released):
  *	stop its works (mmt_conn_stop_works()), shut it down, release the
  *	fabric's resources and drop the owner's reference.  Process

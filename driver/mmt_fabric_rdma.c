@@ -255,8 +255,13 @@ static int mmt_rdma_src_wait(struct mmt_fab_src *s, unsigned long timeout)
 {
 	int err = mmt_wait_wr(s->conn, &s->wcqe, timeout);
 
-	if (!err)
-		mmt_unmap(s->conn, &s->body);
+	/*
+	 * Done or flushed, the NIC has let go of the body either way: it is
+	 * unmapped before the caller changes those bytes (a settle may
+	 * re-encrypt them; an unmap after that would copy a bounce buffer's
+	 * stale bytes back over them).
+	 */
+	mmt_unmap(s->conn, &s->body);
 	return err;
 }
 

@@ -53,55 +53,29 @@ static void mmt_conn_param(struct rdma_conn_param *p,
  */
 static struct mmt_conn *mmt_conn_alloc(void)
 {
-	struct mmt_conn *conn;
+	struct mmt_rdma_conn *rc;
 
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
-	if (!conn)
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL_ACCOUNT);
+	if (!rc)
 		return NULL;
-	kref_init(&conn->ref);
-	INIT_LIST_HEAD(&conn->node);
-	INIT_LIST_HEAD(&conn->rm_node);
-	INIT_LIST_HEAD(&conn->lnode);
-	spin_lock_init(&conn->lock);
-	init_waitqueue_head(&conn->wq);
-	mutex_init(&conn->setup_mutex);
-	mutex_init(&conn->post_mutex);
-	conn->fab = &mmt_rdma_fabric;
-	mutex_init(&conn->tx_mutex);
-	mutex_init(&conn->rx_mutex);
-	mutex_init(&conn->key_mutex);
-	mutex_init(&conn->ka_mutex);
-	INIT_LIST_HEAD(&conn->tx_inbox);
-	INIT_LIST_HEAD(&conn->rx_inbox);
-	INIT_LIST_HEAD(&conn->hs_inbox);
-	INIT_LIST_HEAD(&conn->cred_inbox);
-	INIT_WORK(&conn->cred_rx_work, mmt_conn_cred_rx);
-	INIT_WORK(&conn->cred_tx_work, mmt_conn_cred_tx);
-	INIT_DELAYED_WORK(&conn->expire_work, mmt_conn_expire);
-	INIT_LIST_HEAD(&conn->query_inbox);
-	INIT_LIST_HEAD(&conn->res_inbox);
-	INIT_WORK(&conn->query_work, mmt_conn_mig_query);
-	mutex_init(&conn->res_mutex);
-	mmt_mig_init(&conn->mig_tx, true);
-	mmt_mig_init(&conn->mig_rx, false);
-	conn->mig_tx.running = false;
-	conn->mig_rx.running = false;
-	conn->state = MMT_CONN_NEW;
-	mutex_lock(&mmt_conn_mutex);
-	list_add_tail(&conn->node, &mmt_conns);
-	mutex_unlock(&mmt_conn_mutex);
-	return conn;
+	INIT_LIST_HEAD(&rc->rm_node);
+	INIT_LIST_HEAD(&rc->lnode);
+	mutex_init(&rc->setup_mutex);
+	mutex_init(&rc->post_mutex);
+	mmt_conn_setup(&rc->conn, &mmt_rdma_fabric);
+	return &rc->conn;
 }
 
 static void mmt_listener_ready(struct mmt_conn *conn)
 {
-	struct mmt_listener *l = conn->listener;
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+	struct mmt_listener *l = rc->listener;
 	unsigned long flags;
 
 	spin_lock_irqsave(&l->lock, flags);
 	/* Not if the listener's release took it off already. */
-	if (!list_empty(&conn->lnode)) {
-		list_move_tail(&conn->lnode, &l->ready);
+	if (!list_empty(&rc->lnode)) {
+		list_move_tail(&rc->lnode, &l->ready);
 		wake_up_all(&l->wq);
 	}
 	spin_unlock_irqrestore(&l->lock, flags);
@@ -110,6 +84,7 @@ static void mmt_listener_ready(struct mmt_conn *conn)
 static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			     struct rdma_cm_event *ev)
 {
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
 	unsigned long flags;
 	u64 crand, arand;
 	bool att;
@@ -118,13 +93,13 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		err = rdma_resolve_route(id, conn->timeout_ms);
+		err = rdma_resolve_route(id, rc->timeout_ms);
 		if (err)
 			mmt_conn_fail(conn, -ENETUNREACH);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		spin_lock_irqsave(&conn->lock, flags);
-		conn->routed = true;
+		rc->routed = true;
 		wake_up_all(&conn->wq);
 		spin_unlock_irqrestore(&conn->lock, flags);
 		break;
@@ -136,15 +111,15 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		mmt_conn_fail(conn, -ENETUNREACH);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
-		mmt_conn_fail(conn, conn->listener ? -ECONNABORTED :
+		mmt_conn_fail(conn, rc->listener ? -ECONNABORTED :
 				    -EHOSTUNREACH);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		pr_info_ratelimited("conn %llx: %s: %s\n", conn->conn_id,
-				    conn->listener ? "peer rejected our accept" :
+				    rc->listener ? "peer rejected our accept" :
 				    "connect rejected",
 				    rdma_reject_msg(id, ev->status));
-		err = conn->listener ? -ECONNABORTED : -ECONNREFUSED;
+		err = rc->listener ? -ECONNABORTED : -ECONNREFUSED;
 		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
 			u8 len = 0;
 			const void *d = rdma_consumer_reject_data(id, ev, &len);
@@ -166,11 +141,11 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		mmt_conn_fail(conn, err);
 		break;
 	case RDMA_CM_EVENT_CONNECT_ERROR:
-		mmt_conn_fail(conn, conn->listener ? -ECONNABORTED :
+		mmt_conn_fail(conn, rc->listener ? -ECONNABORTED :
 				    -ECONNREFUSED);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (!conn->listener) {
+		if (!rc->listener) {
 			err = mmt_hello_check(ev->param.conn.private_data,
 					      ev->param.conn.private_data_len,
 					      &node, &crand, &arand, &att);
@@ -186,14 +161,14 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 			conn->accept_rand = arand;
 			conn->conn_id = mmt_conn_id_derive(crand, arand);
 		}
-		set_bit(MMT_CONN_WAS_LIVE, &conn->stages);
+		set_bit(MMT_CONN_WAS_LIVE, &rc->stages);
 		/* test builds: the connection died before it entered LIVE */
-		if (!conn->listener && mmt_conn_fault_established())
+		if (!rc->listener && mmt_conn_fault_established())
 			mmt_conn_fail(conn, -EPROTO);
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
 		spin_unlock_irqrestore(&conn->lock, flags);
-		if (!err && conn->listener)
+		if (!err && rc->listener)
 			mmt_listener_ready(conn);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
@@ -214,15 +189,15 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		 * rdma_cm to destroy, so the removal never waits for us.
 		 */
 		mmt_conn_fail(conn, -ECONNRESET);
-		mutex_lock(&conn->setup_mutex);
-		if (conn->cm_id == id &&
-		    !test_bit(MMT_CONN_ALLOCATED, &conn->stages)) {
-			conn->cm_id = NULL;
+		mutex_lock(&rc->setup_mutex);
+		if (rc->cm_id == id &&
+		    !test_bit(MMT_CONN_ALLOCATED, &rc->stages)) {
+			rc->cm_id = NULL;
 			err = 1;
 		} else {
 			err = 0;
 		}
-		mutex_unlock(&conn->setup_mutex);
+		mutex_unlock(&rc->setup_mutex);
 		return err;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 	default:
@@ -264,7 +239,8 @@ static int mmt_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		}
 		return 0;
 	}
-	return mmt_conn_cm_event(container_of(ctx, struct mmt_conn, ctx), id,
+	return mmt_conn_cm_event(&container_of(ctx, struct mmt_rdma_conn,
+					       ctx)->conn, id,
 				 ev);
 }
 
@@ -292,6 +268,7 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	struct mmt_wire_hello_att h;
 	struct mem_cgroup *old_memcg;
 	struct mmt_conn *conn;
+	struct mmt_rdma_conn *rc;
 	unsigned long flags;
 	u64 crand, arand;
 	bool att, ours;
@@ -344,7 +321,8 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 		err = -ENOMEM;
 		goto err_count;
 	}
-	conn->listener = l;
+	rc = mmt_rdma(conn);
+	rc->listener = l;
 	conn->accepted = true;
 	/* our fresh nonce: the id is new even for a replayed hello */
 	arand = get_random_u64();
@@ -353,38 +331,36 @@ static int mmt_listener_request(struct mmt_listener *l, struct rdma_cm_id *id,
 	conn->attested = ours;
 	conn->conn_id = mmt_conn_id_derive(crand, arand);
 	conn->peer_node = node;
-	memcpy(&conn->peer, &id->route.addr.dst_addr, sizeof(conn->peer));
+	memcpy(&rc->peer, &id->route.addr.dst_addr, sizeof(rc->peer));
 	spin_lock_irqsave(&conn->lock, flags);
 	mmt_conn_set_state(conn, MMT_CONN_CONNECTING, 0);
 	spin_unlock_irqrestore(&conn->lock, flags);
 
-	mutex_lock(&conn->setup_mutex);
+	mutex_lock(&rc->setup_mutex);
 	old_memcg = set_active_memcg(l->memcg);
-	err = mmt_conn_create_qp(conn, id);
+	err = mmt_rdma_create_qp(conn, id);
 	set_active_memcg(old_memcg);
 	if (err) {
-		mutex_unlock(&conn->setup_mutex);
+		mutex_unlock(&rc->setup_mutex);
 		goto err_conn;
 	}
-	conn->cm_id = id;
-	id->context = &conn->ctx;
+	rc->cm_id = id;
+	id->context = &rc->ctx;
 	spin_lock_irqsave(&l->lock, flags);
-	list_add_tail(&conn->lnode, &l->pending);
+	list_add_tail(&rc->lnode, &l->pending);
 	spin_unlock_irqrestore(&l->lock, flags);
 	len = mmt_hello_fill(&h, crand, arand, ours, 0);
 	mmt_conn_param(&param, &h, len);
 	err = rdma_accept(id, &param);
 	if (!err)
-		set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
-	mutex_unlock(&conn->setup_mutex);
+		set_bit(MMT_CONN_CONNECT_SENT, &rc->stages);
+	mutex_unlock(&rc->setup_mutex);
 	if (err)
 		mmt_conn_fail(conn, -ECONNABORTED);	/* reaped by accept */
 	return 0;
 
 err_conn:
-	mutex_lock(&mmt_conn_mutex);
-	list_del_init(&conn->node);
-	mutex_unlock(&mmt_conn_mutex);
+	mmt_conn_unlist(conn);
 	mmt_conn_put(conn);
 err_count:
 	spin_lock_irqsave(&l->lock, flags);
@@ -446,7 +422,7 @@ static void mmt_addr_out(const struct sockaddr_storage *ss,
 
 static bool mmt_conn_routed(struct mmt_conn *conn)
 {
-	return READ_ONCE(conn->routed) ||
+	return READ_ONCE(mmt_rdma(conn)->routed) ||
 	       mmt_conn_state(conn, NULL) == MMT_CONN_DEAD;
 }
 
@@ -517,6 +493,7 @@ int mmt_conn_connect(void __user *uarg)
 	struct rdma_cm_id *id;
 	struct mmt_connect c;
 	struct mmt_conn *conn;
+	struct mmt_rdma_conn *rc;
 	unsigned long flags;
 	u32 usize, state;
 	long left;
@@ -535,27 +512,28 @@ int mmt_conn_connect(void __user *uarg)
 	conn = mmt_conn_alloc();
 	if (!conn)
 		return -ENOMEM;
+	rc = mmt_rdma(conn);
 	conn->conn_rand = get_random_u64();
 	conn->conn_id = conn->conn_rand;	/* logs, until established */
 	conn->attested = state == MMT_ATTEST_ATTESTED;
-	conn->timeout_ms = c.timeout_ms ? c.timeout_ms : MMT_DEFAULT_TIMEOUT_MS;
-	memcpy(&conn->peer, &dst, sizeof(dst));
+	rc->timeout_ms = c.timeout_ms ? c.timeout_ms : MMT_DEFAULT_TIMEOUT_MS;
+	memcpy(&rc->peer, &dst, sizeof(dst));
 
 	id = rdma_create_id(current->nsproxy->net_ns, mmt_cm_handler,
-			    &conn->ctx, RDMA_PS_TCP, IB_QPT_RC);
+			    &rc->ctx, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		err = PTR_ERR(id);
 		goto out_destroy;
 	}
-	mutex_lock(&conn->setup_mutex);
-	conn->cm_id = id;
-	mutex_unlock(&conn->setup_mutex);
+	mutex_lock(&rc->setup_mutex);
+	rc->cm_id = id;
+	mutex_unlock(&rc->setup_mutex);
 	spin_lock_irqsave(&conn->lock, flags);
 	mmt_conn_set_state(conn, MMT_CONN_RESOLVING, 0);
 	spin_unlock_irqrestore(&conn->lock, flags);
 
 	err = rdma_resolve_addr(id, NULL, (struct sockaddr *)&dst,
-				conn->timeout_ms);
+				rc->timeout_ms);
 	if (err) {
 		err = err == -ENODEV ? -EHOSTUNREACH : err;
 		goto out_destroy;
@@ -577,8 +555,8 @@ int mmt_conn_connect(void __user *uarg)
 	 * under rdma_connect() and from reading the stage bits meanwhile.
 	 */
 	mutex_lock(&conn->tx_mutex);
-	mutex_lock(&conn->setup_mutex);
-	err = conn->cm_id ? mmt_conn_create_qp(conn, id) : -ECONNRESET;
+	mutex_lock(&rc->setup_mutex);
+	err = rc->cm_id ? mmt_rdma_create_qp(conn, id) : -ECONNRESET;
 	if (!err) {
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_CONNECTING, 0);
@@ -586,13 +564,13 @@ int mmt_conn_connect(void __user *uarg)
 		if (err)
 			err = conn->err;
 	}
-	mutex_unlock(&conn->setup_mutex);
+	mutex_unlock(&rc->setup_mutex);
 	if (!err) {
 		len = mmt_hello_fill(&h, conn->conn_rand, 0, conn->attested, 0);
 		mmt_conn_param(&param, &h, len);
 		err = rdma_connect(id, &param);
 		if (!err)
-			set_bit(MMT_CONN_CONNECT_SENT, &conn->stages);
+			set_bit(MMT_CONN_CONNECT_SENT, &rc->stages);
 	}
 	mutex_unlock(&conn->tx_mutex);
 	if (err)
@@ -621,14 +599,14 @@ int mmt_conn_connect(void __user *uarg)
 	if (err)
 		goto out_destroy;
 
-	mmt_addr_out(&conn->peer, &c.addr);
+	mmt_addr_out(&rc->peer, &c.addr);
 	err = mmt_conn_install(conn, &c, uarg, usize);
 	if (err)
 		goto out_destroy;
 	return 0;
 
 out_destroy:
-	mmt_conn_destroy(conn);
+	mmt_rdma_destroy(conn);
 	return err;
 }
 
@@ -656,16 +634,18 @@ static struct mmt_conn *mmt_listener_take(struct mmt_listener *l,
 					  struct list_head *list,
 					  bool dead_only)
 {
-	struct mmt_conn *conn, *found = NULL;
+	struct mmt_conn *found = NULL;
+	struct mmt_rdma_conn *rc;
 	unsigned long flags;
 
 	spin_lock_irqsave(&l->lock, flags);
-	list_for_each_entry(conn, list, lnode) {
-		if (dead_only && mmt_conn_state(conn, NULL) != MMT_CONN_DEAD)
+	list_for_each_entry(rc, list, lnode) {
+		if (dead_only &&
+		    mmt_conn_state(&rc->conn, NULL) != MMT_CONN_DEAD)
 			continue;
-		list_del_init(&conn->lnode);
+		list_del_init(&rc->lnode);
 		l->count--;
-		found = conn;
+		found = &rc->conn;
 		break;
 	}
 	spin_unlock_irqrestore(&l->lock, flags);
@@ -679,9 +659,9 @@ static int mmt_listen_release(struct inode *inode, struct file *file)
 
 	mmt_listener_kill(l);	/* no new requests after this */
 	while ((conn = mmt_listener_take(l, &l->pending, false)))
-		mmt_conn_destroy(conn);
+		mmt_rdma_destroy(conn);
 	while ((conn = mmt_listener_take(l, &l->ready, false)))
-		mmt_conn_destroy(conn);
+		mmt_rdma_destroy(conn);
 	mutex_lock(&mmt_conn_mutex);
 	list_del(&l->node);
 	mutex_unlock(&mmt_conn_mutex);
@@ -734,7 +714,7 @@ static int mmt_listen_accept(struct mmt_listener *l, void __user *uarg)
 		return -EINVAL;
 	/* Reap requests that failed during the handshake. */
 	while ((conn = mmt_listener_take(l, &l->pending, true)))
-		mmt_conn_destroy(conn);
+		mmt_rdma_destroy(conn);
 
 	left = wait_event_interruptible_timeout(l->wq, mmt_listener_has(l),
 						mmt_timeout(c.timeout_ms));
@@ -754,14 +734,14 @@ static int mmt_listen_accept(struct mmt_listener *l, void __user *uarg)
 	if (conn->attested) {
 		err = mmt_conn_handshake(conn, c.timeout_ms);
 		if (err) {
-			mmt_conn_destroy(conn);
+			mmt_rdma_destroy(conn);
 			return err;
 		}
 	}
-	mmt_addr_out(&conn->peer, &c.addr);
+	mmt_addr_out(&mmt_rdma(conn)->peer, &c.addr);
 	err = mmt_conn_install(conn, &c, uarg, usize);
 	if (err)
-		mmt_conn_destroy(conn);
+		mmt_rdma_destroy(conn);
 	return err;
 }
 
@@ -889,7 +869,8 @@ static int mmt_ib_add(struct ib_device *dev)
  */
 static void mmt_ib_remove(struct ib_device *dev, void *client_data)
 {
-	struct mmt_conn *conn, *tmp;
+	struct mmt_rdma_conn *rc, *tmp;
+	struct mmt_conn *conn;
 	struct rdma_cm_id *id;
 	struct mmt_listener *l;
 	LIST_HEAD(victims);
@@ -901,9 +882,12 @@ static void mmt_ib_remove(struct ib_device *dev, void *client_data)
 	 */
 	mutex_lock(&mmt_conn_mutex);
 	list_for_each_entry(conn, &mmt_conns, node) {
-		if (READ_ONCE(conn->dev) == dev) {
+		if (conn->fab != &mmt_rdma_fabric)
+			continue;
+		rc = mmt_rdma(conn);
+		if (READ_ONCE(rc->dev) == dev) {
 			kref_get(&conn->ref);
-			list_add_tail(&conn->rm_node, &victims);
+			list_add_tail(&rc->rm_node, &victims);
 		}
 	}
 	mutex_unlock(&mmt_conn_mutex);
@@ -934,11 +918,12 @@ static void mmt_ib_remove(struct ib_device *dev, void *client_data)
 		if (id)
 			rdma_destroy_id(id);
 	} while (id);
-	list_for_each_entry_safe(conn, tmp, &victims, rm_node) {
-		list_del_init(&conn->rm_node);
+	list_for_each_entry_safe(rc, tmp, &victims, rm_node) {
+		conn = &rc->conn;
+		list_del_init(&rc->rm_node);
 		pr_info("conn %llx: device %s removed\n", conn->conn_id,
 			dev_name(&dev->dev));
-		mmt_conn_teardown(conn, -ECONNRESET);
+		mmt_rdma_teardown(conn, -ECONNRESET);
 		mmt_conn_put(conn);
 	}
 }

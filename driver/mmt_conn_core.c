@@ -138,7 +138,23 @@ int mmt_conn_fault_hs(struct mmt_hs *hs, u8 **peer, u32 *peer_len,
 	return 0;
 }
 
-/* kref release of a connection: frees its inboxes, its secrets and it. */
+/**
+ * mmt_conn_unlist() - take @conn off mmt_conns (its owner is done with it)
+ * @conn: a connection set up with mmt_conn_setup()
+ *
+ * Idempotent.  Context: process; takes mmt_conn_mutex.
+ */
+void mmt_conn_unlist(struct mmt_conn *conn)
+{
+	mutex_lock(&mmt_conn_mutex);
+	list_del_init(&conn->node);
+	mutex_unlock(&mmt_conn_mutex);
+}
+
+/*
+ * kref release of a connection: frees its inboxes and its secrets, then
+ * the fabric frees it (struct mmt_fabric_ops.release).
+ */
 void mmt_conn_free(struct kref *ref)
 {
 	struct mmt_conn *conn = container_of(ref, struct mmt_conn, ref);
@@ -158,15 +174,13 @@ void mmt_conn_free(struct kref *ref)
 		kfree(it);
 	kfree(conn->cred_buf);
 	memzero_explicit(conn->hs_secret, sizeof(conn->hs_secret));
-	mutex_destroy(&conn->setup_mutex);
 	mutex_destroy(&conn->tx_mutex);
 	mutex_destroy(&conn->rx_mutex);
-	mutex_destroy(&conn->post_mutex);
 	mutex_destroy(&conn->key_mutex);
 	mutex_destroy(&conn->ka_mutex);
 	mutex_destroy(&conn->res_mutex);
 	memzero_explicit(conn->chan_root, sizeof(conn->chan_root));
-	kfree(conn);
+	conn->fab->release(conn);
 }
 
 /*

@@ -225,7 +225,7 @@ static int mmt_conn_hs_recv_hello(struct mmt_conn *conn,
  * MMT_MSG_CRED) in chunks of at most MMT_HS_CHUNK bytes in @w's segs:
  * @index = offset, @closures = total length, @bytes = bytes in this chunk.
  * @w: a message buffer of the caller's.  Return: 0 or
- * mmt_conn_send_msg()'s error.
+ * the fabric's post_msg error.
  */
 static int mmt_conn_send_chunks(struct mmt_conn *conn, struct mmt_wire_msg *w,
 				u8 type, const u8 *buf, u32 len)

@@ -24,7 +24,7 @@ static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
 	struct ib_sge sge = {
 		.addr = b->dma,
 		.length = MMT_WIRE_MSG_BYTES,
-		.lkey = conn->pd->local_dma_lkey,
+		.lkey = mmt_rdma(conn)->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe = &b->cqe,
@@ -33,9 +33,9 @@ static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
 	};
 	int err;
 
-	ib_dma_sync_single_for_device(conn->dev, b->dma, MMT_WIRE_MSG_BYTES,
+	ib_dma_sync_single_for_device(mmt_rdma(conn)->dev, b->dma, MMT_WIRE_MSG_BYTES,
 				      DMA_FROM_DEVICE);
-	err = ib_post_recv(conn->qp, &wr, NULL);
+	err = ib_post_recv(mmt_rdma(conn)->qp, &wr, NULL);
 	if (err)
 		mmt_conn_fail(conn, -ECONNRESET);
 }
@@ -56,7 +56,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * failing here first would report ECONNRESET instead.
 		 */
 		if (wc->status == IB_WC_WR_FLUSH_ERR &&
-		    !test_bit(MMT_CONN_WAS_LIVE, &conn->stages))
+		    !test_bit(MMT_CONN_WAS_LIVE, &mmt_rdma(conn)->stages))
 			return;
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_info_ratelimited("conn %llx: receive failed: %s\n",
@@ -68,7 +68,7 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
 		err = mmt_conn_notice(conn, be32_to_cpu(wc->ex.imm_data));
 	} else {
-		ib_dma_sync_single_for_cpu(conn->dev, b->dma,
+		ib_dma_sync_single_for_cpu(mmt_rdma(conn)->dev, b->dma,
 					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
 		err = mmt_conn_received(conn, b->buf, wc->byte_len);
 	}
@@ -95,7 +95,7 @@ static void mmt_conn_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&conn->msgs_failed);
 		mmt_conn_fail(conn, -ECONNRESET);
 	}
-	ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w), DMA_TO_DEVICE);
+	ib_dma_unmap_single(mmt_rdma(conn)->dev, m->dma, sizeof(m->w), DMA_TO_DEVICE);
 	kfree(m);
 	if (atomic_dec_and_test(&conn->msgs_out))
 		wake_up_all(&conn->wq);
@@ -110,7 +110,7 @@ static void mmt_conn_count_wc(const struct ib_wc *wc)
 
 static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct mmt_wait_cqe *w = container_of(wc->wr_cqe, struct mmt_wait_cqe,
+	struct mmt_rdma_wait *w = container_of(wc->wr_cqe, struct mmt_rdma_wait,
 					      cqe);
 
 	w->status = wc->status;
@@ -131,7 +131,7 @@ static void mmt_conn_wait_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* Set up @w for WRs of @conn, idle (its completion done). */
-void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn)
+void mmt_rdma_wait_init(struct mmt_rdma_wait *w, struct mmt_conn *conn)
 {
 	w->cqe.done = mmt_conn_wait_done;
 	w->conn = conn;
@@ -148,7 +148,7 @@ static void mmt_conn_silent_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
+struct ib_cqe mmt_rdma_silent_cqe = { .done = mmt_conn_silent_done };
 
 /*
  * Post one message, optionally behind @chain (REG_MRs that must execute
@@ -161,7 +161,7 @@ struct ib_cqe mmt_silent_cqe = { .done = mmt_conn_silent_done };
  * WR it retransmits, and a second REG_MR of a valid MR fails ("not free")
  * and breaks the QP.  The wait costs about one round trip per grant.
  */
-int mmt_conn_send_msg(struct mmt_conn *conn,
+int mmt_rdma_send_msg(struct mmt_conn *conn,
 		      const struct mmt_wire_msg *w,
 		      struct ib_send_wr *chain,
 		      struct ib_send_wr *chain_last)
@@ -185,27 +185,27 @@ int mmt_conn_send_msg(struct mmt_conn *conn,
 	m->cqe.done = mmt_conn_send_done;
 	/*
 	 * Nothing of the device (the mapping, the PD) is touched before
-	 * NO_POST is checked under post_mutex: after mmt_conn_shutdown() a
+	 * NO_POST is checked under post_mutex: after mmt_rdma_shutdown() a
 	 * teardown may have freed the PD and the device may be gone (device
 	 * removal tears down a connection whose handshake or key agreement
 	 * had not started yet, and neither waits for the other).
 	 */
-	mutex_lock(&conn->post_mutex);
-	if (test_bit(MMT_CONN_NO_POST, &conn->stages)) {
-		mutex_unlock(&conn->post_mutex);
+	mutex_lock(&mmt_rdma(conn)->post_mutex);
+	if (test_bit(MMT_CONN_NO_POST, &mmt_rdma(conn)->stages)) {
+		mutex_unlock(&mmt_rdma(conn)->post_mutex);
 		kfree(m);
-		return -ECONNRESET;	/* see mmt_conn_shutdown() */
+		return -ECONNRESET;	/* see mmt_rdma_shutdown() */
 	}
-	m->dma = ib_dma_map_single(conn->dev, &m->w, sizeof(m->w),
+	m->dma = ib_dma_map_single(mmt_rdma(conn)->dev, &m->w, sizeof(m->w),
 				   DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(conn->dev, m->dma)) {
-		mutex_unlock(&conn->post_mutex);
+	if (ib_dma_mapping_error(mmt_rdma(conn)->dev, m->dma)) {
+		mutex_unlock(&mmt_rdma(conn)->post_mutex);
 		kfree(m);
 		return -ENOMEM;
 	}
 	sge.addr = m->dma;
 	sge.length = sizeof(m->w);
-	sge.lkey = conn->pd->local_dma_lkey;
+	sge.lkey = mmt_rdma(conn)->pd->local_dma_lkey;
 	wr.wr_cqe = &m->cqe;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
@@ -220,16 +220,16 @@ int mmt_conn_send_msg(struct mmt_conn *conn,
 		err = -ECONNRESET;
 	} else {
 		atomic_inc(&conn->msgs_out);
-		err = ib_post_send(conn->qp, chain ? chain : &wr, NULL);
+		err = ib_post_send(mmt_rdma(conn)->qp, chain ? chain : &wr, NULL);
 		if (err) {
 			atomic_dec(&conn->msgs_out);
 			mmt_conn_fail(conn, -ECONNRESET);
 		}
 	}
 	if (err)
-		ib_dma_unmap_single(conn->dev, m->dma, sizeof(m->w),
+		ib_dma_unmap_single(mmt_rdma(conn)->dev, m->dma, sizeof(m->w),
 				    DMA_TO_DEVICE);
-	mutex_unlock(&conn->post_mutex);
+	mutex_unlock(&mmt_rdma(conn)->post_mutex);
 	if (err)
 		kfree(m);
 	return err;
@@ -259,39 +259,41 @@ static void mmt_conn_qp_event(struct ib_event *ev, void *ctx)
 
 static void mmt_conn_free_ring(struct mmt_conn *conn)
 {
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
 	int i;
 
-	if (!conn->rxb)
+	if (!rc->rxb)
 		return;
 	for (i = 0; i < MMT_RQ_DEPTH; i++) {
-		struct mmt_rx_buf *b = &conn->rxb[i];
+		struct mmt_rx_buf *b = &rc->rxb[i];
 
 		if (b->buf && b->dma)
-			ib_dma_unmap_single(conn->dev, b->dma,
+			ib_dma_unmap_single(rc->dev, b->dma,
 					    MMT_WIRE_MSG_BYTES,
 					    DMA_FROM_DEVICE);
 		kfree(b->buf);
 	}
-	kfree(conn->rxb);
-	conn->rxb = NULL;
+	kfree(rc->rxb);
+	rc->rxb = NULL;
 }
 
 /*
  * Create PD, CQ, QP and the receive ring on @id's device, and post the
- * receives.  Caller holds conn->setup_mutex.  On error everything made
+ * receives.  Caller holds mmt_rdma(conn)->setup_mutex.  On error everything made
  * here is undone.
  */
-int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
+int mmt_rdma_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 {
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
 	struct ib_device *dev = id->device;
 	struct ib_qp_init_attr attr = {};
 	int i, err;
 
-	lockdep_assert_held(&conn->setup_mutex);
+	lockdep_assert_held(&rc->setup_mutex);
 	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
 		return -EOPNOTSUPP;
-	conn->dev = dev;
-	conn->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
+	rc->dev = dev;
+	rc->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
 	/*
 	 * 511, not 512: Soft-RoCE in Linux 6.1 keeps an MR's pages in maps
 	 * of 256 and rxe_mr_copy() reads the pointer of the map after the
@@ -300,46 +302,46 @@ int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 	 * the debug guest kernel with 2 MiB closures; rxe's MR code was
 	 * rewritten in 6.4).  An MR of 511 pages never fills its last map.
 	 */
-	conn->max_pages = min_t(u32, dev->attrs.max_fast_reg_page_list_len,
-				MMT_MR_PAGES);
-	if (!conn->max_sge || !conn->max_pages)
+	rc->max_pages = min_t(u32, dev->attrs.max_fast_reg_page_list_len,
+			      MMT_MR_PAGES);
+	if (!rc->max_sge || !rc->max_pages)
 		return -EOPNOTSUPP;
-	conn->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(conn->pd)) {
-		err = PTR_ERR(conn->pd);
-		conn->pd = NULL;
+	rc->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(rc->pd)) {
+		err = PTR_ERR(rc->pd);
+		rc->pd = NULL;
 		return err;
 	}
-	conn->cq = ib_alloc_cq(dev, conn, MMT_SQ_DEPTH + MMT_RQ_DEPTH + 2, 0,
-			       IB_POLL_SOFTIRQ);
-	if (IS_ERR(conn->cq)) {
-		err = PTR_ERR(conn->cq);
-		conn->cq = NULL;
+	rc->cq = ib_alloc_cq(dev, conn, MMT_SQ_DEPTH + MMT_RQ_DEPTH + 2, 0,
+			     IB_POLL_SOFTIRQ);
+	if (IS_ERR(rc->cq)) {
+		err = PTR_ERR(rc->cq);
+		rc->cq = NULL;
 		goto err_pd;
 	}
 	attr.event_handler = mmt_conn_qp_event;
 	attr.qp_context = conn;
-	attr.send_cq = conn->cq;
-	attr.recv_cq = conn->cq;
+	attr.send_cq = rc->cq;
+	attr.recv_cq = rc->cq;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.qp_type = IB_QPT_RC;
 	attr.cap.max_send_wr = MMT_SQ_DEPTH + 1;	/* +1 for ib_drain_qp */
 	attr.cap.max_recv_wr = MMT_RQ_DEPTH + 1;	/* +1 for ib_drain_qp */
-	attr.cap.max_send_sge = conn->max_sge;
+	attr.cap.max_send_sge = rc->max_sge;
 	attr.cap.max_recv_sge = 1;
-	err = rdma_create_qp(id, conn->pd, &attr);
+	err = rdma_create_qp(id, rc->pd, &attr);
 	if (err)
 		goto err_cq;
-	conn->qp = id->qp;
+	rc->qp = id->qp;
 
-	conn->rxb = kcalloc(MMT_RQ_DEPTH, sizeof(*conn->rxb),
-			    GFP_KERNEL_ACCOUNT);
-	if (!conn->rxb) {
+	rc->rxb = kcalloc(MMT_RQ_DEPTH, sizeof(*rc->rxb),
+			  GFP_KERNEL_ACCOUNT);
+	if (!rc->rxb) {
 		err = -ENOMEM;
 		goto err_qp;
 	}
 	for (i = 0; i < MMT_RQ_DEPTH; i++) {
-		struct mmt_rx_buf *b = &conn->rxb[i];
+		struct mmt_rx_buf *b = &rc->rxb[i];
 
 		b->conn = conn;
 		b->cqe.done = mmt_conn_recv_done;
@@ -358,39 +360,39 @@ int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 	}
 	for (i = 0; i < MMT_RQ_DEPTH; i++) {
 		struct ib_sge sge = {
-			.addr = conn->rxb[i].dma,
+			.addr = rc->rxb[i].dma,
 			.length = MMT_WIRE_MSG_BYTES,
-			.lkey = conn->pd->local_dma_lkey,
+			.lkey = rc->pd->local_dma_lkey,
 		};
 		struct ib_recv_wr wr = {
-			.wr_cqe = &conn->rxb[i].cqe,
+			.wr_cqe = &rc->rxb[i].cqe,
 			.sg_list = &sge,
 			.num_sge = 1,
 		};
 
-		err = ib_post_recv(conn->qp, &wr, NULL);
+		err = ib_post_recv(rc->qp, &wr, NULL);
 		if (err)
 			goto err_ring;
 	}
-	set_bit(MMT_CONN_ALLOCATED, &conn->stages);
+	set_bit(MMT_CONN_ALLOCATED, &rc->stages);
 	return 0;
 
 err_ring:
 	rdma_destroy_qp(id);
-	conn->qp = NULL;
-	ib_free_cq(conn->cq);
-	conn->cq = NULL;
+	rc->qp = NULL;
+	ib_free_cq(rc->cq);
+	rc->cq = NULL;
 	mmt_conn_free_ring(conn);
 	goto err_pd;
 err_qp:
 	rdma_destroy_qp(id);
-	conn->qp = NULL;
+	rc->qp = NULL;
 err_cq:
-	ib_free_cq(conn->cq);
-	conn->cq = NULL;
+	ib_free_cq(rc->cq);
+	rc->cq = NULL;
 err_pd:
-	ib_dealloc_pd(conn->pd);
-	conn->pd = NULL;
+	ib_dealloc_pd(rc->pd);
+	rc->pd = NULL;
 	return err;
 }
 
@@ -399,7 +401,7 @@ err_pd:
  * completed or been flushed afterwards, so no more remote writes can land
  * and no local buffer is in use by the NIC).  Context: process.
  *
- * From here on mmt_conn_send_msg() posts nothing (-ECONNRESET): a message
+ * From here on mmt_rdma_send_msg() posts nothing (-ECONNRESET): a message
  * the other direction posted after the drain (a NACK of an offer already
  * in its inbox, say) would be flushed by the NIC at some later time, and
  * if teardown freed the CQ first its completion, which frees the buffer,
@@ -407,19 +409,21 @@ err_pd:
  * is set under post_mutex, so a message is either posted before the drain
  * (and flushed by it) or refused.
  */
-void mmt_conn_shutdown(struct mmt_conn *conn)
+void mmt_rdma_shutdown(struct mmt_conn *conn)
 {
-	mutex_lock(&conn->post_mutex);
-	set_bit(MMT_CONN_NO_POST, &conn->stages);
-	mutex_unlock(&conn->post_mutex);
-	mutex_lock(&conn->setup_mutex);
-	if (conn->cm_id && test_bit(MMT_CONN_CONNECT_SENT, &conn->stages) &&
-	    !test_and_set_bit(MMT_CONN_DRAINED, &conn->stages)) {
-		rdma_disconnect(conn->cm_id);
-		if (test_bit(MMT_CONN_WAS_LIVE, &conn->stages) && conn->qp)
-			ib_drain_qp(conn->qp);
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+
+	mutex_lock(&rc->post_mutex);
+	set_bit(MMT_CONN_NO_POST, &rc->stages);
+	mutex_unlock(&rc->post_mutex);
+	mutex_lock(&rc->setup_mutex);
+	if (rc->cm_id && test_bit(MMT_CONN_CONNECT_SENT, &rc->stages) &&
+	    !test_and_set_bit(MMT_CONN_DRAINED, &rc->stages)) {
+		rdma_disconnect(rc->cm_id);
+		if (test_bit(MMT_CONN_WAS_LIVE, &rc->stages) && rc->qp)
+			ib_drain_qp(rc->qp);
 	}
-	mutex_unlock(&conn->setup_mutex);
+	mutex_unlock(&rc->setup_mutex);
 }
 
 /*
@@ -428,49 +432,61 @@ void mmt_conn_shutdown(struct mmt_conn *conn)
  * then the id (outside setup_mutex: rdma_destroy_id() waits for our
  * handlers).  Context: process; never from an rdma_cm handler.
  */
-void mmt_conn_teardown(struct mmt_conn *conn, int err)
+void mmt_rdma_teardown(struct mmt_conn *conn, int err)
 {
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
 	struct rdma_cm_id *id;
 
 	mmt_conn_fail(conn, err);
 	mutex_lock(&conn->tx_mutex);	/* wait for a transfer to unwind */
 	mutex_lock(&conn->rx_mutex);
-	mmt_conn_shutdown(conn);
-	mutex_lock(&conn->setup_mutex);
-	if (test_and_clear_bit(MMT_CONN_ALLOCATED, &conn->stages)) {
-		rdma_destroy_qp(conn->cm_id);
-		conn->qp = NULL;
-		ib_free_cq(conn->cq);
-		conn->cq = NULL;
+	mmt_rdma_shutdown(conn);
+	mutex_lock(&rc->setup_mutex);
+	if (test_and_clear_bit(MMT_CONN_ALLOCATED, &rc->stages)) {
+		rdma_destroy_qp(rc->cm_id);
+		rc->qp = NULL;
+		ib_free_cq(rc->cq);
+		rc->cq = NULL;
 		mmt_conn_free_ring(conn);
-		ib_dealloc_pd(conn->pd);
-		conn->pd = NULL;
+		ib_dealloc_pd(rc->pd);
+		rc->pd = NULL;
 	}
-	id = conn->cm_id;
-	conn->cm_id = NULL;
-	mutex_unlock(&conn->setup_mutex);
+	id = rc->cm_id;
+	rc->cm_id = NULL;
+	mutex_unlock(&rc->setup_mutex);
 	mutex_unlock(&conn->rx_mutex);
 	mutex_unlock(&conn->tx_mutex);
 	if (id)
 		rdma_destroy_id(id);
 }
 
+/*
+ * Free an RDMA connection once its last reference is gone
+ * (struct mmt_fabric_ops.release): teardown released its resources.
+ */
+void mmt_rdma_release(struct mmt_conn *conn)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+
+	mutex_destroy(&rc->setup_mutex);
+	mutex_destroy(&rc->post_mutex);
+	kfree(rc);
+}
+
 /* Final teardown by the owner: works, resources, global list, reference. */
-void mmt_conn_destroy(struct mmt_conn *conn)
+void mmt_rdma_destroy(struct mmt_conn *conn)
 {
 	mmt_conn_stop_works(conn);
-	mmt_conn_teardown(conn, -ECONNRESET);
-	mutex_lock(&mmt_conn_mutex);
-	list_del_init(&conn->node);
-	mutex_unlock(&mmt_conn_mutex);
+	mmt_rdma_teardown(conn, -ECONNRESET);
+	mmt_conn_unlist(conn);
 	mmt_conn_put(conn);
 }
 
 /* ------------------------------------------------------------ mapping */
 
 /* Map @len bytes at @addr (vmalloc'd or kmalloc'd) for DMA into @s. */
-int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
-	    struct mmt_sgl *s)
+int mmt_rdma_map(struct mmt_conn *conn, void *addr, size_t len,
+		 struct mmt_rdma_sgl *s)
 {
 	unsigned int off = offset_in_page(addr);
 	unsigned int n = DIV_ROUND_UP(off + len, PAGE_SIZE);
@@ -488,12 +504,12 @@ int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
 		pages[i] = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 						virt_to_page(p);
 	err = sg_alloc_table_from_pages_segment(&s->sgt, pages, n, off, len,
-						ib_dma_max_seg_size(conn->dev),
+						ib_dma_max_seg_size(mmt_rdma(conn)->dev),
 						MMT_GFP_USER_SIZED);
 	kvfree(pages);
 	if (err)
 		return err;
-	s->nents = ib_dma_map_sg(conn->dev, s->sgt.sgl, s->sgt.orig_nents,
+	s->nents = ib_dma_map_sg(mmt_rdma(conn)->dev, s->sgt.sgl, s->sgt.orig_nents,
 				 DMA_BIDIRECTIONAL);
 	if (!s->nents) {
 		sg_free_table(&s->sgt);
@@ -502,12 +518,12 @@ int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
 	return 0;
 }
 
-/* Undo mmt_map(); nothing if @s is not mapped. */
-void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s)
+/* Undo mmt_rdma_map(); nothing if @s is not mapped. */
+void mmt_rdma_unmap(struct mmt_conn *conn, struct mmt_rdma_sgl *s)
 {
 	if (!s->nents)
 		return;
-	ib_dma_unmap_sg(conn->dev, s->sgt.sgl, s->sgt.orig_nents,
+	ib_dma_unmap_sg(mmt_rdma(conn)->dev, s->sgt.sgl, s->sgt.orig_nents,
 			DMA_BIDIRECTIONAL);
 	sg_free_table(&s->sgt);
 	s->nents = 0;
@@ -517,32 +533,32 @@ void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s)
 
 /*
  * Wait for a signaled WR; a dead connection's drain completes it.  An idle
- * struct mmt_wait_cqe has its completion done (count 1): waiting leaves it
+ * struct mmt_rdma_wait has its completion done (count 1): waiting leaves it
  * so; reinit_completion() arms it right before the WR is posted.
  */
-int mmt_wait_wr(struct mmt_conn *conn, struct mmt_wait_cqe *w,
-		unsigned long timeout)
+int mmt_rdma_wait_wr(struct mmt_conn *conn, struct mmt_rdma_wait *w,
+		     unsigned long timeout)
 {
 	if (!wait_for_completion_timeout(&w->done, timeout)) {
 		mmt_conn_fail(conn, -ETIMEDOUT);
-		mmt_conn_shutdown(conn);
+		mmt_rdma_shutdown(conn);
 		wait_for_completion(&w->done);
 	}
 	complete(&w->done);
 	return w->status == IB_WC_SUCCESS ? 0 : -ECONNRESET;
 }
 
-/* After mmt_conn_shutdown(): every WR has completed or been flushed. */
-void mmt_wait_idle(struct mmt_wait_cqe *w)
+/* After mmt_rdma_shutdown(): every WR has completed or been flushed. */
+void mmt_rdma_wait_idle(struct mmt_rdma_wait *w)
 {
 	wait_for_completion(&w->done);
 	complete(&w->done);
 }
 
 /* Hand the CPU's writes to @s over to the device before they are posted. */
-void mmt_sync_for_device(struct mmt_conn *conn, struct mmt_sgl *s)
+void mmt_rdma_sync_for_device(struct mmt_conn *conn, struct mmt_rdma_sgl *s)
 {
-	if (!ib_uses_virt_dma(conn->dev))
-		dma_sync_sg_for_device(conn->dev->dma_device, s->sgt.sgl,
+	if (!ib_uses_virt_dma(mmt_rdma(conn)->dev))
+		dma_sync_sg_for_device(mmt_rdma(conn)->dev->dma_device, s->sgt.sgl,
 				       s->sgt.orig_nents, DMA_BIDIRECTIONAL);
 }

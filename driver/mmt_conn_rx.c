@@ -419,3 +419,30 @@ out:
 	kfree_sensitive(rx);	/* the keying root's copy */
 	return err;
 }
+
+/**
+ * mmt_conn_do_recv() - receive one transfer into @pmo (MMT_IOC_RECV)
+ * @conn: a LIVE connection; caller holds conn->rx_mutex
+ * @pmo: the receiving PMO
+ * @x: the call's argument, checked (mmt_conn_xfer_args()); its outputs
+ *	are set
+ *
+ * The PMO is this receive's alone from mmt_conn_rx_prepare() to
+ * mmt_conn_rx_finish(): another receive into it gets -EBUSY.
+ *
+ * Context: process; may sleep.
+ * Return: 0, or the errors MMT_IOC_RECV lists in uapi/mmt.h.
+ */
+int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
+		     struct mmt_xfer *x)
+{
+	bool plain;
+	int err;
+
+	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id, &plain);
+	if (err)
+		return err;
+	err = mmt_conn_do_recv_prepared(conn, pmo, x, plain);
+	mmt_conn_rx_finish(pmo, plain);
+	return err;
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_connfd.c - the connection fd: its ioctls (MMT_IOC_SEND,
+ * mmt_connfd.c - the connection object as its owner sees it: its set-up
+ * (mmt_conn_setup(), for every fabric) and its fd: the ioctls (MMT_IOC_SEND,
  * MMT_IOC_RECV, MMT_IOC_CONN_SET_KEY, MMT_IOC_CONN_KEY_AGREE, the
  * MMT_IOC_MIGRATE_* ones) and its file operations
  */
@@ -16,22 +17,47 @@
 
 /* ------------------------------------------------------------ conn fd */
 
-/*
- * A receive into @pmo: the PMO is this receive's alone (-EBUSY for
- * another) from mmt_conn_rx_prepare() to mmt_conn_rx_finish().
+/**
+ * mmt_conn_setup() - set up a new connection object
+ * @conn: zeroed memory for it, in the fabric's own struct (the fabric's
+ *	@release frees it once the last reference is gone)
+ * @fab: the fabric it runs over (driver/mmt_fabric.h)
+ *
+ * Initializes the locks, inboxes and works, and adds @conn to mmt_conns
+ * in state NEW with one reference, its owner's.
+ *
+ * Context: process; takes mmt_conn_mutex.
  */
-static int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
-			    struct mmt_xfer *x)
+void mmt_conn_setup(struct mmt_conn *conn, const struct mmt_fabric_ops *fab)
 {
-	bool plain;
-	int err;
-
-	err = mmt_conn_rx_prepare(pmo, x->channel, conn->conn_id, &plain);
-	if (err)
-		return err;
-	err = mmt_conn_do_recv_prepared(conn, pmo, x, plain);
-	mmt_conn_rx_finish(pmo, plain);
-	return err;
+	kref_init(&conn->ref);
+	INIT_LIST_HEAD(&conn->node);
+	spin_lock_init(&conn->lock);
+	init_waitqueue_head(&conn->wq);
+	conn->fab = fab;
+	mutex_init(&conn->tx_mutex);
+	mutex_init(&conn->rx_mutex);
+	mutex_init(&conn->key_mutex);
+	mutex_init(&conn->ka_mutex);
+	INIT_LIST_HEAD(&conn->tx_inbox);
+	INIT_LIST_HEAD(&conn->rx_inbox);
+	INIT_LIST_HEAD(&conn->hs_inbox);
+	INIT_LIST_HEAD(&conn->cred_inbox);
+	INIT_WORK(&conn->cred_rx_work, mmt_conn_cred_rx);
+	INIT_WORK(&conn->cred_tx_work, mmt_conn_cred_tx);
+	INIT_DELAYED_WORK(&conn->expire_work, mmt_conn_expire);
+	INIT_LIST_HEAD(&conn->query_inbox);
+	INIT_LIST_HEAD(&conn->res_inbox);
+	INIT_WORK(&conn->query_work, mmt_conn_mig_query);
+	mutex_init(&conn->res_mutex);
+	mmt_mig_init(&conn->mig_tx, true);
+	mmt_mig_init(&conn->mig_rx, false);
+	conn->mig_tx.running = false;
+	conn->mig_rx.running = false;
+	conn->state = MMT_CONN_NEW;
+	mutex_lock(&mmt_conn_mutex);
+	list_add_tail(&conn->node, &mmt_conns);
+	mutex_unlock(&mmt_conn_mutex);
 }
 
 /* MMT_IOC_SEND and MMT_IOC_RECV: see uapi/mmt.h. */

@@ -12,7 +12,9 @@
  * mmt_conn_notice() (driver/mmt_proto.h).  The RDMA fabric
  * (driver/mmt_fabric_rdma.c: an RC QP's SENDs, RDMA writes with
  * immediate data, fast registration) implements them; connection set-up
- * and teardown (rdma_cm, the QP and CQ, device removal) stay with it.
+ * and teardown (rdma_cm, the QP and CQ, device removal) stay with it.  The
+ * loopback fabric (driver/mmt_fabric_loop.c) implements them between two
+ * connections of one node, for KUnit.
  *
  * Model: drivers/nvme/host/fabrics.h and struct nvme_ctrl_ops (one
  * protocol, fabrics below it).
@@ -96,6 +98,10 @@ struct mmt_fab_sink;
  *	stop its works (mmt_conn_stop_works()), shut it down, release the
  *	fabric's resources and drop the owner's reference.  Process
  *	context; may sleep.
+ * @release: free @conn, which the fabric allocated inside its own
+ *	struct (mmt_conn_setup()), with whatever the fabric keeps there: the
+ *	last reference is gone and the protocol has freed its part.  Any
+ *	context a reference is dropped in; does not sleep.
  *
  * The fabric counts what it posted and has not completed in the
  * connection's @msgs_out and @writes_out, and the messages that failed in
@@ -123,9 +129,13 @@ struct mmt_fabric_ops {
 	void (*sink_free)(struct mmt_fab_sink *s);
 	void (*shutdown)(struct mmt_conn *conn);
 	void (*destroy)(struct mmt_conn *conn);
+	void (*release)(struct mmt_conn *conn);
 };
 
 /* driver/mmt_fabric_rdma.c */
 extern const struct mmt_fabric_ops mmt_rdma_fabric;
+
+/* driver/mmt_fabric_loop.c */
+int mmt_loop_pair(struct mmt_conn **a, struct mmt_conn **b);
 
 #endif /* MMT_FABRIC_H */

@@ -28,16 +28,16 @@ struct mmt_fab_src {
 	struct mmt_conn *conn;
 	u8 *head;		/* header + sealed root, or NULL */
 	u64 head_dma;
-	struct mmt_sgl fixed;	/* the bounce or snapshot, if any */
+	struct mmt_rdma_sgl fixed;	/* the bounce or snapshot, if any */
 	size_t fixed_len;
-	struct mmt_sgl body;	/* this write's PMO memory, if mapped */
-	struct mmt_wait_cqe wcqe;	/* the WRITE_WITH_IMM */
+	struct mmt_rdma_sgl body;	/* this write's PMO memory, if mapped */
+	struct mmt_rdma_wait wcqe;	/* the WRITE_WITH_IMM */
 };
 
 /* A receiver's window slot: the MRs of one grant at a time. */
 struct mmt_fab_sink {
 	struct mmt_conn *conn;
-	struct mmt_sgl region;	/* the granted area */
+	struct mmt_rdma_sgl region;	/* the granted area */
 	u8 *head;		/* MMT: header + sealed root slot, or NULL */
 	struct scatterlist head_sg;
 	bool head_mapped;
@@ -45,29 +45,29 @@ struct mmt_fab_sink {
 	u16 regs[MMT_WIRE_MAX_SEGS];	/* registrations of each MR */
 	u32 nmrs;		/* MRs allocated */
 	u32 nvalid;		/* MRs registered now */
-	struct mmt_wait_cqe inv;
+	struct mmt_rdma_wait inv;
 };
 
 static int mmt_rdma_post_msg(struct mmt_conn *conn,
 			     const struct mmt_wire_msg *w)
 {
-	return mmt_conn_send_msg(conn, w, NULL, NULL);
+	return mmt_rdma_send_msg(conn, w, NULL, NULL);
 }
 
 /* ------------------------------------------------------------ writes */
 
 /*
  * Build the RDMA writes of @len bytes from @local (mapped) to the remote
- * segments @segs, split at segment boundaries and at conn->max_sge SGEs.
+ * segments @segs, split at segment boundaries and at mmt_rdma(conn)->max_sge SGEs.
  * The last WR is a WRITE_WITH_IMM with @imm, signaled with @wait, unless
  * @head_sge is given: then a last WRITE_WITH_IMM of that SGE goes to
  * @head_seg.  Everything is posted at once.
  */
-static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
+static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_rdma_sgl *local,
 				size_t len, const struct mmt_wire_seg *segs,
 				u32 nsegs, struct ib_sge *head_sge,
 				const struct mmt_wire_seg *head_seg, u32 imm,
-				struct mmt_wait_cqe *wait)
+				struct mmt_rdma_wait *wait)
 {
 	u32 max_wr = local->nents + nsegs + 2;
 	struct ib_rdma_wr *wrs;
@@ -101,17 +101,17 @@ static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
 		u64 seg_left = le32_to_cpu(segs[seg].len) - seg_off;
 
 		w->wr.opcode = IB_WR_RDMA_WRITE;
-		w->wr.wr_cqe = &mmt_silent_cqe;
+		w->wr.wr_cqe = &mmt_rdma_silent_cqe;
 		w->wr.sg_list = &sges[nsge];
 		w->remote_addr = le64_to_cpu(segs[seg].addr) + seg_off;
 		w->rkey = le32_to_cpu(segs[seg].rkey);
-		while (seg_left && w->wr.num_sge < conn->max_sge) {
+		while (seg_left && w->wr.num_sge < mmt_rdma(conn)->max_sge) {
 			u64 ent = sg_dma_len(sg) - sg_off;
 			u64 take = min(ent, seg_left);
 
 			sges[nsge].addr = sg_dma_address(sg) + sg_off;
 			sges[nsge].length = take;
-			sges[nsge].lkey = conn->pd->local_dma_lkey;
+			sges[nsge].lkey = mmt_rdma(conn)->pd->local_dma_lkey;
 			nsge++;
 			w->wr.num_sge++;
 			seg_left -= take;
@@ -147,17 +147,17 @@ static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_sgl *local,
 	wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
 	wrs[nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
 	wrs[nwr - 1].wr.wr_cqe = &wait->cqe;
-	/* counted until its completion: see mmt_conn_send_msg() */
-	mutex_lock(&conn->post_mutex);
+	/* counted until its completion: see mmt_rdma_send_msg() */
+	mutex_lock(&mmt_rdma(conn)->post_mutex);
 	atomic_inc(&conn->writes_out);
 	wait->sq_counted = true;
-	err = ib_post_send(conn->qp, &wrs[0].wr, NULL);
+	err = ib_post_send(mmt_rdma(conn)->qp, &wrs[0].wr, NULL);
 	if (err) {
 		wait->sq_counted = false;
 		atomic_dec(&conn->writes_out);
 		mmt_conn_fail(conn, -ECONNRESET);
 	}
-	mutex_unlock(&conn->post_mutex);
+	mutex_unlock(&mmt_rdma(conn)->post_mutex);
 out:
 	kfree(wrs);
 	kfree(sges);
@@ -171,11 +171,11 @@ static void mmt_rdma_src_free(struct mmt_fab_src *s)
 	if (!s)
 		return;
 	conn = s->conn;
-	mmt_wait_idle(&s->wcqe);
-	mmt_unmap(conn, &s->body);
-	mmt_unmap(conn, &s->fixed);
+	mmt_rdma_wait_idle(&s->wcqe);
+	mmt_rdma_unmap(conn, &s->body);
+	mmt_rdma_unmap(conn, &s->fixed);
 	if (s->head_dma)
-		ib_dma_unmap_single(conn->dev, s->head_dma,
+		ib_dma_unmap_single(mmt_rdma(conn)->dev, s->head_dma,
 				    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
 	kfree(s);
 }
@@ -191,13 +191,13 @@ static struct mmt_fab_src *mmt_rdma_src_alloc(struct mmt_conn *conn,
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->conn = conn;
-	mmt_wait_cqe_init(&s->wcqe, conn);
+	mmt_rdma_wait_init(&s->wcqe, conn);
 	if (head) {
 		s->head = head;
-		s->head_dma = ib_dma_map_single(conn->dev, head,
+		s->head_dma = ib_dma_map_single(mmt_rdma(conn)->dev, head,
 						MMT_CONN_HEAD_BYTES,
 						DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(conn->dev, s->head_dma)) {
+		if (ib_dma_mapping_error(mmt_rdma(conn)->dev, s->head_dma)) {
 			s->head_dma = 0;
 			err = -ENOMEM;
 			goto fail;
@@ -205,7 +205,7 @@ static struct mmt_fab_src *mmt_rdma_src_alloc(struct mmt_conn *conn,
 	}
 	if (fixed) {
 		s->fixed_len = fixed_len;
-		err = mmt_map(conn, fixed, fixed_len, &s->fixed);
+		err = mmt_rdma_map(conn, fixed, fixed_len, &s->fixed);
 		if (err)
 			goto fail;
 	}
@@ -217,8 +217,8 @@ fail:
 
 static int mmt_rdma_src_map(struct mmt_fab_src *s, void *body, size_t len)
 {
-	mmt_unmap(s->conn, &s->body);
-	return mmt_map(s->conn, body, len, &s->body);
+	mmt_rdma_unmap(s->conn, &s->body);
+	return mmt_rdma_map(s->conn, body, len, &s->body);
 }
 
 static int mmt_rdma_src_write(struct mmt_fab_src *s, size_t len,
@@ -226,21 +226,21 @@ static int mmt_rdma_src_write(struct mmt_fab_src *s, size_t len,
 			      const struct mmt_wire_seg *head_seg, u32 notice)
 {
 	struct mmt_conn *conn = s->conn;
-	struct mmt_sgl *local = s->body.nents ? &s->body : &s->fixed;
+	struct mmt_rdma_sgl *local = s->body.nents ? &s->body : &s->fixed;
 	struct ib_sge head_sge;
 	int err;
 
 	if (!local->nents || (head_seg && !s->head) || (!head_seg && s->head))
 		return -EPROTO;
 	if (local == &s->fixed)
-		mmt_sync_for_device(conn, &s->fixed);
+		mmt_rdma_sync_for_device(conn, &s->fixed);
 	if (s->head) {
-		ib_dma_sync_single_for_device(conn->dev, s->head_dma,
+		ib_dma_sync_single_for_device(mmt_rdma(conn)->dev, s->head_dma,
 					      MMT_CONN_HEAD_BYTES,
 					      DMA_TO_DEVICE);
 		head_sge.addr = s->head_dma;
 		head_sge.length = MMT_CONN_HEAD_BYTES;
-		head_sge.lkey = conn->pd->local_dma_lkey;
+		head_sge.lkey = mmt_rdma(conn)->pd->local_dma_lkey;
 	}
 	reinit_completion(&s->wcqe.done);
 	err = mmt_rdma_post_writes(conn, local, len, segs, nsegs,
@@ -253,7 +253,7 @@ static int mmt_rdma_src_write(struct mmt_fab_src *s, size_t len,
 
 static int mmt_rdma_src_wait(struct mmt_fab_src *s, unsigned long timeout)
 {
-	int err = mmt_wait_wr(s->conn, &s->wcqe, timeout);
+	int err = mmt_rdma_wait_wr(s->conn, &s->wcqe, timeout);
 
 	/*
 	 * Done or flushed, the NIC has let go of the body either way: it is
@@ -261,14 +261,14 @@ static int mmt_rdma_src_wait(struct mmt_fab_src *s, unsigned long timeout)
 	 * re-encrypt them; an unmap after that would copy a bounce buffer's
 	 * stale bytes back over them).
 	 */
-	mmt_unmap(s->conn, &s->body);
+	mmt_rdma_unmap(s->conn, &s->body);
 	return err;
 }
 
 static void mmt_rdma_src_idle(struct mmt_fab_src *s)
 {
 	if (s)
-		mmt_wait_idle(&s->wcqe);
+		mmt_rdma_wait_idle(&s->wcqe);
 }
 
 /* ------------------------------------------------------------ grants */
@@ -281,9 +281,9 @@ static void mmt_rdma_sink_free(struct mmt_fab_sink *s)
 	if (!s)
 		return;
 	conn = s->conn;
-	mmt_unmap(conn, &s->region);
+	mmt_rdma_unmap(conn, &s->region);
 	if (s->head_mapped)
-		ib_dma_unmap_sg(conn->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(mmt_rdma(conn)->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
 	for (j = 0; j < s->nmrs; j++)
 		ib_dereg_mr(s->mrs[j]);
 	kfree(s);
@@ -292,7 +292,7 @@ static void mmt_rdma_sink_free(struct mmt_fab_sink *s)
 static struct mmt_fab_sink *mmt_rdma_sink_alloc(struct mmt_conn *conn,
 						size_t len, void *head)
 {
-	size_t chunk = (size_t)conn->max_pages * PAGE_SIZE;
+	size_t chunk = (size_t)mmt_rdma(conn)->max_pages * PAGE_SIZE;
 	struct mmt_fab_sink *s;
 	u32 j, nmrs;
 
@@ -305,10 +305,10 @@ static struct mmt_fab_sink *mmt_rdma_sink_alloc(struct mmt_conn *conn,
 		return ERR_PTR(-ENOMEM);
 	s->conn = conn;
 	s->head = head;
-	mmt_wait_cqe_init(&s->inv, conn);
+	mmt_rdma_wait_init(&s->inv, conn);
 	for (j = 0; j < nmrs; j++) {
-		struct ib_mr *mr = ib_alloc_mr(conn->pd, IB_MR_TYPE_MEM_REG,
-					       conn->max_pages);
+		struct ib_mr *mr = ib_alloc_mr(mmt_rdma(conn)->pd, IB_MR_TYPE_MEM_REG,
+					       mmt_rdma(conn)->max_pages);
 
 		if (IS_ERR(mr)) {
 			mmt_rdma_sink_free(s);
@@ -331,8 +331,8 @@ static struct ib_mr *mmt_rdma_sink_mr(struct mmt_fab_sink *s, u32 j)
 	struct ib_mr *mr;
 
 	if (s->regs[j] >= MMT_RDMA_MR_REGS) {
-		mr = ib_alloc_mr(s->conn->pd, IB_MR_TYPE_MEM_REG,
-				 s->conn->max_pages);
+		mr = ib_alloc_mr(mmt_rdma(s->conn)->pd, IB_MR_TYPE_MEM_REG,
+				 mmt_rdma(s->conn)->max_pages);
 		if (IS_ERR(mr))
 			return mr;
 		ib_dereg_mr(s->mrs[j]);
@@ -350,7 +350,7 @@ static void mmt_rdma_reg_wr(struct ib_reg_wr *r, struct ib_mr *mr,
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	memset(r, 0, sizeof(*r));
 	r->wr.opcode = IB_WR_REG_MR;
-	r->wr.wr_cqe = &mmt_silent_cqe;
+	r->wr.wr_cqe = &mmt_rdma_silent_cqe;
 	r->mr = mr;
 	r->key = mr->rkey;
 	r->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
@@ -377,7 +377,7 @@ static int mmt_rdma_sink_grant(struct mmt_fab_sink *s, void *area,
 	u32 left, nseg = 0;
 	int err, n;
 
-	err = mmt_map(conn, area, len, &s->region);
+	err = mmt_rdma_map(conn, area, len, &s->region);
 	if (err)
 		return err;
 	regs = kcalloc(MMT_WIRE_MAX_SEGS, sizeof(*regs), GFP_KERNEL_ACCOUNT);
@@ -424,7 +424,7 @@ static int mmt_rdma_sink_grant(struct mmt_fab_sink *s, void *area,
 			goto out;
 		}
 		sg_init_one(&s->head_sg, s->head, MMT_CONN_HEAD_BYTES);
-		if (ib_dma_map_sg(conn->dev, &s->head_sg, 1,
+		if (ib_dma_map_sg(mmt_rdma(conn)->dev, &s->head_sg, 1,
 				  DMA_BIDIRECTIONAL) != 1) {
 			err = -ENOMEM;
 			goto out;
@@ -442,9 +442,9 @@ static int mmt_rdma_sink_grant(struct mmt_fab_sink *s, void *area,
 		nseg++;
 	}
 	w->nsegs = nseg;
-	/* posted when the send queue is idle: see mmt_conn_send_msg() */
+	/* posted when the send queue is idle: see mmt_rdma_send_msg() */
 	s->nvalid = nseg;
-	err = mmt_conn_send_msg(conn, w, &regs[0].wr, &regs[nseg - 1].wr);
+	err = mmt_rdma_send_msg(conn, w, &regs[0].wr, &regs[nseg - 1].wr);
 out:
 	kfree(regs);
 	return err;
@@ -463,7 +463,7 @@ static int mmt_rdma_sink_invalidate(struct mmt_fab_sink *s)
 			return -ENOMEM;
 		for (i = 0; i < s->nvalid; i++) {
 			wrs[i].opcode = IB_WR_LOCAL_INV;
-			wrs[i].wr_cqe = &mmt_silent_cqe;
+			wrs[i].wr_cqe = &mmt_rdma_silent_cqe;
 			wrs[i].ex.invalidate_rkey = s->mrs[i]->rkey;
 			if (i)
 				wrs[i - 1].next = &wrs[i];
@@ -471,21 +471,21 @@ static int mmt_rdma_sink_invalidate(struct mmt_fab_sink *s)
 		wrs[s->nvalid - 1].send_flags = IB_SEND_SIGNALED;
 		wrs[s->nvalid - 1].wr_cqe = &s->inv.cqe;
 		reinit_completion(&s->inv.done);
-		err = ib_post_send(conn->qp, wrs, NULL);
+		err = ib_post_send(mmt_rdma(conn)->qp, wrs, NULL);
 		kfree(wrs);
 		if (err) {
 			complete(&s->inv.done);
 			mmt_conn_fail(conn, -ECONNRESET);
 			return err;
 		}
-		err = mmt_wait_wr(conn, &s->inv, mmt_timeout(0));
+		err = mmt_rdma_wait_wr(conn, &s->inv, mmt_timeout(0));
 		if (err)
 			return err;
 	}
 	s->nvalid = 0;
-	mmt_unmap(conn, &s->region);
+	mmt_rdma_unmap(conn, &s->region);
 	if (s->head_mapped) {
-		ib_dma_unmap_sg(conn->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
+		ib_dma_unmap_sg(mmt_rdma(conn)->dev, &s->head_sg, 1, DMA_BIDIRECTIONAL);
 		s->head_mapped = false;
 	}
 	return 0;
@@ -494,7 +494,7 @@ static int mmt_rdma_sink_invalidate(struct mmt_fab_sink *s)
 static void mmt_rdma_sink_idle(struct mmt_fab_sink *s)
 {
 	if (s)
-		mmt_wait_idle(&s->inv);
+		mmt_rdma_wait_idle(&s->inv);
 }
 
 const struct mmt_fabric_ops mmt_rdma_fabric = {
@@ -511,6 +511,7 @@ const struct mmt_fabric_ops mmt_rdma_fabric = {
 	.sink_invalidate = mmt_rdma_sink_invalidate,
 	.sink_idle = mmt_rdma_sink_idle,
 	.sink_free = mmt_rdma_sink_free,
-	.shutdown = mmt_conn_shutdown,
-	.destroy = mmt_conn_destroy,
+	.shutdown = mmt_rdma_shutdown,
+	.destroy = mmt_rdma_destroy,
+	.release = mmt_rdma_release,
 };

@@ -12,6 +12,8 @@
  *  10  mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
  *                      messages, a closure's writes, grants
  *   9  mmt_conn_rdma   a connection's verbs resources, completions, posts
+ *      mmt_fabric_loop the loopback fabric (mmt_fabric.h): two connections
+ *                      of one node back to back (KUnit builds only)
  *   8  mmt_connfd      the connection fd: its ioctls and file operations
  *   7  mmt_conn_mig    live migration over a connection, resolve
  *   6  mmt_conn_hs     hello, attested handshake, credential renewals

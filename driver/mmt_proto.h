@@ -13,9 +13,10 @@
  *	mmt_conn_mig.c		live migration over a connection, resolve
  *	mmt_connfd.c		the connection fd
  *
- * Nothing here needs the verbs headers: the RDMA fabric's own state
- * (driver/mmt_rdma.h) is reached from the connection only through
- * pointers to types this header leaves incomplete.
+ * Nothing here needs the verbs headers: a fabric keeps its own state in
+ * a struct that embeds struct mmt_conn (struct mmt_rdma_conn in
+ * driver/mmt_rdma.h, struct mmt_loop_conn in driver/mmt_fabric_loop.c)
+ * and frees it in its @release operation.
  *
  * Locking: conn->lock (spinlock) protects state, error and the inboxes,
  * and is taken in completion context; conn->tx_mutex and conn->rx_mutex
@@ -47,14 +48,6 @@
 #define MMT_DEFAULT_TIMEOUT_MS	10000
 #define MMT_INBOX_MAX		256	/* queued messages */
 
-/* The RDMA fabric's types (driver/mmt_rdma.h), by pointer only. */
-struct ib_cq;
-struct ib_device;
-struct ib_pd;
-struct ib_qp;
-struct rdma_cm_id;
-struct mmt_listener;
-struct mmt_rx_buf;
 struct mmt_hs;
 
 /**
@@ -74,11 +67,6 @@ enum mmt_conn_state {
 	MMT_CONN_DEAD,
 };
 
-/* What an rdma_cm_id's context points at. */
-struct mmt_cm_ctx {
-	bool listener;
-};
-
 /* A message in an inbox. */
 struct mmt_inbox_item {
 	struct list_head node;
@@ -86,24 +74,15 @@ struct mmt_inbox_item {
 };
 
 /**
- * struct mmt_conn - one connection: the protocol's state, and the RDMA
- *	fabric's resources (the fields it alone touches: @ctx, @rm_node,
- *	@lnode, @listener, @routed, @setup_mutex, @stages, @cm_id, @dev, @pd,
- *	@cq, @qp, @max_sge, @max_pages, @rxb, @post_mutex, @timeout_ms,
- *	@peer; only pointers to its types, so this header needs no verbs
- *	headers)
- * @ctx: rdma_cm context tag (first member)
+ * struct mmt_conn - one connection: the protocol's state (a fabric keeps
+ *	its own in a struct that embeds this one: struct mmt_rdma_conn)
  * @fab: the fabric's operations the protocol calls (driver/mmt_fabric.h)
  * @ref: references: the owner (fd, listener queue) and temporary ones
  * @node: in mmt_conns (device removal)
- * @rm_node: in mmt_ib_remove()'s list of the connections on the device
- *	going away (under mmt_conn_mutex while it is built)
- * @lnode: in the listener's pending or ready list until accepted
- * @listener: the listener that created it (accepting side), or NULL
  * @accepted: this side accepted the connection (the sender's or the
  *	source's direction in every binding, struct mmt_bind.dir, follows
  *	from it)
- * @lock: protects @state, @err, @reached_live, @routed, @tx_inbox,
+ * @lock: protects @state, @err, @reached_live, @tx_inbox,
  *	@rx_inbox, @hs_inbox, @hs_done
  * @state: enum mmt_conn_state
  * @err: why it is DEAD (negative errno)
@@ -113,18 +92,7 @@ struct mmt_inbox_item {
  *	(the QP can carry messages: teardown drains it) even on a connection
  *	that died first, e.g. of a malformed message the peer sent before
  *	ESTABLISHED was handled
- * @routed: connect side: ROUTE_RESOLVED arrived
  * @wq: woken on every state change and message
- * @setup_mutex: protects the verbs resources, @stages and @cm_id
- * @stages: MMT_CONN_* stage bits
- * @cm_id: the rdma_cm id; NULL once destroyed (or handed to rdma_cm)
- * @dev: the device of the QP
- * @pd: protection domain
- * @cq: the one CQ (send and receive), IB_POLL_SOFTIRQ
- * @qp: the RC QP
- * @max_sge: SGEs per send WR
- * @max_pages: pages per fast-registration MR
- * @rxb: MMT_RQ_DEPTH receive buffers
  * @tx_inbox: messages for the sending side (GRANT, ACK, NACK)
  * @rx_inbox: messages for the receiving side (OFFER, DONE, END)
  * @inbox_len: messages in both inboxes (bounded: a peer cannot make us
@@ -134,9 +102,6 @@ struct mmt_inbox_item {
  *	flushed (never reset; counted before @msgs_out drops): whether a
  *	message reached the peer's NIC (mmt_conn_sends_ok())
  * @writes_out: RDMA write chains posted and not completed yet
- * @post_mutex: serializes posting to the send queue, so that a REG_MR is
- *	posted only when nothing before it is unacknowledged (see
- *	mmt_conn_send_msg())
  * @tx_mutex: one MMT_IOC_SEND at a time
  * @rx_mutex: one MMT_IOC_RECV at a time
  * @tx_gen: generation of the last transfer sent (under @tx_mutex); never
@@ -181,8 +146,6 @@ struct mmt_inbox_item {
  * @res_mutex: one MMT_IOC_MIGRATE_RESOLVE at a time
  * @works_stopped: set at destroy (under @lock): no work is queued after
  * @peer_node: the peer's node id
- * @timeout_ms: connect timeout
- * @peer: the peer's address
  * @key_mutex: one MMT_IOC_CONN_SET_KEY at a time
  * @has_key: @chan_root is set (written once, under @key_mutex, with
  *	release semantics; read with acquire by mmt_conn_root())
@@ -194,37 +157,21 @@ struct mmt_inbox_item {
  *	(under @lock): what MMT_IOC_MIGRATE_INFO and poll() report
  */
 struct mmt_conn {
-	struct mmt_cm_ctx ctx;
 	const struct mmt_fabric_ops *fab;
 	struct kref ref;
 	struct list_head node;
-	struct list_head rm_node;
-	struct list_head lnode;
-	struct mmt_listener *listener;
 	bool accepted;
-	spinlock_t lock;		/* state, err, routed, inboxes */
+	spinlock_t lock;		/* state, err, inboxes */
 	enum mmt_conn_state state;
 	int err;
 	bool reached_live;
-	bool routed;
 	wait_queue_head_t wq;
-	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
-	unsigned long stages;
-	struct rdma_cm_id *cm_id;
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	u32 max_sge;
-	u32 max_pages;
-	struct mmt_rx_buf *rxb;
 	struct list_head tx_inbox;
 	struct list_head rx_inbox;
 	u32 inbox_len;
 	atomic_t msgs_out;
 	atomic_t msgs_failed;
 	atomic_t writes_out;
-	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	struct mutex tx_mutex;		/* one MMT_IOC_SEND at a time */
 	struct mutex rx_mutex;		/* one MMT_IOC_RECV at a time */
 	u32 tx_gen;
@@ -254,8 +201,6 @@ struct mmt_conn {
 	struct mutex res_mutex;		/* MMT_IOC_MIGRATE_RESOLVE */
 	bool works_stopped;
 	u16 peer_node;
-	u32 timeout_ms;
-	struct sockaddr_storage peer;
 	struct mutex key_mutex;		/* MMT_IOC_CONN_SET_KEY */
 	bool has_key;
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
@@ -308,6 +253,7 @@ struct mmt_conn_op {
 /* mmt_conn_core.c; mmt_conn_mutex protects mmt_conns, every connection */
 extern struct mutex mmt_conn_mutex;
 extern struct list_head mmt_conns;
+void mmt_conn_unlist(struct mmt_conn *conn);
 int mmt_conn_set_state(struct mmt_conn *conn, enum mmt_conn_state to,
 		       int err);
 bool mmt_conn_fail(struct mmt_conn *conn, int err);
@@ -368,6 +314,8 @@ int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,
 int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 			      struct mmt_pmo *pmo, struct mmt_xfer *x,
 			      bool plain);
+int mmt_conn_do_recv(struct mmt_conn *conn, struct mmt_pmo *pmo,
+		     struct mmt_xfer *x);
 
 /* mmt_conn_mig.c */
 int mmt_conn_migrate(struct mmt_conn *conn, void __user *uarg,
@@ -379,6 +327,7 @@ int mmt_conn_migrate_req(struct mmt_conn *conn, unsigned long arg,
 			 unsigned int bit);
 
 /* mmt_connfd.c */
+void mmt_conn_setup(struct mmt_conn *conn, const struct mmt_fabric_ops *fab);
 extern const struct file_operations mmt_conn_fops;
 
 #endif /* MMT_PROTO_H */

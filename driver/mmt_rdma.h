@@ -37,8 +37,9 @@
  *
  * Locking: conn->lock (spinlock) protects state, error and the two
  * inboxes, and is taken in the completion and rdma_cm handlers;
- * conn->setup_mutex protects the verbs resources, the stage bits and the
- * ownership of conn->cm_id; rdma_cm handlers may take it because nobody
+ * struct mmt_rdma_conn's setup_mutex protects the verbs resources, the
+ * stage bits and the ownership of its cm_id; rdma_cm handlers may take it
+ * because nobody
  * waits for a handler while holding it (rdma_destroy_id(), which waits for
  * the handlers, is called after dropping it) or calls rdma_connect(), which
  * takes the id's handler_mutex that the handlers run under (the connect
@@ -47,8 +48,8 @@
  * MMT_IOC_RECV (one of each may run at the same time); conn->key_mutex
  * serializes MMT_IOC_CONN_SET_KEY (the key is set once and then only
  * read: mmt_conn_root()).  Order: tx_mutex,
- * rx_mutex, setup_mutex, then a PMO's lock; conn->post_mutex (every post of
- * a message or a write chain) is innermost and is never held with
+ * rx_mutex, setup_mutex, then a PMO's lock; post_mutex (every post of a
+ * message or a write chain) is innermost and is never held with
  * setup_mutex or a PMO's lock.  mmt_conn_mutex protects the
  * global lists used by device removal.
  */
@@ -79,13 +80,13 @@
 #define MMT_SQ_DEPTH		512	/* send WRs (+1 for the drain) */
 #define MMT_RQ_DEPTH		64	/* receive WRs (+1 for the drain) */
 #define MMT_MAX_SGE		16	/* SGEs per RDMA write */
-#define MMT_MR_PAGES		511	/* pages per MR (mmt_conn_create_qp()) */
+#define MMT_MR_PAGES		511	/* pages per MR (mmt_rdma_create_qp()) */
 #define MMT_DEFAULT_BACKLOG	16
 
 /* a peer may queue four receive rings of messages, no more */
 static_assert(MMT_INBOX_MAX == 4 * MMT_RQ_DEPTH);
 
-/* Stage bits of struct mmt_conn.stages: what teardown must undo. */
+/* Stage bits of struct mmt_rdma_conn.stages: what teardown must undo. */
 enum {
 	MMT_CONN_ALLOCATED,	/* PD, CQ, QP, receive ring */
 	MMT_CONN_CONNECT_SENT,	/* rdma_connect/rdma_accept called */
@@ -93,6 +94,65 @@ enum {
 	MMT_CONN_DRAINED,	/* disconnected and drained */
 	MMT_CONN_NO_POST,	/* shut down: no message is posted any more */
 };
+
+/* What an rdma_cm_id's context points at. */
+struct mmt_cm_ctx {
+	bool listener;
+};
+
+/**
+ * struct mmt_rdma_conn - a connection over RDMA: the protocol's object and
+ *	the RDMA fabric's resources, which only the RDMA fabric's files touch
+ * @ctx: rdma_cm context tag (first member)
+ * @conn: the protocol's connection (driver/mmt_proto.h)
+ * @rm_node: in mmt_ib_remove()'s list of the connections on the device
+ *	going away (under mmt_conn_mutex while it is built)
+ * @lnode: in the listener's pending or ready list until accepted
+ * @listener: the listener that created it (accepting side), or NULL
+ * @routed: connect side: ROUTE_RESOLVED arrived (under conn.lock)
+ * @setup_mutex: protects the verbs resources, @stages and @cm_id
+ * @stages: MMT_CONN_* stage bits
+ * @cm_id: the rdma_cm id; NULL once destroyed (or handed to rdma_cm)
+ * @dev: the device of the QP
+ * @pd: protection domain
+ * @cq: the one CQ (send and receive), IB_POLL_SOFTIRQ
+ * @qp: the RC QP
+ * @max_sge: SGEs per send WR
+ * @max_pages: pages per fast-registration MR
+ * @rxb: MMT_RQ_DEPTH receive buffers
+ * @post_mutex: serializes posting to the send queue, so that a REG_MR is
+ *	posted only when nothing before it is unacknowledged (see
+ *	mmt_rdma_send_msg())
+ * @timeout_ms: connect timeout
+ * @peer: the peer's address
+ */
+struct mmt_rdma_conn {
+	struct mmt_cm_ctx ctx;
+	struct mmt_conn conn;
+	struct list_head rm_node;
+	struct list_head lnode;
+	struct mmt_listener *listener;
+	bool routed;
+	struct mutex setup_mutex;	/* verbs resources, stages, cm_id */
+	unsigned long stages;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u32 max_sge;
+	u32 max_pages;
+	struct mmt_rx_buf *rxb;
+	struct mutex post_mutex;	/* ib_post_send of messages, writes */
+	u32 timeout_ms;
+	struct sockaddr_storage peer;
+};
+
+/* The RDMA connection of @conn, a connection of the RDMA fabric. */
+static inline struct mmt_rdma_conn *mmt_rdma(struct mmt_conn *conn)
+{
+	return container_of(conn, struct mmt_rdma_conn, conn);
+}
 
 /* A receive buffer of the ring. */
 struct mmt_rx_buf {
@@ -103,7 +163,7 @@ struct mmt_rx_buf {
 };
 
 /* A signaled WR a thread waits for. */
-struct mmt_wait_cqe {
+struct mmt_rdma_wait {
 	struct ib_cqe cqe;
 	struct mmt_conn *conn;
 	struct completion done;
@@ -145,28 +205,29 @@ struct mmt_listener {
 };
 
 /* A buffer mapped for DMA: vmalloc'd or kmalloc'd memory. */
-struct mmt_sgl {
+struct mmt_rdma_sgl {
 	struct sg_table sgt;
 	int nents;		/* mapped entries; 0 = not mapped */
 };
 
 /* mmt_conn_rdma.c */
-void mmt_wait_cqe_init(struct mmt_wait_cqe *w, struct mmt_conn *conn);
-extern struct ib_cqe mmt_silent_cqe;
-int mmt_conn_send_msg(struct mmt_conn *conn,
+void mmt_rdma_wait_init(struct mmt_rdma_wait *w, struct mmt_conn *conn);
+extern struct ib_cqe mmt_rdma_silent_cqe;
+int mmt_rdma_send_msg(struct mmt_conn *conn,
 		      const struct mmt_wire_msg *w,
 		      struct ib_send_wr *chain,
 		      struct ib_send_wr *chain_last);
-int mmt_conn_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id);
-void mmt_conn_shutdown(struct mmt_conn *conn);
-void mmt_conn_teardown(struct mmt_conn *conn, int err);
-void mmt_conn_destroy(struct mmt_conn *conn);
-int mmt_map(struct mmt_conn *conn, void *addr, size_t len,
-	    struct mmt_sgl *s);
-void mmt_unmap(struct mmt_conn *conn, struct mmt_sgl *s);
-int mmt_wait_wr(struct mmt_conn *conn, struct mmt_wait_cqe *w,
-		unsigned long timeout);
-void mmt_wait_idle(struct mmt_wait_cqe *w);
-void mmt_sync_for_device(struct mmt_conn *conn, struct mmt_sgl *s);
+int mmt_rdma_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id);
+void mmt_rdma_shutdown(struct mmt_conn *conn);
+void mmt_rdma_teardown(struct mmt_conn *conn, int err);
+void mmt_rdma_destroy(struct mmt_conn *conn);
+void mmt_rdma_release(struct mmt_conn *conn);
+int mmt_rdma_map(struct mmt_conn *conn, void *addr, size_t len,
+		 struct mmt_rdma_sgl *s);
+void mmt_rdma_unmap(struct mmt_conn *conn, struct mmt_rdma_sgl *s);
+int mmt_rdma_wait_wr(struct mmt_conn *conn, struct mmt_rdma_wait *w,
+		     unsigned long timeout);
+void mmt_rdma_wait_idle(struct mmt_rdma_wait *w);
+void mmt_rdma_sync_for_device(struct mmt_conn *conn, struct mmt_rdma_sgl *s);
 
 #endif /* MMT_RDMA_H */

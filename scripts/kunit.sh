@@ -33,6 +33,7 @@ total_fail=0
 # totals and prints the series' ok/not ok line.
 run_series() {
 	local series=$1 src build mmt d log rc summary passed failed crashed
+	local stamp total count
 
 	build=$mmt_cache/kunit/build
 	[ "$series" = "${MMT_KERNEL_SERIES%% *}" ] || build=$build-$series
@@ -66,12 +67,28 @@ run_series() {
 		echo "$top" >"$build/.mmt-top"
 	fi
 	echo "kunit: the suites on linux-source-$series ($src)"
+	# kunit.py builds quietly: the progress lines count the objects this
+	# build wrote, against the count of the last full build (an estimate
+	# before the first: a cold UML build is minutes, docs/TESTING.md)
+	stamp=$build/.mmt-stamp
+	touch "$stamp"
+	count=$mmt_cache/kunit/objects-$series
+	if [ -z "$(find "$build" -name '*.o' -print -quit)" ]; then
+		total=~$(cat "$count" 2>/dev/null || echo 800)
+	else
+		total=
+	fi
 	set +e
-	(cd "$src" && timeout "$timeout_s" python3 tools/testing/kunit/kunit.py run \
-		--build_dir="$build" --jobs="$jobs" --timeout=600 \
-		--kunitconfig="$top/tests/kunit/.kunitconfig") 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
+	mmt_progress "kunit: building and running on $series" "$log" \
+		"@find '$build' -name '*.o' -newer '$stamp' | wc -l" "$total" \
+		bash -c 'cd "$1" && timeout "$2" python3 tools/testing/kunit/kunit.py run \
+			--build_dir="$3" --jobs="$4" --timeout=600 \
+			--kunitconfig="$5"' _ "$src" "$timeout_s" "$build" "$jobs" \
+		"$top/tests/kunit/.kunitconfig"
+	rc=$?
 	set -e
+	cat "$log"
+	[ -z "$total" ] || find "$build" -name '*.o' | wc -l >"$count"
 
 	# kunit.py ends with "Testing complete. Ran N tests: passed: P,
 	# failed: F..."

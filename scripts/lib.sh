@@ -167,8 +167,9 @@ mmt_make_all_files() {
 # LOG and, while it runs, print on stderr a line every
 # MMT_PROGRESS_SECONDS (default 30) seconds: the time so far and, with a
 # PATTERN (grep -E), the count of LOG's lines that match it (the objects
-# compiled), against TOTAL if it is not empty ("~" marks an estimate:
-# "~1900").  A build of 20 minutes prints 40 lines at the default, so
+# compiled), or with "@COMMAND" the number COMMAND prints (for a build
+# that logs no compile lines), against TOTAL if it is not empty ("~"
+# marks an estimate: "~1900").  A build of 20 minutes prints 40 lines at the default, so
 # a CI log stays readable.  Returns CMD's exit status.
 mmt_progress() {
 	local label=$1 log=$2 pat=$3 total=$4 every=${MMT_PROGRESS_SECONDS:-30}
@@ -186,7 +187,12 @@ mmt_progress() {
 			[ $((t % every)) -eq 0 ] || continue
 			line="$label: $((t / 60)) min $((t % 60)) s"
 			if [ -n "$pat" ]; then
-				n=$(grep -cE -- "$pat" "$log" 2>/dev/null || true)
+				if [ "${pat#@}" != "$pat" ]; then
+					n=$(eval "${pat#@}" 2>/dev/null || true)
+				else
+					n=$(grep -cE -- "$pat" "$log" 2>/dev/null || true)
+				fi
+				n=${n:-0}
 				if [ -n "$total" ]; then
 					pct=$((n * 100 / ${total#\~}))
 					[ "$pct" -le 99 ] || pct=99

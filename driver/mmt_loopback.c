@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmt_loopback.c - the loopback transport: delegation between two PMOs of
- * one node, through the same code path remote delegation uses
+ * mmt_loopback.c - MMT_IOC_PMO_DELEGATE_LOCAL and local live migration:
+ * delegation between two PMOs of one node, without a connection
  *
- * "Delivering" a closure copies nothing more than the closure buffer the
- * sender built: the receiver checks it exactly as it would check bytes an
- * RDMA write left in its receive buffer.
+ * Each closure is built and settled by the sender's code a transfer uses
+ * (mmt_delegate_build(), mmt_delegate_settle()) and checked by the same
+ * closure check (lib/'s mmt_closure_receive()) on a buffer that holds
+ * nothing more than the closure the sender built; its verdict comes back
+ * at once, so there is no message, grant or window.  The connection
+ * protocol between two connections of this node runs over the loopback
+ * fabric instead (driver/mmt_fabric_loop.c).
  */
 #include <linux/atomic.h>
 #include <linux/file.h>

@@ -566,6 +566,27 @@ void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err)
 }
 
 /**
+ * mmt_conn_region_bytes() - the bytes one closure's writes carry
+ * @p: the PMO's geometry
+ * @channel: MMT_CHANNEL_*
+ *
+ * MMT channel: the closure's region in place (data, data MACs, tree
+ * nodes; its head goes apart); secure channel: one AES-GCM message (the
+ * data and its tag); plain channel: the data.
+ *
+ * Context: any.
+ * Return: the byte count.
+ */
+size_t mmt_conn_region_bytes(const struct mmt_params *p, u32 channel)
+{
+	if (channel == MMT_CHANNEL_MMT)
+		return p->data_bytes + p->macs_bytes + p->nodes_bytes;
+	if (channel == MMT_CHANNEL_SECURE)
+		return p->data_bytes + MMT_CONN_SEC_TAG_BYTES;
+	return p->data_bytes;
+}
+
+/**
  * mmt_conn_rx_prepare() - check a receive PMO and start a receive
  * @pmo: the PMO
  * @channel: MMT_CHANNEL_MMT (keyed, every MMT WAITING), MMT_CHANNEL_PLAIN

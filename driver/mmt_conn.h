@@ -296,6 +296,7 @@ bool mmt_conn_ack_genuine(struct mmt_pmo *pmo, const struct mmt_bind *b,
 void mmt_conn_tx_settle(struct mmt_pmo *src, u32 index, bool copy, int err);
 u64 mmt_conn_id_derive(u64 conn_rand, u64 accept_rand);
 int mmt_conn_tx_check(struct mmt_pmo *src, u32 channel, bool *plain);
+size_t mmt_conn_region_bytes(const struct mmt_params *p, u32 channel);
 int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 			bool *plain);
 void mmt_conn_xfer_end(struct mmt_pmo *pmo, bool plain);

@@ -158,20 +158,16 @@ void mmt_conn_unlist(struct mmt_conn *conn)
 void mmt_conn_free(struct kref *ref)
 {
 	struct mmt_conn *conn = container_of(ref, struct mmt_conn, ref);
+	struct list_head *boxes[] = {
+		&conn->tx_inbox, &conn->rx_inbox, &conn->hs_inbox,
+		&conn->cred_inbox, &conn->query_inbox, &conn->res_inbox,
+	};
 	struct mmt_inbox_item *it, *tmp;
+	unsigned int i;
 
-	list_for_each_entry_safe(it, tmp, &conn->tx_inbox, node)
-		kfree(it);
-	list_for_each_entry_safe(it, tmp, &conn->rx_inbox, node)
-		kfree(it);
-	list_for_each_entry_safe(it, tmp, &conn->hs_inbox, node)
-		kfree(it);
-	list_for_each_entry_safe(it, tmp, &conn->cred_inbox, node)
-		kfree(it);
-	list_for_each_entry_safe(it, tmp, &conn->query_inbox, node)
-		kfree(it);
-	list_for_each_entry_safe(it, tmp, &conn->res_inbox, node)
-		kfree(it);
+	for (i = 0; i < ARRAY_SIZE(boxes); i++)
+		list_for_each_entry_safe(it, tmp, boxes[i], node)
+			kfree(it);
 	kfree(conn->cred_buf);
 	memzero_explicit(conn->hs_secret, sizeof(conn->hs_secret));
 	mutex_destroy(&conn->tx_mutex);

@@ -100,7 +100,7 @@ static int mmt_mtx_alloc(struct mmt_mtx *mtx, u32 window)
 	u32 i;
 
 	mtx->nslots = min_t(u32, window, mtx->pmo->closures);
-	mtx->region_bytes = p->data_bytes + p->macs_bytes + p->nodes_bytes;
+	mtx->region_bytes = mmt_conn_region_bytes(p, MMT_CHANNEL_MMT);
 	for (i = 0; i < mtx->nslots; i++) {
 		struct mmt_mtx_slot *s = &mtx->slots[i];
 		struct mmt_fab_src *src;

@@ -53,10 +53,8 @@ int mmt_rx_alloc(struct mmt_rx *rx)
 
 	rx->nslots = min_t(u32, rx->window ? rx->window : MMT_CONN_WINDOW,
 			   rx->n);
-	rx->region_bytes = rx->channel == MMT_CHANNEL_MMT ?
-		p->data_bytes + p->macs_bytes + p->nodes_bytes : p->data_bytes;
+	rx->region_bytes = mmt_conn_region_bytes(p, rx->channel);
 	if (rx->channel == MMT_CHANNEL_SECURE) {
-		rx->region_bytes += MMT_CONN_SEC_TAG_BYTES;
 		rx->priv = kvmalloc(rx->region_bytes, MMT_GFP_USER_SIZED);
 		if (!rx->priv)
 			return -ENOMEM;

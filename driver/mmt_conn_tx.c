@@ -66,14 +66,7 @@ static int mmt_tx_alloc(struct mmt_tx *tx)
 	u32 i;
 
 	tx->nslots = min_t(u32, MMT_CONN_WINDOW, tx->n);
-	if (tx->channel == MMT_CHANNEL_MMT) {
-		tx->region_bytes = p->data_bytes + p->macs_bytes +
-				   p->nodes_bytes;
-	} else if (tx->channel == MMT_CHANNEL_SECURE) {
-		tx->region_bytes = p->data_bytes + MMT_CONN_SEC_TAG_BYTES;
-	} else {
-		tx->region_bytes = p->data_bytes;
-	}
+	tx->region_bytes = mmt_conn_region_bytes(p, tx->channel);
 	for (i = 0; i < tx->nslots; i++) {
 		struct mmt_tx_slot *s = &tx->slots[i];
 		struct mmt_fab_src *src;
@@ -252,9 +245,9 @@ static void mmt_tx_abort(struct mmt_tx *tx, int err)
 	tx->conn->fab->shutdown(tx->conn);
 	for (i = 0; i < tx->nslots; i++)
 		tx->conn->fab->src_idle(tx->slots[i].src);
-	for (i = tx->acked; i < tx->posted; i++) {
-		if (tx->channel == MMT_CHANNEL_MMT && tx->copy)
-			mmt_conn_tx_settle(tx->pmo, i, tx->copy, err);
+	if (tx->channel == MMT_CHANNEL_MMT && tx->copy) {
+		for (i = tx->acked; i < tx->posted; i++)
+			mmt_conn_tx_settle(tx->pmo, i, true, err);
 	}
 	if (tx->channel == MMT_CHANNEL_MMT && !tx->copy &&
 	    tx->acked < tx->posted) {

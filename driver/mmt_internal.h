@@ -595,7 +595,8 @@ void mmt_ckpt_park_end(struct mmt_ckpt *c, struct file *file,
 void mmt_ckpt_exit(void);
 
 /* mmt_stats.c */
-void mmt_stats_init(void);
+struct dentry;
+struct dentry *mmt_stats_init(void);
 void mmt_stats_exit(void);
 void mmt_stats_reject(int err);
 void mmt_stats_receive(int err, u64 gua, u32 index);

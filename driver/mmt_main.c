@@ -9,6 +9,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
+#include "mmt_conn.h"
 #include "mmt_internal.h"
 #include "mmt.h"
 
@@ -31,6 +32,13 @@ static struct miscdevice mmt_miscdev = {
  * user can reach a half-initialized or half-torn-down module.  PMO fds hold
  * a module reference, so none is left at exit.
  */
+/* debugfs mmt/ with its files, then what the attacker's hook keeps. */
+static void mmt_debugfs_exit(void)
+{
+	mmt_stats_exit();
+	mmt_conn_fault_exit();
+}
+
 static int __init mmt_init(void)
 {
 	bool simd;
@@ -53,11 +61,11 @@ static int __init mmt_init(void)
 	mmt_node_init();
 	mmt_loopback_init();
 	mmt_attest_init();	/* the node key, measured into IMA */
-	mmt_stats_init();
+	mmt_conn_fault_init(mmt_stats_init());	/* test builds: the attacker */
 	err = mmt_conn_init();
 	if (err) {
 		pr_err("cannot register the RDMA client: %d\n", err);
-		mmt_stats_exit();
+		mmt_debugfs_exit();
 		mmt_attest_exit();
 		return err;
 	}
@@ -65,7 +73,7 @@ static int __init mmt_init(void)
 	if (err) {
 		pr_err("cannot register /dev/mmt: %d\n", err);
 		mmt_conn_exit();
-		mmt_stats_exit();
+		mmt_debugfs_exit();
 		mmt_attest_exit();
 		return err;
 	}
@@ -80,7 +88,7 @@ static void __exit mmt_exit(void)
 	mmt_ckpt_exit();	/* every checkpoint image made is dead */
 	mmt_attest_exit();
 	mmt_conn_exit();
-	mmt_stats_exit();
+	mmt_debugfs_exit();
 	pr_info("unloaded\n");
 }
 

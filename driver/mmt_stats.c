@@ -144,8 +144,10 @@ DEFINE_SHOW_ATTRIBUTE(mmt_stats);
  * debugfs is optional)
  *
  * Context: module init.
+ * Return: the directory mmt/, for the other debugfs files (an error
+ * pointer when debugfs is off, which debugfs_create_*() accept).
  */
-void mmt_stats_init(void)
+struct dentry *mmt_stats_init(void)
 {
 	/*
 	 * Not KBUILD_MODNAME: the out-of-tree build names the module
@@ -154,16 +156,15 @@ void mmt_stats_init(void)
 	mmt_debugfs_dir = debugfs_create_dir("mmt", NULL);
 	debugfs_create_file("stats", 0400, mmt_debugfs_dir, NULL,
 			    &mmt_stats_fops);
-	mmt_conn_fault_init(mmt_debugfs_dir);
+	return mmt_debugfs_dir;
 }
 
 /**
- * mmt_stats_exit() - remove debugfs mmt/
+ * mmt_stats_exit() - remove debugfs mmt/ and every file in it
  *
  * Context: module exit.
  */
 void mmt_stats_exit(void)
 {
 	debugfs_remove(mmt_debugfs_dir);
-	mmt_conn_fault_exit();
 }

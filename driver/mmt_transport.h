@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmt_transport.h - how closure bytes reach a receiver
+ * mmt_transport.h - how the closures of a delegation or a live migration
+ * reach their receiver, one closure and its verdict at a time
  *
- * Delegation (driver/mmt_delegate.c) is written once against this
- * interface: the loopback transport (driver/mmt_loopback.c) moves closures
- * between two PMOs of one node, so everything but RDMA is testable in KUnit
- * and in one guest; the RDMA transport will implement the same operation
- * with two one-sided writes and a completion notice (DESIGN.md section 5).
+ * Local delegation (MMT_IOC_PMO_DELEGATE_LOCAL: mmt_delegate() with the
+ * deliver operation of driver/mmt_loopback.c) hands each closure to the
+ * receiving PMO's check and takes its verdict at once.  Live migration's
+ * rounds and handover (driver/mmt_migrate.c) are written once against
+ * struct mmt_mig_xport_ops below, which a connection (driver/mmt_conn_mig.c,
+ * over any fabric) and the local migration (driver/mmt_loopback.c)
+ * implement.  A connection's transfers (MMT_IOC_SEND, MMT_IOC_RECV) do not
+ * use these: their messages, grants and writes go through the fabric
+ * operations of driver/mmt_fabric.h.
  */
 #ifndef MMT_TRANSPORT_H
 #define MMT_TRANSPORT_H
@@ -22,7 +27,7 @@ struct mmt_transport;
 
 /**
  * struct mmt_transport_ops - operations of a transport
- * @name: short name for logs ("loopback", "rdma")
+ * @name: short name for logs ("loopback")
  * @deliver: put closure @index (@len bytes at @buf, encoded by
  *	mmt_closure_build()) into the receiver's buffer for that MMT, have
  *	the receiver check it, and return its verdict: 0 accepted (the
@@ -67,8 +72,8 @@ int mmt_delegate(struct mmt_pmo *src, struct mmt_transport *t, bool copy,
 
 /*
  * Live migration (docs/MIGRATION.md), written once in driver/mmt_migrate.c
- * against the operations below: the loopback transport (mmt_loopback.c)
- * and the RDMA transport (mmt_conn_mig.c) implement them.
+ * against the operations below: the local migration (mmt_loopback.c) and
+ * a connection's (mmt_conn_mig.c) implement them.
  */
 struct mmt_mig;
 struct mmt_mig_xport;

@@ -57,10 +57,12 @@ struct mmt_fab_sink;
  *	left them) into the grant's @nsegs segments @segs in order, then,
  *	when the slot has a head, the head into @head_seg; the last write
  *	carries the notice @notice (the peer learns the index and the
- *	generation from it).  Return 0 once posted, -EPROTO if the segments
- *	do not hold exactly @len bytes (nothing posted), -ENOMEM (nothing
- *	posted), or the post's error (the connection is then DEAD).  On an
- *	error the slot is idle.
+ *	generation from it).  Return 0 once posted; -EPROTO if the segments
+ *	do not hold exactly @len bytes, if the slot has nothing to write
+ *	from, or if @head_seg and the slot's head are not both given or
+ *	both absent (nothing posted); -ENOMEM (nothing posted); or the
+ *	post's error (the connection is then DEAD).  On an error the slot
+ *	is idle.
  *	Process context; may sleep.
  * @src_wait: wait up to @timeout jiffies for the slot's write to complete
  *	and release its body mapping; on timeout the connection is failed

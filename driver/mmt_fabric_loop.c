@@ -11,7 +11,8 @@
  * notice to the peer's mmt_conn_notice().  What the sender writes is
  * checked as an RDMA NIC checks it: a segment whose key is not granted by
  * the peer now, or that runs past its area, is a remote access error that
- * fails both ends, as it breaks an RC QP.
+ * fails both ends, as it breaks an RC QP; nothing of the write lands from
+ * that segment on, and no notice.
  *
  * Model: drivers/nvme/target/loop.c (nvme_loop, one protocol over a fabric
  * that is a function call).
@@ -23,9 +24,14 @@
  * connection: a write that names a key revoked by mmt_loop_sink_invalidate()
  * never lands.
  *
- * Locking: link->lock (spinlock) protects the ends; link->grant_mutex
- * protects the grant list and is held across each copy into a granted
- * area, so mmt_loop_sink_invalidate() returns only once no write is landing.
+ * Locking: link->grant_mutex protects the grant list and is held across
+ * each copy into a granted area and its notice, so
+ * mmt_loop_sink_invalidate() returns only once no write is landing;
+ * link->lock (spinlock, taken inside grant_mutex) protects the ends and
+ * their @down flags and is held across each delivery to the peer
+ * (mmt_conn_received() and mmt_conn_notice() do not sleep), so once
+ * mmt_loop_shutdown() has set @down under both, nothing more reaches
+ * either end.
  */
 #include <linux/bits.h>
 #include <linux/err.h>
@@ -42,7 +48,7 @@
 
 /* What the two ends of a loopback pair share. */
 struct mmt_loop_link {
-	refcount_t ref;			/* one per end not destroyed */
+	refcount_t ref;			/* one per end not released */
 	spinlock_t lock;		/* @end, each end's @down */
 	struct mmt_loop_conn *end[2];
 	struct mutex grant_mutex;	/* @grants, @next_key, the copies */
@@ -86,46 +92,44 @@ static struct mmt_loop_conn *mmt_loop(struct mmt_conn *conn)
 }
 
 /*
- * The peer of @conn with a reference, or NULL (with @conn failed) if
- * either end is shut down.
+ * The peer of @conn, if neither end is shut down.  Caller holds
+ * link->lock, which keeps the answer true until it drops it.
  */
-static struct mmt_conn *mmt_loop_peer(struct mmt_conn *conn)
+static struct mmt_conn *mmt_loop_peer_locked(struct mmt_conn *conn)
 {
 	struct mmt_loop_conn *lc = mmt_loop(conn), *peer;
-	struct mmt_loop_link *link = lc->link;
-	struct mmt_conn *ret = NULL;
-	unsigned long flags;
 
-	spin_lock_irqsave(&link->lock, flags);
-	peer = link->end[!lc->side];
-	if (!lc->down && peer && !peer->down) {
-		kref_get(&peer->conn.ref);
-		ret = &peer->conn;
-	}
-	spin_unlock_irqrestore(&link->lock, flags);
-	if (!ret)
-		mmt_conn_fail(conn, -ECONNRESET);
-	return ret;
+	lockdep_assert_held(&lc->link->lock);
+	peer = lc->link->end[!lc->side];
+	if (lc->down || !peer || peer->down)
+		return NULL;
+	return &peer->conn;
 }
 
 static int mmt_loop_post_msg(struct mmt_conn *conn,
 			     const struct mmt_wire_msg *w)
 {
+	struct mmt_loop_link *link = mmt_loop(conn)->link;
 	struct mmt_wire_msg *copy;
 	struct mmt_conn *peer;
+	unsigned long flags;
 
 	copy = kmemdup(w, sizeof(*w), GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
 	copy->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
-	peer = mmt_loop_peer(conn);
-	if (peer) {
-		/* the peer's verdict on a malformed message is its own */
+	spin_lock_irqsave(&link->lock, flags);
+	peer = mmt_loop_peer_locked(conn);
+	/* the peer's verdict on a malformed message is its own */
+	if (peer)
 		mmt_conn_received(peer, copy, sizeof(*copy));
-		mmt_conn_put(peer);
-	}
+	spin_unlock_irqrestore(&link->lock, flags);
 	kfree(copy);
-	return peer ? 0 : -ECONNRESET;
+	if (!peer) {
+		mmt_conn_fail(conn, -ECONNRESET);
+		return -ECONNRESET;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ writes */
@@ -180,26 +184,44 @@ static u8 *mmt_loop_target(struct mmt_loop_link *link, struct mmt_conn *peer,
 }
 
 /*
- * Copy @len bytes of @src into the segments, then the head: all of it or,
- * on a segment the peer did not grant, none of what follows it.
- * Return: 0, or -ECONNRESET (a remote access error).
+ * Copy the write into the peer's granted areas (the segments in order,
+ * then the head) and hand the peer the notice, unless an end is shut
+ * down.  A segment the peer does not grant now ends the copy there: what
+ * earlier segments put in place stays, as an RDMA write chain's first
+ * writes may land before a remote access error.
+ * Return: 0; -ECONNRESET (an end is shut down, or a remote access error:
+ * *@access set).
  */
-static int mmt_loop_copy(struct mmt_fab_src *s, struct mmt_conn *peer,
-			 const u8 *src, const struct mmt_wire_seg *segs,
-			 u32 nsegs, const struct mmt_wire_seg *head_seg)
+static int mmt_loop_copy(struct mmt_fab_src *s, const u8 *src,
+			 const struct mmt_wire_seg *segs, u32 nsegs,
+			 const struct mmt_wire_seg *head_seg, u32 notice,
+			 struct mmt_conn **peer_out)
 {
 	struct mmt_loop_link *link = mmt_loop(s->conn)->link;
+	struct mmt_conn *peer;
+	unsigned long flags;
 	int err = 0;
 	u32 i;
 	u8 *dst;
 
 	mutex_lock(&link->grant_mutex);
+	/* @down is set under grant_mutex too: stable until it is dropped */
+	spin_lock_irqsave(&link->lock, flags);
+	peer = mmt_loop_peer_locked(s->conn);
+	if (peer)
+		kref_get(&peer->ref);
+	spin_unlock_irqrestore(&link->lock, flags);
+	*peer_out = peer;
+	if (!peer) {
+		err = -ECONNRESET;
+		goto out;
+	}
 	for (i = 0; i < nsegs; i++) {
 		u32 n = le32_to_cpu(segs[i].len);
 
 		dst = mmt_loop_target(link, peer, &segs[i], false);
 		if (!dst) {
-			err = -ECONNRESET;
+			err = -EFAULT;
 			goto out;
 		}
 		memcpy(dst, src, n);
@@ -208,11 +230,14 @@ static int mmt_loop_copy(struct mmt_fab_src *s, struct mmt_conn *peer,
 	if (head_seg) {
 		dst = mmt_loop_target(link, peer, head_seg, true);
 		if (!dst) {
-			err = -ECONNRESET;
+			err = -EFAULT;
 			goto out;
 		}
 		memcpy(dst, s->head, MMT_CONN_HEAD_BYTES);
 	}
+	spin_lock_irqsave(&link->lock, flags);
+	mmt_conn_notice(peer, notice);
+	spin_unlock_irqrestore(&link->lock, flags);
 out:
 	mutex_unlock(&link->grant_mutex);
 	return err;
@@ -238,19 +263,18 @@ static int mmt_loop_src_write(struct mmt_fab_src *s, size_t len,
 	}
 	if (total != len)
 		return -EPROTO;
-	peer = mmt_loop_peer(s->conn);
-	if (!peer)
-		return -ECONNRESET;
-	err = mmt_loop_copy(s, peer, src, segs, nsegs, head_seg);
-	if (err) {
+	err = mmt_loop_copy(s, src, segs, nsegs, head_seg, notice, &peer);
+	if (err == -EFAULT) {
+		/* a remote access error breaks the connection at both ends */
 		pr_info_ratelimited("conn %llx: loopback write to a segment not granted\n",
 				    s->conn->conn_id);
 		mmt_conn_fail(peer, -ECONNRESET);
-		mmt_conn_fail(s->conn, -ECONNRESET);
-	} else {
-		mmt_conn_notice(peer, notice);
+		err = -ECONNRESET;
 	}
-	mmt_conn_put(peer);
+	if (err)
+		mmt_conn_fail(s->conn, -ECONNRESET);
+	if (peer)
+		mmt_conn_put(peer);
 	return err;
 }
 
@@ -370,8 +394,8 @@ static void mmt_loop_sink_free(struct mmt_fab_sink *s)
 /* ------------------------------------------------------------ life */
 
 /*
- * Shut @conn down and fail its peer, as a disconnect does: neither end
- * posts or takes anything after.
+ * Shut @conn down and fail its peer, as a disconnect does: once this
+ * returns, no message, write or notice reaches either end.
  */
 static void mmt_loop_shutdown(struct mmt_conn *conn)
 {
@@ -380,21 +404,21 @@ static void mmt_loop_shutdown(struct mmt_conn *conn)
 	unsigned long flags;
 
 	mmt_conn_fail(conn, -ECONNRESET);
+	mutex_lock(&link->grant_mutex);	/* a copy in progress finishes */
 	spin_lock_irqsave(&link->lock, flags);
 	lc->down = true;
 	peer = link->end[!lc->side];
 	if (peer)
 		kref_get(&peer->conn.ref);
 	spin_unlock_irqrestore(&link->lock, flags);
+	mutex_unlock(&link->grant_mutex);
 	if (peer) {
 		mmt_conn_fail(&peer->conn, -ECONNRESET);
 		mmt_conn_put(&peer->conn);
 	}
-	/* a write landing now finishes before this returns */
-	mutex_lock(&link->grant_mutex);
-	mutex_unlock(&link->grant_mutex);
 }
 
+/* Drop a reference to @link; the last frees it.  Context: any. */
 static void mmt_loop_link_put(struct mmt_loop_link *link)
 {
 	if (refcount_dec_and_test(&link->ref)) {
@@ -410,6 +434,7 @@ static void mmt_loop_destroy(struct mmt_conn *conn)
 	unsigned long flags;
 
 	mmt_conn_stop_works(conn);
+	mmt_conn_fail(conn, -ECONNRESET);	/* a transfer's waits end */
 	mutex_lock(&conn->tx_mutex);	/* wait for a transfer to unwind */
 	mutex_lock(&conn->rx_mutex);
 	mmt_loop_shutdown(conn);
@@ -419,13 +444,16 @@ static void mmt_loop_destroy(struct mmt_conn *conn)
 	link->end[lc->side] = NULL;
 	spin_unlock_irqrestore(&link->lock, flags);
 	mmt_conn_unlist(conn);
-	mmt_loop_link_put(link);
 	mmt_conn_put(conn);
 }
 
+/* The last reference is gone: the end, then (the last end) the link. */
 static void mmt_loop_release(struct mmt_conn *conn)
 {
-	kfree(mmt_loop(conn));
+	struct mmt_loop_conn *lc = mmt_loop(conn);
+
+	mmt_loop_link_put(lc->link);
+	kfree(lc);
 }
 
 static const struct mmt_fabric_ops mmt_loop_fabric = {
@@ -492,7 +520,7 @@ int mmt_loop_pair(struct mmt_conn **a, struct mmt_conn **b)
 	link = kzalloc(sizeof(*link), GFP_KERNEL_ACCOUNT);
 	if (!link)
 		return -ENOMEM;
-	refcount_set(&link->ref, 2);
+	refcount_set(&link->ref, 2);	/* the two ends, until released */
 	spin_lock_init(&link->lock);
 	mutex_init(&link->grant_mutex);
 	INIT_LIST_HEAD(&link->grants);

@@ -33,7 +33,7 @@ total_fail=0
 # totals and prints the series' ok/not ok line.
 run_series() {
 	local series=$1 src build mmt d log rc summary passed failed crashed
-	local stamp total count
+	local stamp total count n
 
 	build=$mmt_cache/kunit/build
 	[ "$series" = "${MMT_KERNEL_SERIES%% *}" ] || build=$build-$series
@@ -79,8 +79,10 @@ run_series() {
 		total=
 	fi
 	set +e
+	export MMT_KUNIT_BUILD=$build MMT_KUNIT_STAMP=$stamp
 	mmt_progress "kunit: building and running on $series" "$log" \
-		"@find '$build' -name '*.o' -newer '$stamp' | wc -l" "$total" \
+		'@find "$MMT_KUNIT_BUILD" -name "*.o" -newer "$MMT_KUNIT_STAMP" | wc -l' \
+		"$total" \
 		bash -c 'cd "$1" && timeout "$2" python3 tools/testing/kunit/kunit.py run \
 			--build_dir="$3" --jobs="$4" --timeout=600 \
 			--kunitconfig="$5"' _ "$src" "$timeout_s" "$build" "$jobs" \
@@ -88,7 +90,11 @@ run_series() {
 	rc=$?
 	set -e
 	cat "$log"
-	[ -z "$total" ] || find "$build" -name '*.o' | wc -l >"$count"
+	# a cold build's object count, for the next cold build's estimate
+	if [ -n "$total" ] && [ "$rc" -eq 0 ]; then
+		n=$(find "$build" -name '*.o' | wc -l)
+		[ "$n" -eq 0 ] || echo "$n" >"$count"
+	fi
 
 	# kunit.py ends with "Testing complete. Ran N tests: passed: P,
 	# failed: F..."

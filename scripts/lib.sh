@@ -193,6 +193,9 @@ mmt_progress() {
 					n=$(grep -cE -- "$pat" "$log" 2>/dev/null || true)
 				fi
 				n=${n:-0}
+				case ${total#\~} in
+				'' | *[!0-9]* | 0) total= ;;
+				esac
 				if [ -n "$total" ]; then
 					pct=$((n * 100 / ${total#\~}))
 					[ "$pct" -le 99 ] || pct=99

@@ -162,8 +162,10 @@ static int mmt_loop_xfer(struct kunit *test, u32 channel, u32 tx_flags,
 	mutex_unlock(&ctx->a->tx_mutex);
 	wait_for_completion(&r->done);
 	*rx_err = r->err;
-	KUNIT_EXPECT_EQ(test, r->x.closures, err ? r->x.closures :
-			(u64)MMT_LOOP_CLOSURES);
+	if (err)
+		KUNIT_EXPECT_LE(test, r->x.closures, (u64)MMT_LOOP_CLOSURES);
+	else
+		KUNIT_EXPECT_EQ(test, r->x.closures, (u64)MMT_LOOP_CLOSURES);
 	if (xs_out)
 		*xs_out = xs;
 	return err;
@@ -243,6 +245,7 @@ static void mmt_loop_secure(struct kunit *test)
 	memzero_explicit(root, sizeof(root));
 	/* the secure channel writes through the receiver's controller */
 	mmt_pmo_free(ctx->dst);
+	ctx->dst = NULL;
 	ctx->dst = mmt_loop_pmo(test);
 	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
 					      false), 0);
@@ -260,19 +263,18 @@ static void mmt_loop_secure(struct kunit *test)
 static void mmt_loop_twice(struct kunit *test)
 {
 	struct mmt_loop_ctx *ctx = test->priv;
-	struct mmt_pmo *back;
 	int rx_err;
 
 	KUNIT_ASSERT_EQ(test, mmt_loop_xfer(test, MMT_CHANNEL_MMT, 0, 0,
 					    &rx_err, NULL), 0);
 	KUNIT_ASSERT_EQ(test, rx_err, 0);
 	/* on, from the new owner to a third PMO, WAITING */
-	back = mmt_loop_pmo(test);
-	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(back, mmt_loop_key, 16, true),
-			0);
 	ctx->old = ctx->src;
 	ctx->src = ctx->dst;
-	ctx->dst = back;
+	ctx->dst = NULL;
+	ctx->dst = mmt_loop_pmo(test);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
+					      true), 0);
 	KUNIT_EXPECT_EQ(test, mmt_loop_xfer(test, MMT_CHANNEL_MMT, 0, 0,
 					    &rx_err, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rx_err, 0);

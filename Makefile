@@ -78,7 +78,7 @@ APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/
 # (Debian's criu package ships it: scripts/deps.sh)
 CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/mmt_criu.so)
 
-.PHONY: all module user tools unit fuzz-build deps check check-debug soak lint demo \
+.PHONY: all module user tools unit fuzz-build deps check check-debug check-kernels soak lint demo \
 	demo-migrate demo-attest bench bench-migrate paper \
 	deb clean help
 
@@ -197,6 +197,15 @@ check:
 check-debug:
 	@scripts/deps.sh
 	@tests/guest/tests planted@debug attack@debug xfer@debug pmo@debug fuzz@debug migrate@debug
+
+# The guest runs of the module's surfaces (basic, pair, xfer, attack,
+# migrate, pmo, attest, criu) on each supported kernel series installed
+# other than the default one, which make check boots: 6.12
+# (scripts/check-kernels.sh; KERNELS_RUNS picks runs).  A series that is
+# not installed is skipped with a message.
+check-kernels:
+	@scripts/deps.sh
+	@scripts/check-kernels.sh
 
 # The fault soak (docs/TESTING.md "Fault soak"): three guests, a workload
 # of writers, live migrations, delegations and checkpoints, a nemesis, a

@@ -53,6 +53,8 @@ if mmt_kernels; then
 		[ "$v" = "${KVER:-}" ] || other_kvers+=("$v")
 	done
 	echo "check: the module is built for ${KVER:-$KDIR}${other_kvers[*]:+ ${other_kvers[*]}}"
+	[ ${#other_kvers[@]} -eq 0 ] ||
+		echo "check: the guests boot ${KVER:-$KDIR}; make check-kernels boots ${other_kvers[*]}"
 fi
 
 total_pass=0

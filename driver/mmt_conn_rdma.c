@@ -40,6 +40,104 @@ static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
 		mmt_conn_fail(conn, -ECONNRESET);
 }
 
+/*
+ * A protocol error of the fabric: @what arrived where the connection's
+ * provider does not use it.  Fails the connection with -EPROTO.
+ */
+static int mmt_rdma_bad_arrival(struct mmt_conn *conn, const char *what)
+{
+	pr_info_ratelimited("conn %llx: %s on a%s connection: protocol error\n",
+			    conn->conn_id, what,
+			    mmt_rdma(conn)->iwarp ? "n iWARP" : " RoCE");
+	mmt_conn_fail(conn, -EPROTO);
+	return -EPROTO;
+}
+
+/**
+ * mmt_listener_ready() - hand a connection taken in to MMT_IOC_ACCEPT
+ * @conn: a connection of a listener, established (on iWARP: and the
+ *	connecting side's first message arrived, mmt_rdma_half_ready())
+ *
+ * Moves it from the listener's pending list to its ready list and wakes
+ * the accepting threads; nothing if the listener's release took it off.
+ *
+ * Context: any; does not sleep.
+ */
+void mmt_listener_ready(struct mmt_conn *conn)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+	struct mmt_listener *l = rc->listener;
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	/* Not if the listener's release took it off already. */
+	if (!list_empty(&rc->lnode)) {
+		list_move_tail(&rc->lnode, &l->ready);
+		wake_up_all(&l->wq);
+	}
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+/**
+ * mmt_rdma_half_ready() - one of the two things an iWARP connection taken
+ *	in by a listener waits for has happened
+ * @conn: the accepting side's connection, on an iWARP device
+ *
+ * iWARP's rule: the accepting side sends nothing before the connecting
+ * side's first message arrived (an early message would reach the
+ * connecting side's MPA negotiation as extra data and break it), so the
+ * connection waits in the listener's pending list until both its
+ * ESTABLISHED event and the connecting side's MMT_MSG_START are in;
+ * whichever comes second hands it to MMT_IOC_ACCEPT
+ * (mmt_listener_ready()).
+ *
+ * Context: any (the rdma_cm handler, or the receive completion in
+ * softirq); does not sleep.
+ */
+void mmt_rdma_half_ready(struct mmt_conn *conn)
+{
+	if (test_and_set_bit(MMT_CONN_HALF_READY, &mmt_rdma(conn)->stages))
+		mmt_listener_ready(conn);
+}
+
+/**
+ * mmt_rdma_fabric_msg() - take a message that belongs to the fabric
+ * @conn: the connection it arrived on
+ * @buf: the received bytes (struct mmt_wire_msg)
+ * @len: how many
+ *
+ * On an iWARP connection a closure's notice arrives as MMT_MSG_NOTICE
+ * (handed to mmt_conn_notice() as an immediate would be) and the
+ * connecting side's first message as MMT_MSG_START (mmt_conn.h).
+ *
+ * Context: the receive completion (softirq).
+ * Return: -ENOMSG if the message is the protocol's (the caller hands it
+ * to mmt_conn_received()); 0 if it was taken; -EPROTO if it breaks the
+ * fabric's rules (the connection is then DEAD); mmt_conn_notice()'s
+ * error.
+ */
+static int mmt_rdma_fabric_msg(struct mmt_conn *conn, const void *buf,
+			       u32 len)
+{
+	const struct mmt_wire_msg *w = buf;
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+
+	if (len < offsetof(struct mmt_wire_msg, segs) ||
+	    le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC ||
+	    (w->type != MMT_MSG_NOTICE && w->type != MMT_MSG_START))
+		return -ENOMSG;
+	if (!rc->iwarp)
+		return mmt_rdma_bad_arrival(conn, w->type == MMT_MSG_NOTICE ?
+					    "a NOTICE message" :
+					    "a START message");
+	if (w->type == MMT_MSG_NOTICE)
+		return mmt_conn_notice(conn, le32_to_cpu(w->index));
+	if (!rc->listener || test_and_set_bit(MMT_CONN_STARTED, &rc->stages))
+		return mmt_rdma_bad_arrival(conn, "an unexpected START");
+	mmt_rdma_half_ready(conn);
+	return 0;
+}
+
 /* Receive completion (softirq): hand the message over, repost the buffer. */
 static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -66,11 +164,17 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-		err = mmt_conn_notice(conn, be32_to_cpu(wc->ex.imm_data));
+		if (mmt_rdma(conn)->iwarp)
+			err = mmt_rdma_bad_arrival(conn, "immediate data");
+		else
+			err = mmt_conn_notice(conn,
+					      be32_to_cpu(wc->ex.imm_data));
 	} else {
 		ib_dma_sync_single_for_cpu(mmt_rdma(conn)->dev, b->dma,
 					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
-		err = mmt_conn_received(conn, b->buf, wc->byte_len);
+		err = mmt_rdma_fabric_msg(conn, b->buf, wc->byte_len);
+		if (err == -ENOMSG)
+			err = mmt_conn_received(conn, b->buf, wc->byte_len);
 	}
 	if (!err)
 		mmt_conn_post_recv(conn, b);
@@ -293,6 +397,11 @@ int mmt_rdma_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
 		return -EOPNOTSUPP;
 	rc->dev = dev;
+	/*
+	 * iWARP has no immediate data and lets the connecting side send
+	 * first (svcrdma and the NFS client decide with the same test).
+	 */
+	rc->iwarp = rdma_protocol_iwarp(dev, id->port_num);
 	rc->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
 	/*
 	 * 511, not 512: Soft-RoCE in Linux 6.1 keeps an MR's pages in maps

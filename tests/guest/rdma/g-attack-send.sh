@@ -16,7 +16,7 @@ PEER=$(mmtg_ip_of 2)
 FAULT=/sys/kernel/debug/mmt/conn_fault
 RKEYS=/sys/kernel/debug/mmt/conn_rkeys
 
-mmtg_t "send: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "send: $MMTG_RDEV on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "send: insmod mmt.ko (test build)" mmtg_load_mmt
 mmtg_t "send: test build: debugfs mmt/conn_fault exists" test -w "$FAULT"
 echo clear >"$FAULT"

@@ -128,7 +128,10 @@ MMTG_RDEV=${MMTG_FABRIC}0
 # requested by rxe at run time (docs/TESTING.md, pitfall 1)
 mmtg_load_rxe() {
 	if [ "$MMTG_FABRIC" = siw ]; then
-		mmtg_run 60 modprobe -a siw ib_uverbs rdma_ucm
+		# the kernel's own siw, else the one run.sh ships
+		mmtg_run 60 modprobe -a libcrc32c ib_core ib_uverbs rdma_ucm &&
+			{ modprobe siw 2>/dev/null ||
+			  mmtg_run 30 insmod "$MMTG_DIR/siw.ko"; }
 		return
 	fi
 	mmtg_run 60 modprobe -a crc32_generic crc32-pclmul rdma_rxe ib_uverbs \

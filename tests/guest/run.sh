@@ -31,8 +31,9 @@
 #                   attached as QEMU's tpm-crb (-tpmdev emulator); the
 #                   guest sees /dev/tpm0 and /dev/tpmrm0 (repeatable)
 #   --fabric F      the guests' RDMA device: rxe (Soft-RoCE, rxe0; the
-#                   default, also from $FABRIC) or siw (Soft-iWARP, siw0):
-#                   mmtg_add_rxe in the guest makes it (mmtg_fabric=F)
+#                   default, also from $FABRIC) or siw (Soft-iWARP, siw0,
+#                   a siw.ko built by scripts/siw-ko.sh): mmtg_add_rxe in
+#                   the guest makes it (mmtg_fabric=F)
 #   --interactive   one guest with its console on this terminal and a shell
 #                   instead of a script (SCRIPT optional: run first); quit
 #                   with `reboot -f` or Ctrl-a x
@@ -109,7 +110,7 @@ TPMS=()
 
 # usage - print the header of this file
 usage() {
-	sed -n '4,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -165,6 +166,15 @@ parse_args() {
 	for s in "${SCRIPTS[@]}" "${FILES[@]}"; do
 		[ -f "$s" ] || { echo "run.sh: no file $s" >&2; exit 2; }
 	done
+	# Soft-iWARP: Debian's kernels do not ship siw.ko; build it from the
+	# kernel's source (scripts/siw-ko.sh) and ship it as /opt/mmt/siw.ko
+	if [ "$FABRIC" = siw ]; then
+		local kver siw
+		kver=$("$HERE/mkinitramfs.sh" kver)
+		siw=$("$ROOT/scripts/siw-ko.sh" "$kver" \
+			${GUEST_KDIR:+"$GUEST_KDIR/build"}) || exit 2
+		FILES+=("$siw")
+	fi
 	if [ $NO_KO -eq 0 ] && [ ! -f "$KO" ]; then
 		echo "run.sh: no module $KO (make module, or --ko/--no-ko)" >&2
 		exit 2

@@ -398,7 +398,7 @@ int mmt_rdma_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 		return -EOPNOTSUPP;
 	rc->dev = dev;
 	/*
-	 * iWARP has no immediate data and lets the connecting side send
+	 * iWARP has no immediate data and wants the connecting side to send
 	 * first (svcrdma and the NFS client decide with the same test).
 	 */
 	rc->iwarp = rdma_protocol_iwarp(dev, id->port_num);

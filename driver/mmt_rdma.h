@@ -28,7 +28,8 @@
  * closure i (data | data MACs | tree nodes, at i * stride, the same layout
  * on both sides), written in place, plus a 192-byte head slot in the
  * receiver's private memory for the closure header and sealed root (the
- * last segment of the grant, written with IMM).  Plain channel: the plain
+ * last segment of the grant, written last: with IMM on RoCE, followed by
+ * the MMT_MSG_NOTICE SEND on iWARP).  Plain channel: the plain
  * receive PMO's memory for closure i's data, written in place; nothing to
  * check after invalidation.  Secure channel: a bounce buffer per window
  * slot for one AES-GCM message (data + 16-byte tag), copied into a private

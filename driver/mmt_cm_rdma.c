@@ -62,29 +62,9 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	INIT_LIST_HEAD(&rc->lnode);
 	mutex_init(&rc->setup_mutex);
 	mutex_init(&rc->post_mutex);
+	INIT_DELAYED_WORK(&rc->start_work, mmt_rdma_start_again);
 	mmt_conn_setup(&rc->conn, &mmt_rdma_fabric);
 	return &rc->conn;
-}
-
-/*
- * Post MMT_MSG_START (iWARP, connecting side).  Context: the rdma_cm
- * handler (process); may sleep.  A failure fails the connection.
- */
-static void mmt_conn_send_start(struct mmt_conn *conn)
-{
-	struct mmt_wire_msg *w;
-	int err;
-
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w) {
-		mmt_conn_fail(conn, -ENOMEM);
-		return;
-	}
-	w->type = MMT_MSG_START;
-	err = mmt_rdma_send_msg(conn, w, NULL, NULL);
-	kfree(w);
-	if (err)
-		mmt_conn_fail(conn, err);
 }
 
 static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
@@ -177,7 +157,7 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		 * failed post fails the connection, and LIVE is refused.
 		 */
 		if (!rc->listener && rc->iwarp)
-			mmt_conn_send_start(conn);
+			mmt_rdma_send_start(conn);
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
 		spin_unlock_irqrestore(&conn->lock, flags);

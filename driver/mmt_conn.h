@@ -133,11 +133,12 @@ enum mmt_wire_type {
  * as a SEND right after the closure's RDMA writes on the same QP (RC
  * delivers it after their bytes).  MMT_MSG_START: the connecting side's
  * first message after ESTABLISHED (iWARP's rule: the accepting side sends
- * nothing before the connecting side's first message arrived); the
- * accepting side hands the connection to MMT_IOC_ACCEPT only after it.
- * Either on a RoCE connection, an immediate on an iWARP connection, or a
- * START on the connecting side or twice, is a protocol error: the
- * connection is DEAD with -EPROTO.
+ * nothing before the connecting side's first message arrived), posted
+ * again 100 ms, 400 ms and 1.6 s later (mmt_rdma_send_start()); the
+ * accepting side hands the connection to MMT_IOC_ACCEPT only after the
+ * first and ignores the repeats.  Either on a RoCE connection, an
+ * immediate on an iWARP connection, or a START to the connecting side,
+ * is a protocol error: the connection is DEAD with -EPROTO.
  */
 
 /*

@@ -100,6 +100,68 @@ void mmt_rdma_half_ready(struct mmt_conn *conn)
 		mmt_listener_ready(conn);
 }
 
+/* MMT_MSG_STARTs a connecting side posts: the first and its repeats */
+#define MMT_RDMA_STARTS		4
+
+/**
+ * mmt_rdma_send_start() - post MMT_MSG_START and schedule its repeat
+ * @conn: the connecting side's connection, on an iWARP device, whose QP
+ *	is ready to send (ESTABLISHED)
+ *
+ * The first START goes out before the connection enters LIVE, so it
+ * precedes anything the user posts.  It is posted again 100 ms, 400 ms
+ * and 1.6 s later: Soft-iWARP (siw, Linux 6.1) does not notice data that
+ * reaches the accepting side between its MPA reply and the hand-over of
+ * the socket to the QP until more data arrives, so a START (and an OFFER
+ * right behind it) can sit there unread and the accepting side would
+ * never hand the connection out; any later arrival releases them.  The
+ * accepting side takes the repeats as no-ops.
+ *
+ * Context: process (the rdma_cm handler or the work); may sleep.  A
+ * failed post fails the connection.
+ */
+void mmt_rdma_send_start(struct mmt_conn *conn)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+	struct mmt_wire_msg *w;
+	int err;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w) {
+		mmt_conn_fail(conn, -ENOMEM);
+		return;
+	}
+	w->type = MMT_MSG_START;
+	err = mmt_rdma_send_msg(conn, w, NULL, NULL);
+	kfree(w);
+	if (err) {
+		mmt_conn_fail(conn, err);
+		return;
+	}
+	if (++rc->starts < MMT_RDMA_STARTS)
+		schedule_delayed_work(&rc->start_work,
+				      msecs_to_jiffies(100 << (2 * (rc->starts - 1))));
+}
+
+/**
+ * mmt_rdma_start_again() - the repeat of MMT_MSG_START
+ * @work: &struct mmt_rdma_conn.start_work
+ *
+ * Cancelled (synchronously) by mmt_rdma_teardown() before the
+ * connection's resources go.
+ *
+ * Context: a workqueue (process); may sleep.
+ */
+void mmt_rdma_start_again(struct work_struct *work)
+{
+	struct mmt_rdma_conn *rc = container_of(to_delayed_work(work),
+						struct mmt_rdma_conn,
+						start_work);
+
+	if (mmt_conn_state(&rc->conn, NULL) == MMT_CONN_LIVE)
+		mmt_rdma_send_start(&rc->conn);
+}
+
 /**
  * mmt_rdma_fabric_msg() - take a message that belongs to the fabric
  * @conn: the connection it arrived on
@@ -132,9 +194,11 @@ static int mmt_rdma_fabric_msg(struct mmt_conn *conn, const void *buf,
 					    "a START message");
 	if (w->type == MMT_MSG_NOTICE)
 		return mmt_conn_notice(conn, le32_to_cpu(w->index));
-	if (!rc->listener || test_and_set_bit(MMT_CONN_STARTED, &rc->stages))
-		return mmt_rdma_bad_arrival(conn, "an unexpected START");
-	mmt_rdma_half_ready(conn);
+	if (!rc->listener)
+		return mmt_rdma_bad_arrival(conn, "a START to the connecting side");
+	/* the repeats of mmt_rdma_send_start() change nothing */
+	if (!test_and_set_bit(MMT_CONN_STARTED, &rc->stages))
+		mmt_rdma_half_ready(conn);
 	return 0;
 }
 
@@ -547,6 +611,7 @@ void mmt_rdma_teardown(struct mmt_conn *conn, int err)
 	struct rdma_cm_id *id;
 
 	mmt_conn_fail(conn, err);
+	cancel_delayed_work_sync(&rc->start_work);	/* iWARP: START again */
 	mutex_lock(&conn->tx_mutex);	/* wait for a transfer to unwind */
 	mutex_lock(&conn->rx_mutex);
 	mmt_rdma_shutdown(conn);
@@ -567,6 +632,8 @@ void mmt_rdma_teardown(struct mmt_conn *conn, int err)
 	mutex_unlock(&conn->tx_mutex);
 	if (id)
 		rdma_destroy_id(id);
+	/* an ESTABLISHED handler that ran meanwhile may have armed it */
+	cancel_delayed_work_sync(&rc->start_work);
 }
 
 /*

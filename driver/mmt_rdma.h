@@ -125,6 +125,9 @@ struct mmt_cm_ctx {
  * @iwarp: the device's port speaks iWARP (rdma_protocol_iwarp()): no
  *	immediate data, so a closure's notice is a SEND (MMT_MSG_NOTICE)
  *	after its writes, and the connecting side sends first (MMT_MSG_START)
+ * @start_work: iWARP, connecting side: posts MMT_MSG_START again
+ *	(mmt_rdma_start_again())
+ * @starts: MMT_MSG_STARTs posted
  * @rxb: MMT_RQ_DEPTH receive buffers
  * @post_mutex: serializes posting to the send queue, so that a REG_MR is
  *	posted only when nothing before it is unacknowledged (see
@@ -149,6 +152,8 @@ struct mmt_rdma_conn {
 	u32 max_sge;
 	u32 max_pages;
 	bool iwarp;
+	struct delayed_work start_work;
+	u32 starts;
 	struct mmt_rx_buf *rxb;
 	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	u32 timeout_ms;
@@ -238,5 +243,7 @@ void mmt_rdma_wait_idle(struct mmt_rdma_wait *w);
 void mmt_rdma_sync_for_device(struct mmt_conn *conn, struct mmt_rdma_sgl *s);
 void mmt_listener_ready(struct mmt_conn *conn);
 void mmt_rdma_half_ready(struct mmt_conn *conn);
+void mmt_rdma_send_start(struct mmt_conn *conn);
+void mmt_rdma_start_again(struct work_struct *work);
 
 #endif /* MMT_RDMA_H */

@@ -475,12 +475,19 @@ static int mmt_connect_args(struct mmt_connect *c, void __user *uarg,
 	return 0;
 }
 
-/*
- * A connect that never reached LIVE: say which fabric it tried.  rdma_cm
- * cannot join RoCE and iWARP (the IB CM's request over UDP is not
- * answered by an iWARP node: ETIMEDOUT or EHOSTUNREACH; an iWARP node's
- * TCP connection is refused by a RoCE node: ECONNREFUSED), so a mixed
- * pair ends here with a line that names the likely cause.
+/**
+ * mmt_conn_connect_failed() - log a connect that never reached LIVE
+ * @conn: the connecting side's connection
+ * @err: MMT_IOC_CONNECT's error
+ *
+ * Says which device and fabric the connect tried.  rdma_cm cannot join
+ * RoCE and iWARP (the IB CM's request over UDP is not answered by an
+ * iWARP node: ETIMEDOUT or EHOSTUNREACH; an iWARP node's TCP connection
+ * is refused by a RoCE node: ECONNREFUSED), so a mixed pair ends here
+ * with a line that names the likely cause.  Nothing for other errors or
+ * before a route chose a device.
+ *
+ * Context: process.
  */
 static void mmt_conn_connect_failed(struct mmt_conn *conn, int err)
 {

@@ -40,9 +40,16 @@ static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
 		mmt_conn_fail(conn, -ECONNRESET);
 }
 
-/*
- * A protocol error of the fabric: @what arrived where the connection's
- * provider does not use it.  Fails the connection with -EPROTO.
+/**
+ * mmt_rdma_bad_arrival() - a protocol error of the fabric
+ * @conn: the connection it arrived on
+ * @what: what arrived where the connection's provider does not use it
+ *	(for the log line)
+ *
+ * Fails the connection with -EPROTO and logs why (rate-limited).
+ *
+ * Context: the receive completion (softirq); does not sleep.
+ * Return: -EPROTO.
  */
 static int mmt_rdma_bad_arrival(struct mmt_conn *conn, const char *what)
 {

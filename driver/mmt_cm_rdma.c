@@ -617,8 +617,6 @@ int mmt_conn_connect(void __user *uarg)
 	if (!err && mmt_conn_state(conn, &cerr) != MMT_CONN_LIVE &&
 	    (conn->attested || !mmt_conn_reached_live(conn)))
 		err = cerr;
-	if (!mmt_conn_reached_live(conn))
-		mmt_conn_connect_failed(conn, err);
 	if (!err && conn->attested)
 		err = mmt_conn_handshake(conn, c.timeout_ms);
 	if (err)
@@ -631,6 +629,9 @@ int mmt_conn_connect(void __user *uarg)
 	return 0;
 
 out_destroy:
+	/* siw refuses in rdma_connect() itself: ECONNREFUSED */
+	if (!mmt_conn_reached_live(conn))
+		mmt_conn_connect_failed(conn, err);
 	mmt_rdma_destroy(conn);
 	return err;
 }

@@ -78,7 +78,8 @@ APP_MPI_BINS := $(if $(MPICC),$(O)/tools/apps/mmt-wordcount-mpi $(O)/tools/apps/
 # (Debian's criu package ships it: scripts/deps.sh)
 CRIU_PLUGIN := $(if $(wildcard /usr/include/criu/criu-plugin.h),$(O)/tools/criu/mmt_criu.so)
 
-.PHONY: all module user tools unit fuzz-build deps check check-debug check-kernels soak lint demo \
+.PHONY: all module user tools unit fuzz-build deps check check-debug check-kernels check-siw \
+	soak lint demo \
 	demo-migrate demo-attest bench bench-migrate paper \
 	deb clean help
 
@@ -206,6 +207,13 @@ check-debug:
 check-kernels:
 	@scripts/deps.sh
 	@scripts/check-kernels.sh
+
+# The wire runs over Soft-iWARP (tests/guest/README.md "Fabrics"): xfer
+# and attack with FABRIC=siw, and the mixed pair (rxe against siw); not
+# part of `make check` (time)
+check-siw:
+	@scripts/deps.sh
+	@FABRIC=siw tests/guest/tests xfer attack mixed
 
 # The fault soak (docs/TESTING.md "Fault soak"): three guests, a workload
 # of writers, live migrations, delegations and checkpoints, a nemesis, a

@@ -62,23 +62,9 @@ static struct mmt_conn *mmt_conn_alloc(void)
 	INIT_LIST_HEAD(&rc->lnode);
 	mutex_init(&rc->setup_mutex);
 	mutex_init(&rc->post_mutex);
+	INIT_DELAYED_WORK(&rc->start_work, mmt_rdma_start_again);
 	mmt_conn_setup(&rc->conn, &mmt_rdma_fabric);
 	return &rc->conn;
-}
-
-static void mmt_listener_ready(struct mmt_conn *conn)
-{
-	struct mmt_rdma_conn *rc = mmt_rdma(conn);
-	struct mmt_listener *l = rc->listener;
-	unsigned long flags;
-
-	spin_lock_irqsave(&l->lock, flags);
-	/* Not if the listener's release took it off already. */
-	if (!list_empty(&rc->lnode)) {
-		list_move_tail(&rc->lnode, &l->ready);
-		wake_up_all(&l->wq);
-	}
-	spin_unlock_irqrestore(&l->lock, flags);
 }
 
 static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
@@ -165,11 +151,22 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		/* test builds: the connection died before it entered LIVE */
 		if (!rc->listener && mmt_conn_fault_established())
 			mmt_conn_fail(conn, -EPROTO);
+		/*
+		 * iWARP: the connecting side's first message, before the
+		 * user can post anything (mmt_conn.h, MMT_MSG_START); a
+		 * failed post fails the connection, and LIVE is refused.
+		 */
+		if (!rc->listener && rc->iwarp)
+			mmt_rdma_send_start(conn);
 		spin_lock_irqsave(&conn->lock, flags);
 		err = mmt_conn_set_state(conn, MMT_CONN_LIVE, 0);
 		spin_unlock_irqrestore(&conn->lock, flags);
-		if (!err && rc->listener)
-			mmt_listener_ready(conn);
+		if (!err && rc->listener) {
+			if (rc->iwarp)
+				mmt_rdma_half_ready(conn);
+			else
+				mmt_listener_ready(conn);
+		}
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		/*
@@ -479,6 +476,32 @@ static int mmt_connect_args(struct mmt_connect *c, void __user *uarg,
 }
 
 /**
+ * mmt_conn_connect_failed() - log a connect that never reached LIVE
+ * @conn: the connecting side's connection
+ * @err: MMT_IOC_CONNECT's error
+ *
+ * Says which device and fabric the connect tried.  rdma_cm cannot join
+ * RoCE and iWARP (the IB CM's request over UDP is not answered by an
+ * iWARP node: ETIMEDOUT or EHOSTUNREACH; an iWARP node's TCP connection
+ * is refused by a RoCE node: ECONNREFUSED), so a mixed pair ends here
+ * with a line that names the likely cause.  Nothing for other errors or
+ * before a route chose a device.
+ *
+ * Context: process.
+ */
+static void mmt_conn_connect_failed(struct mmt_conn *conn, int err)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+
+	if (!rc->dev || (err != -ETIMEDOUT && err != -ECONNREFUSED &&
+			 err != -EHOSTUNREACH && err != -ECONNRESET))
+		return;
+	pr_info_ratelimited("conn %llx: connect over %s (%s) failed: %d; the peer must listen on the same fabric (RoCE and iWARP do not meet)\n",
+			    conn->conn_id, dev_name(&rc->dev->dev),
+			    rc->iwarp ? "iWARP" : "RoCE", err);
+}
+
+/**
  * mmt_conn_connect() - MMT_IOC_CONNECT
  * @uarg: user pointer to struct mmt_connect
  *
@@ -606,6 +629,9 @@ int mmt_conn_connect(void __user *uarg)
 	return 0;
 
 out_destroy:
+	/* siw refuses in rdma_connect() itself: ECONNREFUSED */
+	if (!mmt_conn_reached_live(conn))
+		mmt_conn_connect_failed(conn, err);
 	mmt_rdma_destroy(conn);
 	return err;
 }

@@ -17,6 +17,7 @@
  *				<---	GRANT(gen, i, segments)   (FRWR, fresh rkey)
  *	RDMA WRITE region i		  ... up to MMT_CONN_WINDOW granted
  *	RDMA WRITE_WITH_IMM head i --->   (imm = gen << 24 | i)
+ *	  (iWARP: RDMA WRITE head i, then NOTICE(gen << 24 | i) as a SEND)
  *					LOCAL_INV region i, then check closure i
  *				<---	ACK(gen, i, verdict)
  *	END(gen, posted)	--->	  invalidate what is still granted
@@ -117,7 +118,28 @@ enum mmt_wire_type {
 	MMT_MSG_CRED = 13,	/* attested mode, both ways: renewal chunk */
 	MMT_MSG_MIG_QUERY = 14,	/* source -> destination: outcome of? */
 	MMT_MSG_MIG_STATEMENT = 15, /* destination -> source: the outcome */
+	MMT_MSG_NOTICE = 16,	/* fabric, iWARP only: closure i's notice */
+	MMT_MSG_START = 17,	/* fabric, iWARP only: the connector's first */
 };
+
+/*
+ * MMT_MSG_NOTICE and MMT_MSG_START belong to the RDMA fabric on a
+ * provider without immediate data (iWARP): it handles them itself and
+ * never hands them to mmt_conn_received(), whose mmt_wire_decode()
+ * refuses them.  Both are a struct mmt_wire_msg of at least its header
+ * (offsetof(struct mmt_wire_msg, segs) bytes), every field 0 but @magic,
+ * @type and NOTICE's @index.  MMT_MSG_NOTICE: @index = the notice that RoCE
+ * carries as the immediate data of the last write (gen << 24 | i), sent
+ * as a SEND right after the closure's RDMA writes on the same QP (RC
+ * delivers it after their bytes).  MMT_MSG_START: the connecting side's
+ * first message after ESTABLISHED (iWARP's rule: the accepting side sends
+ * nothing before the connecting side's first message arrived), posted
+ * again 100 ms, 400 ms and 1.6 s later (mmt_rdma_send_start()); the
+ * accepting side hands the connection to MMT_IOC_ACCEPT only after the
+ * first and ignores the repeats.  Either on a RoCE connection, an
+ * immediate on an iWARP connection, or a START to the connecting side,
+ * is a protocol error: the connection is DEAD with -EPROTO.
+ */
 
 /*
  * Attested mode (docs/ATTESTATION.md "The hello"): the rdma_cm hello grows

@@ -40,6 +40,175 @@ static void mmt_conn_post_recv(struct mmt_conn *conn, struct mmt_rx_buf *b)
 		mmt_conn_fail(conn, -ECONNRESET);
 }
 
+/**
+ * mmt_rdma_bad_arrival() - a protocol error of the fabric
+ * @conn: the connection it arrived on
+ * @what: what arrived where the connection's provider does not use it
+ *	(for the log line)
+ *
+ * Fails the connection with -EPROTO and logs why (rate-limited).
+ *
+ * Context: the receive completion (softirq); does not sleep.
+ * Return: -EPROTO.
+ */
+static int mmt_rdma_bad_arrival(struct mmt_conn *conn, const char *what)
+{
+	pr_info_ratelimited("conn %llx: %s on a%s connection: protocol error\n",
+			    conn->conn_id, what,
+			    mmt_rdma(conn)->iwarp ? "n iWARP" : " RoCE");
+	mmt_conn_fail(conn, -EPROTO);
+	return -EPROTO;
+}
+
+/**
+ * mmt_listener_ready() - hand a connection taken in to MMT_IOC_ACCEPT
+ * @conn: a connection of a listener, established (on iWARP: and the
+ *	connecting side's first message arrived, mmt_rdma_half_ready())
+ *
+ * Moves it from the listener's pending list to its ready list and wakes
+ * the accepting threads; nothing if the listener's release took it off.
+ *
+ * Context: any; does not sleep.
+ */
+void mmt_listener_ready(struct mmt_conn *conn)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+	struct mmt_listener *l = rc->listener;
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	/* Not if the listener's release took it off already. */
+	if (!list_empty(&rc->lnode)) {
+		list_move_tail(&rc->lnode, &l->ready);
+		wake_up_all(&l->wq);
+	}
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+/**
+ * mmt_rdma_half_ready() - one of the two things an iWARP connection taken
+ *	in by a listener waits for has happened
+ * @conn: the accepting side's connection, on an iWARP device
+ *
+ * iWARP's rule: the accepting side sends nothing before the connecting
+ * side's first message arrived (an early message would reach the
+ * connecting side's MPA negotiation as extra data and break it), so the
+ * connection waits in the listener's pending list until both its
+ * ESTABLISHED event and the connecting side's MMT_MSG_START are in;
+ * whichever comes second hands it to MMT_IOC_ACCEPT
+ * (mmt_listener_ready()).
+ *
+ * Context: any (the rdma_cm handler, or the receive completion in
+ * softirq); does not sleep.
+ */
+void mmt_rdma_half_ready(struct mmt_conn *conn)
+{
+	if (test_and_set_bit(MMT_CONN_HALF_READY, &mmt_rdma(conn)->stages))
+		mmt_listener_ready(conn);
+}
+
+/* MMT_MSG_STARTs a connecting side posts: the first and its repeats */
+#define MMT_RDMA_STARTS		4
+
+/**
+ * mmt_rdma_send_start() - post MMT_MSG_START and schedule its repeat
+ * @conn: the connecting side's connection, on an iWARP device, whose QP
+ *	is ready to send (ESTABLISHED)
+ *
+ * The first START goes out before the connection enters LIVE, so it
+ * precedes anything the user posts.  It is posted again 100 ms, 400 ms
+ * and 1.6 s later: Soft-iWARP (siw, Linux 6.1) does not notice data that
+ * reaches the accepting side between its MPA reply and the hand-over of
+ * the socket to the QP until more data arrives, so a START (and an OFFER
+ * right behind it) can sit there unread and the accepting side would
+ * never hand the connection out; any later arrival releases them.  The
+ * accepting side takes the repeats as no-ops.
+ *
+ * Context: process (the rdma_cm handler or the work); may sleep.  A
+ * failed post fails the connection.
+ */
+void mmt_rdma_send_start(struct mmt_conn *conn)
+{
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+	struct mmt_wire_msg *w;
+	int err;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w) {
+		mmt_conn_fail(conn, -ENOMEM);
+		return;
+	}
+	w->type = MMT_MSG_START;
+	err = mmt_rdma_send_msg(conn, w, NULL, NULL);
+	kfree(w);
+	if (err) {
+		mmt_conn_fail(conn, err);
+		return;
+	}
+	if (++rc->starts < MMT_RDMA_STARTS)
+		schedule_delayed_work(&rc->start_work,
+				      msecs_to_jiffies(100 << (2 * (rc->starts - 1))));
+}
+
+/**
+ * mmt_rdma_start_again() - the repeat of MMT_MSG_START
+ * @work: &struct mmt_rdma_conn.start_work
+ *
+ * Cancelled (synchronously) by mmt_rdma_teardown() before the
+ * connection's resources go.
+ *
+ * Context: a workqueue (process); may sleep.
+ */
+void mmt_rdma_start_again(struct work_struct *work)
+{
+	struct mmt_rdma_conn *rc = container_of(to_delayed_work(work),
+						struct mmt_rdma_conn,
+						start_work);
+
+	if (mmt_conn_state(&rc->conn, NULL) == MMT_CONN_LIVE)
+		mmt_rdma_send_start(&rc->conn);
+}
+
+/**
+ * mmt_rdma_fabric_msg() - take a message that belongs to the fabric
+ * @conn: the connection it arrived on
+ * @buf: the received bytes (struct mmt_wire_msg)
+ * @len: how many
+ *
+ * On an iWARP connection a closure's notice arrives as MMT_MSG_NOTICE
+ * (handed to mmt_conn_notice() as an immediate would be) and the
+ * connecting side's first message as MMT_MSG_START (mmt_conn.h).
+ *
+ * Context: the receive completion (softirq).
+ * Return: -ENOMSG if the message is the protocol's (the caller hands it
+ * to mmt_conn_received()); 0 if it was taken; -EPROTO if it breaks the
+ * fabric's rules (the connection is then DEAD); mmt_conn_notice()'s
+ * error.
+ */
+static int mmt_rdma_fabric_msg(struct mmt_conn *conn, const void *buf,
+			       u32 len)
+{
+	const struct mmt_wire_msg *w = buf;
+	struct mmt_rdma_conn *rc = mmt_rdma(conn);
+
+	if (len < offsetof(struct mmt_wire_msg, segs) ||
+	    le32_to_cpu(w->magic) != MMT_WIRE_MSG_MAGIC ||
+	    (w->type != MMT_MSG_NOTICE && w->type != MMT_MSG_START))
+		return -ENOMSG;
+	if (!rc->iwarp)
+		return mmt_rdma_bad_arrival(conn, w->type == MMT_MSG_NOTICE ?
+					    "a NOTICE message" :
+					    "a START message");
+	if (w->type == MMT_MSG_NOTICE)
+		return mmt_conn_notice(conn, le32_to_cpu(w->index));
+	if (!rc->listener)
+		return mmt_rdma_bad_arrival(conn, "a START to the connecting side");
+	/* the repeats of mmt_rdma_send_start() change nothing */
+	if (!test_and_set_bit(MMT_CONN_STARTED, &rc->stages))
+		mmt_rdma_half_ready(conn);
+	return 0;
+}
+
 /* Receive completion (softirq): hand the message over, repost the buffer. */
 static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -66,11 +235,17 @@ static void mmt_conn_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM) {
-		err = mmt_conn_notice(conn, be32_to_cpu(wc->ex.imm_data));
+		if (mmt_rdma(conn)->iwarp)
+			err = mmt_rdma_bad_arrival(conn, "immediate data");
+		else
+			err = mmt_conn_notice(conn,
+					      be32_to_cpu(wc->ex.imm_data));
 	} else {
 		ib_dma_sync_single_for_cpu(mmt_rdma(conn)->dev, b->dma,
 					   MMT_WIRE_MSG_BYTES, DMA_FROM_DEVICE);
-		err = mmt_conn_received(conn, b->buf, wc->byte_len);
+		err = mmt_rdma_fabric_msg(conn, b->buf, wc->byte_len);
+		if (err == -ENOMSG)
+			err = mmt_conn_received(conn, b->buf, wc->byte_len);
 	}
 	if (!err)
 		mmt_conn_post_recv(conn, b);
@@ -293,6 +468,11 @@ int mmt_rdma_create_qp(struct mmt_conn *conn, struct rdma_cm_id *id)
 	if (!(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
 		return -EOPNOTSUPP;
 	rc->dev = dev;
+	/*
+	 * iWARP has no immediate data and wants the connecting side to send
+	 * first (svcrdma and the NFS client decide with the same test).
+	 */
+	rc->iwarp = rdma_protocol_iwarp(dev, id->port_num);
 	rc->max_sge = min_t(u32, dev->attrs.max_send_sge, MMT_MAX_SGE);
 	/*
 	 * 511, not 512: Soft-RoCE in Linux 6.1 keeps an MR's pages in maps
@@ -438,6 +618,7 @@ void mmt_rdma_teardown(struct mmt_conn *conn, int err)
 	struct rdma_cm_id *id;
 
 	mmt_conn_fail(conn, err);
+	cancel_delayed_work_sync(&rc->start_work);	/* iWARP: START again */
 	mutex_lock(&conn->tx_mutex);	/* wait for a transfer to unwind */
 	mutex_lock(&conn->rx_mutex);
 	mmt_rdma_shutdown(conn);
@@ -458,6 +639,8 @@ void mmt_rdma_teardown(struct mmt_conn *conn, int err)
 	mutex_unlock(&conn->tx_mutex);
 	if (id)
 		rdma_destroy_id(id);
+	/* an ESTABLISHED handler that ran meanwhile may have armed it */
+	cancel_delayed_work_sync(&rc->start_work);
 }
 
 /*

@@ -19,8 +19,10 @@
  * Model: drivers/nvme/host/fabrics.h and struct nvme_ctrl_ops (one
  * protocol, fabrics below it).
  *
- * Ordering the protocol relies on: the notice of a write (its immediate
- * data) reaches the peer after every byte the write put into the grant,
+ * Ordering the protocol relies on: the notice of a write (RoCE: its
+ * immediate data; iWARP, which has none: a SEND of MMT_MSG_NOTICE posted
+ * right after the writes on the same QP) reaches the peer after every
+ * byte the write put into the grant,
  * and messages and writes posted on one connection arrive in the order
  * they were posted (an RC QP's order).
  */
@@ -55,12 +57,13 @@ struct mmt_fab_sink;
  *	Process context.
  * @src_write: write @len bytes (the mapped body, else @fixed, as the CPU
  *	left them) into the grant's @nsegs segments @segs in order, then,
- *	when the slot has a head, the head into @head_seg; the last write
- *	carries the notice @notice (the peer learns the index and the
- *	generation from it).  Return 0 once posted; -EPROTO if the segments
- *	do not hold exactly @len bytes, if the slot has nothing to write
- *	from, or if @head_seg and the slot's head are not both given or
- *	both absent (nothing posted); -ENOMEM (nothing posted); or the
+ *	when the slot has a head, the head into @head_seg; the notice
+ *	@notice follows them (the peer learns the index and the generation
+ *	from it; RDMA: the last write's immediate data on RoCE, a SEND
+ *	after the writes on iWARP).  Return 0 once posted; -EPROTO if the
+ *	segments do not hold exactly @len bytes, if the slot has nothing to
+ *	write from, or if @head_seg and the slot's head are not both given
+ *	or both absent (nothing posted); -ENOMEM (nothing posted); or the
  *	post's error (the connection is then DEAD).  On an error the slot
  *	is idle.
  *	Process context; may sleep.

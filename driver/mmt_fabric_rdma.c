@@ -2,7 +2,8 @@
 /*
  * mmt_fabric_rdma.c - the RDMA fabric's data path (driver/mmt_fabric.h):
  * messages as SENDs, a closure as RDMA writes ending in a WRITE_WITH_IMM
- * (the notice), a grant as fast registrations (IB_WR_REG_MR) under fresh
+ * (the notice; on iWARP, which has no immediate data, plain writes and
+ * then a SEND of MMT_MSG_NOTICE), a grant as fast registrations (IB_WR_REG_MR) under fresh
  * rkeys, revoked with LOCAL_INV
  *
  * The connection's QP, CQ and PD, the posting of messages and the waits on
@@ -31,8 +32,13 @@ struct mmt_fab_src {
 	struct mmt_rdma_sgl fixed;	/* the bounce or snapshot, if any */
 	size_t fixed_len;
 	struct mmt_rdma_sgl body;	/* this write's PMO memory, if mapped */
-	struct mmt_rdma_wait wcqe;	/* the WRITE_WITH_IMM */
+	struct mmt_rdma_wait wcqe;	/* the WRITE_WITH_IMM (iWARP: SEND) */
+	struct mmt_wire_msg *notice;	/* iWARP: MMT_MSG_NOTICE's buffer */
+	u64 notice_dma;
 };
+
+/* The bytes of an MMT_MSG_NOTICE: the message's header, no segments. */
+#define MMT_RDMA_NOTICE_BYTES	offsetof(struct mmt_wire_msg, segs)
 
 /* A receiver's window slot: the MRs of one grant at a time. */
 struct mmt_fab_sink {
@@ -61,15 +67,18 @@ static int mmt_rdma_post_msg(struct mmt_conn *conn,
  * segments @segs, split at segment boundaries and at mmt_rdma(conn)->max_sge SGEs.
  * The last WR is a WRITE_WITH_IMM with @imm, signaled with @wait, unless
  * @head_sge is given: then a last WRITE_WITH_IMM of that SGE goes to
- * @head_seg.  Everything is posted at once.
+ * @head_seg.  With @notice_sge (iWARP) every write is a plain RDMA WRITE
+ * and a SEND of @notice_sge (MMT_MSG_NOTICE carrying @imm) follows them,
+ * signaled with @wait.  Everything is posted at once.
  */
 static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_rdma_sgl *local,
 				size_t len, const struct mmt_wire_seg *segs,
 				u32 nsegs, struct ib_sge *head_sge,
 				const struct mmt_wire_seg *head_seg, u32 imm,
+				struct ib_sge *notice_sge,
 				struct mmt_rdma_wait *wait)
 {
-	u32 max_wr = local->nents + nsegs + 2;
+	u32 max_wr = local->nents + nsegs + 3;
 	struct ib_rdma_wr *wrs;
 	struct ib_sge *sges;
 	struct scatterlist *sg = local->sgt.sgl;
@@ -134,7 +143,8 @@ static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_rdma_sgl *loca
 	if (head_sge) {
 		struct ib_rdma_wr *w = &wrs[nwr];
 
-		w->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		w->wr.opcode = IB_WR_RDMA_WRITE;
+		w->wr.wr_cqe = &mmt_rdma_silent_cqe;
 		w->wr.sg_list = head_sge;
 		w->wr.num_sge = 1;
 		w->remote_addr = le64_to_cpu(head_seg->addr);
@@ -143,8 +153,19 @@ static int mmt_rdma_post_writes(struct mmt_conn *conn, struct mmt_rdma_sgl *loca
 			wrs[nwr - 1].wr.next = &w->wr;
 		nwr++;
 	}
-	wrs[nwr - 1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
+	if (notice_sge) {
+		/* RC delivers the SEND after the bytes of the writes */
+		struct ib_rdma_wr *w = &wrs[nwr];
+
+		w->wr.opcode = IB_WR_SEND;
+		w->wr.sg_list = notice_sge;
+		w->wr.num_sge = 1;
+		wrs[nwr - 1].wr.next = &w->wr;
+		nwr++;
+	} else {
+		wrs[nwr - 1].wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+		wrs[nwr - 1].wr.ex.imm_data = cpu_to_be32(imm);
+	}
 	wrs[nwr - 1].wr.send_flags = IB_SEND_SIGNALED;
 	wrs[nwr - 1].wr.wr_cqe = &wait->cqe;
 	/* counted until its completion: see mmt_rdma_send_msg() */
@@ -177,6 +198,10 @@ static void mmt_rdma_src_free(struct mmt_fab_src *s)
 	if (s->head_dma)
 		ib_dma_unmap_single(mmt_rdma(conn)->dev, s->head_dma,
 				    MMT_CONN_HEAD_BYTES, DMA_TO_DEVICE);
+	if (s->notice_dma)
+		ib_dma_unmap_single(mmt_rdma(conn)->dev, s->notice_dma,
+				    MMT_RDMA_NOTICE_BYTES, DMA_TO_DEVICE);
+	kfree(s->notice);
 	kfree(s);
 }
 
@@ -199,6 +224,24 @@ static struct mmt_fab_src *mmt_rdma_src_alloc(struct mmt_conn *conn,
 						DMA_TO_DEVICE);
 		if (ib_dma_mapping_error(mmt_rdma(conn)->dev, s->head_dma)) {
 			s->head_dma = 0;
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (mmt_rdma(conn)->iwarp) {
+		s->notice = kzalloc(sizeof(*s->notice), GFP_KERNEL_ACCOUNT);
+		if (!s->notice) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		s->notice->magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+		s->notice->type = MMT_MSG_NOTICE;
+		s->notice_dma = ib_dma_map_single(mmt_rdma(conn)->dev,
+						  s->notice,
+						  MMT_RDMA_NOTICE_BYTES,
+						  DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(mmt_rdma(conn)->dev, s->notice_dma)) {
+			s->notice_dma = 0;
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -227,7 +270,7 @@ static int mmt_rdma_src_write(struct mmt_fab_src *s, size_t len,
 {
 	struct mmt_conn *conn = s->conn;
 	struct mmt_rdma_sgl *local = s->body.nents ? &s->body : &s->fixed;
-	struct ib_sge head_sge;
+	struct ib_sge head_sge, notice_sge;
 	int err;
 
 	if (!local->nents || (head_seg && !s->head) || (!head_seg && s->head))
@@ -242,10 +285,22 @@ static int mmt_rdma_src_write(struct mmt_fab_src *s, size_t len,
 		head_sge.length = MMT_CONN_HEAD_BYTES;
 		head_sge.lkey = mmt_rdma(conn)->pd->local_dma_lkey;
 	}
+	if (s->notice) {
+		/* the slot's previous SEND has completed: src_wait */
+		s->notice->index = cpu_to_le32(notice);
+		ib_dma_sync_single_for_device(mmt_rdma(conn)->dev,
+					      s->notice_dma,
+					      MMT_RDMA_NOTICE_BYTES,
+					      DMA_TO_DEVICE);
+		notice_sge.addr = s->notice_dma;
+		notice_sge.length = MMT_RDMA_NOTICE_BYTES;
+		notice_sge.lkey = mmt_rdma(conn)->pd->local_dma_lkey;
+	}
 	reinit_completion(&s->wcqe.done);
 	err = mmt_rdma_post_writes(conn, local, len, segs, nsegs,
 				   s->head ? &head_sge : NULL, head_seg,
-				   notice, &s->wcqe);
+				   notice, s->notice ? &notice_sge : NULL,
+				   &s->wcqe);
 	if (err)
 		complete(&s->wcqe.done);	/* nothing was posted */
 	return err;

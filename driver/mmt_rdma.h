@@ -28,7 +28,8 @@
  * closure i (data | data MACs | tree nodes, at i * stride, the same layout
  * on both sides), written in place, plus a 192-byte head slot in the
  * receiver's private memory for the closure header and sealed root (the
- * last segment of the grant, written with IMM).  Plain channel: the plain
+ * last segment of the grant, written last: with IMM on RoCE, followed by
+ * the MMT_MSG_NOTICE SEND on iWARP).  Plain channel: the plain
  * receive PMO's memory for closure i's data, written in place; nothing to
  * check after invalidation.  Secure channel: a bounce buffer per window
  * slot for one AES-GCM message (data + 16-byte tag), copied into a private
@@ -93,6 +94,8 @@ enum {
 	MMT_CONN_WAS_LIVE,	/* reached LIVE: drain before destroying */
 	MMT_CONN_DRAINED,	/* disconnected and drained */
 	MMT_CONN_NO_POST,	/* shut down: no message is posted any more */
+	MMT_CONN_HALF_READY,	/* iWARP accept: ESTABLISHED or START seen */
+	MMT_CONN_STARTED,	/* iWARP accept: the connector's START came */
 };
 
 /* What an rdma_cm_id's context points at. */
@@ -119,6 +122,12 @@ struct mmt_cm_ctx {
  * @qp: the RC QP
  * @max_sge: SGEs per send WR
  * @max_pages: pages per fast-registration MR
+ * @iwarp: the device's port speaks iWARP (rdma_protocol_iwarp()): no
+ *	immediate data, so a closure's notice is a SEND (MMT_MSG_NOTICE)
+ *	after its writes, and the connecting side sends first (MMT_MSG_START)
+ * @start_work: iWARP, connecting side: posts MMT_MSG_START again
+ *	(mmt_rdma_start_again())
+ * @starts: MMT_MSG_STARTs posted
  * @rxb: MMT_RQ_DEPTH receive buffers
  * @post_mutex: serializes posting to the send queue, so that a REG_MR is
  *	posted only when nothing before it is unacknowledged (see
@@ -142,6 +151,9 @@ struct mmt_rdma_conn {
 	struct ib_qp *qp;
 	u32 max_sge;
 	u32 max_pages;
+	bool iwarp;
+	struct delayed_work start_work;
+	u32 starts;
 	struct mmt_rx_buf *rxb;
 	struct mutex post_mutex;	/* ib_post_send of messages, writes */
 	u32 timeout_ms;
@@ -229,5 +241,9 @@ int mmt_rdma_wait_wr(struct mmt_conn *conn, struct mmt_rdma_wait *w,
 		     unsigned long timeout);
 void mmt_rdma_wait_idle(struct mmt_rdma_wait *w);
 void mmt_rdma_sync_for_device(struct mmt_conn *conn, struct mmt_rdma_sgl *s);
+void mmt_listener_ready(struct mmt_conn *conn);
+void mmt_rdma_half_ready(struct mmt_conn *conn);
+void mmt_rdma_send_start(struct mmt_conn *conn);
+void mmt_rdma_start_again(struct work_struct *work);
 
 #endif /* MMT_RDMA_H */

@@ -3,7 +3,8 @@
 #
 # `make demo` (after scripts/deps.sh): MMT closure delegation between two
 # nodes, each a QEMU (TCG) guest booting Debian's kernel, joined by a QEMU
-# link with Soft-RoCE (rdma_rxe) on both ends.
+# link with Soft-RoCE (rdma_rxe) on both ends, or with FABRIC=siw
+# Soft-iWARP (siw, built by scripts/siw-ko.sh: Debian's kernels lack it).
 #
 #  1. make all; build the guest programs (mmt-bench, mmt-attack, mmtctl,
 #     static) and a test build of the module (MMT_DEBUG=1, which adds
@@ -30,7 +31,7 @@
 # PMOs, 1..4, default 3: 2 MiB closures), DEMO_SKIP_BUILD=1 (skip
 # `make all`, e.g. when it was just run), DEMO_LINK and DEMO_NIC (run.sh
 # --link and --nic; default stream and e1000), DEMO_TIMEOUT (QEMU limit,
-# seconds, default 300).
+# seconds, default 300), FABRIC (rxe, the default, or siw: run.sh --fabric).
 # Outputs: build/demo/ (programs, test module, logs), build/guest/demo/
 # (the guests' consoles g1.log = A, g2.log = B).
 # Exit status: 0 if every part worked (a channel the module reports as not

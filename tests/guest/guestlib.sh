@@ -117,18 +117,44 @@ mmtg_ip_of() {
 	echo "10.0.0.$1"
 }
 
-# mmtg_load_rxe - load Soft-RoCE and the RDMA CM; the crc32 modules are
+# The run's RDMA fabric (run.sh --fabric, FABRIC on the host): rxe
+# (Soft-RoCE, the default) or siw (Soft-iWARP); MMTG_RDEV is the name of
+# the device mmtg_add_rxe makes by default (rxe0 or siw0)
+MMTG_FABRIC=$(mmtg_arg mmtg_fabric rxe)
+MMTG_RDEV=${MMTG_FABRIC}0
+
+# mmtg_load_rxe - load the run's soft RDMA provider (Soft-RoCE, or
+# Soft-iWARP with mmtg_fabric=siw) and the RDMA CM; the crc32 modules are
 # requested by rxe at run time (docs/TESTING.md, pitfall 1)
 mmtg_load_rxe() {
+	if [ "$MMTG_FABRIC" = siw ]; then
+		# the kernel's own siw, else the one run.sh ships
+		mmtg_run 60 modprobe -a libcrc32c ib_core ib_uverbs rdma_ucm &&
+			{ modprobe siw 2>/dev/null ||
+			  mmtg_run 30 insmod "$MMTG_DIR/siw.ko"; }
+		return
+	fi
 	mmtg_run 60 modprobe -a crc32_generic crc32-pclmul rdma_rxe ib_uverbs \
 		rdma_ucm
 }
 
-# mmtg_add_rxe [NAME] [NETDEV] - load rxe and create a Soft-RoCE device
+# mmtg_add_rxe [NAME] [NETDEV] - load the run's provider and create its
+# device on NETDEV (eth0): Soft-RoCE NAME (rxe0), or with mmtg_fabric=siw
+# Soft-iWARP, NAME with its "rxe" prefix made "siw" (siw0)
 mmtg_add_rxe() {
+	_name=${1:-rxe0}
+	[ "$MMTG_FABRIC" = siw ] && _name=siw${_name#rxe}
 	mmtg_load_rxe &&
-		mmtg_run 30 rdma link add "${1:-rxe0}" type rxe \
+		mmtg_run 30 rdma link add "$_name" type "$MMTG_FABRIC" \
 			netdev "${2:-eth0}"
+}
+
+# mmtg_rxe_only WHAT - 0 on Soft-RoCE; on another fabric print that WHAT
+# is skipped there (a part of a run that is rxe's alone) and return 1
+mmtg_rxe_only() {
+	[ "$MMTG_FABRIC" = rxe ] && return 0
+	echo "ok - # SKIP $1: rxe only, this run is on $MMTG_FABRIC"
+	return 1
 }
 
 # mmtg_mmt_deps - load the modules mmt.ko depends on (its modinfo

@@ -48,9 +48,10 @@ MODROOT=${GUEST_KDIR:+$GUEST_KDIR/mod}
 
 # Kernel modules the guests load (names as modprobe knows them).  crc32
 # generic and pclmul: rxe requests crc32 at run time (docs/TESTING.md,
-# pitfall 1).
+# pitfall 1).  libcrc32c: what siw.ko needs besides ib_core (FABRIC=siw;
+# Debian's kernels do not ship siw: run.sh ships one, scripts/siw-ko.sh).
 BASE_MODULES="virtio_pci virtio_net virtio_blk e1000 9pnet_virtio 9p
-	rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
+	rdma_rxe libcrc32c ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
 	crc32_generic crc32-pclmul crc32c_generic crc32c-intel dummy"
 # Whole module directories (relative to /lib/modules/<ver>/kernel): the
 # module under test may ask for any algorithm of the crypto API.

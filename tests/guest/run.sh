@@ -30,6 +30,10 @@
 #                   directory STATE (tests/attest/swtpm-lib.sh makes one),
 #                   attached as QEMU's tpm-crb (-tpmdev emulator); the
 #                   guest sees /dev/tpm0 and /dev/tpmrm0 (repeatable)
+#   --fabric F      the guests' RDMA device: rxe (Soft-RoCE, rxe0; the
+#                   default, also from $FABRIC) or siw (Soft-iWARP, siw0,
+#                   a siw.ko built by scripts/siw-ko.sh): mmtg_add_rxe in
+#                   the guest makes it (mmtg_fabric=F)
 #   --interactive   one guest with its console on this terminal and a shell
 #                   instead of a script (SCRIPT optional: run first); quit
 #                   with `reboot -f` or Ctrl-a x
@@ -91,6 +95,7 @@ NO_KO=0
 LINK=
 NIC=${MMTG_NIC:-virtio}
 APPEND=
+FABRIC=${FABRIC:-rxe}
 SHARE=
 INTERACTIVE=0
 FILES=()
@@ -105,7 +110,7 @@ TPMS=()
 
 # usage - print the header of this file
 usage() {
-	sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -128,6 +133,7 @@ parse_args() {
 		--link) LINK=$2; shift ;;
 		--nic) NIC=$2; shift ;;
 		--append) APPEND=$2; shift ;;
+		--fabric) FABRIC=$2; shift ;;
 		--share) SHARE=$(cd "$2" && pwd); shift ;;
 		--tpm)
 			case $2 in
@@ -144,6 +150,10 @@ parse_args() {
 		esac
 		shift
 	done
+	case $FABRIC in
+	rxe|siw) ;;
+	*) echo "run.sh: --fabric rxe|siw (FABRIC), not '$FABRIC'" >&2; exit 2 ;;
+	esac
 	case $RUN in
 	''|*/*|.*) echo "run.sh: bad run name '$RUN'" >&2; exit 2 ;;
 	esac
@@ -156,6 +166,15 @@ parse_args() {
 	for s in "${SCRIPTS[@]}" "${FILES[@]}"; do
 		[ -f "$s" ] || { echo "run.sh: no file $s" >&2; exit 2; }
 	done
+	# Soft-iWARP: Debian's kernels do not ship siw.ko; build it from the
+	# kernel's source (scripts/siw-ko.sh) and ship it as /opt/mmt/siw.ko
+	if [ "$FABRIC" = siw ]; then
+		local kver siw
+		kver=$("$HERE/mkinitramfs.sh" kver)
+		siw=$("$ROOT/scripts/siw-ko.sh" "$kver" \
+			${GUEST_KDIR:+"$GUEST_KDIR/build"}) || exit 2
+		FILES+=("$siw")
+	fi
 	if [ $NO_KO -eq 0 ] && [ ! -f "$KO" ]; then
 		echo "run.sh: no module $KO (make module, or --ko/--no-ko)" >&2
 		exit 2
@@ -254,7 +273,7 @@ start_guest() {
 	# the kernel: Debian's, or GUEST_KDIR's (scripts/debug-kernel.sh)
 	kimg=/boot/vmlinuz-$kver
 	[ -z "${GUEST_KDIR:-}" ] || kimg=$GUEST_KDIR/bzImage
-	cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1"
+	cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 mmtg_fabric=$FABRIC"
 	cmdline+=" mmtg_id=$i mmtg_n=$N mmtg_ip=10.0.0.$i/24 mmtg_mtu=$MTU"
 	cmdline+=" mmtg_timeout=$GUEST_TIMEOUT $APPEND${RESTART_APPEND[i]:+ ${RESTART_APPEND[i]}}"
 	# The debug kernel's AML interpreter (KASAN under TCG) runs out of

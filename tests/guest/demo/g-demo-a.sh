@@ -16,7 +16,7 @@ LEVELS=$(mmtg_arg demo_levels)
 BIN=/opt/mmt
 PEER=$(mmtg_ip_of 2)
 
-mmtg_t "A: Soft-RoCE device rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "A: RDMA device $MMTG_RDEV ($MMTG_FABRIC) on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "A: insmod mmt.ko" mmtg_load_mmt
 mmtg_t "A: node id 1" $BIN/mmtctl set-node-id --node-id 1
 $BIN/mmtctl query | sed 's/^/DEMO-QUERY A /'
@@ -31,5 +31,5 @@ MMTG_CMD_TIMEOUT=150 mmtg_t "A: tampered closure sent" \
 	$BIN/mmt-attack tamper-send -a "$PEER" -p 7481
 MMTG_CMD_TIMEOUT=150 mmtg_t "A: replayed closure sent" \
 	$BIN/mmt-attack replay-send -a "$PEER" -p 7482
-mmtg_run 10 rdma statistic show link rxe0/1 | sed 's/^/DEMO-RXE A /'
+mmtg_run 10 rdma statistic show link "$MMTG_RDEV/1" | sed 's/^/DEMO-RXE A /'
 mmtg_done

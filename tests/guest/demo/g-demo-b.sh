@@ -14,7 +14,7 @@ SLICE=$(mmtg_arg demo_slice)
 LEVELS=$(mmtg_arg demo_levels)
 BIN=/opt/mmt
 
-mmtg_t "B: Soft-RoCE device rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "B: RDMA device $MMTG_RDEV ($MMTG_FABRIC) on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "B: insmod mmt.ko" mmtg_load_mmt
 mmtg_t "B: node id 2" $BIN/mmtctl set-node-id --node-id 2
 $BIN/mmtctl query | sed 's/^/DEMO-QUERY B /'
@@ -34,5 +34,5 @@ MMTG_CMD_TIMEOUT=150 mmtg_t "B: tampered closure rejected" \
 	$BIN/mmt-attack tamper-recv -p 7481
 MMTG_CMD_TIMEOUT=150 mmtg_t "B: replayed closure rejected" \
 	$BIN/mmt-attack replay-recv -p 7482
-mmtg_run 10 rdma statistic show link rxe0/1 | sed 's/^/DEMO-RXE B /'
+mmtg_run 10 rdma statistic show link "$MMTG_RDEV/1" | sed 's/^/DEMO-RXE B /'
 mmtg_done

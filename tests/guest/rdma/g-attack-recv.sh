@@ -17,7 +17,7 @@
 
 FAULT=/sys/kernel/debug/mmt/conn_fault
 
-mmtg_t "recv: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "recv: $MMTG_RDEV on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "recv: insmod mmt.ko (test build)" mmtg_load_mmt
 mmtg_t "recv: test build: debugfs mmt/conn_fault exists" test -w "$FAULT"
 echo clear >"$FAULT"

@@ -7,7 +7,7 @@
 # (128 KiB closures) to keep TCG time low, plus one 3-level (2 MiB)
 # closure, which needs more than one memory registration on rxe.
 
-mmtg_t "recv: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "recv: $MMTG_RDEV on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "recv: insmod mmt.ko" mmtg_load_mmt
 # an IPv6 address without duplicate address detection (no waiting)
 echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad
@@ -67,9 +67,9 @@ r "killed mid-transfer (copy)" 7409 -n "$XFER_BIG_N" -s 17 -K "${KILL_MS:-300}"
 r "retry after the kill (copy)" 7410 -n "$XFER_BIG_N" -s 17 -C
 r "killed mid-transfer (transfer)" 7411 -n "$XFER_BIG_N" -s 19 -K "${KILL_MS:-300}"
 
-# rxe counters (retransmissions, errors) for the record
-mmtg_run 10 rdma statistic show link rxe0/1
-# removal - a receive waits on a live connection while rxe0 is deleted:
+# the device's counters (retransmissions, errors) for the record
+mmtg_run 10 rdma statistic show link "$MMTG_RDEV/1"
+# removal - a receive waits on a live connection while the RDMA device (rxe0, siw0) is deleted:
 # the receive fails with ECONNRESET and the removal does not hang (the
 # module's ib_client releases everything on the device)
 removal() {
@@ -77,7 +77,7 @@ removal() {
 	_pid=$!
 	mmtg_wait 60 grep -q 'peer node' /tmp/rm.out
 	sleep 1
-	mmtg_run 30 rdma link delete rxe0
+	mmtg_run 30 rdma link delete "$MMTG_RDEV"
 	_rc=$?
 	wait $_pid
 	_rc2=$?

@@ -7,7 +7,7 @@
 
 PEER=$(mmtg_ip_of 2)
 
-mmtg_t "send: rxe0 on eth0" mmtg_add_rxe rxe0 eth0
+mmtg_t "send: $MMTG_RDEV on eth0" mmtg_add_rxe rxe0 eth0
 mmtg_t "send: insmod mmt.ko" mmtg_load_mmt
 echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad
 mmtg_t "send: IPv6 address fd00::$MMTG_ID" \
@@ -72,7 +72,7 @@ s "peer killed mid-transfer (copy): ECONNRESET, data intact" 7409 \
 s "retry after the kill (copy)" 7410 -n "$XFER_BIG_N" -s 17 -C
 s "peer killed mid-transfer (transfer): ECONNRESET, data intact" 7411 \
 	-n "$XFER_BIG_N" -s 19 -X ECONNRESET -R
-mmtg_run 10 rdma statistic show link rxe0/1
+mmtg_run 10 rdma statistic show link "$MMTG_RDEV/1"
 s "idle connection while the peer's device is removed" 7413 -W 8000
 mmtg_t "send: rmmod mmt" mmtg_unload_mmt
 dmesg | grep -i 'mmt' | tail -n 20

@@ -247,8 +247,11 @@ demo-attest:
 deb:
 	@O=$(O) scripts/deb.sh
 
+# WORKERS=N: the section "parallel" at 1, 2 and N worker threads (default:
+# the CPUs online); its workers pin themselves, one per CPU, past taskset
 bench: $(O)/tools/mmt-engine-bench
-	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json
+	taskset -c 1 $(O)/tools/mmt-engine-bench --json-file $(O)/bench.json \
+		$(if $(WORKERS),--workers $(WORKERS))
 
 # Live migration against stop-and-copy and dump-then-transfer, natively
 # (tools/mmt-migrate-bench.c, docs/FIGURES.md): 64 MiB and 1 GiB

@@ -17,7 +17,8 @@
  * or not; --json prints the same rows and targets as JSON instead, and
  * --json-file writes the JSON to a file beside the table (one run, both).
  * Sections are a table (bench_sections[]): add one by writing a function
- * that calls row() for each figure.  Pin it to one core: taskset -c 1.
+ * that calls row() for each figure.  Pin it to one core: taskset -c 1
+ * (section parallel pins its workers itself, see there).
  *
  * Two sections run only when named with --section, for the paper's
  * figures (tools/paper/, docs/PAPER.md): "channel", the secure channel's
@@ -27,11 +28,19 @@
  * over a working set of --working-set bytes (Table V).  Their rows carry
  * "size" or "levels" in the JSON.
  *
+ * Section "parallel" runs the paths that touch many closures (eager
+ * receive, whole-closure writes and reads, lazy delegation, the secure
+ * channel, the copy of the closures' bytes) over 64 MiB with 1, 2 and
+ * --workers N threads (default: the CPUs online), each pinned to its own
+ * CPU, and prints each count's speedup over 1 worker of the same run.
+ *
  * Usage: mmt-engine-bench [--json] [--json-file PATH] [--runs N]
  *			   [--section NAME] [--sizes LIST]
- *			   [--working-set BYTES]
+ *			   [--working-set BYTES] [--workers N]
  */
 #include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +63,9 @@ struct row {
 	double ratio;		/* < 0: none */
 	char ratio_of[24];
 	bool times;		/* ratio printed as "1.15x of", not "%" */
+	bool speedup;		/* ratio is a throughput over another one,
+				 * printed as "1.85x of" (section parallel)
+				 */
 	u64 size;		/* message bytes (section channel), 0: none */
 	unsigned int levels;	/* tree levels (section levels), 0: none */
 };
@@ -79,6 +91,7 @@ static struct row *row(const char *section, const char *name,
 	snprintf(r->ratio_of, sizeof(r->ratio_of), "%s",
 		 ratio_of ? ratio_of : "");
 	r->times = false;
+	r->speedup = false;
 	r->size = 0;
 	r->levels = 0;
 	return r;
@@ -1490,6 +1503,428 @@ static void section_channel(void)
 		channel_size(chan_sizes[i]);
 }
 
+/* ------------------------------------------------------------ parallel */
+
+/*
+ * The paths that touch many closures, spread over worker threads: closures
+ * are independent subtrees (each has its own MMT, root and scratch), so a
+ * worker that owns a share of them needs nothing of the others'.  64 MiB
+ * (32 closures of 2 MiB, 64-byte blocks), each path at 1 worker, 2 and
+ * --workers N (default: the CPUs online), every count in the same round
+ * robin, and the speedup over 1 worker of the same run:
+ *
+ * eager receive: the receiver's check of closures that have landed in
+ *	place (mmt_closure_receive_inplace(), eager: unseal, the rules,
+ *	mmt_verify_all() of the whole closure), the sealed heads and bytes
+ *	of the last lazy delegation.
+ * write / read: mmt_write() / mmt_read() of whole 2 MiB closures.
+ * lazy delegation: seal, the transport's copy (wire_copy()), the lazy
+ *	check, as do_deleg_inplace().
+ * secure channel: each closure's 2 MiB as one AES-128-GCM message
+ *	(encrypt, copy out, remote write, copy in, decrypt), the baseline
+ *	spread the same way for fairness.
+ * copy of the closure bytes: the transport's copy alone (the floor of lazy
+ *	delegation): what the memory gives a second core.
+ *
+ * Worker k has its own crypto context (the same key), receive rules (one
+ * connection per worker: root counters and GUAs rise along its own
+ * closures), GCM contexts and nonces, and the closures [first, first +
+ * count) of the message; the buffers are shared, each worker touching only
+ * its closures' slices.  Each worker is pinned to one CPU: first the CPUs
+ * the bench was started on (make bench: taskset -c 1), then the other
+ * online ones.  A timed call starts the workers at a barrier and ends when
+ * the last one is done, after an untimed call of the same path and count,
+ * so that every count starts from its own cache state.  The rows "CPU
+ * time" divide instead by the slowest worker's CPU time (its thread's
+ * clock): what the speedup would be if no other job took a worker's CPU,
+ * the one figure a loaded machine still gives (its memory stays shared).
+ */
+#define PAR_BYTES	(64u << 20)
+#define PAR_MAX_WORKERS	DELEG_MAX_CLOSURES	/* one closure each at most */
+
+static unsigned int par_max_workers;	/* --workers; 0: the CPUs online */
+
+enum par_path {
+	PAR_WRITE, PAR_READ, PAR_LAZY, PAR_EAGER, PAR_SECURE, PAR_COPY, PAR_NR
+};
+
+struct par_pool;
+
+struct par_worker {
+	struct par_pool *pool;
+	struct deleg *g;
+	unsigned int first, count;	/* closures of the message */
+	unsigned int tag;		/* unique over all pools: GCM nonces */
+	int cpu;			/* pinned to, < 0: not pinned */
+	struct mmt_crypto *c;
+	struct mmt_rx_rules rules;
+	EVP_CIPHER_CTX *genc, *gdec;
+	u64 seq, last_sent;
+	double cpu_time;	/* CPU seconds of its last call */
+	pthread_t thread;
+};
+
+struct par_pool {
+	unsigned int n;
+	pthread_barrier_t start, done;
+	enum par_path path;	/* set before the start barrier */
+	bool quit;
+	struct par_worker w[PAR_MAX_WORKERS];
+};
+
+/* secure channel buffers: closure i's message at i * PAR_MSG_STRIDE */
+#define PAR_MSG_STRIDE	(CLOSURE_BYTES + 64)
+
+static u8 *par_sec[4];		/* encrypted, copied out, across, copied in */
+
+static void par_rules_reset(struct par_worker *w)
+{
+	memset(&w->rules, 0, sizeof(w->rules));
+	w->rules.self_node = 2;
+	w->rules.conn_id = 0xc0;
+}
+
+/* deleg_hdr() on the worker's own connection */
+static void par_hdr(struct par_worker *w, struct mmt *m,
+		    struct mmt_closure_hdr *h)
+{
+	if (m->root.root_counter < w->last_sent)
+		m->root.root_counter = w->last_sent;
+	w->last_sent = m->root.root_counter + 1;
+	memset(h, 0, sizeof(*h));
+	h->flags = MMT_CLOSURE_F_COPY;
+	h->sender_node = DELEG_SENDER;
+	h->receiver_node = 2;
+	h->conn_id = 0xc0;
+	h->seq = ++w->seq;
+}
+
+static void par_rx_check(struct par_worker *w, unsigned int i, bool eager)
+{
+	struct deleg *g = w->g;
+	struct mmt_root *r = &g->rx[i].root;
+	u8 head[MMT_CLOSURE_HDR_BYTES + MMT_SEALED_ROOT_BYTES];
+	int err;
+
+	if (r->state == MMT_VALID && mmt_root_transition(r, MMT_INVALID))
+		die("rx -> INVALID", -EINVAL);
+	if (r->state != MMT_WAITING && mmt_root_transition(r, MMT_WAITING))
+		die("rx -> WAITING", -EINVAL);
+	g->rx[i].crypto = w->c;
+	memcpy(head, g->rx_head + i * 256, sizeof(head));
+	err = mmt_closure_receive_inplace(&g->rx[i], &w->rules, head,
+					  DELEG_SENDER, eager);
+	if (err)
+		die(eager ? "parallel eager receive" : "parallel lazy receive",
+		    err);
+}
+
+static void par_do(struct par_worker *w, enum par_path path)
+{
+	struct deleg *g = w->g;
+	size_t db = g->p.data_bytes;
+	unsigned int i;
+	int err;
+
+	par_rules_reset(w);
+	for (i = w->first; i < w->first + w->count; i++) {
+		struct mmt *tx = &g->tx[i], *rx = &g->rx[i];
+		struct mmt_closure_hdr h;
+		u8 iv[12] = { 0 }, tag[16];
+		u8 *msg[4];
+		int outl, k;
+
+		tx->crypto = w->c;
+		switch (path) {
+		case PAR_WRITE:
+			err = mmt_write(tx, 0, g->src + i * db, db);
+			if (err)
+				die("parallel mmt_write", err);
+			break;
+		case PAR_READ:
+			err = mmt_read(tx, 0, g->dst + i * db, db);
+			if (err)
+				die("parallel mmt_read", err);
+			break;
+		case PAR_EAGER:
+			par_rx_check(w, i, true);
+			break;
+		case PAR_LAZY:
+			if (mmt_root_transition(&tx->root, MMT_SENDING))
+				die("tx -> SENDING", -EINVAL);
+			par_hdr(w, tx, &h);
+			err = mmt_closure_build_head(tx, &h,
+						     g->rx_head + i * 256);
+			if (err)
+				die("mmt_closure_build_head", err);
+			wire_copy(rx->nodes, tx->nodes, g->p.nodes_bytes,
+				  g->stream);
+			wire_copy(rx->macs, tx->macs, g->p.macs_bytes,
+				  g->stream);
+			wire_copy(rx->data, tx->data, db, g->stream);
+			par_rx_check(w, i, false);
+			if (mmt_root_transition(&tx->root, MMT_VALID))
+				die("tx -> VALID", -EINVAL);
+			break;
+		case PAR_COPY:
+			wire_copy(rx->nodes, tx->nodes, g->p.nodes_bytes,
+				  g->stream);
+			wire_copy(rx->macs, tx->macs, g->p.macs_bytes,
+				  g->stream);
+			wire_copy(rx->data, tx->data, db, g->stream);
+			break;
+		case PAR_SECURE:
+			for (k = 0; k < 4; k++)
+				msg[k] = par_sec[k] + i * PAR_MSG_STRIDE;
+			put_unaligned_le32(w->tag, iv);
+			put_unaligned_le64(++w->seq, iv + 4);
+			if (EVP_EncryptInit_ex(w->genc, NULL, NULL, NULL, iv) != 1 ||
+			    EVP_EncryptUpdate(w->genc, msg[0], &outl,
+					      g->src + i * db, (int)db) != 1 ||
+			    EVP_EncryptFinal_ex(w->genc, tag, &outl) != 1 ||
+			    EVP_CIPHER_CTX_ctrl(w->genc, EVP_CTRL_GCM_GET_TAG,
+						16, msg[0] + db) != 1)
+				die("parallel gcm encrypt", -EIO);
+			memcpy(msg[1], msg[0], db + 16);
+			wire_copy(msg[2], msg[1], db + 16, g->plain_stream);
+			memcpy(msg[3], msg[2], db + 16);
+			if (EVP_DecryptInit_ex(w->gdec, NULL, NULL, NULL, iv) != 1 ||
+			    EVP_DecryptUpdate(w->gdec, g->dst + i * db, &outl,
+					      msg[3], (int)db) != 1 ||
+			    EVP_CIPHER_CTX_ctrl(w->gdec, EVP_CTRL_GCM_SET_TAG,
+						16, msg[3] + db) != 1 ||
+			    EVP_DecryptFinal_ex(w->gdec, tag, &outl) != 1)
+				die("parallel gcm decrypt: bad tag", -EBADMSG);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* CPU time of the calling thread, seconds */
+static double par_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1000000000.0;
+}
+
+static void *par_thread(void *arg)
+{
+	struct par_worker *w = arg;
+	struct par_pool *pl = w->pool;
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		/* not pinned if the CPU is not ours (a cpuset): runs anyway */
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	for (;;) {
+		pthread_barrier_wait(&pl->start);
+		if (pl->quit)
+			break;
+		w->cpu_time = -par_cpu_now();
+		par_do(w, pl->path);
+		w->cpu_time += par_cpu_now();
+		pthread_barrier_wait(&pl->done);
+	}
+	return NULL;
+}
+
+/* CPUs for the workers, in order: the bench's own first, then the rest */
+static unsigned int par_cpus(int *cpu, unsigned int max)
+{
+	unsigned int n = 0, c, pass;
+	cpu_set_t mine;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine))
+		CPU_ZERO(&mine);
+	for (pass = 0; pass < 2; pass++)
+		for (c = 0; c < mach.cpus && c < CPU_SETSIZE && n < max; c++)
+			if (!!CPU_ISSET(c, &mine) == !pass)
+				cpu[n++] = (int)c;
+	return n;
+}
+
+static struct par_pool *par_pool_start(struct deleg *g, unsigned int n,
+				       unsigned int *tags)
+{
+	static const u8 key[16] = "deleg key 012345";
+	int cpu[PAR_MAX_WORKERS];
+	unsigned int k, ncpu = par_cpus(cpu, PAR_MAX_WORKERS);
+	struct par_pool *pl = calloc(1, sizeof(*pl));
+
+	if (!pl)
+		die("alloc", -ENOMEM);
+	pl->n = n;
+	if (pthread_barrier_init(&pl->start, NULL, n + 1) ||
+	    pthread_barrier_init(&pl->done, NULL, n + 1))
+		die("pthread_barrier_init", -EAGAIN);
+	for (k = 0; k < n; k++) {
+		struct par_worker *w = &pl->w[k];
+
+		w->pool = pl;
+		w->g = g;
+		/* closures split as evenly as they go */
+		w->first = g->n * k / n;
+		w->count = g->n * (k + 1) / n - w->first;
+		w->tag = (*tags)++;
+		w->cpu = ncpu ? cpu[k % ncpu] : -1;
+		w->c = mmt_crypto_alloc(key, sizeof(key), MMT_TEST_KSALT);
+		if (IS_ERR(w->c))
+			die("mmt_crypto_alloc", (int)PTR_ERR(w->c));
+		w->genc = EVP_CIPHER_CTX_new();
+		w->gdec = EVP_CIPHER_CTX_new();
+		if (!w->genc || !w->gdec ||
+		    EVP_EncryptInit_ex(w->genc, EVP_aes_128_gcm(), NULL, key,
+				       NULL) != 1 ||
+		    EVP_DecryptInit_ex(w->gdec, EVP_aes_128_gcm(), NULL, key,
+				       NULL) != 1)
+			die("EVP init", -EIO);
+		if (pthread_create(&w->thread, NULL, par_thread, w))
+			die("pthread_create", -EAGAIN);
+	}
+	return pl;
+}
+
+/*
+ * One call of @path on every worker of @pl: seconds until the last ends;
+ * and in @cpu (if not NULL) the most CPU time one worker took.
+ */
+static double par_time(struct par_pool *pl, enum par_path path, double *cpu)
+{
+	unsigned int k;
+	double t0, t;
+
+	pl->path = path;
+	t0 = now();
+	pthread_barrier_wait(&pl->start);
+	pthread_barrier_wait(&pl->done);
+	t = now() - t0;
+	if (cpu)
+		for (*cpu = 0, k = 0; k < pl->n; k++)
+			*cpu = max(*cpu, pl->w[k].cpu_time);
+	return t;
+}
+
+static void par_pool_stop(struct par_pool *pl)
+{
+	unsigned int k;
+
+	pl->quit = true;
+	pthread_barrier_wait(&pl->start);
+	for (k = 0; k < pl->n; k++) {
+		pthread_join(pl->w[k].thread, NULL);
+		mmt_crypto_free(pl->w[k].c);
+		EVP_CIPHER_CTX_free(pl->w[k].genc);
+		EVP_CIPHER_CTX_free(pl->w[k].gdec);
+	}
+	pthread_barrier_destroy(&pl->start);
+	pthread_barrier_destroy(&pl->done);
+	free(pl);
+}
+
+static void section_parallel(void)
+{
+	static const char *const what[PAR_NR] = {
+		"write 2 MiB closures", "read 2 MiB closures",
+		"lazy delegation", "eager receive", "secure channel",
+		"copy of the closure bytes",
+	};
+	struct par_pool *pool[3];
+	unsigned int nw[3], npools = 0, tags = 1, max_w, k, p;
+	double t[3][PAR_NR], tc[3][PAR_NR];
+	struct deleg *g;
+	char name[64];
+	struct row *rp;
+	int r;
+
+	max_w = par_max_workers ? par_max_workers : mach.cpus;
+	max_w = min(max_w, (unsigned int)PAR_MAX_WORKERS);
+	/* 1, 2 and max_w workers, each once */
+	nw[npools++] = 1;
+	if (max_w >= 2)
+		nw[npools++] = 2;
+	if (max_w > 2)
+		nw[npools++] = max_w;
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		die("alloc", -ENOMEM);
+	deleg_setup(g, PAR_BYTES);
+	for (k = 0; k < 4; k++)
+		par_sec[k] = deleg_alloc((size_t)g->n * PAR_MSG_STRIDE);
+	for (k = 0; k < npools; k++)
+		pool[k] = par_pool_start(g, nw[k], &tags);
+	for (k = 0; k < npools; k++)
+		for (p = 0; p < PAR_NR; p++) {
+			par_time(pool[k], p, NULL);	/* the heads eager needs */
+			t[k][p] = 1e30;
+			tc[k][p] = 1e30;
+		}
+	/*
+	 * Round robin in the order of enum par_path: the writes change the
+	 * senders' closures, lazy delegation lands them and their heads
+	 * again, and eager receive checks those
+	 */
+	for (r = 0; r < runs; r++)
+		for (p = 0; p < PAR_NR; p++)
+			for (k = 0; k < npools; k++) {
+				double c;
+
+				par_time(pool[k], p, NULL);
+				t[k][p] = min(t[k][p], par_time(pool[k], p, &c));
+				tc[k][p] = min(tc[k][p], c);
+			}
+	/* every path delivered: the receiver's closures and the channel's */
+	par_time(pool[0], PAR_SECURE, NULL);
+	if (memcmp(g->dst, g->src, PAR_BYTES))
+		die("parallel secure channel plaintext differs", -EBADMSG);
+	memset(g->dst, 0, PAR_BYTES);
+	par_time(pool[npools - 1], PAR_READ, NULL);
+	if (memcmp(g->dst, g->src, PAR_BYTES))
+		die("parallel read plaintext differs", -EBADMSG);
+	par_time(pool[npools - 1], PAR_LAZY, NULL);
+	par_time(pool[npools - 1], PAR_EAGER, NULL);
+	deleg_check_rx(g);
+	for (k = 0; k < npools; k++)
+		par_pool_stop(pool[k]);
+
+	for (p = 0; p < PAR_NR; p++)
+		for (k = 0; k < npools; k++) {
+			snprintf(name, sizeof(name), "%s, 64 MiB, %u worker%s",
+				 what[p], nw[k], nw[k] > 1 ? "s" : "");
+			rp = row("parallel", name, mbps(PAR_BYTES, t[k][p]),
+				 "MB/s", t[0][p] / t[k][p], "of 1 worker");
+			if (rp)
+				rp->speedup = true;
+		}
+	/*
+	 * The same by the workers' CPU time: the slowest worker's against
+	 * 1 worker's, what the speedup would be if no other job took a
+	 * worker's CPU (a loaded machine's memory is still shared)
+	 */
+	for (p = 0; p < PAR_NR; p++)
+		for (k = 1; k < npools; k++) {
+			snprintf(name, sizeof(name),
+				 "%s, 64 MiB, %u workers, CPU time", what[p],
+				 nw[k]);
+			rp = row("parallel", name, mbps(PAR_BYTES, tc[k][p]),
+				 "MB/s", tc[0][p] / tc[k][p], "of 1 worker");
+			if (rp)
+				rp->speedup = true;
+		}
+	for (k = 0; k < 4; k++)
+		free(par_sec[k]);
+	deleg_free(g);
+	free(g);
+}
+
 /* ------------------------------------------------------------ levels */
 
 /*
@@ -1740,6 +2175,7 @@ static const struct {
 	{ "engine-4KiB", section_engine4k },
 	{ "seal", section_seal },
 	{ "delegation", section_delegation },
+	{ "parallel", section_parallel },
 	{ "channel", section_channel, true },
 	{ "levels", section_levels, true },
 };
@@ -1793,6 +2229,10 @@ static const struct {
 	  "delegation <= 1.05x its floor, 64 MiB", true, -1, 1.05 },
 	{ "delegation", "2 MiB secure / mmt lazy",
 	  "delegation >= 10x faster than secure, 2 MiB", false, 1, 10.0 },
+	{ "parallel", "eager receive, 64 MiB, 2 workers",
+	  "eager receive, 2 workers >= 1.7x 1 worker", true, 1, 1.7 },
+	{ "parallel", "write 2 MiB closures, 64 MiB, 2 workers",
+	  "2 MiB-closure writes, 2 workers >= 1.7x 1", true, 1, 1.7 },
 };
 
 static const struct row *find_row(const char *section, const char *name)
@@ -1823,16 +2263,19 @@ static double target_value(unsigned int i, bool *met)
 static void print_table(void)
 {
 	unsigned int i, shown = 0;
+	int w = 30;		/* the measure column: the longest name */
 	bool met;
 
-	printf("%-12s %-30s %12s %-5s %8s\n", "section", "measure", "value",
+	for (i = 0; i < nrows; i++)
+		w = max(w, (int)strlen(rows[i].name));
+	printf("%-12s %-*s %12s %-5s %8s\n", "section", w, "measure", "value",
 	       "unit", "ratio");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		printf("%-12s %-30s %12.2f %-5s", r->section, r->name,
+		printf("%-12s %-*s %12.2f %-5s", r->section, w, r->name,
 		       r->value, r->unit);
-		if (r->ratio >= 0 && r->times)
+		if (r->ratio >= 0 && (r->times || r->speedup))
 			printf(" %7.2fx  %s", r->ratio, r->ratio_of);
 		else if (r->ratio >= 0)
 			printf(" %7.1f%% of %s", 100 * r->ratio, r->ratio_of);
@@ -1953,6 +2396,7 @@ int main(int argc, char **argv)
 		{ "section", required_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, 'z' },
 		{ "working-set", required_argument, NULL, 'w' },
+		{ "workers", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -1961,7 +2405,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jo:r:s:z:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jo:r:s:z:w:W:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -1988,9 +2432,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'W':
+			par_max_workers = (unsigned int)atoi(optarg);
+			if (par_max_workers < 1 ||
+			    par_max_workers > PAR_MAX_WORKERS) {
+				fprintf(stderr, "mmt-engine-bench: --workers: 1 .. %u\n",
+					PAR_MAX_WORKERS);
+				return 2;
+			}
+			break;
 		default:
 			printf("usage: %s %s\n", argv[0],
-			       "[--json] [--json-file PATH] [--runs N] [--section NAME] [--sizes LIST] [--working-set BYTES]");
+			       "[--json] [--json-file PATH] [--runs N] [--section NAME] [--sizes LIST] [--working-set BYTES] [--workers N]");
 			return c == 'h' ? 0 : 2;
 		}
 	}

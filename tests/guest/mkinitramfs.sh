@@ -48,11 +48,14 @@ MODROOT=${GUEST_KDIR:+$GUEST_KDIR/mod}
 
 # Kernel modules the guests load (names as modprobe knows them).  crc32
 # generic and pclmul: rxe requests crc32 at run time (docs/TESTING.md,
-# pitfall 1).  libcrc32c: what siw.ko needs besides ib_core (FABRIC=siw;
-# Debian's kernels do not ship siw: run.sh ships one, scripts/siw-ko.sh).
+# pitfall 1).
 BASE_MODULES="virtio_pci virtio_net virtio_blk e1000 9pnet_virtio 9p
-	rdma_rxe libcrc32c ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
+	rdma_rxe ib_core ib_uverbs ib_umad rdma_cm rdma_ucm
 	crc32_generic crc32-pclmul crc32c_generic crc32c-intel dummy"
+# Modules added when the kernel has them: libcrc32c is what siw.ko needs
+# besides ib_core (FABRIC=siw; Debian's kernels do not ship siw: run.sh
+# ships one, scripts/siw-ko.sh); the debug kernel has no libcrc32c.
+OPTIONAL_MODULES="libcrc32c"
 # Whole module directories (relative to /lib/modules/<ver>/kernel): the
 # module under test may ask for any algorithm of the crypto API.
 BASE_MODULE_DIRS="crypto arch/x86/crypto"
@@ -151,7 +154,7 @@ add_modules() {
 
 # build_manifest VER - write the list "SRC DST" of every file of the base
 build_manifest() {
-	local ver=$1 b p d f
+	local ver=$1 b p d f m
 
 	: >"$MANIFEST"
 	add "$(which_bin busybox)" /bin/busybox
@@ -159,6 +162,12 @@ build_manifest() {
 
 	# shellcheck disable=SC2086 # word splitting of the lists is intended
 	add_modules "$ver" $BASE_MODULES ${EXTRA_MODULES:-}
+	for m in $OPTIONAL_MODULES; do
+		if modprobe -d "${MODROOT:-/}" -S "$ver" --show-depends "$m" \
+			>/dev/null 2>&1; then
+			add_modules "$ver" "$m"
+		fi
+	done
 	for d in $BASE_MODULE_DIRS; do
 		# a directory a debug kernel builds in has no modules dir
 		for f in $(find "$MODROOT/lib/modules/$ver/kernel/$d" \

@@ -77,8 +77,7 @@ struct mmt_fab_src {
 /* A receiver's window slot. */
 struct mmt_fab_sink {
 	struct mmt_conn *conn;
-	struct list_head node;	/* in link->grants while granted */
-	bool granted;
+	struct list_head node;	/* in link->grants while granted, else empty */
 	size_t max_len;
 	u8 *area;
 	size_t len;
@@ -318,10 +317,7 @@ static struct mmt_fab_sink *mmt_loop_sink_alloc(struct mmt_conn *conn,
 /* Revoke @s's grant.  Caller holds link->grant_mutex. */
 static void mmt_loop_revoke(struct mmt_fab_sink *s)
 {
-	if (s->granted) {
-		list_del_init(&s->node);
-		s->granted = false;
-	}
+	list_del_init(&s->node);
 }
 
 static int mmt_loop_sink_grant(struct mmt_fab_sink *s, void *area,
@@ -359,7 +355,6 @@ static int mmt_loop_sink_grant(struct mmt_fab_sink *s, void *area,
 	}
 	w->nsegs = nseg;
 	list_add_tail(&s->node, &link->grants);
-	s->granted = true;
 	mutex_unlock(&link->grant_mutex);
 	return mmt_loop_post_msg(s->conn, w);
 }
@@ -380,14 +375,9 @@ static void mmt_loop_sink_idle(struct mmt_fab_sink *s)
 
 static void mmt_loop_sink_free(struct mmt_fab_sink *s)
 {
-	struct mmt_loop_link *link;
-
 	if (!s)
 		return;
-	link = mmt_loop(s->conn)->link;
-	mutex_lock(&link->grant_mutex);
-	mmt_loop_revoke(s);
-	mutex_unlock(&link->grant_mutex);
+	mmt_loop_sink_invalidate(s);
 	kfree(s);
 }
 

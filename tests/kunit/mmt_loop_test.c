@@ -66,6 +66,20 @@ static struct mmt_pmo *mmt_loop_pmo(struct kunit *test)
 	return pmo;
 }
 
+/*
+ * A new receiving PMO in ctx->dst, keyed with the test key: WAITING with
+ * @receive, else VALID (zeros).  The caller freed or kept the old one.
+ */
+static void mmt_loop_new_dst(struct kunit *test, bool receive)
+{
+	struct mmt_loop_ctx *ctx = test->priv;
+
+	ctx->dst = NULL;	/* exit frees nothing twice if the next fails */
+	ctx->dst = mmt_loop_pmo(test);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
+					      receive), 0);
+}
+
 static int mmt_loop_test_init(struct kunit *test)
 {
 	struct mmt_loop_ctx *ctx;
@@ -77,7 +91,6 @@ static int mmt_loop_test_init(struct kunit *test)
 	test->priv = ctx;
 	KUNIT_ASSERT_EQ(test, mmt_loop_pair(&ctx->a, &ctx->b), 0);
 	ctx->src = mmt_loop_pmo(test);
-	ctx->dst = mmt_loop_pmo(test);
 	ctx->plain = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
 	ctx->out = kunit_kzalloc(test, ctx->src->bytes, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->plain);
@@ -90,8 +103,7 @@ static int mmt_loop_test_init(struct kunit *test)
 	for (i = 0; i < ctx->src->closures; i++)
 		KUNIT_ASSERT_EQ(test, mmt_write(&ctx->src->mmts[i], 0,
 						ctx->plain + i * cb, cb), 0);
-	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
-					      true), 0);
+	mmt_loop_new_dst(test, true);
 	return 0;
 }
 
@@ -245,10 +257,7 @@ static void mmt_loop_secure(struct kunit *test)
 	memzero_explicit(root, sizeof(root));
 	/* the secure channel writes through the receiver's controller */
 	mmt_pmo_free(ctx->dst);
-	ctx->dst = NULL;
-	ctx->dst = mmt_loop_pmo(test);
-	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
-					      false), 0);
+	mmt_loop_new_dst(test, false);
 	KUNIT_EXPECT_EQ(test, mmt_loop_xfer(test, MMT_CHANNEL_SECURE, 0, 0,
 					    &rx_err, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rx_err, 0);
@@ -271,10 +280,7 @@ static void mmt_loop_twice(struct kunit *test)
 	/* on, from the new owner to a third PMO, WAITING */
 	ctx->old = ctx->src;
 	ctx->src = ctx->dst;
-	ctx->dst = NULL;
-	ctx->dst = mmt_loop_pmo(test);
-	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(ctx->dst, mmt_loop_key, 16,
-					      true), 0);
+	mmt_loop_new_dst(test, true);
 	KUNIT_EXPECT_EQ(test, mmt_loop_xfer(test, MMT_CHANNEL_MMT, 0, 0,
 					    &rx_err, NULL), 0);
 	KUNIT_EXPECT_EQ(test, rx_err, 0);

@@ -97,6 +97,21 @@ if [ -f /opt/mmt/guest.sh ]; then
 else
 	echo "init: no /opt/mmt/guest.sh"
 fi
+# The script ran out of time (124; 137 or 143 when killed): name every
+# task stuck in uninterruptible sleep with its kernel stack, the evidence
+# a hang leaves (the hung-task report prints only its header at this
+# console level)
+case $rc in
+124 | 137 | 143)
+	for d in /proc/[0-9]*; do
+		st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' \
+			"$d/status" 2>/dev/null)
+		[ "$st" = D ] || continue
+		echo "init: blocked task ${d#/proc/} ($(cat "$d/comm")):"
+		sed 's/^/init:     /' "$d/stack" 2>/dev/null
+	done
+	;;
+esac
 # kmemleak: two scans with a wait (an object is reported only once it has
 # been unreferenced for a while); every report line goes to the kernel log
 # (with a time stamp), where run.sh's check sees "mmt-kmemleak:"

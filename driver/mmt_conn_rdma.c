@@ -577,6 +577,26 @@ err_pd:
 }
 
 /*
+ * iWARP: move @qp to the error state before rdma_disconnect(), which
+ * flushes every send WR posted and not yet completed.  rdma_disconnect()
+ * is graceful on iWARP (iw_cm_disconnect() asks for SQD); siw (6.1 and
+ * 6.12) then enters CLOSING and drops the socket without flushing the
+ * send WRs its transmit thread has not started, and its later move to
+ * ERROR (ib_drain_qp()) flushes only the one in progress: the drain's
+ * marker completes ahead of them and their completions never come (a
+ * closure posted just before a transfer's abort left its sender waiting
+ * forever).  From RTS to ERROR siw flushes the whole send queue.  On
+ * RoCE rdma_disconnect() itself moves the QP to ERROR.
+ */
+static void mmt_rdma_qp_error(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	/* a QP already in ERROR (the peer closed first) is left so */
+	ib_modify_qp(qp, &attr, IB_QP_STATE);
+}
+
+/*
  * Stop the connection: disconnect and drain once (every posted WR has
  * completed or been flushed afterwards, so no more remote writes can land
  * and no local buffer is in use by the NIC).  Context: process.
@@ -599,8 +619,12 @@ void mmt_rdma_shutdown(struct mmt_conn *conn)
 	mutex_lock(&rc->setup_mutex);
 	if (rc->cm_id && test_bit(MMT_CONN_CONNECT_SENT, &rc->stages) &&
 	    !test_and_set_bit(MMT_CONN_DRAINED, &rc->stages)) {
+		bool live = test_bit(MMT_CONN_WAS_LIVE, &rc->stages) && rc->qp;
+
+		if (live && rc->iwarp)
+			mmt_rdma_qp_error(rc->qp);
 		rdma_disconnect(rc->cm_id);
-		if (test_bit(MMT_CONN_WAS_LIVE, &rc->stages) && rc->qp)
+		if (live)
 			ib_drain_qp(rc->qp);
 	}
 	mutex_unlock(&rc->setup_mutex);

@@ -366,6 +366,7 @@ bool mmt_conn_fault_established(void);
 bool mmt_conn_fault_hs_reflect(void);
 int mmt_conn_fault_cred(u8 *file, u32 len);
 u32 mmt_conn_fault_hs_delay(void);
+u8 mmt_conn_fault_wire(u8 type);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -407,6 +408,11 @@ static inline int mmt_conn_fault_cred(u8 *file, u32 len)
 static inline u32 mmt_conn_fault_hs_delay(void)
 {
 	return 0;
+}
+
+static inline u8 mmt_conn_fault_wire(u8 type)
+{
+	return type;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

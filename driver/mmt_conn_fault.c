@@ -78,6 +78,13 @@
  *			looking at whether this side's confirmation reached
  *			it: a peer that closes once its agreement returned
  *			wins the race every time
+ *	wire notice	this node's next protocol message on an RDMA
+ *			connection goes out as MMT_MSG_NOTICE (its type
+ *			rewritten): on RoCE the peer must fail the connection
+ *			with EPROTO ("a NOTICE message on a RoCE connection")
+ *	wire start	the same with MMT_MSG_START: EPROTO at a RoCE peer, and
+ *			at an iWARP peer that connected ("a START to the
+ *			connecting side"); arm it on the accepting side
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -139,6 +146,8 @@ enum mmt_fault_op {
 	MMT_FAULT_CONNECT_DELAY,
 	MMT_FAULT_CONNECT_FAIL,
 	MMT_FAULT_AGREE_DELAY,
+	MMT_FAULT_WIRE_NOTICE,
+	MMT_FAULT_WIRE_START,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -158,6 +167,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_CONNECT,
 	MMT_FAULT_AT_ESTABLISHED,
 	MMT_FAULT_AT_AGREE,
+	MMT_FAULT_AT_WIRE,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -191,6 +201,9 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 		return MMT_FAULT_AT_ESTABLISHED;
 	case MMT_FAULT_AGREE_DELAY:
 		return MMT_FAULT_AT_AGREE;
+	case MMT_FAULT_WIRE_NOTICE:
+	case MMT_FAULT_WIRE_START:
+		return MMT_FAULT_AT_WIRE;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -626,6 +639,27 @@ bool mmt_conn_fault_established(void)
 	return mmt_fault_take(0, MMT_FAULT_AT_ESTABLISHED, &f);
 }
 
+/**
+ * mmt_conn_fault_wire() - the type a protocol message about to be posted
+ *	goes out with: a "wire notice" or "wire start" line if one is armed,
+ *	taken (it fires once), else @type
+ * @type: the message's own type (enum mmt_msg_type)
+ *
+ * Called by the RDMA fabric's post_msg for the protocol's messages only
+ * (not for the START the fabric sends itself).  A peer that breaks the
+ * fabric's rules (mmt_conn.h, MMT_MSG_NOTICE and MMT_MSG_START).
+ * Context: process; takes mmt_fault_lock.
+ * Return: MMT_MSG_NOTICE, MMT_MSG_START or @type.
+ */
+u8 mmt_conn_fault_wire(u8 type)
+{
+	struct mmt_fault f;
+
+	if (!mmt_fault_take(0, MMT_FAULT_AT_WIRE, &f))
+		return type;
+	return f.op == MMT_FAULT_WIRE_NOTICE ? MMT_MSG_NOTICE : MMT_MSG_START;
+}
+
 /*
  * "connect delay MS", "agree delay MS" (1 <= MS <= 10000) or "connect
  * fail", @op the first word: the whole line, no wrapped number, nothing
@@ -741,6 +775,16 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 	} else if (!strcmp(op, "connect") || !strcmp(op, "agree")) {
 		return mmt_fault_parse_conn(line, op, f);
+	} else if (!strcmp(op, "wire")) {
+		n = 0;
+		if (sscanf(line, "wire %7s %n", a, &n) != 1 || line[n])
+			return -EINVAL;
+		if (!strcmp(a, "notice"))
+			f->op = MMT_FAULT_WIRE_NOTICE;
+		else if (!strcmp(a, "start"))
+			f->op = MMT_FAULT_WIRE_START;
+		else
+			return -EINVAL;
 	} else if (!strcmp(op, "commit")) {
 		if (sscanf(line, "commit %7s", a) != 1)
 			return -EINVAL;

@@ -71,6 +71,18 @@ r "acceptance forged on the wire: closure 2 rejected" 7540 \
 # The sender loses closure 2's ACK: it asks this node how the receive ended.
 r "an ACK lost on the wire: this node states how many closures it took in" \
 	7541 -X reset-or-ok -Q
+# The sender's offer goes out as MMT_MSG_NOTICE, which RoCE never carries:
+# EPROTO here, the connection ends
+if mmtg_rxe_only "a NOTICE message on RoCE"; then
+	r "a NOTICE message on RoCE: ECONNRESET, nothing taken in" 7542 \
+		-X ECONNRESET -A 0
+	mmtg_t "recv: the NOTICE logged as a protocol error" \
+		sh -c "dmesg | grep -q 'a NOTICE message on a RoCE connection: protocol error'"
+fi
+# This node's first GRANT goes out as MMT_MSG_START, which only a
+# connecting side sends on iWARP and RoCE never carries
+r "a START from the accepting side: ECONNRESET, nothing taken in" 7543 \
+	-F "wire start" -X ECONNRESET -A 0
 r "closures 2 and 3 swapped: EILSEQ" 7512 -P -f clear -f "record 2" \
 	-f "record 3" -F "present 2 3" -F "present 3 2" -X EILSEQ -A 2 \
 	-D reject_reorder

@@ -51,6 +51,22 @@ s "acceptance forged on the wire: ECONNRESET, its MMT kept VALID" 7540 \
 	-F "ack 2 accept" -X ECONNRESET -R -A 2 -D ack_forged
 s "ACK 2 lost on the wire: ECONNRESET, read-only until the receiver's statement, then one copy of each closure" \
 	7541 -F "ack 2 drop" -X ECONNRESET -Q -D xfer_unknown
+# A peer that breaks the fabric's rules (MMT_MSG_NOTICE and MMT_MSG_START
+# belong to the RDMA fabric, on iWARP only): the one that receives such a
+# message fails the connection with EPROTO and logs why
+if mmtg_rxe_only "a NOTICE message on RoCE"; then
+	s "a NOTICE message on RoCE (its offer retyped): ECONNRESET, nothing sent" \
+		7542 -F "wire notice" -X ECONNRESET -R -A 0
+fi
+if [ "$MMTG_FABRIC" = rxe ]; then
+	WHAT="a START message on a RoCE connection: protocol error"
+else
+	WHAT="a START to the connecting side on an iWARP connection: protocol error"
+fi
+s "a START from the accepting side: ECONNRESET, nothing sent" 7543 \
+	-X ECONNRESET -R -A 0
+mmtg_t "send: the START logged as a protocol error" \
+	sh -c "dmesg | grep -q '$WHAT'"
 s "swapped closures: EILSEQ" 7512 -P -X EILSEQ -R -A 2
 s "connection 1" 7513
 s "connection 2, closure of connection 1: EXDEV" 7514 -X EXDEV -R -A 2

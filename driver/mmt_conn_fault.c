@@ -78,8 +78,9 @@
  *			looking at whether this side's confirmation reached
  *			it: a peer that closes once its agreement returned
  *			wins the race every time
- *	wire notice	this node's next protocol message on an RDMA
- *			connection goes out as MMT_MSG_NOTICE (its type
+ *	wire notice	this node's next protocol message (OFFER, GRANT,
+ *			ACK, ...) on an RDMA connection goes out as
+ *			MMT_MSG_NOTICE (its type
  *			rewritten): on RoCE the peer must fail the connection
  *			with EPROTO ("a NOTICE message on a RoCE connection")
  *	wire start	the same with MMT_MSG_START: EPROTO at a RoCE peer, and
@@ -645,8 +646,9 @@ bool mmt_conn_fault_established(void)
  *	taken (it fires once), else @type
  * @type: the message's own type (enum mmt_msg_type)
  *
- * Called by the RDMA fabric's post_msg for the protocol's messages only
- * (not for the START the fabric sends itself).  A peer that breaks the
+ * Called by the RDMA fabric for each message it sends for the protocol
+ * (mmt_rdma_send_msg(): GRANTs and every other message, not the START
+ * it sends itself).  A peer that breaks the
  * fabric's rules (mmt_conn.h, MMT_MSG_NOTICE and MMT_MSG_START).
  * Context: process; takes mmt_fault_lock.
  * Return: MMT_MSG_NOTICE, MMT_MSG_START or @type.

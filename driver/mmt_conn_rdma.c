@@ -356,6 +356,9 @@ int mmt_rdma_send_msg(struct mmt_conn *conn,
 		return -ENOMEM;
 	m->w = *w;
 	m->w.magic = cpu_to_le32(MMT_WIRE_MSG_MAGIC);
+	/* test builds: a peer that breaks the fabric's rules */
+	if (w->type != MMT_MSG_START)
+		m->w.type = mmt_conn_fault_wire(w->type);
 	m->conn = conn;
 	m->cqe.done = mmt_conn_send_done;
 	/*

@@ -57,14 +57,7 @@ struct mmt_fab_sink {
 static int mmt_rdma_post_msg(struct mmt_conn *conn,
 			     const struct mmt_wire_msg *w)
 {
-	struct mmt_wire_msg bad;
-	u8 type = mmt_conn_fault_wire(w->type);	/* test builds */
-
-	if (type == w->type)
-		return mmt_rdma_send_msg(conn, w, NULL, NULL);
-	bad = *w;
-	bad.type = type;
-	return mmt_rdma_send_msg(conn, &bad, NULL, NULL);
+	return mmt_rdma_send_msg(conn, w, NULL, NULL);
 }
 
 /* ------------------------------------------------------------ writes */

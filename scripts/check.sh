@@ -22,9 +22,10 @@
 #          from 6.12's as well, scripts/kunit.sh)
 #   guest  the harness's own tests (tests/guest/selftest.sh), then the
 #          module in QEMU guests with Soft-RoCE: basic, pair, reload,
-#          dkms, kv, migrate on Debian's kernel; the planted bugs, attack,
-#          xfer, pmo and fuzz on the debug kernel (tests/guest/tests;
-#          GUEST_RUNS="xfer pmo" picks runs)
+#          dkms, kv, migrate on Debian's kernel; the attack run over
+#          Soft-iWARP and a mixed pair (attack@siw, mixed); the planted
+#          bugs, attack, xfer, pmo and fuzz on the debug kernel
+#          (tests/guest/tests; GUEST_RUNS="xfer pmo" picks runs)
 #   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
 #
 # STAGES="unit kunit" selects stages.  Each stage prints its own

@@ -456,10 +456,16 @@ static int mmt_rdma_sink_grant(struct mmt_fab_sink *s, void *area,
 		 * Maps as many pages as the MR holds; an sg entry of
 		 * physically contiguous pages may be split across MRs:
 		 * then @n counts only the whole entries and @off says how
-		 * far into the next one this MR got.
+		 * far into the next one this MR got.  At most max_pages
+		 * entries are offered: siw refuses (-ENOMEM) a list longer
+		 * than the MR's max_num_sg instead of mapping what fits.
+		 * Every entry but an area's first and last spans whole
+		 * pages, so a provider that maps page by page (rxe, mlx5)
+		 * could not have taken more of them into one MR.
 		 */
 		prev_off = off;
-		n = ib_map_mr_sg(mr, sg, left, &off, PAGE_SIZE);
+		n = ib_map_mr_sg(mr, sg, min(left, mmt_rdma(conn)->max_pages),
+				 &off, PAGE_SIZE);
 		if (n < 0 || (!n && off == prev_off)) {
 			err = n < 0 ? n : -EINVAL;
 			goto out;

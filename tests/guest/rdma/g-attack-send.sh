@@ -110,6 +110,7 @@ rkeys_distinct() {
 echo clear >"$RKEYS"
 T=300 s "2 x 1100 closures of 4 KiB on one connection" 7519 -l 1 -n 1100 -P
 mmtg_t "send: 2200 grants on one connection, no rkey twice" rkeys_distinct 2200
+s "plain channel, 2 MiB closures: a grant of 512 pages" 7520 -c plain -l 3
 s "after the attacks: a clean transfer" 7517
 # Live migration (docs/MIGRATION.md): the destination's hook tampers with
 # or replays a migration closure; the source's migration fails with the

@@ -310,6 +310,13 @@ mmtg_slab_callers() {
 # mmtg_done - print the guest's summary and exit with the failure count
 # (capped at 100); the last line of every guest script
 mmtg_done() {
+	# a failure's evidence: the module's and the fabric's last kernel
+	# log lines (pr_info, below the console's level), marked so that
+	# run.sh does not take them for the console's own
+	if [ "$MMTG_FAIL" -gt 0 ]; then
+		dmesg | grep -E 'mmt|rxe|siw|infiniband' | tail -n 30 |
+			sed 's/^/dmesg: /'
+	fi
 	echo "guest $MMTG_ID: $MMTG_PASS passed, $MMTG_FAIL failed"
 	[ $MMTG_FAIL -gt 100 ] && MMTG_FAIL=100
 	exit $MMTG_FAIL

@@ -63,7 +63,11 @@ die() {
 }
 
 mkdir -p "$OUT" "$SHARE"
-say "MMT closure delegation between two nodes (QEMU guests, Soft-RoCE)"
+case ${FABRIC:-rxe} in
+siw) FABRIC_NAME="Soft-iWARP (siw)" ;;
+*) FABRIC_NAME="Soft-RoCE (rxe)" ;;
+esac
+say "MMT closure delegation between two nodes (QEMU guests, $FABRIC_NAME)"
 
 # The kernel to build for and boot, resolved now that `make demo` has run
 # scripts/deps.sh, and exported to the builds and the guests.
@@ -114,7 +118,7 @@ case $LEVELS in
 *) die "DEMO_LEVELS must be 1..4" ;;
 esac
 say "booting node A (10.0.0.1, node id 1) and node B (10.0.0.2, node id 2)," \
-	"Soft-RoCE on both; MMT geometry: $LEVELS levels, $CLOSURE closures"
+	"$FABRIC_NAME on both; MMT geometry: $LEVELS levels, $CLOSURE closures"
 t=$(date +%s)
 RUN_OK=1
 tests/guest/run.sh --name demo --mem 1G --timeout "$TIMEOUT" \
@@ -132,7 +136,7 @@ if [ ! -f "$A" ] || [ ! -f "$B" ]; then
 	cat "$OUT/run.log"
 	die "no guest logs"
 fi
-say "two-node run: ${GUEST_S} s of host time (boot, Soft-RoCE, 3 channels," \
+say "two-node run: ${GUEST_S} s of host time (boot, $FABRIC_NAME, 3 channels," \
 	"attacks; TCG emulation: figures are for correctness, not speed)"
 say "slice: $SLICE_MIB MiB per channel, the size asked for: it fits (the" \
 	"whole demo must stay under 3 minutes here; DEMO_SLICE_MIB to change)"

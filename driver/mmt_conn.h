@@ -367,6 +367,7 @@ bool mmt_conn_fault_hs_reflect(void);
 int mmt_conn_fault_cred(u8 *file, u32 len);
 u32 mmt_conn_fault_hs_delay(void);
 u8 mmt_conn_fault_wire(u8 type);
+bool mmt_conn_fault_map_pages(void);
 void mmt_conn_fault_init(struct dentry *dir);
 void mmt_conn_fault_exit(void);
 #else
@@ -413,6 +414,11 @@ static inline u32 mmt_conn_fault_hs_delay(void)
 static inline u8 mmt_conn_fault_wire(u8 type)
 {
 	return type;
+}
+
+static inline bool mmt_conn_fault_map_pages(void)
+{
+	return false;
 }
 
 static inline void mmt_conn_fault_init(struct dentry *dir)

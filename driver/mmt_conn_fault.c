@@ -86,6 +86,10 @@
  *	wire start	the same with MMT_MSG_START: EPROTO at a RoCE peer, and
  *			at an iWARP peer that connected ("a START to the
  *			connecting side"); arm it on the accepting side
+ *	map pages	the next area this node maps for its NIC (a receiver:
+ *			its first grant) gets one sg entry per page, as badly
+ *			fragmented memory gives: a grant of 2 MiB is then 512
+ *			entries, more than one MR takes on siw (256)
  *	clear		disarm everything and drop the kept closures
  *
  * debugfs mmt/conn_rkeys (root only) lists every rkey of the GRANTs this
@@ -149,6 +153,7 @@ enum mmt_fault_op {
 	MMT_FAULT_AGREE_DELAY,
 	MMT_FAULT_WIRE_NOTICE,
 	MMT_FAULT_WIRE_START,
+	MMT_FAULT_MAP_PAGES,
 };
 
 /* Where a fault acts: the receiver's check, a GRANT or an ACK the sender
@@ -169,6 +174,7 @@ enum mmt_fault_kind {
 	MMT_FAULT_AT_ESTABLISHED,
 	MMT_FAULT_AT_AGREE,
 	MMT_FAULT_AT_WIRE,
+	MMT_FAULT_AT_MAP,
 };
 
 static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
@@ -205,6 +211,8 @@ static enum mmt_fault_kind mmt_fault_kind(enum mmt_fault_op op)
 	case MMT_FAULT_WIRE_NOTICE:
 	case MMT_FAULT_WIRE_START:
 		return MMT_FAULT_AT_WIRE;
+	case MMT_FAULT_MAP_PAGES:
+		return MMT_FAULT_AT_MAP;
 	default:
 		return MMT_FAULT_AT_RX;
 	}
@@ -662,6 +670,23 @@ u8 mmt_conn_fault_wire(u8 type)
 	return f.op == MMT_FAULT_WIRE_NOTICE ? MMT_MSG_NOTICE : MMT_MSG_START;
 }
 
+/**
+ * mmt_conn_fault_map_pages() - whether a "map pages" line is armed, taken
+ *	(it fires once)
+ *
+ * Called by the RDMA fabric as it maps an area for the NIC
+ * (mmt_rdma_map()), which then makes one sg entry of each page instead of
+ * one of each physically contiguous run.
+ * Context: process; takes mmt_fault_lock.
+ * Return: true if the caller must map page by page.
+ */
+bool mmt_conn_fault_map_pages(void)
+{
+	struct mmt_fault f;
+
+	return mmt_fault_take(0, MMT_FAULT_AT_MAP, &f);
+}
+
 /*
  * "connect delay MS", "agree delay MS" (1 <= MS <= 10000) or "connect
  * fail", @op the first word: the whole line, no wrapped number, nothing
@@ -777,6 +802,12 @@ static int mmt_fault_parse(char *line, struct mmt_fault *f)
 			return -EINVAL;
 	} else if (!strcmp(op, "connect") || !strcmp(op, "agree")) {
 		return mmt_fault_parse_conn(line, op, f);
+	} else if (!strcmp(op, "map")) {
+		n = 0;
+		if (sscanf(line, "map %7s %n", a, &n) != 1 || line[n] ||
+		    strcmp(a, "pages"))
+			return -EINVAL;
+		f->op = MMT_FAULT_MAP_PAGES;
 	} else if (!strcmp(op, "wire")) {
 		n = 0;
 		if (sscanf(line, "wire %7s %n", a, &n) != 1 || line[n])

@@ -702,7 +702,7 @@ int mmt_rdma_map(struct mmt_conn *conn, void *addr, size_t len,
 	unsigned int n = DIV_ROUND_UP(off + len, PAGE_SIZE);
 	struct page **pages;
 	u8 *p = (u8 *)addr - off;
-	unsigned int i;
+	unsigned int i, seg;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -713,9 +713,11 @@ int mmt_rdma_map(struct mmt_conn *conn, void *addr, size_t len,
 	for (i = 0; i < n; i++, p += PAGE_SIZE)
 		pages[i] = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
 						virt_to_page(p);
+	seg = ib_dma_max_seg_size(mmt_rdma(conn)->dev);
+	if (mmt_conn_fault_map_pages())	/* test builds: fragmented memory */
+		seg = PAGE_SIZE;
 	err = sg_alloc_table_from_pages_segment(&s->sgt, pages, n, off, len,
-						ib_dma_max_seg_size(mmt_rdma(conn)->dev),
-						MMT_GFP_USER_SIZED);
+						seg, MMT_GFP_USER_SIZED);
 	kvfree(pages);
 	if (err)
 		return err;

@@ -14,7 +14,7 @@
 #   MMT_PROGRESS_SECONDS  seconds between the progress lines of long
 #          builds (the debug kernel, make demo's build; default 30)
 #   KUNIT_KERNELS  the kernel series whose sources the KUnit stage runs
-#          the suites on (default 6.1; "6.1 6.12" for both)
+#          the suites on (default "6.1 6.12"; "6.1" for one)
 
 # KVER and KDIR look at installed packages (the kernel headers), so they are
 # resolved by the recipes that use them, never when this file is parsed, and

@@ -18,8 +18,8 @@
 #          the attestation tools against swtpm (tests/attest/run.sh)
 #   fuzz   each libFuzzer harness for FUZZ_SECONDS from its seed corpus
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
-#          and lockdep on, from 6.1's source (KUNIT_KERNELS="6.1 6.12":
-#          from 6.12's as well, scripts/kunit.sh)
+#          and lockdep on, from 6.1's and 6.12's sources (KUNIT_KERNELS=6.1
+#          for one, scripts/kunit.sh)
 #   guest  the harness's own tests (tests/guest/selftest.sh), then the
 #          module in QEMU guests with Soft-RoCE: basic, pair, reload,
 #          dkms, kv, migrate on Debian's kernel; the attack run over

@@ -12,8 +12,8 @@
 # costs time, never correctness.
 #
 # KUNIT_KERNELS names the kernel series whose source the suites run on, in
-# turn (default: the default series, 6.1; "6.1 6.12" for both, each from
-# Debian's linux-source-<series>, scripts/deps.sh).  A cold UML build of
+# turn (default: every supported series, "6.1 6.12", each from Debian's
+# linux-source-<series>, scripts/deps.sh; "6.1" for one).  A cold UML build of
 # each series is minutes of its own (docs/TESTING.md).
 #
 # Prints kunit.py's results, one "ok"/"not ok" line per series, and a
@@ -25,7 +25,7 @@ set -euo pipefail
 top=$mmt_top
 jobs=${JOBS:-$(nproc)}
 timeout_s=${KUNIT_TIMEOUT:-1500}
-series_list=${KUNIT_KERNELS:-${MMT_KERNEL_SERIES%% *}}
+series_list=${KUNIT_KERNELS:-$MMT_KERNEL_SERIES}
 total_pass=0
 total_fail=0
 

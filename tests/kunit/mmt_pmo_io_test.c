@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 
 #include "mmt_internal.h"
+#include "mmt_transport.h"
 
 /* 2 levels, arities 64 and 32, 64-byte blocks: 128 KiB closures (2 steps). */
 static const u8 mmt_pio_log_arity[MMT_MAX_LEVELS] = { 6, 5 };
@@ -332,10 +333,65 @@ static void mmt_pio_write_errors(struct kunit *test)
 	}
 }
 
+/*
+ * A closure due for a fresh GUA in the middle of a parallel write is
+ * re-encrypted first (by the caller) and written; closures received
+ * under another keying (their sender's salt) are read and written by the
+ * workers with contexts of that keying.
+ */
+static void mmt_pio_regua_received(struct kunit *test)
+{
+	struct mmt_pio_ctx *x = test->priv;
+	struct mmt_pmo *pmo = x->pmo, *dst;
+	u64 len = mmt_pio_len(x), batches, sent = 0;
+	struct mmt_params p;
+	u32 i;
+
+	mmt_io_workers = 4;
+	pmo->mmts[2].root.regua_due = true;
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(pmo, MMT_PIO_HEAD,
+					     x->plain + MMT_PIO_HEAD, len,
+					     false), (int)len);
+	KUNIT_EXPECT_FALSE(test, pmo->mmts[2].root.regua_due);
+	KUNIT_EXPECT_NE(test, pmo->mmts[2].root.gua, x->roots0[2].gua);
+	mmt_io_workers = 1;
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kread(pmo, MMT_PIO_HEAD, x->out, len),
+			(ssize_t)len);
+	KUNIT_EXPECT_EQ(test, memcmp(x->out, x->plain + MMT_PIO_HEAD, len), 0);
+
+	KUNIT_ASSERT_EQ(test, mmt_params_init(&p, 2, mmt_pio_log_arity, 6), 0);
+	dst = mmt_pmo_alloc(&p, MMT_PIO_CLOSURES);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dst));
+	KUNIT_ASSERT_EQ(test, mmt_pmo_set_key(dst, mmt_pio_key, 16, true), 0);
+	KUNIT_ASSERT_EQ(test, mmt_delegate_loopback(pmo, dst, false, false,
+						    &sent), 0);
+	KUNIT_EXPECT_EQ(test, sent, (u64)MMT_PIO_CLOSURES);
+	for (i = 0; i < MMT_PIO_CLOSURES; i++)
+		KUNIT_EXPECT_PTR_NE(test, dst->mmts[i].crypto, dst->crypto);
+	batches = dst->io_batches;
+	mmt_io_workers = 4;
+	memset(x->out, 0, pmo->bytes);
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kread(dst, MMT_PIO_HEAD, x->out, len),
+			(ssize_t)len);
+	KUNIT_EXPECT_EQ(test, memcmp(x->out, x->plain + MMT_PIO_HEAD, len), 0);
+	/* other bytes written by 4 workers, read back by 1 */
+	for (i = 0; i < len; i++)
+		x->out[i] = ~x->plain[MMT_PIO_HEAD + i];
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kwrite(dst, MMT_PIO_HEAD, x->out, len,
+					     false), (int)len);
+	KUNIT_EXPECT_GT(test, dst->io_batches, batches);
+	mmt_io_workers = 1;
+	KUNIT_EXPECT_EQ(test, mmt_pmo_kread(dst, MMT_PIO_HEAD, x->plain, len),
+			(ssize_t)len);
+	KUNIT_EXPECT_EQ(test, memcmp(x->out, x->plain, len), 0);
+	mmt_pmo_free(dst);
+}
+
 static struct kunit_case mmt_pio_cases[] = {
 	KUNIT_CASE(mmt_pio_same_bytes),
 	KUNIT_CASE_PARAM(mmt_pio_read_corrupt, mmt_pio_workers_gen_params),
 	KUNIT_CASE_PARAM(mmt_pio_write_errors, mmt_pio_workers_gen_params),
+	KUNIT_CASE(mmt_pio_regua_received),
 	{}
 };
 

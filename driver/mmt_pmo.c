@@ -1269,8 +1269,9 @@ static void mmt_pmo_io_work(struct work_struct *work)
  * @n: slots wanted
  *
  * Grows @pmo->io_slots, each new slot with its scratch (contexts come on
- * demand, mmt_pmo_io_slot_crypto()).  The memory is charged to the
- * caller's memory cgroup.
+ * demand, mmt_pmo_io_slot_crypto()).  The scratch is sized by the
+ * geometry the user chose: charged to the caller's memory cgroup, and
+ * quiet when it fails (MMT_GFP_USER_SIZED).
  *
  * Context: process; caller holds @pmo->lock; may sleep.
  * Return: the slots there are, at most @n: fewer when out of memory (the
@@ -1294,7 +1295,7 @@ static u32 mmt_pmo_io_slots_get(struct mmt_pmo *pmo, u32 n)
 	pmo->io_slots = slots;
 	for (i = pmo->io_nslots; i < n; i++) {
 		slots[i].scratch = kvzalloc(mmt_scratch_bytes(&pmo->params),
-					    GFP_KERNEL_ACCOUNT);
+					    MMT_GFP_USER_SIZED);
 		if (!slots[i].scratch)
 			break;
 		pmo->io_nslots++;
@@ -1578,7 +1579,7 @@ static struct mmt_pmo_io_job *mmt_pmo_io_jobs(struct mmt_pmo *pmo, u64 pos,
 		return NULL;
 	for (i = 0; i < n; i++) {
 		jobs[i].cap = cap;
-		jobs[i].bounce = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+		jobs[i].bounce = kvmalloc(cap, MMT_GFP_USER_SIZED);
 		if (!jobs[i].bounce)
 			break;
 	}

@@ -1195,13 +1195,16 @@ static int mmt_pmo_lock_io(struct mmt_pmo *pmo, bool write, bool nowait)
  * @bounce: the piece's plaintext, kvmalloc'd, @cap bytes
  * @cap: bytes at @bounce: a closure's, or the call's count if smaller
  * @write: a pwrite
+ * @check: run mmt_write_check() on the piece instead of writing it
+ * @copied: bytes copied in from the caller's buffer for the piece (a
+ *	pwrite): @len, or more when a fault cut @len to whole steps
  * @m: the MMT of the piece, whose @m->scratch and @m->crypto the job
  *	points at its slot's while it runs on a worker
  * @crypto: @m->crypto as it was, put back when the batch ends
  * @pending: jobs of the batch still running on the workers
  * @all_done: completed by the last of them
- * @done: (out) mmt_pmo_piece()'s count
- * @err: (out) mmt_pmo_piece()'s result
+ * @done: (out) mmt_pmo_piece()'s count (0 for a check)
+ * @err: (out) mmt_pmo_piece()'s or mmt_write_check()'s result
  */
 struct mmt_pmo_io_job {
 	struct work_struct work;
@@ -1211,6 +1214,8 @@ struct mmt_pmo_io_job {
 	u8 *bounce;
 	size_t cap;
 	bool write;
+	bool check;
+	size_t copied;
 	struct mmt *m;
 	struct mmt_crypto *crypto;
 	atomic_t *pending;
@@ -1250,17 +1255,66 @@ void mmt_pmo_io_exit(void)
 	mmt_io_wq = NULL;
 }
 
-/* The work function of an I/O worker: one piece, then signal the batch. */
+/* One job's work: check its piece, or write or read it. */
+static void mmt_pmo_io_job_run(struct mmt_pmo_io_job *job)
+{
+	u64 cbytes = job->pmo->params.data_bytes;
+
+	job->done = 0;
+	if (job->check)
+		job->err = mmt_write_check(job->m, job->pos & (cbytes - 1),
+					   job->len);
+	else
+		job->err = mmt_pmo_piece(job->pmo, job->pos, job->bounce,
+					 job->len, job->write, &job->done);
+}
+
+/* The work function of an I/O worker: one job, then signal the batch. */
 static void mmt_pmo_io_work(struct work_struct *work)
 {
 	struct mmt_pmo_io_job *job = container_of(work, struct mmt_pmo_io_job,
 						  work);
 
-	job->err = mmt_pmo_piece(job->pmo, job->pos, job->bounce, job->len,
-				 job->write, &job->done);
+	mmt_pmo_io_job_run(job);
 	/* fully ordered: the caller sees @done and @err after it */
 	if (atomic_dec_and_test(job->pending))
 		complete(job->all_done);
+}
+
+/**
+ * mmt_pmo_io_run() - run @n jobs at once and wait for them
+ * @jobs: @n jobs, their pieces and MMTs set, every one but the first
+ *	with its slot's scratch and context in its MMT
+ * @n: 1 or more
+ * @check: run mmt_write_check() on each piece instead of the piece's
+ *	write or read
+ *
+ * The first job runs in the calling task, the others on the I/O workers'
+ * queue (as dm-crypt's kcryptd_queue_crypt() queues a bio's conversion,
+ * drivers/md/dm-crypt.c); the call returns when all are done, each
+ * job's @done and @err set.
+ *
+ * Context: process; the caller holds the PMO's lock; may sleep.
+ */
+static void mmt_pmo_io_run(struct mmt_pmo_io_job *jobs, u32 n, bool check)
+{
+	DECLARE_COMPLETION_ONSTACK(all_done);
+	atomic_t pending;
+	u32 i;
+
+	atomic_set(&pending, n - 1);
+	for (i = 0; i < n; i++) {
+		jobs[i].check = check;
+		jobs[i].pending = &pending;
+		jobs[i].all_done = &all_done;
+	}
+	for (i = 1; i < n; i++) {
+		INIT_WORK(&jobs[i].work, mmt_pmo_io_work);
+		queue_work(mmt_io_wq, &jobs[i].work);
+	}
+	mmt_pmo_io_job_run(&jobs[0]);
+	if (n > 1)
+		wait_for_completion(&all_done);
 }
 
 /**
@@ -1389,18 +1443,23 @@ static bool mmt_pmo_write_refused(const struct mmt *m)
  * context, every other one on the workqueue with a slot's
  * (mmt_pmo_io_slot_crypto()); the caller waits for all, puts the MMTs'
  * contexts back, and copies each piece out (pread), in order, stopping at
- * the first that failed.
+ * the first that failed.  A pwrite's batch runs twice: first every piece
+ * is checked (mmt_write_check(), which writes nothing), then only the
+ * pieces up to the first that fails its check are written (that one too,
+ * as its steps before the failing one are written by the serial path);
+ * the bytes copied in for the others go back to @iter
+ * (iov_iter_revert()), for the next batch if that piece writes after all.
  *
  * What the serial path guarantees is kept: each step is all or nothing;
  * a pread returns the good bytes before the first failure even when later
- * closures read fine; a pwrite returns the bytes before the first failure.
- * A closure a pwrite would refuse at once (mmt_pmo_write_refused()) or
- * must re-encrypt under a fresh GUA first (mmt_delegate_regua_due(), done
- * here, serially) starts a batch, so no later closure is written; only a
- * failure found inside a write (-EBADMSG from untrusted memory changed
- * under the PMO, or a major counter at its end) may find later closures
- * of its batch already written, each whole.  A fatal signal ends the call
- * between batches.
+ * closures read fine; a pwrite returns the bytes before the first failure
+ * and leaves every later closure untouched.  A closure a pwrite would
+ * refuse at once (mmt_pmo_write_refused()) or must re-encrypt under a
+ * fresh GUA first (mmt_delegate_regua_due(), done here, serially) starts
+ * a batch.  The one difference: a failure the check cannot see (untrusted
+ * memory changed between the check and the write, a block only a step's
+ * own counter overflow re-encrypts) may find later closures of the batch
+ * written, each whole.  A fatal signal ends the call between batches.
  *
  * Context: process; caller holds @pmo->lock (over the whole call, as the
  * serial path); may sleep.
@@ -1419,12 +1478,10 @@ static int mmt_pmo_rw_par(struct mmt_pmo *pmo, u64 pos, size_t count,
 	lockdep_assert_held(&pmo->lock);
 	*total = 0;
 	while (*total < count && !err) {
-		DECLARE_COMPLETION_ONSTACK(all_done);
-		atomic_t pending;
 		size_t queued = 0;
 		bool alone = false;
 		int stop = 0;
-		u32 n, i;
+		u32 n, i, run;
 
 		if (*total) {	/* between two batches */
 			cond_resched();
@@ -1460,6 +1517,7 @@ static int mmt_pmo_rw_par(struct mmt_pmo *pmo, u64 pos, size_t count,
 			}
 			if (write) {
 				got = copy_from_iter(job->bounce, len, iter);
+				job->copied = got;
 				if (got != len) {
 					/* the steps before the fault */
 					len = rounddown(got, MMT_IO_CHUNK);
@@ -1474,8 +1532,6 @@ static int mmt_pmo_rw_par(struct mmt_pmo *pmo, u64 pos, size_t count,
 			job->write = write;
 			job->m = m;
 			job->crypto = m->crypto;
-			job->pending = &pending;
-			job->all_done = &all_done;
 			job->done = 0;
 			job->err = 0;
 			if (n) {
@@ -1488,23 +1544,37 @@ static int mmt_pmo_rw_par(struct mmt_pmo *pmo, u64 pos, size_t count,
 		if (!n)
 			return stop;
 
-		atomic_set(&pending, n - 1);
-		for (i = 1; i < n; i++) {
-			INIT_WORK(&jobs[i].work, mmt_pmo_io_work);
-			queue_work(mmt_io_wq, &jobs[i].work);
+		run = n;
+		if (write && n > 1) {
+			size_t back = 0;
+
+			/*
+			 * Check every piece first: a write that would fail in
+			 * piece k writes pieces 0..k (k up to its failing
+			 * step) and leaves the later ones untouched; their
+			 * bytes go back to the caller's buffer, in case k
+			 * writes after all.
+			 */
+			mmt_pmo_io_run(jobs, n, true);
+			for (i = 0; i < n && !jobs[i].err; i++)
+				;
+			run = min(n, i + 1);
+			if (run < n) {
+				for (i = run; i < n; i++)
+					back += jobs[i].copied;
+				iov_iter_revert(iter, back);
+				stop = 0;	/* the next batch meets it again */
+			}
 		}
-		jobs[0].err = mmt_pmo_piece(pmo, jobs[0].pos, jobs[0].bounce,
-					    jobs[0].len, write, &jobs[0].done);
-		if (n > 1) {
-			wait_for_completion(&all_done);
+		mmt_pmo_io_run(jobs, run, false);
+		if (run > 1)
 			pmo->io_batches++;
-		}
 		for (i = 1; i < n; i++) {
 			jobs[i].m->scratch = pmo->scratch;
 			jobs[i].m->crypto = jobs[i].crypto;
 		}
 
-		for (i = 0; i < n && !err; i++) {
+		for (i = 0; i < run && !err; i++) {
 			struct mmt_pmo_io_job *job = &jobs[i];
 			size_t o, step;
 

@@ -889,9 +889,10 @@ struct mmt_restore {
  * and the next call, which starts at the failed step, returns the error.
  * A call on a keyed PMO that spans two closures or more works on up to
  * io_workers (a module parameter; default the CPUs online) of its
- * closures at once, with the same counts and errors, except that a write
- * failing inside a closure (EBADMSG, EOVERFLOW from a major counter) may
- * find later closures in flight with it already written, each whole.
+ * closures at once, with the same counts and errors and the same
+ * closures left untouched after a failure, unless the untrusted memory
+ * changes under the call (a write may then find later closures in
+ * flight with the failing one written, each whole).
  * A call holds the PMO's lock from its first step to its last (a pwrite
  * running when a migration's handover starts finishes first); between two
  * steps (or batches of closures) it yields the CPU, and a fatal signal

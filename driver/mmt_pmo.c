@@ -106,10 +106,16 @@ static void mmt_pmo_uncharge(struct mmt_pmo *pmo)
 	}
 }
 
-/*
- * Frees the I/O workers' slots: their contexts hold the key's subkeys,
- * their scratch plaintext.  The caller holds @pmo->lock or owns the PMO;
- * no parallel call runs (it holds the lock while it uses them).
+/**
+ * mmt_pmo_io_slots_free() - free the I/O workers' slots of a PMO
+ * @pmo: the PMO
+ *
+ * Their contexts hold the key's subkeys (freed, which wipes the expanded
+ * keys), their scratch plaintext (kvfree_sensitive()).  Called when the
+ * key is dropped, so no slot outlives the key it was made from.
+ *
+ * Context: process; the caller holds @pmo->lock or owns the PMO, so no
+ * parallel call runs (it holds the lock while it uses the slots).
  */
 static void mmt_pmo_io_slots_free(struct mmt_pmo *pmo)
 {
@@ -1034,14 +1040,25 @@ static size_t mmt_pmo_good_prefix(struct mmt *m, u64 off, u8 *bounce,
 	return good;
 }
 
-/*
- * The crypto and tree work of one step of pread/pwrite: the part of
- * [pos, pos + len) inside one MMT, at most MMT_IO_CHUNK bytes, of a keyed
- * PMO, with the MMT's own scratch and context.  *@done: the bytes written
- * or read into @bounce; on a read's -EBADMSG, those of the blocks before
- * the first bad one (a short count, uapi/mmt.h); 0 on other errors.
- * Caller holds pmo->lock, or is an I/O worker the holder gave the MMT to
- * (mmt_pmo_rw_par()).
+/**
+ * mmt_pmo_io_crypt() - the crypto and tree work of one step of
+ * pread/pwrite
+ * @pmo: the PMO, keyed
+ * @pos: data offset of the step
+ * @bounce: @len bytes of plaintext (write) or for it (read), kernel memory
+ * @len: bytes; cut at the end of the MMT of @pos and at MMT_IO_CHUNK
+ * @write: mmt_write(), else mmt_read()
+ * @done: (out) the bytes written or read into @bounce; on a read's
+ *	-EBADMSG, those of the blocks before the first bad one (a short
+ *	count, uapi/mmt.h, mmt_pmo_good_prefix()); 0 on other errors
+ *
+ * Uses the MMT's own scratch and context (the PMO's, or a slot's while
+ * an I/O worker has the MMT).  Counts a verification failure in the
+ * module's statistics (atomic) and traces it.
+ *
+ * Context: process; the caller holds @pmo->lock, or is the I/O worker
+ * the holder gave the MMT to (mmt_pmo_rw_par()).
+ * Return: 0; mmt_write()'s or mmt_read()'s error.
  */
 static int mmt_pmo_io_crypt(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			    size_t len, bool write, size_t *done)
@@ -1072,10 +1089,20 @@ static int mmt_pmo_io_crypt(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 	return err;
 }
 
-/*
- * One step of pread/pwrite, as mmt_pmo_io_crypt().  A write to an MMT a
- * failed transfer left due for a fresh GUA re-encrypts it first
- * (mmt_delegate_regua_due()).  Caller holds pmo->lock.
+/**
+ * mmt_pmo_io_step() - one step of the serial pread/pwrite
+ * @pmo: the PMO, keyed
+ * @pos: data offset of the step
+ * @bounce: as mmt_pmo_io_crypt()
+ * @len: as mmt_pmo_io_crypt()
+ * @write: as mmt_pmo_io_crypt()
+ * @done: (out) as mmt_pmo_io_crypt()
+ *
+ * As mmt_pmo_io_crypt(); a write to an MMT a failed transfer left due
+ * for a fresh GUA re-encrypts it first (mmt_delegate_regua_due()).
+ *
+ * Context: process; the caller holds @pmo->lock.
+ * Return: 0; mmt_delegate_regua_due()'s or mmt_pmo_io_crypt()'s error.
  */
 static int mmt_pmo_io_step(struct mmt_pmo *pmo, u64 pos, u8 *bounce,
 			   size_t len, bool write, size_t *done)
@@ -1255,7 +1282,14 @@ void mmt_pmo_io_exit(void)
 	mmt_io_wq = NULL;
 }
 
-/* One job's work: check its piece, or write or read it. */
+/**
+ * mmt_pmo_io_job_run() - one job's work: check its piece, or write or
+ * read it
+ * @job: the job, its piece, MMT and @check set
+ *
+ * Context: process (the calling task or an I/O worker); may sleep.  The
+ * job's MMT is this job's alone while it runs (mmt_pmo_rw_par()).
+ */
 static void mmt_pmo_io_job_run(struct mmt_pmo_io_job *job)
 {
 	u64 cbytes = job->pmo->params.data_bytes;
@@ -1269,7 +1303,16 @@ static void mmt_pmo_io_job_run(struct mmt_pmo_io_job *job)
 					 job->len, job->write, &job->done);
 }
 
-/* The work function of an I/O worker: one job, then signal the batch. */
+/**
+ * mmt_pmo_io_work() - the work function of an I/O worker
+ * @work: the @work of a struct mmt_pmo_io_job
+ *
+ * Runs the job, then counts it done; the last job of the batch completes
+ * the batch's completion, which the caller waits on (as dm-crypt's
+ * kcryptd_crypt() runs one conversion, drivers/md/dm-crypt.c).
+ *
+ * Context: a kworker of the I/O workers' queue; may sleep.
+ */
 static void mmt_pmo_io_work(struct work_struct *work)
 {
 	struct mmt_pmo_io_job *job = container_of(work, struct mmt_pmo_io_job,
@@ -1409,11 +1452,16 @@ static struct mmt_crypto *mmt_pmo_io_slot_crypto(struct mmt_pmo *pmo,
 	return nc;
 }
 
-/*
- * Would a write to @m fail at its first check (mmt_write(): not VALID,
- * read-only, root counter at its end)?  Such a closure starts a batch of
- * its own, so a write stops there before any later closure is touched,
- * as the serial path does.
+/**
+ * mmt_pmo_write_refused() - would a write to @m fail at its first check?
+ * @m: an MMT of a keyed PMO
+ *
+ * mmt_write()'s refusals before any verification: not VALID, read-only,
+ * root counter at its end.  Such a closure starts a batch of its own, so
+ * a write stops there before any later closure is copied in.
+ *
+ * Context: the caller holds the PMO's lock.
+ * Return: true if mmt_write() would refuse it (-EPERM, -EOVERFLOW).
  */
 static bool mmt_pmo_write_refused(const struct mmt *m)
 {
@@ -1663,7 +1711,15 @@ static struct mmt_pmo_io_job *mmt_pmo_io_jobs(struct mmt_pmo *pmo, u64 pos,
 	return jobs;
 }
 
-/* Frees what mmt_pmo_io_jobs() made, wiping the plaintext. */
+/**
+ * mmt_pmo_io_jobs_free() - free what mmt_pmo_io_jobs() made
+ * @jobs: the jobs
+ * @njobs: their count
+ *
+ * The bounce buffers held plaintext: kvfree_sensitive() wipes them.
+ *
+ * Context: process; after every job of the call finished.
+ */
 static void mmt_pmo_io_jobs_free(struct mmt_pmo_io_job *jobs, u32 njobs)
 {
 	u32 i;

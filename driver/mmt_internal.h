@@ -182,6 +182,12 @@ struct mm_struct;
  * @ckpt_handle: MMT_CKPT_HANDLE_BYTES, that record's handle
  * @charged_mm: the mm whose RLIMIT_MEMLOCK was charged (holds a mmgrab)
  * @charged_pages: pages charged to @charged_mm
+ * @io_slots: @io_nslots work spaces of the closures a parallel
+ *	pread/pwrite hands to the I/O workers (struct mmt_pmo_io_slot),
+ *	made on demand under @lock, freed with the key
+ * @io_nslots: entries of @io_slots
+ * @io_batches: batches of closures a pread/pwrite ran on the I/O workers
+ *	(under @lock; the KUnit suite checks the parallel path ran)
  */
 struct mmt_pmo {
 	struct mutex lock;	/* see above */
@@ -220,6 +226,9 @@ struct mmt_pmo {
 	u8 ckpt_handle[MMT_CKPT_HANDLE_BYTES];
 	struct mm_struct *charged_mm;
 	unsigned long charged_pages;
+	struct mmt_pmo_io_slot *io_slots;
+	u32 io_nslots;
+	u64 io_batches;
 };
 
 /**
@@ -575,7 +584,13 @@ void mmt_conn_exit(void);
 /* mmt_conn_hs.c */
 void mmt_conn_cred_renewed(void);
 
-/* mmt_pmo.c: writes from the kernel (tests), with the pwrite() policy */
+/* mmt_pmo.c: the I/O workers of pread/pwrite (module parameter io_workers) */
+extern unsigned int mmt_io_workers;
+int mmt_pmo_io_init(void);
+void mmt_pmo_io_exit(void);
+
+/* mmt_pmo.c: reads and writes from the kernel (tests), with the pread() and pwrite() policy */
+ssize_t mmt_pmo_kread(struct mmt_pmo *pmo, u64 pos, void *buf, size_t len);
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg);

@@ -58,6 +58,11 @@ static int __init mmt_init(void)
 	mmt_nh_simd_end(simd);
 	pr_info("data MAC hash: %s\n",
 		simd ? "NH with AVX2, GF(2^64) with PCLMULQDQ" : "portable C");
+	err = mmt_pmo_io_init();
+	if (err) {
+		pr_err("cannot create the I/O workers' queue: %d\n", err);
+		return err;
+	}
 	mmt_node_init();
 	mmt_loopback_init();
 	mmt_attest_init();	/* the node key, measured into IMA */
@@ -67,6 +72,7 @@ static int __init mmt_init(void)
 		pr_err("cannot register the RDMA client: %d\n", err);
 		mmt_debugfs_exit();
 		mmt_attest_exit();
+		mmt_pmo_io_exit();
 		return err;
 	}
 	err = misc_register(&mmt_miscdev);
@@ -75,6 +81,7 @@ static int __init mmt_init(void)
 		mmt_conn_exit();
 		mmt_debugfs_exit();
 		mmt_attest_exit();
+		mmt_pmo_io_exit();
 		return err;
 	}
 	pr_info("software MMT controller %s loaded (API %u)\n",
@@ -89,6 +96,7 @@ static void __exit mmt_exit(void)
 	mmt_attest_exit();
 	mmt_conn_exit();
 	mmt_debugfs_exit();
+	mmt_pmo_io_exit();
 	pr_info("unloaded\n");
 }
 

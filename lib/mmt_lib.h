@@ -773,6 +773,28 @@ int mmt_format(struct mmt *m, u64 gua);
 int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len);
 
 /**
+ * mmt_write_check() - would mmt_write() of this range fail its checks?
+ * @m: MMT
+ * @off: first byte
+ * @len: bytes; 0 checks only the state
+ *
+ * mmt_write()'s checks and its pass 1 (the nodes on the paths of the
+ * touched blocks, the old data an overflowing leaf re-encrypts, the
+ * partial first and last blocks), on the MMT as it is, without writing:
+ * nothing outside @m->scratch changes.  A range that mmt_write() would
+ * write in several calls is checked as one: the same nodes and blocks,
+ * except the partial blocks at the inner boundaries of those calls and
+ * the blocks their own counter overflows re-encrypt.  The driver runs it
+ * on the closures of a parallel write before writing any of them, so the
+ * write stops at the first failing closure and leaves the later ones
+ * untouched, as a serial write does.
+ *
+ * Return: 0; or the error mmt_write() of the range would return first
+ * (-EPERM, -EINVAL, -EBADMSG, -EOVERFLOW).
+ */
+int mmt_write_check(struct mmt *m, u64 off, size_t len);
+
+/**
  * mmt_read() - verify and decrypt a byte range
  * @m: MMT
  * @off: first byte

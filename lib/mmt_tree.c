@@ -1473,6 +1473,27 @@ out:
 	return err;
 }
 
+int mmt_write_check(struct mmt *m, u64 off, size_t len)
+{
+	const struct mmt_params *p = m->p;
+	u32 ll[MMT_MAX_LEVELS], lh[MMT_MAX_LEVELS];
+	int err;
+
+	err = mmt_may_write(m);
+	if (!err)
+		err = mmt_check_range(m, off, len);
+	if (err || !len)
+		return err;
+	if (m->root.root_counter >= MMT_ROOT_COUNTER_MAX)
+		return -EOVERFLOW;
+	err = mmt_write_prepare(m, off, len, off >> p->log_block_size,
+				(off + len - 1) >> p->log_block_size, ll, lh);
+	/* partial blocks: old plaintext in the head and tail buffers */
+	if ((off | len) & (p->block_size - 1))
+		memzero_explicit(mmt_head(m), 2 * (size_t)p->block_size);
+	return err;
+}
+
 int mmt_regua(struct mmt *m, struct mmt_crypto *to, u64 new_gua)
 {
 	const struct mmt_params *p = m->p;

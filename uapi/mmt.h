@@ -887,12 +887,18 @@ struct mmt_restore {
  * if a step fails after earlier ones succeeded, the call returns the bytes
  * of the earlier steps (written, or read and verified) as a short count,
  * and the next call, which starts at the failed step, returns the error.
+ * A call on a keyed PMO that spans two closures or more works on up to
+ * io_workers (a module parameter; default the CPUs online) of its
+ * closures at once, with the same counts and errors and the same
+ * closures left untouched after a failure, unless the untrusted memory
+ * changes under the call (a write may then find later closures in
+ * flight with the failing one written, each whole).
  * A call holds the PMO's lock from its first step to its last (a pwrite
  * running when a migration's handover starts finishes first); between two
- * steps it yields the CPU, and a fatal signal ends it there with the bytes
- * of the steps done.  Other calls on the PMO wait for the lock, killable:
- * a pwrite whose buffer faults slowly (userfaultfd, FUSE) holds it as
- * long.
+ * steps (or batches of closures) it yields the CPU, and a fatal signal
+ * ends it there with the bytes of the steps done.  Other calls on the PMO
+ * wait for the lock, killable: a pwrite whose buffer faults slowly
+ * (userfaultfd, FUSE) holds it as long.
  * A call of zero bytes returns 0 without looking at the key or the MMTs'
  * states: also on a WAITING MMT or a read-only copy, where a call of one
  * byte fails with EPERM.  While the PMO is the source of a live migration

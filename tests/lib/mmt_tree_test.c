@@ -257,11 +257,17 @@ static void expect_tamper(struct kunit *test, struct fix *f, u8 *where,
 			    -EBADMSG, "%s: read all", what);
 	KUNIT_EXPECT_EQ_MSG(test, mmt_write(&f->m, rmw + 1, "xy", 2),
 			    -EBADMSG, "%s: write", what);
+	KUNIT_EXPECT_EQ_MSG(test, mmt_write_check(&f->m, rmw + 1, 2),
+			    -EBADMSG, "%s: write check", what);
 	/* a write whose intact first block would succeed on its own */
 	if (rmw >= bs)
 		KUNIT_EXPECT_EQ_MSG(test, mmt_write(&f->m, rmw - bs / 2,
 						    f->ref, bs),
 				    -EBADMSG, "%s: write across", what);
+	if (rmw >= bs)
+		KUNIT_EXPECT_EQ_MSG(test, mmt_write_check(&f->m, rmw - bs / 2,
+							  bs),
+				    -EBADMSG, "%s: write check across", what);
 	KUNIT_EXPECT_EQ_MSG(test, mmt_verify_all(&f->m), -EBADMSG, "%s: all",
 			    what);
 	KUNIT_EXPECT_EQ_MSG(test, mmt_regua(&f->m, NULL, 0x777), -EBADMSG,
@@ -324,6 +330,16 @@ static void tamper(struct kunit *test)
 			      "GUA");
 	}
 	check(test, f, 0, p->data_bytes);
+	/* intact again: the check passes and changes nothing */
+	{
+		struct snap s;
+
+		take(test, f, &s);
+		KUNIT_EXPECT_EQ(test, mmt_write_check(&f->m, 0, p->data_bytes),
+				0);
+		KUNIT_EXPECT_EQ(test, mmt_write_check(&f->m, 3, bs), 0);
+		KUNIT_EXPECT_TRUE(test, same(f, &s));
+	}
 }
 
 /* Old untrusted memory (a consistent earlier state) is a replay. */
@@ -394,6 +410,7 @@ static void states(struct kunit *test)
 	s.root.state = MMT_INVALID;
 	KUNIT_EXPECT_EQ(test, mmt_write(&f->m, 0, "a", 1), -EPERM);
 	KUNIT_EXPECT_EQ(test, mmt_read(&f->m, 0, f->buf, 1), -EPERM);
+	KUNIT_EXPECT_EQ(test, mmt_write_check(&f->m, 0, 1), -EPERM);
 	f->m.root.state = MMT_WAITING;
 	s.root.state = MMT_WAITING;
 	KUNIT_EXPECT_EQ(test, mmt_write(&f->m, 0, "a", 1), -EPERM);
@@ -542,6 +559,9 @@ static void major_exhausted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mmt_write(&f->m, 3, f->buf, 1), -EOVERFLOW);
 	KUNIT_EXPECT_EQ(test, mmt_write(&f->m, 0, f->buf, p->data_bytes),
 			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, mmt_write_check(&f->m, 0, p->data_bytes),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, mmt_write_check(&f->m, 3, 1), -EOVERFLOW);
 	KUNIT_EXPECT_TRUE(test, same(f, &s));
 	check(test, f, 0, p->data_bytes);
 	/* Blocks whose counters have room still take writes. */

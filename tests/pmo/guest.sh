@@ -90,6 +90,15 @@ _basic_args="--require-debug --seed $PMO_SEED"
 # shellcheck disable=SC2086 # an argument list
 pmo_long 3000 "pmo-basic" pmo-basic $_basic_args
 
+# The guest has one CPU, so io_workers (0: the CPUs online) runs every call
+# serially: once more with 4 I/O workers, so the calls over many closures
+# take the parallel path, user buffers and faults included.
+mmtg_t "io_workers 4" sh -c 'echo 4 >/sys/module/mmt/parameters/io_workers'
+# shellcheck disable=SC2086 # an argument list
+pmo_long 3000 "pmo-basic, 4 I/O workers" pmo-basic $_basic_args --no-64m
+mmtg_t "io_workers back to 0" \
+	sh -c 'echo 0 >/sys/module/mmt/parameters/io_workers'
+
 # --- b. mmtctl ---------------------------------------------------------------
 
 # mkfile NAME BYTES - random file /tmp/NAME of BYTES bytes

@@ -6,26 +6,27 @@
  * every file may call the engine in lib/, which calls no driver file.
  * scripts/layering.py (in make lint) checks it on the module built.
  *
- *  13  mmt_main        module init and exit, /dev/mmt
- *  12  mmt_ioctl       /dev/mmt's ioctls
- *  11  mmt_cm_rdma     rdma_cm: connect, listen and accept; device removal
- *  10  mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
+ *  14  mmt_main        module init and exit, /dev/mmt
+ *  13  mmt_ioctl       /dev/mmt's ioctls
+ *  12  mmt_cm_rdma     rdma_cm: connect, listen and accept; device removal
+ *  11  mmt_fabric_rdma the RDMA fabric's operations (mmt_fabric.h):
  *                      messages, a closure's writes, grants
- *   9  mmt_conn_rdma   a connection's verbs resources, completions, posts
+ *  10  mmt_conn_rdma   a connection's verbs resources, completions, posts
  *      mmt_fabric_loop the loopback fabric (mmt_fabric.h): two connections
  *                      of one node back to back (KUnit builds only)
- *   8  mmt_connfd      the connection fd: its ioctls and file operations
- *   7  mmt_conn_mig    live migration over a connection, resolve
- *   6  mmt_conn_hs     hello, attested handshake, credential renewals
+ *   9  mmt_connfd      the connection fd: its ioctls and file operations
+ *   8  mmt_conn_mig    live migration over a connection, resolve
+ *   7  mmt_conn_hs     hello, attested handshake, credential renewals
  *      mmt_conn_tx     a transfer's sending side (MMT_IOC_SEND)
  *      mmt_conn_rx     a transfer's receiving side (MMT_IOC_RECV)
- *   5  mmt_loopback    the local transport
+ *   6  mmt_loopback    the local transport
  *      mmt_attest      attestation state and credentials
  *      mmt_conn_core   the protocol's connection object: state, inboxes
- *   4  mmt_ckpt        checkpoint and restore (a migration to a buffer)
+ *   5  mmt_ckpt        checkpoint and restore (a migration to a buffer)
  *      mmt_conn        the connection protocol's helpers
- *   3  mmt_migrate     live migration, transport-neutral
- *   2  mmt_pmo         the PMO object, its I/O and its fd
+ *   4  mmt_migrate     live migration, transport-neutral
+ *   3  mmt_pmo         the PMO object and its fd
+ *   2  mmt_pmo_io      a PMO's pread and pwrite, the I/O workers
  *   1  mmt_delegate    a closure's seal and settle on the sender
  *      mmt_conn_fault  test builds only: an attacker on the wire
  *   0  mmt_uaccess     user copies
@@ -36,7 +37,7 @@
  *
  * Three calls go up, each listed in scripts/layering.py with its reason:
  * the PMO fd's ioctls dispatch to mmt_ckpt and mmt_loopback, and a write
- * asks mmt_migrate for its throttle.  The connection protocol's files
+ * (mmt_pmo_io) asks mmt_migrate for its throttle.  The connection protocol's files
  * (mmt_conn_core to mmt_connfd, driver/mmt_proto.h) post messages, write
  * closures and grant receive areas only through conn->fab (struct
  * mmt_fabric_ops, driver/mmt_fabric.h) and name no verbs themselves: the
@@ -584,15 +585,21 @@ void mmt_conn_exit(void);
 /* mmt_conn_hs.c */
 void mmt_conn_cred_renewed(void);
 
-/* mmt_pmo.c: the I/O workers of pread/pwrite (module parameter io_workers) */
+/* mmt_pmo_io.c: the I/O workers of pread/pwrite (module parameter io_workers) */
 extern unsigned int mmt_io_workers;
 int mmt_pmo_io_init(void);
 void mmt_pmo_io_exit(void);
+void mmt_pmo_io_slots_free(struct mmt_pmo *pmo);
 
-/* mmt_pmo.c: reads and writes from the kernel (tests), with the pread() and pwrite() policy */
+/* mmt_pmo_io.c: pread() and pwrite() (the PMO fd's read_iter and write_iter) */
+ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter, bool write);
+
+/* mmt_pmo_io.c: reads and writes from the kernel (tests), with the pread() and pwrite() policy */
 ssize_t mmt_pmo_kread(struct mmt_pmo *pmo, u64 pos, void *buf, size_t len);
 int mmt_pmo_kwrite(struct mmt_pmo *pmo, u64 pos, const void *buf,
 		   size_t len, bool nowait);
+
+/* mmt_pmo.c */
 int mmt_pmo_mig_resolve(struct mmt_pmo *pmo, unsigned long arg);
 
 /* mmt_migrate.c: the writers' throttle in pre-copy (docs/MIGRATION.md) */

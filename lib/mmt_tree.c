@@ -951,6 +951,25 @@ static int mmt_check_range(const struct mmt *m, u64 off, size_t len)
 	return 0;
 }
 
+/*
+ * mmt_write()'s checks before its pass 1, for it and mmt_write_check():
+ * the state, the range and, for @len > 0, the root counter.
+ */
+static int mmt_write_checks(const struct mmt *m, u64 off, size_t len)
+{
+	int err;
+
+	err = mmt_may_write(m);
+	if (!err)
+		err = mmt_check_range(m, off, len);
+	if (err || !len)
+		return err;
+	/* The root counter is part of the sealing nonce: never wrap it. */
+	if (m->root.root_counter >= MMT_ROOT_COUNTER_MAX)
+		return -EOVERFLOW;
+	return 0;
+}
+
 /* ------------------------------------------------------------ API */
 
 int mmt_format_major(struct mmt *m, u64 gua, u64 major)
@@ -1357,14 +1376,9 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	struct mmt_dmac d;
 	int l, err, bad = 0;
 
-	err = mmt_may_write(m);
-	if (!err)
-		err = mmt_check_range(m, off, len);
+	err = mmt_write_checks(m, off, len);
 	if (err || !len)
 		return err;
-	/* The root counter is part of the sealing nonce: never wrap it. */
-	if (m->root.root_counter >= MMT_ROOT_COUNTER_MAX)
-		return -EOVERFLOW;
 	b0 = off >> p->log_block_size;
 	b1 = (off + len - 1) >> p->log_block_size;
 
@@ -1479,13 +1493,9 @@ int mmt_write_check(struct mmt *m, u64 off, size_t len)
 	u32 ll[MMT_MAX_LEVELS], lh[MMT_MAX_LEVELS];
 	int err;
 
-	err = mmt_may_write(m);
-	if (!err)
-		err = mmt_check_range(m, off, len);
+	err = mmt_write_checks(m, off, len);
 	if (err || !len)
 		return err;
-	if (m->root.root_counter >= MMT_ROOT_COUNTER_MAX)
-		return -EOVERFLOW;
 	err = mmt_write_prepare(m, off, len, off >> p->log_block_size,
 				(off + len - 1) >> p->log_block_size, ll, lh);
 	/* partial blocks: old plaintext in the head and tail buffers */

@@ -587,8 +587,8 @@ err_pd:
  * send WRs its transmit thread has not started, and its later move to
  * ERROR (ib_drain_qp()) flushes only the one in progress: the drain's
  * marker completes ahead of them and their completions never come (a
- * closure posted just before a transfer's abort left its sender waiting
- * forever).  From RTS to ERROR siw flushes the whole send queue.  On
+ * closure posted just before a transfer's abort would keep its sender
+ * waiting forever).  From RTS to ERROR siw flushes the whole send queue.  On
  * RoCE rdma_disconnect() itself moves the QP to ERROR.
  */
 static void mmt_rdma_qp_error(struct ib_qp *qp)

@@ -211,6 +211,9 @@ make_initrd() {
 	cp "$script" "$ov/opt/mmt/guest.sh"
 	[ $NO_KO -eq 1 ] || cp "$KO" "$ov/opt/mmt/mmt.ko"
 	for f in "$GUEST_BUILD"/bin/*; do
+		# not a program another run is still building (tests' A+B):
+		# its temporary file is renamed away under the glob
+		case $f in *.tmp.*) continue ;; esac
 		[ -f "$f" ] && cp "$f" "$ov/opt/mmt/bin/"
 	done
 	for f in "${FILES[@]}"; do

@@ -131,21 +131,21 @@ mmtg_t "b: connect while A's device goes away fails" \
 mmtg_t "b: ... hs_done still 15" mmtg_stat_is hs_done 15
 
 # Renewal on a live connection (A's side says what): a credential valid
-# 30 s once the connection is up, 5 s later its renewal, valid an hour;
-# A's renewal (45 s) is the first to expire: the connection ends then
+# 12 s once the connection is up, 2 s later its renewal, valid an hour;
+# A's renewal (20 s) is the first to expire: the connection ends then
 issue() {
 	"$MMTG_DIR/mmt-test-issuer" "$MMTG_DIR/auth.der" "$MMTG_DIR/auth.key" \
 		12 "$(date +%s)" "$1"
 }
-mmt-attest-conn hold-send -a "$PEER" -p 7615 -L 150000 -M 40000 \
+mmt-attest-conn hold-send -a "$PEER" -p 7615 -L 150000 -M 16000 \
 	-E EKEYEXPIRED >/tmp/hold-b.out &
 _h=$!
 mmtg_t "b: an attested connection to hold (hs_done 16)" \
 	mmtg_wait 90 mmtg_stat_is hs_done 16
-mmtg_t "b: a credential valid 30 s installed (node 12)" issue 30
+mmtg_t "b: a credential valid 12 s installed (node 12)" issue 12
 mmtg_t "b: ... sent to A on the live connection (creds_sent 1)" \
 	mmtg_wait 20 mmtg_stat_is creds_sent 1
-sleep 5
+sleep 2
 mmtg_t "b: its renewal, valid an hour, installed" issue 3600
 mmtg_t "b: ... sent to A (creds_sent 2)" mmtg_wait 20 mmtg_stat_is creds_sent 2
 mmtg_t "b: ... A's two renewals held (creds_renewed 2)" \

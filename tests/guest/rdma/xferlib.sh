@@ -5,10 +5,27 @@
 # share: the leak checks, run in step on both guests.  Shipped as
 # /opt/mmt/xferlib.sh (tests/guest/tests: RUN_FILES) and sourced.
 
-# xfer_case NAME CMD... - one case (mmtg_t); when it fails, the kernel's
-# last messages (the console shows only warnings and worse: the module's
-# rate-limited pr_info lines about QP events and failed WRs are only here)
+# The part of the run (xfer_part= on the kernel command line, from
+# tests/guest/tests): "all", "cases" (every case but the slab-count leak
+# loops: the debug kernel's xfer@debug, where kmemleak is the leak check
+# and KASAN's quarantine blurs the counts) or "leak" (only the loops:
+# xfer-leak, on Debian's kernel, where the counts are exact)
+XFER_PART=$(mmtg_arg xfer_part all)
+
+# xfer_cases, xfer_leaks - true if this run has the cases, the leak loops
+xfer_cases() {
+	[ "$XFER_PART" != leak ]
+}
+xfer_leaks() {
+	[ "$XFER_PART" != cases ]
+}
+
+# xfer_case NAME CMD... - one case (mmtg_t), unless this run has only the
+# leak loops; when it fails, the kernel's last messages (the console
+# shows only warnings and worse: the module's rate-limited pr_info lines
+# about QP events and failed WRs are only here)
 xfer_case() {
+	xfer_cases || return 0
 	_name=$1
 	shift
 	MMTG_CMD_TIMEOUT=${T:-120} mmtg_t "$_name" "$@" || {

@@ -20,23 +20,28 @@
 #   kunit  the same suites under KUnit on UML (kernel crypto API), KASAN
 #          and lockdep on, from 6.1's and 6.12's sources (KUNIT_KERNELS=6.1
 #          for one, scripts/kunit.sh)
+#   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
 #   guest  the harness's own tests (tests/guest/selftest.sh), then the
 #          module in QEMU guests with Soft-RoCE: basic, pair, reload,
-#          dkms, kv, migrate on Debian's kernel; the attack run over
-#          Soft-iWARP and a mixed pair (attack@siw, mixed); the planted
-#          bugs, attack, xfer, pmo and fuzz on the debug kernel
-#          (tests/guest/tests; GUEST_RUNS="xfer pmo" picks runs)
-#   lint   checkpatch --strict, sparse, kernel-doc, mandoc -T lint of man/
+#          dkms, attest, kv, migrate, soak, criu, criu-migrate,
+#          apps-mpi, bench-smoke and xfer's leak loops (xfer-leak) on
+#          Debian's kernel; the attack run over Soft-iWARP and a mixed
+#          pair (attack@siw, mixed); the planted bugs, pmo, xfer,
+#          attconn, attack and fuzz on the debug kernel; runs whose
+#          guests wait go two at a time (tests/guest/tests; GUEST_RUNS="xfer
+#          pmo" picks runs)
 #
-# STAGES="unit kunit" selects stages.  Each stage prints its own
-# "N passed, N failed" line; the run ends with the wall time of each stage
-# and a total line.
+# They run in the order build, unit, fuzz, kunit, lint, guest, with unit
+# in the background beside fuzz, kunit and lint (its output follows
+# theirs; STAGE_JOBS=1 runs it in its turn).  STAGES="unit kunit" selects
+# stages.  Each stage prints its own "N passed, N failed" line; the run
+# ends with the wall time of each stage and a total line.
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
 cd "$mmt_top" || exit 1
 
-stages=${STAGES:-build unit fuzz kunit guest lint}
+stages=${STAGES:-build unit fuzz kunit lint guest}
 fuzz_seconds=${FUZZ_SECONDS:-20}
 out=${O:-build}
 mkdir -p "$out"
@@ -70,13 +75,47 @@ count_line() {
 
 # run_stage NAME CMD...: run, echo output, add its counts to the totals.
 run_stage() {
-	local name=$1 log=$out/check-$1.log t0 t1 rc counts p f
+	local name=$1 log=$out/check-$1.log t0 t1 rc
 	shift
 	echo "==== $name"
 	t0=$(date +%s)
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	t1=$(date +%s)
+	account_stage "$name" "$log" "$rc" $((t1 - t0))
+}
+
+# start_stage NAME CMD...: run a stage in the background, its output in
+# its log only (finish_stage shows it); for a stage that shares no file
+# with the stages run meanwhile
+start_stage() {
+	local name=$1 log=$out/check-$1.log
+	shift
+	rm -f "$log.rc" "$log.time"
+	(
+		t0=$(date +%s)
+		"$@" >"$log" 2>&1
+		echo $? >"$log.rc"
+		echo $(($(date +%s) - t0)) >"$log.time"
+	) &
+	bg_pids[$name]=$!
+}
+
+# finish_stage NAME: wait for a stage start_stage began, echo its output
+# and add its counts to the totals
+finish_stage() {
+	local name=$1 log=$out/check-$1.log rc
+	wait "${bg_pids[$name]}"
+	echo "==== $name (ran beside the stages above)"
+	cat "$log"
+	rc=$(cat "$log.rc" 2>/dev/null || echo 1)
+	account_stage "$name" "$log" "$rc" "$(cat "$log.time" 2>/dev/null || echo 0)"
+}
+
+# account_stage NAME LOG RC SECONDS: add a finished stage's counts (its
+# log's last "N passed, N failed" line) to the totals and the report
+account_stage() {
+	local name=$1 log=$2 rc=$3 secs=$4 counts p f
 	counts=$(count_line "$log")
 	p=${counts% *}
 	f=${counts#* }
@@ -90,7 +129,7 @@ run_stage() {
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	report+=("$(printf '%-6s %4d passed %4d failed %5d s' "$name" "$p" "$f" $((t1 - t0)))")
+	report+=("$(printf '%-6s %4d passed %4d failed %5d s' "$name" "$p" "$f" "$secs")")
 }
 
 # sub_checks NAME SCRIPT LOG - run a script of ok/not ok lines, show its
@@ -304,9 +343,29 @@ stage_lint() {
 	scripts/lint.sh
 }
 
+# The stages in the order given, except that unit runs in the background
+# beside fuzz, kunit and lint when they follow it, and the guest stage
+# waits for it: each of those keeps about one core busy (unit's longest
+# part, the attestation tests against swtpm, is about 2 minutes), while
+# the guest stage needs both.  Unit builds nothing the others build (the
+# build stage made lib/, the tests and the tools; lint rebuilds only the
+# module, fuzz its own harnesses, kunit its UML tree).  STAGE_JOBS=1:
+# one after the other.
+declare -A bg_pids=()
 for s in $stages; do
+	if [ "$s" = unit ] && [ "${STAGE_JOBS:-2}" -gt 1 ] &&
+	   [[ " $stages " =~ \ unit\ (.*\ )?(fuzz|kunit|lint)\  ]]; then
+		echo "==== unit: runs in the background, its output after the stages beside it"
+		start_stage unit stage_unit
+		continue
+	fi
+	if [ -n "${bg_pids[unit]:-}" ] && [ "$s" = guest ]; then
+		finish_stage unit
+		unset "bg_pids[unit]"
+	fi
 	run_stage "$s" "stage_$s"
 done
+[ -z "${bg_pids[unit]:-}" ] || finish_stage unit
 
 echo "==== summary (wall time per stage)"
 printf '%s\n' "${report[@]}"

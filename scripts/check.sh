@@ -85,9 +85,9 @@ run_stage() {
 	account_stage "$name" "$log" "$rc" $((t1 - t0))
 }
 
-# start_stage NAME CMD...: run a stage in the background, its output in
-# its log only (finish_stage shows it); for a stage that shares no file
-# with the stages run meanwhile
+# start_stage NAME CMD...: run a stage in the background (one at a time:
+# its pid in bg_pid), its output in its log only (finish_stage shows it);
+# for a stage that shares no file with the stages run meanwhile
 start_stage() {
 	local name=$1 log=$out/check-$1.log
 	shift
@@ -98,14 +98,15 @@ start_stage() {
 		echo $? >"$log.rc"
 		echo $(($(date +%s) - t0)) >"$log.time"
 	) &
-	bg_pids[$name]=$!
+	bg_pid=$!
 }
 
-# finish_stage NAME: wait for a stage start_stage began, echo its output
-# and add its counts to the totals
+# finish_stage NAME: wait for the stage start_stage began, echo its
+# output and add its counts to the totals
 finish_stage() {
 	local name=$1 log=$out/check-$1.log rc
-	wait "${bg_pids[$name]}"
+	wait "$bg_pid"
+	bg_pid=
 	echo "==== $name (ran beside the stages above)"
 	cat "$log"
 	rc=$(cat "$log.rc" 2>/dev/null || echo 1)
@@ -351,7 +352,7 @@ stage_lint() {
 # build stage made lib/, the tests and the tools; lint rebuilds only the
 # module, fuzz its own harnesses, kunit its UML tree).  STAGE_JOBS=1:
 # one after the other.
-declare -A bg_pids=()
+bg_pid=
 for s in $stages; do
 	if [ "$s" = unit ] && [ "${STAGE_JOBS:-2}" -gt 1 ] &&
 	   [[ " $stages " =~ \ unit\ (.*\ )?(fuzz|kunit|lint)\  ]]; then
@@ -359,13 +360,12 @@ for s in $stages; do
 		start_stage unit stage_unit
 		continue
 	fi
-	if [ -n "${bg_pids[unit]:-}" ] && [ "$s" = guest ]; then
+	if [ -n "$bg_pid" ] && [ "$s" = guest ]; then
 		finish_stage unit
-		unset "bg_pids[unit]"
 	fi
 	run_stage "$s" "stage_$s"
 done
-[ -z "${bg_pids[unit]:-}" ] || finish_stage unit
+[ -z "$bg_pid" ] || finish_stage unit
 
 echo "==== summary (wall time per stage)"
 printf '%s\n' "${report[@]}"

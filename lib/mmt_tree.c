@@ -21,7 +21,7 @@
 #include "mmt_lib.h"
 
 #define MMT_P61		((1ull << 61) - 1)	/* hash modulus, a prime */
-#define MMT_PAD_AREA	32768			/* pad bytes per batch */
+#define MMT_PAD_AREA	65536			/* pad bytes per batch */
 #define MMT_TAIL_WORDS	6			/* bound words after a node */
 #define MMT_GF_KEY	(MMT_HASH_KEYS + MMT_NH_KEYS)	/* K_0, K_1 of a data MAC */
 #define MMT_NODE_BUF	128			/* >= the largest node_size */
@@ -449,16 +449,18 @@ static int mmt_load_path(struct mmt *m, u64 gua, u32 b0, u32 b1)
 static void mmt_staged_ctrs(const struct mmt *m, u32 b, u32 n, u64 *ctr)
 {
 	unsigned int a = m->p->log_arity[0];
-	u32 mask = (1u << a) - 1, i = 0;
+	u32 mask = (1u << a) - 1, i = 0, j, k, cnt;
 
 	while (i < n) {
 		const struct mmt_node_ctr *c = mmt_st(m, 0, (b + i) >> a);
-		u64 major = c->major << MMT_MINOR_BITS;
+		const u64 major = c->major << MMT_MINOR_BITS;
 
-		do {
-			ctr[i] = major | c->minor[(b + i) & mask];
-			i++;
-		} while (i < n && ((b + i) & mask));
+		/* the rest of this leaf's blocks, at most n - i */
+		k = (b + i) & mask;
+		cnt = min(n - i, mask + 1 - k);
+		for (j = 0; j < cnt; j++)
+			ctr[i + j] = major | c->minor[k + j];
+		i += cnt;
 	}
 }
 
@@ -500,13 +502,27 @@ static int mmt_ecb_run(struct mmt *m, u8 *out, u8 *from, u8 *to,
 	return err;
 }
 
-/* The number of blocks from @i on (below @n) with @ctr[@i]'s counter. */
+/*
+ * The number of blocks from @i on (below @n) with @ctr[@i]'s counter.
+ * Eight counters per test while they match (a whole write of a closure is
+ * a few runs of hundreds of blocks, tested twice per batch, for the data
+ * pads and the MAC pads); counters are not secret.
+ */
 static u32 mmt_run_len(const u64 *ctr, u32 i, u32 n)
 {
-	u32 r;
+	const u64 c = ctr[i];
+	u32 r = 1;
 
-	for (r = 1; i + r < n && ctr[i + r] == ctr[i]; r++)
-		;
+	while (i + r + 8 <= n) {
+		const u64 *q = ctr + i + r;
+
+		if ((q[0] ^ c) | (q[1] ^ c) | (q[2] ^ c) | (q[3] ^ c) |
+		    (q[4] ^ c) | (q[5] ^ c) | (q[6] ^ c) | (q[7] ^ c))
+			break;
+		r += 8;
+	}
+	while (i + r < n && ctr[i + r] == c)
+		r++;
 	return r;
 }
 
@@ -576,48 +592,46 @@ static void mmt_tpad_nonces(u8 *mac, u64 gua, u32 b, const u64 *ctr,
 }
 
 /*
- * The data MAC pads of @n blocks from @b into @mac (trusted scratch of
- * 16 @n bytes): pad k at @mac + 8 k.  A long run of whole pairs under one
- * counter is one mmt_crypto_ctr() call, written in place; the other blocks
- * (short runs, and the odd first and last block of a long run) have their
- * nonces written at @mac + 16 k and go through mmt_tpad_ecb(), one call per
- * stretch, before the next CTR call writes over that area.
+ * The data MAC pads of the run of @r blocks from index @i of the batch
+ * (block @b + @i, counter @ctr[@i]) into @mac (trusted scratch of 16 n
+ * bytes for the batch's n blocks): pad k at @mac + 8 k.  A long run of
+ * whole pairs is one mmt_crypto_ctr() call, written in place; the other
+ * blocks (short runs, and the odd first and last block of a long run) have
+ * their nonces written at @mac + 16 k and join the ECB stretch that starts
+ * at *@ecb (n: none), which goes through mmt_tpad_ecb() before the next CTR
+ * call writes over that area; the caller flushes the last stretch.
  */
-static int mmt_gen_tpads(struct mmt *m, u64 gua, u32 b, u32 n,
-			 const u64 *ctr, u8 *mac)
+static int mmt_tpad_run(struct mmt *m, u64 gua, u32 b, const u64 *ctr,
+			u32 i, u32 r, u32 n, u8 *mac, u32 *ecb)
 {
 	u8 iv[MMT_AES_BLOCK];
-	u32 i, r, s, e, ecb = n;	/* ecb: first slot of the stretch */
+	u32 s, e;
 	int err;
 
-	for (i = 0; i < n; i += r) {
-		r = mmt_run_len(ctr, i, n);
-		mmt_tpad_span(b, i, r, &s, &e);
-		mmt_tpad_nonces(mac, gua, b, ctr, i, s, &ecb);
-		if (s < e) {
-			/* the stretch so far, then the CTR run */
-			if (ecb < s) {
-				err = mmt_tpad_ecb(m, b, mac, ecb, s);
-				if (err)
-					return err;
-			}
-			ecb = n;
-			mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
-			err = mmt_crypto_ctr(m->crypto, iv,
-					     mac + MMT_MAC_BYTES * s,
-					     MMT_MAC_BYTES * (e - s));
+	mmt_tpad_span(b, i, r, &s, &e);
+	mmt_tpad_nonces(mac, gua, b, ctr, i, s, ecb);
+	if (s < e) {
+		/* the stretch so far, then the CTR run */
+		if (*ecb < s) {
+			err = mmt_tpad_ecb(m, b, mac, *ecb, s);
 			if (err)
 				return err;
 		}
-		mmt_tpad_nonces(mac, gua, b, ctr, e, i + r, &ecb);
+		*ecb = n;
+		mmt_tpad_nonce(iv, gua, ctr[s], (b + s) >> 1);
+		err = mmt_crypto_ctr(m->crypto, iv, mac + MMT_MAC_BYTES * s,
+				     MMT_MAC_BYTES * (e - s));
+		if (err)
+			return err;
 	}
-	return ecb < n ? mmt_tpad_ecb(m, b, mac, ecb, n) : 0;
+	mmt_tpad_nonces(mac, gua, b, ctr, e, i + r, ecb);
+	return 0;
 }
 
 /*
  * Pads for @n blocks from @b under (@gua, @ctr[i]), into @out (trusted
  * scratch): with MMT_PADS_DATA the data pads, n * block_size bytes, then
- * with MMT_PADS_MAC n data MAC pads of 8 bytes (mmt_gen_tpads(); the area
+ * with MMT_PADS_MAC n data MAC pads of 8 bytes (mmt_tpad_run(); the area
  * holds 16 n bytes).
  *
  * With @in, the data pads are not kept: @dout (n * block_size bytes,
@@ -629,7 +643,7 @@ static int mmt_gen_tpads(struct mmt *m, u64 gua, u32 b, u32 n,
  * (docs/ENGINE.md, "Data encryption: pads"), so its pads are one AES-CTR
  * stream, which the crypto library XORs into @in in the same pass; the
  * nonces of short runs are written out and encrypted with one ECB call per
- * stretch.
+ * stretch.  The runs are found once for both kinds of pad.
  */
 static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 			const u64 *ctr, unsigned int what, u8 *out,
@@ -637,13 +651,14 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 {
 	const struct mmt_params *p = m->p;
 	u32 bs = p->block_size, nsub = bs / MMT_AES_BLOCK, i, r, s;
-	bool data = what & MMT_PADS_DATA;
+	bool data = what & MMT_PADS_DATA, macs = what & MMT_PADS_MAC;
 	u8 *mac = data ? out + (size_t)n * bs : out, *d, *ecb = NULL;
+	u32 tecb = n;		/* first slot of the MAC pads' ECB stretch */
 	u64 gdhi = (gua & MMT_GUA_MASK) << 4;
 	u8 iv[MMT_AES_BLOCK];
 	int err;
 
-	for (i = 0; data && i < n; i += r) {
+	for (i = 0; i < n; i += r) {
 		/*
 		 * mmt_data_nonce() of sub-block 0 of block b + i: off16 =
 		 * x * nsub in the low bits; the run's later sub-blocks follow
@@ -655,6 +670,14 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 		size_t o = (size_t)i * bs;
 
 		r = mmt_run_len(ctr, i, n);
+		if (macs) {
+			err = mmt_tpad_run(m, gua, b, ctr, i, r, n, mac,
+					   &tecb);
+			if (err)
+				return err;
+		}
+		if (!data)
+			continue;
 		d = out + o;
 		if ((size_t)r * bs >= MMT_CTR_MIN_RUN) {
 			if (ecb) {
@@ -688,9 +711,7 @@ static int mmt_gen_pads(struct mmt *m, u64 gua, u32 b, u32 n,
 		if (err)
 			return err;
 	}
-	if (!(what & MMT_PADS_MAC))
-		return 0;
-	return mmt_gen_tpads(m, gua, b, n, ctr, mac);
+	return tecb < n ? mmt_tpad_ecb(m, b, mac, tecb, n) : 0;
 }
 
 /* Blocks per batch when each needs @copies sets of data and MAC pads. */
@@ -1174,27 +1195,28 @@ static bool mmt_overflows(const struct mmt *m, unsigned int l, u32 i,
 	unsigned int a = m->p->log_arity[l];
 	u32 first = max(clo, i << a), last = min(chi, ((i + 1) << a) - 1), j;
 	u32 mask = (1u << a) - 1;
+	u64 hit = 0;
 
 	BUILD_BUG_ON(MMT_MINOR_MAX != 0x7f);
-	for (j = first; j <= last; ) {
-		u32 k = j & mask;
-
-		/* eight minors at a time: is any byte MMT_MINOR_MAX? */
-		if (!(k & 7) && last - j >= 7) {
-			u64 v = get_unaligned_le64(c->minor + k) ^
-				0x7f7f7f7f7f7f7f7full;
-
-			if ((v - 0x0101010101010101ull) & ~v &
-			    0x8080808080808080ull)
-				return true;
-			j += 8;
-			continue;
-		}
-		if (c->minor[k] == MMT_MINOR_MAX)
+	for (j = first; j <= last && (j & 7); j++)
+		if (c->minor[j & mask] == MMT_MINOR_MAX)
 			return true;
-		j++;
+	/*
+	 * Eight minors at a time: is any byte MMT_MINOR_MAX?  The tests of a
+	 * whole node are ORed and tested once (a whole write asks this of
+	 * every leaf, and an overflow is rare).
+	 */
+	for (; j <= last && last - j >= 7; j += 8) {
+		u64 v = get_unaligned_le64(c->minor + (j & mask)) ^
+			0x7f7f7f7f7f7f7f7full;
+
+		hit |= (v - 0x0101010101010101ull) & ~v &
+		       0x8080808080808080ull;
 	}
-	return false;
+	for (; j <= last; j++)
+		if (c->minor[j & mask] == MMT_MINOR_MAX)
+			return true;
+	return hit;
 }
 
 /* Touched index range of level @l (l = -1: blocks) for blocks [b0, b1]. */
@@ -1230,11 +1252,12 @@ static int mmt_open_one(struct mmt *m, u64 gua, u32 b, u8 *dst)
 /*
  * Write pass 1: load and verify everything the write will read or re-MAC,
  * check counter headroom.  Fills @ll/@lh (the node ranges to store back per
- * level) and the head/tail plaintext buffers.  Changes nothing outside
- * m->scratch.
+ * level) and the head/tail plaintext buffers, and *@leaf_ovf: whether a
+ * touched leaf overflows (pass 2 re-encrypts the rest of such leaves).
+ * Changes nothing outside m->scratch.
  */
 static int mmt_write_prepare(struct mmt *m, u64 off, size_t len, u32 b0,
-			     u32 b1, u32 *ll, u32 *lh)
+			     u32 b1, u32 *ll, u32 *lh, bool *leaf_ovf)
 {
 	const struct mmt_params *p = m->p;
 	unsigned int top = p->levels - 1;
@@ -1256,8 +1279,10 @@ static int mmt_write_prepare(struct mmt *m, u64 off, size_t len, u32 b0,
 			if (mmt_st(m, l, i)->major >= MMT_MAJOR_MAX)
 				return -EOVERFLOW;
 		}
-		if (l == 0)
+		if (l == 0) {
+			*leaf_ovf = any;
 			break;
+		}
 		/* An overflowing parent re-MACs all its children. */
 		if (any) {
 			clo = clo >> p->log_arity[l] << p->log_arity[l];
@@ -1274,7 +1299,7 @@ static int mmt_write_prepare(struct mmt *m, u64 off, size_t len, u32 b0,
 
 	/* Old data an overflowing leaf re-encrypts must be authentic. */
 	mmt_touched(p, 0, b0, b1, &lo, &hi);
-	for (i = lo; i <= hi; i++) {
+	for (i = lo; *leaf_ovf && i <= hi; i++) {
 		u32 first = i << p->log_arity[0];
 		u32 last = first + (1u << p->log_arity[0]) - 1;
 
@@ -1338,15 +1363,31 @@ static void mmt_bump_node(const struct mmt *m, unsigned int l, u32 i,
 			  u32 clo, u32 chi, struct mmt_node_ctr *c)
 {
 	unsigned int a = m->p->log_arity[l];
-	u32 mask = (1u << a) - 1, j;
+	u32 mask = (1u << a) - 1, j, last;
 
 	if (mmt_overflows(m, l, i, clo, chi)) {
 		c->major++;
 		memset(c->minor, 0, sizeof(c->minor));
 		return;
 	}
-	for (j = max(clo, i << a); j <= min(chi, ((i + 1) << a) - 1); j++)
-		c->minor[j & mask]++;
+	last = min(chi, ((i + 1) << a) - 1);
+	/*
+	 * No touched minor is at MMT_MINOR_MAX, so adding one to each of
+	 * eight in one word carries out of none of them.
+	 */
+	for (j = max(clo, i << a); j <= last; ) {
+		u32 k = j & mask;
+
+		if (!(k & 7) && last - j >= 7) {
+			put_unaligned_le64(get_unaligned_le64(c->minor + k) +
+					   0x0101010101010101ull,
+					   c->minor + k);
+			j += 8;
+			continue;
+		}
+		c->minor[k]++;
+		j++;
+	}
 }
 
 /* Bump the staged counters of every touched node, bottom-up. */
@@ -1375,6 +1416,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	u8 *pads = mmt_pads(m);
 	struct mmt_dmac d;
 	int l, err, bad = 0;
+	bool leaf_ovf = true;
 
 	err = mmt_write_checks(m, off, len);
 	if (err || !len)
@@ -1383,7 +1425,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	b1 = (off + len - 1) >> p->log_block_size;
 
 	/* Pass 1: nothing outside m->scratch changes. */
-	err = mmt_write_prepare(m, off, len, b0, b1, ll, lh);
+	err = mmt_write_prepare(m, off, len, b0, b1, ll, lh, &leaf_ovf);
 	if (err)
 		goto out;
 	if (off & (bs - 1) || (b0 == b1 && len < bs)) {
@@ -1415,7 +1457,7 @@ int mmt_write(struct mmt *m, u64 off, const void *buf, size_t len)
 	m->root.root_counter++;
 
 	mmt_touched(p, 0, b0, b1, &lo, &hi);
-	for (i = lo; i <= hi; i++) {
+	for (i = lo; leaf_ovf && i <= hi; i++) {
 		int r;
 
 		if (!mmt_overflows(m, 0, i, b0, b1))
@@ -1491,13 +1533,15 @@ int mmt_write_check(struct mmt *m, u64 off, size_t len)
 {
 	const struct mmt_params *p = m->p;
 	u32 ll[MMT_MAX_LEVELS], lh[MMT_MAX_LEVELS];
+	bool leaf_ovf;
 	int err;
 
 	err = mmt_write_checks(m, off, len);
 	if (err || !len)
 		return err;
 	err = mmt_write_prepare(m, off, len, off >> p->log_block_size,
-				(off + len - 1) >> p->log_block_size, ll, lh);
+				(off + len - 1) >> p->log_block_size, ll, lh,
+				&leaf_ovf);
 	/* partial blocks: old plaintext in the head and tail buffers */
 	if ((off | len) & (p->block_size - 1))
 		memzero_explicit(mmt_head(m), 2 * (size_t)p->block_size);

@@ -212,6 +212,16 @@ static void mmt_rxe_check_upto(struct kunit *test, u32 k)
 		KUNIT_EXPECT_EQ(test, dst->rx_crypto_held[i], 0U);
 }
 
+/* Closures of an eager receive holding a keying of @pmo's cache. */
+static u32 mmt_rxe_held(struct mmt_pmo *pmo)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < MMT_PMO_KEYINGS; i++)
+		n += pmo->rx_crypto_held[i];
+	return n;
+}
+
 /* Every closure arrives byte-exact; the sender gives them all up. */
 static void mmt_rxe_all(struct kunit *test)
 {
@@ -364,24 +374,72 @@ static void mmt_rxe_chain(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mmt_conn_rx_begin(ctx->dst, 0, 3, nonce, head0,
 						mmt_node_id(), NULL, pc0), 0);
+	/* the sender's keying: a context of the cache, held while pending */
+	KUNIT_EXPECT_PTR_NE(test, pc0->c, ctx->dst->crypto);
+	KUNIT_EXPECT_EQ(test, mmt_rxe_held(ctx->dst), 1U);
 	/* against the committed state only, 1 would pass its rules ... */
 	KUNIT_ASSERT_EQ(test, mmt_conn_rx_begin(ctx->dst, 1, 3, nonce, head1,
 						mmt_node_id(), NULL, pc1), 0);
+	KUNIT_EXPECT_EQ(test, mmt_rxe_held(ctx->dst), 2U);
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_end(ctx->dst, 1, pc1, -ECANCELED),
 			-ECANCELED);
+	/* an unjudged closure's hold goes with the receive */
+	KUNIT_EXPECT_EQ(test, mmt_rxe_held(ctx->dst), 2U);
 	/* ... but after 0 it is a replay, as the serial receive finds */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_begin(ctx->dst, 1, 3, nonce, head1,
 						mmt_node_id(), pc0, pc1),
 			-ESTALE);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[1].root.state, MMT_WAITING);
-	/* 0's commit */
+	/* 0's commit: its MMT points at the context, no longer held */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_end(ctx->dst, 0, pc0, 0), 0);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_VALID);
+	KUNIT_EXPECT_EQ(test, mmt_rxe_held(ctx->dst), 1U);
 	/* the serial receive agrees: 1 after 0 is -ESTALE */
 	KUNIT_EXPECT_EQ(test, mmt_conn_rx_check(ctx->dst, 1, 3, nonce, head1,
 						mmt_node_id(), true),
 			-ESTALE);
 	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[1].root.state, MMT_WAITING);
+	mmt_conn_rx_finish(ctx->dst, plain);
+	KUNIT_EXPECT_EQ(test, mmt_rxe_held(ctx->dst), 0U);
+}
+
+/*
+ * The PMO invalidated while a closure's full check runs: its verdict
+ * commits nothing (-EPERM, as mmt_conn_rx_check() after the
+ * invalidation), and nothing freed with the key is touched.
+ */
+static void mmt_rxe_lost(struct kunit *test)
+{
+	struct mmt_rxe_ctx *ctx = test->priv;
+	const struct mmt_params *p = &ctx->src->params;
+	size_t region = p->data_bytes + p->macs_bytes + p->nodes_bytes;
+	static const u8 nonce[MMT_RX_NONCE_BYTES] = { 0x51 };
+	struct mmt_closure_eager *pc;
+	const u64 id = 0x7171ull;
+	bool plain;
+	u8 *head;
+
+	head = kunit_kzalloc(test, MMT_CONN_HEAD_BYTES, GFP_KERNEL);
+	pc = kunit_kzalloc(test, sizeof(*pc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	KUNIT_ASSERT_NOT_NULL(test, pc);
+	KUNIT_ASSERT_EQ(test, mmt_conn_rx_prepare(ctx->dst, MMT_CHANNEL_MMT,
+						  id, &plain), 0);
+	KUNIT_ASSERT_EQ(test, mmt_conn_tx_build(ctx->src, id, 6, nonce,
+						mmt_node_id(), 0, false,
+						head), 0);
+	memcpy(ctx->dst->mem, ctx->src->mem, region);
+	KUNIT_ASSERT_EQ(test, mmt_conn_rx_begin(ctx->dst, 0, 6, nonce, head,
+						mmt_node_id(), NULL, pc), 0);
+	KUNIT_ASSERT_EQ(test, mmt_pmo_wipe(ctx->dst), 0);
+	KUNIT_EXPECT_TRUE(test, ctx->dst->rx_lost);
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_end(ctx->dst, 0, pc, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, ctx->dst->mmts[0].root.state, MMT_INVALID);
+	KUNIT_EXPECT_EQ(test, ctx->dst->rx.last_gua, 0ULL);
+	/* and the next closure is refused before any rule */
+	KUNIT_EXPECT_EQ(test, mmt_conn_rx_begin(ctx->dst, 1, 6, nonce, head,
+						mmt_node_id(), NULL, pc),
+			-EPERM);
 	mmt_conn_rx_finish(ctx->dst, plain);
 }
 
@@ -438,6 +496,7 @@ static void mmt_rxe_verify(struct kunit *test)
 static struct kunit_case mmt_rxe_cases[] = {
 	KUNIT_CASE(mmt_rxe_chain),
 	KUNIT_CASE(mmt_rxe_verify),
+	KUNIT_CASE(mmt_rxe_lost),
 	KUNIT_CASE_PARAM(mmt_rxe_all, mmt_rxe_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxe_bad_mac, mmt_rxe_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxe_bad_data, mmt_rxe_gen_params),

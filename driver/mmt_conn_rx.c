@@ -43,7 +43,20 @@
  * takes the serial path (mmt_conn_rx_check()) unchanged.
  */
 
-/* @v's context of keying @ksalt, made from the receive's key root. */
+/**
+ * mmt_rx_verifier_crypto() - a worker's context for keying @ksalt
+ * @rx: the receive, its keying root copied (@rx->have_key)
+ * @v: the worker's tools, used by no full check at the moment
+ * @ksalt: MMT_KSALT_BYTES keying salt of the closure to check
+ *
+ * The cached one, or one made from @rx->key_root (the PMO's key root as
+ * the receive began: the same subkeys as the PMO's contexts, and nothing
+ * the PMO's lock guards); when all entries are taken the oldest goes.
+ *
+ * Context: process, the receive's task; may sleep.
+ * Return: the context, or mmt_crypto_alloc_root()'s ERR_PTR (-ENOMEM, the
+ * crypto API's errors).
+ */
 static struct mmt_crypto *mmt_rx_verifier_crypto(struct mmt_rx *rx,
 						 struct mmt_rx_verifier *v,
 						 const u8 *ksalt)

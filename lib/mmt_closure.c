@@ -312,14 +312,24 @@ bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
 	return true;
 }
 
-/*
- * Rules 1 to 7, once, for every entry point.  @head is the closure's head
- * (header and sealed root) in untrusted memory, @len the closure's bytes;
- * @sender is the node the header must name, or MMT_CLOSURE_ANY_SENDER.
- * Rules 6 and 7 compare with @last_rc and @last_gua (the last accepted
- * root counter and GUA of the transfer).  On success @hb holds the
- * private copy of the header, @h and @root the decoded header and root,
- * *@c the context of the closure's keying.
+/**
+ * mmt_closure_rules() - receive rules 1 to 7, once, for every entry point
+ * @m: the receive MMT
+ * @rx: the connection's receive rules; not changed here
+ * @head: the closure's head (header and sealed root), untrusted memory
+ * @len: the closure's bytes
+ * @sender: the node the header must name, or MMT_CLOSURE_ANY_SENDER
+ * @last_rc: the root counter rule 6 compares with (the last accepted one)
+ * @last_gua: the GUA rule 7 compares with (the last accepted one, 0: none)
+ * @hb: (out) MMT_CLOSURE_HDR_BYTES: the private copy of the header
+ * @h: (out) the decoded header
+ * @root: (out) the unsealed root
+ * @c: (out) the context of the closure's keying
+ *
+ * Context: the caller serializes access to @m and @rx; may sleep (the
+ * keying callback, the kernel crypto API).
+ * Return: 0, or the -errno of the first rule that fails (the table of
+ * docs/ENGINE.md, "Receiving"); the outputs are meaningful only on 0.
  */
 static int mmt_closure_rules(struct mmt *m, struct mmt_rx_rules *rx,
 			     const u8 *head, size_t len, int sender,
@@ -397,12 +407,20 @@ static int mmt_closure_rules(struct mmt *m, struct mmt_rx_rules *rx,
 	return 0;
 }
 
-/*
- * The commit of a closure that passed every rule and its check: @m takes
- * the closure (@h, @root, context @c); the tree nodes come from @stage
- * (private, checked) if set, the MACs and ciphertext from @macs and
- * @data unless they are in place (both NULL).  Returns 0, or the state
- * transition's error with nothing changed.
+/**
+ * mmt_closure_install() - commit a closure that passed every rule and its
+ * check
+ * @m: the receive MMT, which takes the closure
+ * @rx: the receive rules; take its root counter and GUA (not a migration)
+ * @h: the closure's decoded header
+ * @root: its unsealed root
+ * @c: the context of its keying, which @m takes
+ * @stage: the private, checked copy of the tree nodes, or NULL
+ * @macs: the MACs to copy in, or NULL when they are in place
+ * @data: the ciphertext to copy in (with @macs)
+ *
+ * Context: the caller serializes access to @m and @rx.
+ * Return: 0, or mmt_root_transition()'s error with nothing changed.
  */
 static int mmt_closure_install(struct mmt *m, struct mmt_rx_rules *rx,
 			       const struct mmt_closure_hdr *h,

@@ -232,12 +232,13 @@ static int mmt_rx_par_check(struct mmt_rx *rx, struct mmt_rx_slot *s)
  * @all: wait for every pending closure
  *
  * From the oldest pending closure on: waits for its full check when it
- * must (@all; @rx->par_max closures pending, so none more can start; or
- * every granted closure is pending, so no DONE can come before a GRANT),
- * else stops at the first still running.  Each settled closure gets what
- * the serial receive gives it after its DONE: -ECANCELED once an earlier
- * one was refused, else its verdict applied (mmt_conn_rx_end()); then its
- * ACK and the next GRANT.
+ * must (@all: the receive has no message to handle, or took the END;
+ * @rx->par_max closures pending, so none more can start; or every
+ * granted closure is pending, so no DONE can come before a GRANT), else
+ * stops at the first still running.  Each settled closure gets what the
+ * serial receive gives it after its DONE: -ECANCELED once an earlier one
+ * was refused, else its verdict applied (mmt_conn_rx_end()); then its ACK
+ * and, unless the END was taken (@rx->par_end), the next GRANT.
  *
  * Context: process, the receive's task; may sleep.
  * Return: 0; -EINTR (a fatal signal while it waited for the PMO's lock:
@@ -278,7 +279,7 @@ static int mmt_rx_par_settle(struct mmt_rx *rx, bool all)
 			rx->stop = verdict;
 		if (err)
 			return err;
-		if (!rx->stop && rx->granted < rx->n) {
+		if (!rx->stop && !rx->par_end && rx->granted < rx->n) {
 			err = mmt_rx_grant(rx, s, rx->granted);
 			if (err)
 				return err;
@@ -690,6 +691,17 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		rx->granted++;
 	}
 	for (;;) {
+		/*
+		 * par: nothing to handle now, so the verdicts of the pending
+		 * closures go out before the receive waits for the network, as
+		 * the serial receive's do
+		 */
+		if (rx->par && rx->acked < rx->done &&
+		    !mmt_inbox_ready(conn, &conn->rx_inbox)) {
+			err = mmt_rx_par_settle(rx, true);
+			if (err)
+				goto out_abort;
+		}
 		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
 		if (IS_ERR(it)) {
 			err = PTR_ERR(it);
@@ -715,6 +727,7 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	}
 	/* par: the verdicts still due, in order, before the END's result */
 	if (rx->par) {
+		rx->par_end = true;
 		err = mmt_rx_par_settle(rx, true);
 		if (err)
 			goto out_abort;

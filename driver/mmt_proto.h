@@ -272,6 +272,7 @@ struct mmt_rx {
 	bool par_fail;		/* par: a pending closure was refused */
 	u32 par_max;		/* par: closures pending at most, >= 2 */
 	u32 acked;		/* par: the next closure to get its ACK */
+	bool par_end;		/* par: END taken: no GRANT any more */
 	struct mmt_rx_verifier *vers;	/* par: @par_max of them */
 };
 

@@ -659,6 +659,8 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
 {
 	mutex_lock(&pmo->lock);
 	pmo->receiving = false;
+	/* no closure of the receive is pending any more */
+	memset(pmo->rx_crypto_held, 0, sizeof(pmo->rx_crypto_held));
 	if (plain)
 		pmo->plain_xfers--;
 	mutex_unlock(&pmo->lock);
@@ -720,6 +722,111 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 						  head, peer, eager);
 	gua = pmo->mmts[index].root.gua;
 	mutex_unlock(&pmo->lock);
+	mmt_stats_receive(err, gua, index);
+	return err;
+}
+
+/**
+ * mmt_conn_rx_begin() - the in-order part of an eager receive's check of
+ * closure @index, whose full check then runs on an I/O worker
+ * @pmo: the receive PMO, as for mmt_conn_rx_check()
+ * @index: which MMT
+ * @gen: as for mmt_conn_rx_check()
+ * @rx_nonce: as for mmt_conn_rx_check()
+ * @head: as for mmt_conn_rx_check()
+ * @peer: as for mmt_conn_rx_check()
+ * @prev: the closure begun just before this one and not yet committed,
+ *	or NULL (mmt_closure_eager_begin())
+ * @pc: (out) the begun closure, on success; it holds its keying's
+ *	context (mmt_pmo_keying_hold()) until mmt_conn_rx_end()
+ *
+ * Under @pmo->lock, as mmt_conn_rx_check() with @eager: the same receive
+ * rules set up, the same -EPERM once the PMO was lost to this receive,
+ * then rules 1 to 7 in their order and the top-level nodes
+ * (mmt_closure_eager_begin()).  Nothing of the MMT or of the receive's
+ * freshness state changes.  A failure is final for the closure and is
+ * counted here, as mmt_conn_rx_check() counts it.
+ *
+ * Context: process; takes @pmo->lock (killable); may sleep.
+ * Return: 0; -EINVAL for a bad @index; -EPERM (@pmo->rx_lost); the
+ * -errno of the rule that failed; -ENOMEM; -EINTR if a fatal signal came
+ * while it waited for the lock (nothing checked, not counted).
+ */
+int mmt_conn_rx_begin(struct mmt_pmo *pmo, u32 index, u32 gen,
+		      const u8 *rx_nonce, const u8 *head, u16 peer,
+		      const struct mmt_closure_eager *prev,
+		      struct mmt_closure_eager *pc)
+{
+	u64 gua;
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	if (mutex_lock_killable(&pmo->lock))
+		return -EINTR;
+	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
+	pmo->rx.expect_seq = index;
+	pmo->rx.gen = gen;		/* and only in its own receive */
+	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+	if (pmo->rx_lost)
+		err = -EPERM;
+	else
+		err = mmt_closure_eager_begin(&pmo->mmts[index], &pmo->rx,
+					      head, peer, prev, pc);
+	if (!err)
+		mmt_pmo_keying_hold(pmo, pc->c, true);
+	gua = pmo->mmts[index].root.gua;
+	mutex_unlock(&pmo->lock);
+	if (err)
+		mmt_stats_receive(err, gua, index);
+	return err;
+}
+
+/**
+ * mmt_conn_rx_end() - apply the verdict of a begun closure's full check,
+ * in closure order
+ * @pmo: the receive PMO
+ * @index: the closure's MMT
+ * @pc: from mmt_conn_rx_begin(); freed here in every case
+ * @verdict: mmt_closure_eager_verify()'s result, or -ECANCELED to drop
+ *	the closure unjudged (a closure before it was refused, so the
+ *	serial receive would not have checked it: not counted)
+ *
+ * With @verdict 0 the closure is committed (mmt_closure_eager_commit():
+ * WAITING -> VALID, the receive's last root counter and GUA move on),
+ * unless the PMO was lost to this receive meanwhile (-EPERM), as
+ * mmt_conn_rx_check() would have found it.  Any other @verdict leaves the
+ * MMT WAITING and the freshness state as it was.  The closure's hold on
+ * its keying's context is dropped; that of a closure dropped unjudged or
+ * of a call cut short by a signal goes when the receive ends
+ * (mmt_conn_rx_finish(): no closure of it is begun after a refused one).
+ *
+ * Context: process; takes @pmo->lock (killable; not for -ECANCELED);
+ * may sleep.  The caller calls it for the begun closures in the order
+ * they were begun, and for none after one that returned an error.
+ * Return: 0 (committed); -EPERM; @verdict; -EINTR if a fatal signal came
+ * while it waited for the lock (nothing committed, the MMT still WAITING:
+ * the caller aborts the receive, as for mmt_conn_rx_check()'s -EINTR).
+ */
+int mmt_conn_rx_end(struct mmt_pmo *pmo, u32 index,
+		    struct mmt_closure_eager *pc, int verdict)
+{
+	u64 gua;
+	int err = verdict;
+
+	if (verdict == -ECANCELED || mutex_lock_killable(&pmo->lock)) {
+		/* its hold goes with the receive (mmt_conn_rx_finish()) */
+		mmt_closure_eager_free(pc);
+		return verdict == -ECANCELED ? verdict : -EINTR;
+	}
+	if (!err)
+		err = pmo->rx_lost ? -EPERM :
+		      mmt_closure_eager_commit(&pmo->mmts[index], &pmo->rx,
+					       pc);
+	mmt_pmo_keying_hold(pmo, pc->c, false);
+	gua = pmo->mmts[index].root.gua;
+	mutex_unlock(&pmo->lock);
+	mmt_closure_eager_free(pc);
 	mmt_stats_receive(err, gua, index);
 	return err;
 }

@@ -324,6 +324,12 @@ int mmt_conn_rx_prepare(struct mmt_pmo *pmo, u32 channel, u64 conn_id,
 void mmt_conn_xfer_end(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		      const u8 *rx_nonce, const u8 *head, u16 peer, bool eager);
+int mmt_conn_rx_begin(struct mmt_pmo *pmo, u32 index, u32 gen,
+		      const u8 *rx_nonce, const u8 *head, u16 peer,
+		      const struct mmt_closure_eager *prev,
+		      struct mmt_closure_eager *pc);
+int mmt_conn_rx_end(struct mmt_pmo *pmo, u32 index,
+		    struct mmt_closure_eager *pc, int verdict);
 void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain);
 int mmt_conn_xfer_args(const void *xfer);
 int mmt_conn_migrate_args(const void *mig, bool send);

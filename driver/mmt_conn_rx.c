@@ -13,6 +13,338 @@
 
 /* ------------------------------------------------------------ receiver */
 
+/*
+ * Eager receive on the I/O workers.  An eager MMT-channel receive checks
+ * every tree node and data MAC of each closure before it accepts it; the
+ * closures are independent subtrees, so with io_workers above 1 (0: the
+ * CPUs online) those full checks run on the I/O workers' queue
+ * (driver/mmt_pmo_io.c), several closures of the window at once, while
+ * everything that orders closures stays in the receive's task and in
+ * closure order:
+ *
+ *  - on a closure's DONE, under the PMO's lock: the receive rules 1 to 7
+ *    in their order and the top-level nodes (mmt_conn_rx_begin()), the
+ *    replay and reorder rules against the closure before it as if that
+ *    one were accepted already (it is refused otherwise, and then this
+ *    one is never committed);
+ *  - on a worker, without the lock: mmt_closure_eager_verify() with the
+ *    worker's own scratch and context (struct mmt_rx_verifier), on the
+ *    private copy of the nodes and the data and MACs in place (the
+ *    registration is invalidated: nothing writes them any more);
+ *  - in closure order, in the receive's task (mmt_rx_par_settle()): the
+ *    verdict applied under the PMO's lock (mmt_conn_rx_end(): WAITING ->
+ *    VALID, the last root counter and GUA move on), then the ACK, then the
+ *    next GRANT, as the serial receive sends them after each DONE.
+ *
+ * A closure refused (at its rules, its full check or its commit) stops
+ * the receive as in the serial path: every later closure gets -ECANCELED
+ * and none of them is committed, though their rules may have passed.
+ * io_workers 1, a window of one slot, or a lazy, secure or plain receive
+ * takes the serial path (mmt_conn_rx_check()) unchanged.
+ */
+
+/**
+ * mmt_rx_verifier_crypto() - a worker's context for keying @ksalt
+ * @rx: the receive, its keying root copied (@rx->have_key)
+ * @v: the worker's tools, used by no full check at the moment
+ * @ksalt: MMT_KSALT_BYTES keying salt of the closure to check
+ *
+ * The cached one, or one made from @rx->key_root (the PMO's key root as
+ * the receive began: the same subkeys as the PMO's contexts, and nothing
+ * the PMO's lock guards); when all entries are taken the oldest goes.
+ *
+ * Context: process, the receive's task; may sleep.
+ * Return: the context, or mmt_crypto_alloc_root()'s ERR_PTR (-ENOMEM, the
+ * crypto API's errors).
+ */
+static struct mmt_crypto *mmt_rx_verifier_crypto(struct mmt_rx *rx,
+						 struct mmt_rx_verifier *v,
+						 const u8 *ksalt)
+{
+	u32 k, free = ARRAY_SIZE(v->crypto);
+	struct mmt_crypto *nc;
+
+	for (k = 0; k < ARRAY_SIZE(v->crypto); k++) {
+		if (!v->crypto[k]) {
+			free = min(free, k);
+			continue;
+		}
+		if (!memcmp(mmt_crypto_ksalt(v->crypto[k]), ksalt,
+			    MMT_KSALT_BYTES))
+			return v->crypto[k];
+	}
+	nc = mmt_crypto_alloc_root(rx->key_root, ksalt);
+	if (IS_ERR(nc))
+		return nc;
+	if (free == ARRAY_SIZE(v->crypto)) {
+		free = v->next;
+		v->next = (v->next + 1) % ARRAY_SIZE(v->crypto);
+		mmt_crypto_free(v->crypto[free]);
+	}
+	v->crypto[free] = nc;
+	return nc;
+}
+
+/**
+ * mmt_rx_par_setup() - decide whether an eager receive checks its
+ * closures on the I/O workers, and set it up
+ * @rx: an MMT-channel receive into a keyed PMO, its slots allocated
+ *	(mmt_rx_alloc()) and its copy of the keying root taken
+ *
+ * Parallel when eager, io_workers (mmt_io_nworkers()) and the window
+ * both allow two closures or more, and the workers' scratch can be had;
+ * otherwise (also when out of memory) the receive stays serial.
+ *
+ * Context: process; may sleep.
+ */
+static void mmt_rx_par_setup(struct mmt_rx *rx)
+{
+	size_t sbytes = mmt_scratch_bytes(&rx->pmo->params);
+	u32 n, i;
+
+	if (!rx->eager || rx->channel != MMT_CHANNEL_MMT || rx->plain ||
+	    !rx->have_key)
+		return;
+	n = min_t(u32, mmt_io_nworkers(), rx->nslots);
+	if (n < 2)
+		return;
+	rx->vers = kcalloc(n, sizeof(*rx->vers), GFP_KERNEL_ACCOUNT);
+	if (!rx->vers)
+		return;
+	for (i = 0; i < n; i++) {
+		rx->vers[i].scratch = kvzalloc(sbytes, MMT_GFP_USER_SIZED);
+		if (!rx->vers[i].scratch)
+			break;
+	}
+	rx->par_max = i;
+	rx->par = i >= 2;
+	if (!rx->par)
+		mmt_rx_par_free(rx);
+}
+
+/**
+ * mmt_rx_par_free() - end an eager receive's work on the I/O workers
+ * @rx: the receive
+ *
+ * Waits for every full check still running, frees every closure begun and
+ * not settled (its MMT stays WAITING; the holds on keyings go with the
+ * receive, mmt_conn_rx_finish()), then the workers' contexts (which wipes
+ * their subkeys) and scratch.  Nothing when the receive is serial.
+ *
+ * Context: process; may sleep; no lock held.
+ */
+void mmt_rx_par_free(struct mmt_rx *rx)
+{
+	size_t sbytes;
+	u32 i, k;
+
+	for (i = 0; i < rx->nslots; i++) {
+		struct mmt_rx_slot *s = &rx->slots[i];
+
+		if (s->queued)
+			wait_for_completion(&s->checked);
+		s->queued = false;
+		if (s->began)
+			mmt_closure_eager_free(&s->pc);
+		s->began = false;
+		s->pending = false;
+	}
+	if (!rx->vers)
+		return;
+	sbytes = mmt_scratch_bytes(&rx->pmo->params);
+	for (i = 0; i < rx->par_max; i++) {
+		struct mmt_rx_verifier *v = &rx->vers[i];
+
+		for (k = 0; k < ARRAY_SIZE(v->crypto); k++)
+			mmt_crypto_free(v->crypto[k]);
+		if (v->scratch)
+			kvfree_sensitive(v->scratch, sbytes);
+	}
+	kfree(rx->vers);
+	rx->vers = NULL;
+	rx->par = false;
+}
+
+/**
+ * mmt_rx_verify_work() - the full check of one closure, on an I/O worker
+ * @work: the @work of a struct mmt_rx_slot
+ *
+ * Sets the slot's @verdict, then completes @checked, which the receive's
+ * task waits on before it reads the verdict.
+ *
+ * Context: a kworker of the I/O workers' queue, or the receive's task
+ * when nothing could be queued; may sleep.  The slot's closure, context
+ * and scratch are this call's alone until it completes.
+ */
+static void mmt_rx_verify_work(struct work_struct *work)
+{
+	struct mmt_rx_slot *s = container_of(work, struct mmt_rx_slot, work);
+
+	s->verdict = mmt_closure_eager_verify(&s->pc, s->vc, s->v->scratch);
+	/* complete() orders the verdict before the waiter's read of it */
+	complete(&s->checked);
+}
+
+/**
+ * mmt_rx_par_check() - start the full check of a begun closure
+ * @rx: the receive
+ * @s: the closure's slot, @s->pc begun
+ *
+ * On the worker tools of its place in the window (at most @rx->par_max
+ * closures are pending, with consecutive indices, so no two share them).
+ * If no context of the closure's keying can be made for them, the check
+ * runs here under the PMO's lock with the PMO's own scratch and the
+ * closure's context, as the serial receive runs it.
+ *
+ * Context: process, the receive's task; may sleep.
+ * Return: 0 (@s->queued, or @s->verdict set); -EINTR if a fatal signal
+ * came while it waited for the PMO's lock.
+ */
+static int mmt_rx_par_check(struct mmt_rx *rx, struct mmt_rx_slot *s)
+{
+	struct mmt_pmo *pmo = rx->pmo;
+	struct mmt_crypto *c;
+
+	s->v = &rx->vers[s->index % rx->par_max];
+	c = mmt_rx_verifier_crypto(rx, s->v, s->pc.ksalt);
+	if (IS_ERR(c)) {
+		if (mutex_lock_killable(&pmo->lock))
+			return -EINTR;
+		s->verdict = pmo->rx_lost ? -EPERM :
+			     mmt_closure_eager_verify(&s->pc, s->pc.c,
+						      pmo->scratch);
+		mutex_unlock(&pmo->lock);
+		return 0;
+	}
+	s->vc = c;
+	s->verdict = 0;
+	init_completion(&s->checked);
+	INIT_WORK(&s->work, mmt_rx_verify_work);
+	s->queued = true;
+	if (!mmt_io_queue(&s->work))
+		mmt_rx_verify_work(&s->work);
+	return 0;
+}
+
+/**
+ * mmt_rx_par_settle() - send the verdicts that are due, in closure order
+ * @rx: an eager receive on the I/O workers
+ * @all: wait for every pending closure
+ *
+ * From the oldest pending closure on: waits for its full check when it
+ * must (@all: the receive has no message to handle, or took the END;
+ * @rx->par_max closures pending, so none more can start; or every
+ * granted closure is pending, so no DONE can come before a GRANT), else
+ * stops at the first still running.  Each settled closure gets what the
+ * serial receive gives it after its DONE: -ECANCELED once an earlier one
+ * was refused, else its verdict applied (mmt_conn_rx_end()); then its ACK
+ * and, unless the END was taken (@rx->par_end), the next GRANT.
+ *
+ * Context: process, the receive's task; may sleep.
+ * Return: 0; -EINTR (a fatal signal while it waited for the PMO's lock:
+ * the receive is aborted, as for the serial -EINTR); or the fabric's
+ * error from an ACK or GRANT.
+ */
+static int mmt_rx_par_settle(struct mmt_rx *rx, bool all)
+{
+	while (rx->acked < rx->done) {
+		struct mmt_rx_slot *s = &rx->slots[rx->acked % rx->nslots];
+		bool must = all || rx->done - rx->acked >= rx->par_max ||
+			    rx->granted == rx->done;
+		int verdict, err;
+
+		if (s->queued) {
+			if (!must && !completion_done(&s->checked))
+				break;
+			wait_for_completion(&s->checked);
+			s->queued = false;
+		}
+		verdict = s->verdict;
+		if (s->began) {
+			s->began = false;
+			verdict = mmt_conn_rx_end(rx->pmo, s->index, &s->pc,
+						  rx->stop ? -ECANCELED :
+						  verdict);
+			if (verdict == -EINTR)
+				return -EINTR;
+		}
+		if (rx->stop)
+			verdict = -ECANCELED;
+		s->pending = false;
+		rx->acked++;
+		err = mmt_rx_send_ack(rx, s->index, 0, &verdict);
+		if (!verdict)
+			rx->accepted++;
+		else if (!rx->stop)
+			rx->stop = verdict;
+		if (err)
+			return err;
+		if (!rx->stop && !rx->par_end && rx->granted < rx->n) {
+			err = mmt_rx_grant(rx, s, rx->granted);
+			if (err)
+				return err;
+			rx->granted++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * mmt_rx_par_done() - a DONE of an eager receive on the I/O workers
+ * @rx: the receive
+ * @s: the closure's slot, invalidated, @rx->done counted
+ * @index: the closure
+ *
+ * The closure's rules and top nodes in order (mmt_conn_rx_begin()), after
+ * the closure before it as if that one were accepted; its full check on a
+ * worker; then the verdicts that are due (mmt_rx_par_settle()).  After a
+ * refusal, of this receive or of a pending closure's rules, nothing more
+ * is begun.
+ *
+ * Context: process, the receive's task; may sleep.
+ * Return: 0, -EINTR, or mmt_rx_par_settle()'s errors.
+ */
+static int mmt_rx_par_done(struct mmt_rx *rx, struct mmt_rx_slot *s,
+			   u32 index)
+{
+	const struct mmt_closure_eager *prev = NULL;
+	u8 head[MMT_CONN_HEAD_BYTES];
+	int err;
+
+	s->pending = true;
+	s->began = false;
+	s->queued = false;
+	if (rx->stop || rx->par_fail) {
+		s->verdict = -ECANCELED;
+	} else {
+		if (index > rx->acked) {
+			const struct mmt_rx_slot *p =
+				&rx->slots[(index - 1) % rx->nslots];
+
+			prev = p->began ? &p->pc : NULL;
+		}
+		memcpy(head, s->head, sizeof(head));
+		mmt_conn_fault_rx(rx->pmo, index, head);
+		err = mmt_conn_rx_begin(rx->pmo, index, rx->gen, rx->nonce,
+					head, rx->conn->peer_node, prev,
+					&s->pc);
+		if (err == -EINTR) {
+			s->pending = false;
+			return -EINTR;
+		}
+		s->verdict = err;
+		if (err) {
+			rx->par_fail = true;
+		} else {
+			s->began = true;
+			err = mmt_rx_par_check(rx, s);
+			if (err)
+				return err;
+		}
+	}
+	return mmt_rx_par_settle(rx, false);
+}
+
 /* The receive's binding, as its ACKs and its statement name it. */
 static void mmt_rx_bind(struct mmt_rx *rx, struct mmt_bind *b)
 {
@@ -31,6 +363,7 @@ void mmt_rx_free(struct mmt_rx *rx)
 {
 	u32 i;
 
+	mmt_rx_par_free(rx);
 	for (i = 0; i < rx->nslots; i++) {
 		struct mmt_rx_slot *s = &rx->slots[i];
 
@@ -192,6 +525,8 @@ static int mmt_rx_done(struct mmt_rx *rx, const struct mmt_msg *m)
 	if (err)
 		return err;
 	rx->done++;
+	if (rx->par)
+		return mmt_rx_par_done(rx, s, m->index);
 	if (rx->stop) {
 		verdict = -ECANCELED;
 	} else if (rx->channel == MMT_CHANNEL_MMT) {
@@ -326,6 +661,8 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	}
 	if (!err)
 		err = mmt_rx_alloc(rx);
+	if (!err)
+		mmt_rx_par_setup(rx);
 	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
 		struct mmt_conn_sec_id id = {
 			.conn_id = conn->conn_id,
@@ -354,6 +691,17 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		rx->granted++;
 	}
 	for (;;) {
+		/*
+		 * par: nothing to handle now, so the verdicts of the pending
+		 * closures go out before the receive waits for the network, as
+		 * the serial receive's do
+		 */
+		if (rx->par && rx->acked < rx->done &&
+		    !mmt_inbox_ready(conn, &conn->rx_inbox)) {
+			err = mmt_rx_par_settle(rx, true);
+			if (err)
+				goto out_abort;
+		}
 		it = mmt_inbox_wait(conn, &conn->rx_inbox, timeout);
 		if (IS_ERR(it)) {
 			err = PTR_ERR(it);
@@ -376,6 +724,13 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		/* Every closure handled: no grant left, END not needed. */
 		if (end || rx->done == rx->n)
 			break;
+	}
+	/* par: the verdicts still due, in order, before the END's result */
+	if (rx->par) {
+		rx->par_end = true;
+		err = mmt_rx_par_settle(rx, true);
+		if (err)
+			goto out_abort;
 	}
 	/* The sender writes no more: withdraw what is still granted. */
 	for (i = 0; i < rx->nslots; i++) {

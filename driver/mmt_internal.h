@@ -121,6 +121,11 @@ struct mm_struct;
  * @rx_crypto: contexts of other keyings (salts named by received
  *	closures), made on demand by mmt_pmo_keying(), freed with the key;
  *	an MMT received under one of them points at it
+ * @rx_crypto_held: per entry of @rx_crypto, closures of an eager
+ *	receive that passed their in-order check under it and are not yet
+ *	committed or dropped (mmt_pmo_keying_hold()): such an entry is not
+ *	reused, as it would not be if they were committed already; zeroed
+ *	with the key
  * @key_len: 0, 16 or 32
  * @chan_root: the secure channel's root key, mmt_chan_root_key() of the
  *	MMT key (which is not kept), valid while @crypto is set; wiped with
@@ -203,6 +208,7 @@ struct mmt_pmo {
 	struct mmt_crypto *crypto;
 	u8 key_root[MMT_KEY_ROOT_BYTES];
 	struct mmt_crypto *rx_crypto[MMT_PMO_KEYINGS];
+	u32 rx_crypto_held[MMT_PMO_KEYINGS];
 	u32 key_len;
 	u8 chan_root[MMT_CHAN_ROOT_BYTES];
 	struct mmt_rx_rules rx;
@@ -561,6 +567,8 @@ long mmt_pmo_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int mmt_pmo_receive(struct mmt_pmo *pmo, u32 index, const u8 *buf,
 		    size_t len, bool eager);
 void mmt_pmo_rx_start(struct mmt_pmo *pmo, u64 conn_id, u16 self_node);
+void mmt_pmo_keying_hold(struct mmt_pmo *pmo, struct mmt_crypto *c,
+			 bool hold);
 int mmt_pmo_wipe(struct mmt_pmo *pmo);
 
 /* mmt_delegate.c */
@@ -590,6 +598,8 @@ extern unsigned int mmt_io_workers;
 int mmt_pmo_io_init(void);
 void mmt_pmo_io_exit(void);
 void mmt_pmo_io_slots_free(struct mmt_pmo *pmo);
+unsigned int mmt_io_nworkers(void);
+bool mmt_io_queue(struct work_struct *work);
 
 /* mmt_pmo_io.c: pread() and pwrite() (the PMO fd's read_iter and write_iter) */
 ssize_t mmt_pmo_io(struct kiocb *iocb, struct iov_iter *iter, bool write);

@@ -82,6 +82,7 @@ static void mmt_pmo_drop_key(struct mmt_pmo *pmo)
 	for (i = 0; i < MMT_PMO_KEYINGS; i++) {
 		mmt_crypto_free(pmo->rx_crypto[i]);
 		pmo->rx_crypto[i] = NULL;
+		pmo->rx_crypto_held[i] = 0;
 	}
 	pmo->key_len = 0;
 	memzero_explicit(pmo->key_root, sizeof(pmo->key_root));
@@ -348,7 +349,8 @@ err_free:
  * mmt_rx_rules, lib/mmt_lib.h): the context of @ksalt under the PMO's key,
  * for a received closure sealed under another keying than the PMO's own.
  * A cached one is reused; otherwise a free slot, or one no MMT uses any
- * more (a rejected closure's), takes a new context.  Called with
+ * more (a rejected closure's) and no closure of an eager receive holds
+ * (mmt_pmo_keying_hold()), takes a new context.  Called with
  * @pmo->lock held (the receive path); may sleep.
  */
 static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
@@ -370,7 +372,7 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
 		for (j = 0; c && j < pmo->closures; j++)
 			if (pmo->mmts[j].crypto == c)
 				break;
-		if (!c || j == pmo->closures)
+		if (!c || (j == pmo->closures && !pmo->rx_crypto_held[i]))
 			slot = i;
 	}
 	if (slot < 0)
@@ -381,6 +383,43 @@ static struct mmt_crypto *mmt_pmo_keying(struct mmt_rx_rules *rx,
 	mmt_crypto_free(pmo->rx_crypto[slot]);
 	pmo->rx_crypto[slot] = c;
 	return c;
+}
+
+/**
+ * mmt_pmo_keying_hold() - hold, or let go, a received keying's context
+ * for a closure checked but not yet committed
+ * @pmo: the receive PMO
+ * @c: the context the closure's check used: @pmo->crypto (nothing to
+ *	hold: it lives as long as the key) or an entry of @pmo->rx_crypto
+ * @hold: take a hold, else drop one
+ *
+ * An eager receive on the I/O workers (driver/mmt_conn_rx.c) checks a
+ * closure's rules before the closures ahead of it are committed.  Once
+ * committed, a closure's MMT points at its context and mmt_pmo_keying()
+ * does not reuse that entry; the hold keeps it so in between, so a later
+ * closure's keying gets the same answer (-ENOSPC included) as it would
+ * in the serial receive.  After the key was dropped (@pmo->rx_lost) the
+ * holds are gone with it and a drop does nothing.
+ *
+ * Context: process; the caller holds @pmo->lock.
+ */
+void mmt_pmo_keying_hold(struct mmt_pmo *pmo, struct mmt_crypto *c,
+			 bool hold)
+{
+	u32 i;
+
+	lockdep_assert_held(&pmo->lock);
+	if (pmo->rx_lost || !c || c == pmo->crypto)
+		return;
+	for (i = 0; i < MMT_PMO_KEYINGS; i++) {
+		if (pmo->rx_crypto[i] != c)
+			continue;
+		if (hold)
+			pmo->rx_crypto_held[i]++;
+		else if (pmo->rx_crypto_held[i])
+			pmo->rx_crypto_held[i]--;
+		return;
+	}
 }
 
 /**

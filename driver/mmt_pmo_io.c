@@ -35,10 +35,17 @@
 /* Most closures of one call in flight, whatever io_workers says. */
 #define MMT_IO_WORKERS_MAX	64
 
+/*
+ * io_workers: closures worked on at once, on the I/O workers' queue: those
+ * of one pread/pwrite (here) and those of an eager MMT-channel receive
+ * whose full checks run while the rules, verdicts and ACKs stay in order
+ * (driver/mmt_conn_rx.c).  0: the CPUs online; 1: serial, in the calling
+ * task.  Read once per call (mmt_io_nworkers()).
+ */
 unsigned int mmt_io_workers;
 module_param_named(io_workers, mmt_io_workers, uint, 0644);
 MODULE_PARM_DESC(io_workers,
-		 "Closures of one pread/pwrite encrypted or verified at once, on as many CPUs (0, the default: the CPUs online; 1: one after the other in the calling task)");
+		 "Closures of one pread/pwrite encrypted or verified at once, and closures of an eager MMT-channel receive verified at once, on as many CPUs (0, the default: the CPUs online; 1: one after the other in the calling task)");
 
 /* The I/O workers' queue (mmt_pmo_io_init()); NULL: every call serial. */
 static struct workqueue_struct *mmt_io_wq;
@@ -371,6 +378,40 @@ int mmt_pmo_io_init(void)
 	mmt_io_wq = alloc_workqueue("mmt_io", WQ_UNBOUND | WQ_CPU_INTENSIVE,
 				    0);
 	return mmt_io_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * mmt_io_nworkers() - how many closures may be worked on at once
+ *
+ * The module parameter io_workers, 0 meaning the CPUs online; 1 when the
+ * queue does not exist (every caller then runs serially).  Read once per
+ * call by its users: pread/pwrite here, the eager receive
+ * (driver/mmt_conn_rx.c).
+ *
+ * Context: any.
+ * Return: 1 or more.
+ */
+unsigned int mmt_io_nworkers(void)
+{
+	unsigned int workers = READ_ONCE(mmt_io_workers);
+
+	if (!mmt_io_wq)
+		return 1;
+	return workers ? workers : num_online_cpus();
+}
+
+/**
+ * mmt_io_queue() - run @work on the I/O workers' queue
+ * @work: an initialized work item; the caller waits for it before it
+ *	frees anything the work uses
+ *
+ * Context: any.
+ * Return: true if queued; false if there is no queue (the caller runs
+ * the work itself) or @work is still pending.
+ */
+bool mmt_io_queue(struct work_struct *work)
+{
+	return mmt_io_wq && queue_work(mmt_io_wq, work);
 }
 
 /**

@@ -209,13 +209,40 @@ struct mmt_conn {
 	struct mmt_mig *mig_last;
 };
 
-/* A receiver's window slot: one closure granted at a time. */
+/*
+ * An I/O worker's tools for the full check of one closure of an eager
+ * receive (mmt_conn_rx.c, "eager receive on the I/O workers"): engine
+ * scratch and contexts of the keyings met, made from the receive's own
+ * copy of the keying root, so that nothing the PMO's lock guards is used
+ * without it.  One closure at a time.
+ */
+struct mmt_rx_verifier {
+	u8 *scratch;		/* mmt_scratch_bytes() of the geometry */
+	struct mmt_crypto *crypto[MMT_PMO_KEYINGS + 1];	/* by keying salt */
+	u32 next;		/* the entry a new context replaces when full */
+};
+
+/*
+ * A receiver's window slot: one closure granted at a time.  In an eager
+ * receive on the I/O workers (@rx->par) it also holds its closure from
+ * its DONE to its ACK (@pending): the verdict, known at once or once the
+ * worker is done (@checked).
+ */
 struct mmt_rx_slot {
 	bool granted;		/* its GRANT was sent (or tried) */
 	u32 index;
 	u8 *bounce;		/* secure: one closure's data + tag */
 	u8 *head;		/* MMT: header + sealed root slot */
 	struct mmt_fab_sink *sink;	/* the fabric's: its registration */
+	bool pending;		/* par: DONE handled, no ACK sent yet */
+	bool began;		/* par: @pc holds a begun closure */
+	bool queued;		/* par: its full check was started */
+	int verdict;		/* par: known verdict, or the worker's */
+	struct mmt_closure_eager pc;	/* par: mmt_conn_rx_begin()'s */
+	struct mmt_crypto *vc;	/* par: the worker's context for @pc */
+	struct mmt_rx_verifier *v;	/* par: the worker's tools */
+	struct work_struct work;	/* par: the full check */
+	struct completion checked;	/* par: the full check is done */
 };
 
 struct mmt_rx {
@@ -241,6 +268,12 @@ struct mmt_rx {
 	bool record;		/* MMT channel: the receive is recorded */
 	bool have_key;		/* @key_root holds the PMO's, as it began */
 	u8 key_root[MMT_KEY_ROOT_BYTES];
+	bool par;		/* eager: full checks on the I/O workers */
+	bool par_fail;		/* par: a pending closure was refused */
+	u32 par_max;		/* par: closures pending at most, >= 2 */
+	u32 acked;		/* par: the next closure to get its ACK */
+	bool par_end;		/* par: END taken: no GRANT any more */
+	struct mmt_rx_verifier *vers;	/* par: @par_max of them */
 };
 
 /* What an ioctl on a connection fd that names a PMO holds: mmt_conn_op_begin(). */
@@ -307,6 +340,7 @@ int mmt_conn_do_send(struct mmt_conn *conn, struct mmt_pmo *pmo,
 /* mmt_conn_rx.c */
 void mmt_rx_free(struct mmt_rx *rx);
 int mmt_rx_alloc(struct mmt_rx *rx);
+void mmt_rx_par_free(struct mmt_rx *rx);
 int mmt_rx_grant(struct mmt_rx *rx, struct mmt_rx_slot *s, u32 index);
 int mmt_rx_invalidate(struct mmt_rx *rx, struct mmt_rx_slot *s);
 int mmt_rx_send_ack(struct mmt_rx *rx, u32 index, u64 root_counter,

@@ -312,6 +312,149 @@ bool mmt_closure_same_geometry(const struct mmt_closure_hdr *h,
 	return true;
 }
 
+/**
+ * mmt_closure_rules() - receive rules 1 to 7, once, for every entry point
+ * @m: the receive MMT
+ * @rx: the connection's receive rules; not changed here
+ * @head: the closure's head (header and sealed root), untrusted memory
+ * @len: the closure's bytes
+ * @sender: the node the header must name, or MMT_CLOSURE_ANY_SENDER
+ * @last_rc: the root counter rule 6 compares with (the last accepted one)
+ * @last_gua: the GUA rule 7 compares with (the last accepted one, 0: none)
+ * @hb: (out) MMT_CLOSURE_HDR_BYTES: the private copy of the header
+ * @h: (out) the decoded header
+ * @root: (out) the unsealed root
+ * @c: (out) the context of the closure's keying
+ *
+ * Context: the caller serializes access to @m and @rx; may sleep (the
+ * keying callback, the kernel crypto API).
+ * Return: 0, or the -errno of the first rule that fails (the table of
+ * docs/ENGINE.md, "Receiving"); the outputs are meaningful only on 0.
+ */
+static int mmt_closure_rules(struct mmt *m, struct mmt_rx_rules *rx,
+			     const u8 *head, size_t len, int sender,
+			     u64 last_rc, u64 last_gua,
+			     u8 *hb, struct mmt_closure_hdr *h,
+			     struct mmt_root *root, struct mmt_crypto **c)
+{
+	struct mmt_params p;
+	int ret;
+
+	/* 1. the receive MMT (a migration lands again in a LANDING one) */
+	if (m->root.state != MMT_WAITING &&
+	    !(rx->migrate && m->root.state == MMT_LANDING))
+		return -EPERM;
+	if (!m->crypto)
+		return -ENOKEY;
+	/* 2. the header, from a private copy */
+	if (!head || len < MMT_CLOSURE_HDR_BYTES)
+		return -EMSGSIZE;
+	memcpy(hb, head, MMT_CLOSURE_HDR_BYTES);
+	ret = mmt_closure_decode(hb, len, h, &p);
+	if (ret)
+		return ret;
+	/* 3. geometry */
+	if (!mmt_closure_same_geometry(h, m->p))
+		return -EMEDIUMTYPE;
+	/* 4. this node, this connection, this MMT */
+	if (h->receiver_node != rx->self_node || h->conn_id != rx->conn_id)
+		return -EXDEV;
+	if (rx->check_seq && h->seq != rx->expect_seq)
+		return -EILSEQ;
+	/*
+	 * 4c. this receive: the receiver's fresh nonce and the transfer's
+	 * generation, so no closure built for another receive (an earlier
+	 * transfer, the other direction, another connection) in any slot
+	 */
+	if (h->gen != rx->gen ||
+	    memcmp(h->rx_nonce, rx->rx_nonce, MMT_RX_NONCE_BYTES))
+		return -ESTALE;
+	/* 5. the sealed root (read once into a private copy), under the
+	 * subkeys of the closure's keying
+	 */
+	*c = m->crypto;
+	if (memcmp(h->ksalt, mmt_crypto_ksalt(*c), MMT_KSALT_BYTES)) {
+		if (!rx->keying)
+			return -EBADMSG;
+		*c = rx->keying(rx, h->ksalt);
+		if (IS_ERR(*c))
+			return PTR_ERR(*c);
+	}
+	ret = mmt_root_unseal(m->p, *c, hb, MMT_CLOSURE_HDR_BYTES,
+			      head + MMT_CLOSURE_HDR_BYTES, root);
+	if (ret)
+		return ret;
+	/* 5b. the sender, now authenticated */
+	if (sender != MMT_CLOSURE_ANY_SENDER && h->sender_node != sender)
+		return -EXDEV;
+	if (rx->migrate) {
+		/* 6m, 7m: per index, against what landed (MIGRATION.md) */
+		if (root->root_counter <= rx->min_root_counter ||
+		    (m->root.state == MMT_LANDING &&
+		     root->root_counter <= m->root.root_counter))
+			return -ESTALE;
+		if (m->root.state == MMT_LANDING && root->gua != m->root.gua)
+			return -EILSEQ;
+	} else {
+		/* 6. replay */
+		if (root->root_counter <= rx->min_root_counter ||
+		    root->root_counter <= last_rc)
+			return -ESTALE;
+		/* 7. reorder */
+		if (last_gua && root->gua <= last_gua)
+			return -EILSEQ;
+	}
+	return 0;
+}
+
+/**
+ * mmt_closure_install() - commit a closure that passed every rule and its
+ * check
+ * @m: the receive MMT, which takes the closure
+ * @rx: the receive rules; take its root counter and GUA (not a migration)
+ * @h: the closure's decoded header
+ * @root: its unsealed root
+ * @c: the context of its keying, which @m takes
+ * @stage: the private, checked copy of the tree nodes, or NULL
+ * @macs: the MACs to copy in, or NULL when they are in place
+ * @data: the ciphertext to copy in (with @macs)
+ *
+ * Context: the caller serializes access to @m and @rx.
+ * Return: 0, or mmt_root_transition()'s error with nothing changed.
+ */
+static int mmt_closure_install(struct mmt *m, struct mmt_rx_rules *rx,
+			       const struct mmt_closure_hdr *h,
+			       const struct mmt_root *root,
+			       struct mmt_crypto *c, const u8 *stage,
+			       const u8 *macs, const u8 *data)
+{
+	int ret = 0;
+
+	/* Commit: nothing below can fail. */
+	if (m->root.state != MMT_LANDING)
+		ret = mmt_root_transition(&m->root, rx->migrate ? MMT_LANDING :
+					  MMT_VALID);
+	if (ret)
+		return ret;
+	if (stage && h->nodes_len)
+		memcpy(m->nodes, stage, h->nodes_len);
+	if (macs) {
+		/* lazy: checked on access by mmt_read(), as hardware would */
+		memcpy(m->macs, macs, h->macs_len);
+		memcpy(m->data, data, h->data_len);
+	}
+	m->crypto = c;
+	m->root.gua = root->gua;
+	m->root.root_counter = root->root_counter;
+	m->root.top = root->top;
+	m->root.read_only = !rx->migrate && (h->flags & MMT_CLOSURE_F_COPY);
+	if (!rx->migrate) {
+		rx->last_root_counter = root->root_counter;
+		rx->last_gua = root->gua;
+	}
+	return 0;
+}
+
 /*
  * The receive rules, once, for both entry points.  @head is the closure's
  * head (header and sealed root) in untrusted memory; with @in_place the
@@ -329,77 +472,18 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	const u8 *sec = NULL;
 	struct mmt_closure_hdr h;
 	struct mmt_crypto *c;
-	struct mmt_params p;
 	struct mmt_root root;
 	size_t stage_len;
 	struct mmt t;
 	u8 *stage;
 	int ret;
 
-	/* 1. the receive MMT (a migration lands again in a LANDING one) */
-	if (m->root.state != MMT_WAITING &&
-	    !(rx->migrate && m->root.state == MMT_LANDING))
-		return -EPERM;
-	if (!m->crypto)
-		return -ENOKEY;
-	/* 2. the header, from a private copy */
-	if (!head || len < MMT_CLOSURE_HDR_BYTES)
-		return -EMSGSIZE;
-	memcpy(hb, head, sizeof(hb));
-	ret = mmt_closure_decode(hb, len, &h, &p);
+	/* 1. to 7. */
+	ret = mmt_closure_rules(m, rx, head, len, sender,
+				rx->last_root_counter, rx->last_gua, hb, &h,
+				&root, &c);
 	if (ret)
 		return ret;
-	/* 3. geometry */
-	if (!mmt_closure_same_geometry(&h, m->p))
-		return -EMEDIUMTYPE;
-	/* 4. this node, this connection, this MMT */
-	if (h.receiver_node != rx->self_node || h.conn_id != rx->conn_id)
-		return -EXDEV;
-	if (rx->check_seq && h.seq != rx->expect_seq)
-		return -EILSEQ;
-	/*
-	 * 4c. this receive: the receiver's fresh nonce and the transfer's
-	 * generation, so no closure built for another receive (an earlier
-	 * transfer, the other direction, another connection) in any slot
-	 */
-	if (h.gen != rx->gen ||
-	    memcmp(h.rx_nonce, rx->rx_nonce, MMT_RX_NONCE_BYTES))
-		return -ESTALE;
-	/* 5. the sealed root (read once into a private copy), under the
-	 * subkeys of the closure's keying
-	 */
-	c = m->crypto;
-	if (memcmp(h.ksalt, mmt_crypto_ksalt(c), MMT_KSALT_BYTES)) {
-		if (!rx->keying)
-			return -EBADMSG;
-		c = rx->keying(rx, h.ksalt);
-		if (IS_ERR(c))
-			return PTR_ERR(c);
-	}
-	ret = mmt_root_unseal(m->p, c, hb, sizeof(hb),
-			      head + MMT_CLOSURE_HDR_BYTES, &root);
-	if (ret)
-		return ret;
-	/* 5b. the sender, now authenticated */
-	if (sender != MMT_CLOSURE_ANY_SENDER && h.sender_node != sender)
-		return -EXDEV;
-	if (rx->migrate) {
-		/* 6m, 7m: per index, against what landed (MIGRATION.md) */
-		if (root.root_counter <= rx->min_root_counter ||
-		    (m->root.state == MMT_LANDING &&
-		     root.root_counter <= m->root.root_counter))
-			return -ESTALE;
-		if (m->root.state == MMT_LANDING && root.gua != m->root.gua)
-			return -EILSEQ;
-	} else {
-		/* 6. replay */
-		if (root.root_counter <= rx->min_root_counter ||
-		    root.root_counter <= rx->last_root_counter)
-			return -ESTALE;
-		/* 7. reorder */
-		if (rx->last_gua && root.gua <= rx->last_gua)
-			return -EILSEQ;
-	}
 
 	/*
 	 * 8. on a private copy: the tree nodes, and from a buffer with @eager
@@ -438,31 +522,12 @@ static int mmt_closure_accept(struct mmt *m, struct mmt_rx_rules *rx,
 	if (ret)
 		goto out;
 
-	/* Commit: nothing below can fail. */
-	if (m->root.state != MMT_LANDING)
-		ret = mmt_root_transition(&m->root, rx->migrate ? MMT_LANDING :
-					  MMT_VALID);
-	if (ret)
-		goto out;
-	if (stage && h.nodes_len)
-		memcpy(m->nodes, stage, h.nodes_len);
-	if (!in_place) {
-		/* lazy: checked on access by mmt_read(), as hardware would */
-		memcpy(m->macs, eager ? t.macs : sec + h.nodes_len,
-		       h.macs_len);
-		memcpy(m->data,
-		       eager ? t.data : sec + h.nodes_len + h.macs_len,
-		       h.data_len);
-	}
-	m->crypto = c;
-	m->root.gua = root.gua;
-	m->root.root_counter = root.root_counter;
-	m->root.top = root.top;
-	m->root.read_only = !rx->migrate && (h.flags & MMT_CLOSURE_F_COPY);
-	if (!rx->migrate) {
-		rx->last_root_counter = root.root_counter;
-		rx->last_gua = root.gua;
-	}
+	ret = mmt_closure_install(m, rx, &h, &root, c, stage,
+				  in_place ? NULL :
+				  eager ? t.macs : sec + h.nodes_len,
+				  in_place ? NULL :
+				  eager ? t.data :
+				  sec + h.nodes_len + h.macs_len);
 out:
 	kvfree(stage);
 	return ret;
@@ -571,6 +636,162 @@ int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
 {
 	return mmt_closure_accept(m, rx, head, mmt_closure_bytes(m->p), true,
 				  sender, eager);
+}
+
+/**
+ * mmt_closure_eager_begin() - the in-order part of an eager in-place
+ * receive whose full check runs elsewhere: the rules and the top nodes
+ * @m: the receive MMT, as for mmt_closure_receive_inplace()
+ * @rx: the connection's replay and reorder state; not changed here
+ * @head: as for mmt_closure_receive_inplace()
+ * @sender: as for mmt_closure_receive_inplace()
+ * @prev: the closure of the same receive begun just before this one and
+ *	not yet committed (its full check may still be running), or NULL
+ *	if every earlier closure is committed.  Rules 6 and 7 then compare
+ *	with @prev's root counter and GUA, the values @rx takes once @prev
+ *	is committed, so that this closure is checked exactly as
+ *	mmt_closure_receive_inplace() would check it after @prev
+ * @pc: (out) what mmt_closure_eager_verify() and
+ *	mmt_closure_eager_commit() need; set up only on success (then free
+ *	it with mmt_closure_eager_free())
+ *
+ * Rules 1 to 7 of mmt_closure_receive_inplace(), in its order and with
+ * its errors; then the tree nodes are copied into a private stage and the
+ * top-level nodes are checked there against the unsealed root
+ * (mmt_verify_top(), with @m->scratch).  Nothing of @m or @rx changes.
+ * The caller must commit the closures it begins in the order it began
+ * them, and none after one that fails (its check or its commit): the
+ * checks of the later ones assumed it accepted.
+ *
+ * Context: the caller serializes access to @m, @rx and @m->scratch (the
+ * driver holds the PMO's lock); may sleep (kernel crypto API; one
+ * kvmalloc() of the tree nodes).
+ * Return: 0, or the -errno of the rule that failed (those of
+ * mmt_closure_receive_inplace(); -EBADMSG for a top node that does not
+ * verify), or -ENOMEM; -EINVAL for a migration's rules (@rx->migrate),
+ * which this split does not serve.
+ */
+int mmt_closure_eager_begin(struct mmt *m, struct mmt_rx_rules *rx,
+			    const u8 *head, int sender,
+			    const struct mmt_closure_eager *prev,
+			    struct mmt_closure_eager *pc)
+{
+	u8 hb[MMT_CLOSURE_HDR_BYTES];
+	struct mmt_closure_hdr h;
+	struct mmt_crypto *c;
+	struct mmt_root root;
+	struct mmt t;
+	u8 *stage = NULL;
+	int ret;
+
+	if (rx->migrate)
+		return -EINVAL;	/* rules 6m, 7m land per index: serial */
+	ret = mmt_closure_rules(m, rx, head, mmt_closure_bytes(m->p), sender,
+				prev ? prev->t.root.root_counter :
+				rx->last_root_counter,
+				prev ? prev->t.root.gua : rx->last_gua,
+				hb, &h, &root, &c);
+	if (ret)
+		return ret;
+	if (h.nodes_len) {
+		stage = kvmalloc(h.nodes_len, GFP_KERNEL);
+		if (!stage)
+			return -ENOMEM;
+		memcpy(stage, m->nodes, h.nodes_len);
+	}
+	t = *m;
+	t.crypto = c;
+	t.root = root;
+	t.root.state = MMT_VALID;
+	t.root.read_only = true;
+	t.nodes = stage;
+	ret = mmt_verify_top(&t);
+	if (ret) {
+		kvfree(stage);
+		return ret;
+	}
+	memset(pc, 0, sizeof(*pc));
+	pc->t = t;
+	pc->t.scratch = NULL;	/* the verifier brings its own */
+	pc->t.crypto = NULL;	/* and its own context: @pc->ksalt's */
+	pc->h = h;
+	pc->c = c;
+	memcpy(pc->ksalt, h.ksalt, MMT_KSALT_BYTES);
+	pc->stage = stage;
+	return 0;
+}
+
+/**
+ * mmt_closure_eager_verify() - the full check of a begun closure: every
+ * tree node and every data MAC
+ * @pc: from mmt_closure_eager_begin()
+ * @c: a context of @pc's keying (its salt @pc->ksalt, the same subkeys
+ *	as the receive MMT's), used by no one else during the call
+ * @scratch: mmt_scratch_bytes() of the geometry, used by no one else
+ *	during the call
+ *
+ * mmt_verify_all() of the closure as it would be installed: the nodes
+ * from @pc's private stage, the MACs and ciphertext where the transport
+ * wrote them.  Reads only @pc and the receive MMT's data and MACs (memory
+ * the transport can no longer write); writes only @scratch.  So calls
+ * for different closures may run at once, each with its own @c and
+ * @scratch, without the lock that serializes the receive MMT.
+ *
+ * Context: any task; may sleep (kernel crypto API).
+ * Return: 0; -EBADMSG if a node or a block fails; -EINVAL if @c is not of
+ * @pc's keying; or a crypto backend error.  Nothing but @scratch changes.
+ */
+int mmt_closure_eager_verify(const struct mmt_closure_eager *pc,
+			     struct mmt_crypto *c, u8 *scratch)
+{
+	struct mmt t = pc->t;
+
+	if (!c || !scratch ||
+	    memcmp(mmt_crypto_ksalt(c), pc->ksalt, MMT_KSALT_BYTES))
+		return -EINVAL;
+	t.crypto = c;
+	t.scratch = scratch;
+	return mmt_verify_all(&t);
+}
+
+/**
+ * mmt_closure_eager_commit() - install a begun closure whose full check
+ * passed
+ * @m: the receive MMT @pc was begun on
+ * @rx: the connection's replay and reorder state; takes the closure's
+ *	root counter and GUA
+ * @pc: from mmt_closure_eager_begin(), its mmt_closure_eager_verify()
+ *	returned 0; every closure begun before it is committed
+ *
+ * What mmt_closure_receive_inplace() does after its checks pass: the MMT
+ * goes WAITING -> VALID (read-only for a copy), takes the staged nodes,
+ * the closure's context, GUA, root counter and top counters, and @rx
+ * records the root counter and GUA.  Rule 1 is checked again first: an
+ * MMT no longer WAITING (the receive PMO was invalidated meanwhile) takes
+ * nothing.
+ *
+ * Context: the caller serializes access to @m and @rx (the PMO's lock).
+ * Return: 0, or -EPERM with @m and @rx unchanged.
+ */
+int mmt_closure_eager_commit(struct mmt *m, struct mmt_rx_rules *rx,
+			     const struct mmt_closure_eager *pc)
+{
+	if (m->root.state != MMT_WAITING || rx->migrate)
+		return -EPERM;
+	return mmt_closure_install(m, rx, &pc->h, &pc->t.root, pc->c,
+				   pc->stage, NULL, NULL);
+}
+
+/**
+ * mmt_closure_eager_free() - free what mmt_closure_eager_begin() set up
+ * @pc: a begun closure, committed or not; may be all zeros
+ *
+ * Context: may sleep.
+ */
+void mmt_closure_eager_free(struct mmt_closure_eager *pc)
+{
+	kvfree(pc->stage);
+	memset(pc, 0, sizeof(*pc));
 }
 
 /**

@@ -1201,6 +1201,38 @@ int mmt_closure_receive_inplace(struct mmt *m, struct mmt_rx_rules *rx,
 int mmt_closure_build_head(struct mmt *m, const struct mmt_closure_hdr *h,
 			   u8 *out);
 
+/**
+ * struct mmt_closure_eager - an eager in-place receive split in three
+ * (mmt_closure_eager_begin(), _verify(), _commit()), so that the full
+ * checks of several closures can run at once while the rules and the
+ * commits stay in order
+ * @t: the closure as it is to be installed: the receive MMT with the
+ *	unsealed root (VALID, read-only while checked) and @stage as its
+ *	nodes; no scratch and no context (the verifier brings its own)
+ * @h: its decoded header
+ * @c: the receive side's context of its keying (the MMT's, or the one
+ *	@rx->keying gave), which the MMT takes on commit
+ * @ksalt: @c's keying salt, which a verifier's context must have
+ * @stage: private copy of the tree nodes, kvmalloc'd (NULL with one level)
+ */
+struct mmt_closure_eager {
+	struct mmt t;
+	struct mmt_closure_hdr h;
+	struct mmt_crypto *c;
+	u8 ksalt[MMT_KSALT_BYTES];
+	u8 *stage;
+};
+
+int mmt_closure_eager_begin(struct mmt *m, struct mmt_rx_rules *rx,
+			    const u8 *head, int sender,
+			    const struct mmt_closure_eager *prev,
+			    struct mmt_closure_eager *pc);
+int mmt_closure_eager_verify(const struct mmt_closure_eager *pc,
+			     struct mmt_crypto *c, u8 *scratch);
+int mmt_closure_eager_commit(struct mmt *m, struct mmt_rx_rules *rx,
+			     const struct mmt_closure_eager *pc);
+void mmt_closure_eager_free(struct mmt_closure_eager *pc);
+
 /* ---------------------------------------------------------------- migration */
 
 #define MMT_MIG_TAG_BYTES	16		/* COMMIT tag */

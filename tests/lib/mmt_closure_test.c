@@ -8,14 +8,18 @@
  * flow of DESIGN.md section 5; the golden vector.  After every rejection
  * the receive MMT and the replay state must be unchanged, byte for byte.
  *
- * The receive cases run twice, once per entry point of the one set of
- * receive rules: suite mmt_closure through mmt_closure_receive() (the
- * closure in a buffer), suite mmt_closure_inplace through
+ * The receive cases run once per entry point of the one set of receive
+ * rules: suite mmt_closure through mmt_closure_receive() (the closure in a
+ * buffer), suite mmt_closure_inplace through
  * mmt_closure_receive_inplace() (the head in a private copy, the sections
  * written into the receive MMT's memory first, as the RDMA transport does,
  * and the sender node checked).  Each case states what it expects of both;
  * they differ only where the buffer's length is the input (in place, the
- * length is the receive MMT's closure size).
+ * length is the receive MMT's closure size).  Suite
+ * mmt_closure_eager_split runs the in-place cases again with every eager
+ * receive split as the driver's eager receive on the I/O workers splits it
+ * (mmt_closure_eager_begin(), _verify() with a scratch of its own,
+ * _commit()), expecting exactly the in-place results.
  */
 #include <kunit/test.h>
 #include "mmt_lib.h"
@@ -41,6 +45,7 @@ struct mmt_ct_ctx {
 	struct mmt_crypto *shared;	/* golden key, for most MMTs */
 	struct mmt_ct_snap snap;	/* reused: allocations are counted */
 	bool inplace;		/* mmt_closure_receive_inplace() */
+	bool split;		/* eager: mmt_closure_eager_begin() etc. */
 	int sender;		/* its expected sender */
 	u8 head[MMT_CT_HEAD];	/* its private head copy */
 };
@@ -94,6 +99,23 @@ static int mmt_ct_init_inplace(struct kunit *test)
 	x = test->priv;
 	x->inplace = true;
 	x->sender = MMT_GOLDEN_SENDER;
+	return 0;
+}
+
+/*
+ * In place, with every eager check split as the driver's eager receive on
+ * the I/O workers splits it (begin, verify with a scratch of its own,
+ * commit): the same result as mmt_closure_receive_inplace() in every case.
+ */
+static int mmt_ct_init_split(struct kunit *test)
+{
+	struct mmt_ct_ctx *x;
+	int ret = mmt_ct_init_inplace(test);
+
+	if (ret)
+		return ret;
+	x = test->priv;
+	x->split = true;
 	return 0;
 }
 
@@ -340,6 +362,23 @@ static int mmt_ct_check(struct kunit *test, struct mmt *m,
 {
 	struct mmt_ct_ctx *x = test->priv;
 
+	if (x->inplace && x->split && eager) {
+		struct mmt_closure_eager pc;
+		u8 *scratch;
+		int ret;
+
+		ret = mmt_closure_eager_begin(m, rx, b, x->sender, NULL, &pc);
+		if (ret)
+			return ret;
+		scratch = kunit_kzalloc(test, mmt_scratch_bytes(m->p),
+					GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, scratch);
+		ret = mmt_closure_eager_verify(&pc, pc.c, scratch);
+		if (!ret)
+			ret = mmt_closure_eager_commit(m, rx, &pc);
+		mmt_closure_eager_free(&pc);
+		return ret;
+	}
 	if (x->inplace)
 		return mmt_closure_receive_inplace(m, rx, b, x->sender, eager);
 	return mmt_closure_receive(m, rx, b, len, eager);
@@ -1578,4 +1617,12 @@ static struct kunit_suite mmt_closure_inplace_suite = {
 	.test_cases = mmt_closure_inplace_cases,
 };
 
-kunit_test_suites(&mmt_closure_suite, &mmt_closure_inplace_suite);
+static struct kunit_suite mmt_closure_eager_split_suite = {
+	.name = "mmt_closure_eager_split",
+	.init = mmt_ct_init_split,
+	.exit = mmt_ct_exit,
+	.test_cases = mmt_closure_inplace_cases,
+};
+
+kunit_test_suites(&mmt_closure_suite, &mmt_closure_inplace_suite,
+		  &mmt_closure_eager_split_suite);

@@ -35,6 +35,7 @@ s "plain, 32 closures: plain PMOs, RDMA-written PMO to PMO" 7404 -n 32 \
 	-s 14 -c plain
 s "mmt transfer, one 2 MiB closure (3 levels)" 7405 -n 1 -l 3 -s 15
 s "mmt transfer, 16 MiB: 8 closures of 2 MiB" 7416 -n 8 -l 3 -s 23
+s "mmt transfer, eager receiver: 4 closures of 2 MiB" 7469 -n 4 -l 3 -s 35
 s "mmt transfer, 5000000 bytes: 3 closures of 2 MiB, the last partly used" 7462 \
 	-n 3 -l 3 -s 28 -b 5000000
 s "plain, 5000000 bytes in 3 closures of 2 MiB" 7463 -n 3 -l 3 -s 29 \

@@ -1030,9 +1030,13 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 {
 	int err;
 
+	if (index >= pmo->closures)
+		return -EINVAL;
 	err = mmt_conn_sec_decrypt(pmo, c, gen, index, msg, priv);
-	if (err)
+	if (err) {
+		mmt_stats_reject(err);
 		return err;
+	}
 	return mmt_conn_sec_put(pmo, plain, index, priv);
 }
 
@@ -1050,8 +1054,10 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
  *	success, no plaintext on error
  *
  * The first half of mmt_conn_sec_open(): copy into @priv, open there in
- * place with @index's nonce and AD (gen, index), count a refusal in
- * debugfs mmt/stats.  Nothing in @pmo changes.
+ * place with @index's nonce and AD (gen, index).  Nothing in @pmo
+ * changes, and nothing is counted: the caller counts a refusal it applies
+ * (mmt_conn_sec_open(), mmt_conn_sec_commit()), so an open a stopped
+ * receive never applies is not counted, as in the serial receive.
  *
  * Context: process; may sleep; no lock needed (@c and @priv are the
  * caller's alone).
@@ -1064,16 +1070,12 @@ int mmt_conn_sec_decrypt(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
 {
 	size_t len = pmo->params.data_bytes;
 	u8 ad[MMT_CONN_SEC_AD_BYTES];
-	int err;
 
 	if (index >= pmo->closures)
 		return -EINVAL;
 	memcpy(priv, msg, len + MMT_CONN_SEC_TAG_BYTES);
 	mmt_conn_sec_ad(ad, gen, index);
-	err = mmt_chan_open(c, index, ad, sizeof(ad), priv, priv, len);
-	if (err)
-		mmt_stats_reject(err);
-	return err;
+	return mmt_chan_open(c, index, ad, sizeof(ad), priv, priv, len);
 }
 
 /**
@@ -1121,9 +1123,10 @@ int mmt_conn_sec_put(struct mmt_pmo *pmo, bool plain, u32 index,
  * What mmt_conn_sec_open() does after the crypto, with the sequence check
  * it makes before it, on @c: -EINVAL first (index out of range), then
  * -ESTALE unless @index is above the last index opened on @c (replay,
- * reorder: whatever the worker found), then the worker's error; on
- * success @index becomes the last opened one on @c and the plaintext goes
- * into @pmo (mmt_conn_sec_put()).  Called in closure order, so the result
+ * reorder: whatever the worker found), then the worker's error, each
+ * counted in debugfs mmt/stats as the serial open counts it; on success
+ * @index becomes the last opened one on @c and the plaintext goes into
+ * @pmo (mmt_conn_sec_put()).  Called in closure order, so the result
  * is the serial receive's for the same messages.
  *
  * Context: process, the receive's task; takes @pmo->lock (killable); may
@@ -1140,13 +1143,12 @@ int mmt_conn_sec_commit(struct mmt_pmo *pmo, bool plain,
 	if (verdict == -EINVAL)
 		return verdict;
 	err = mmt_chan_open_seq(c, index, !verdict);
+	if (!err)
+		err = verdict;
 	if (err) {
-		if (!verdict)
-			mmt_stats_reject(err);
+		mmt_stats_reject(err);	/* as mmt_conn_sec_open() counts it */
 		return err;
 	}
-	if (verdict)
-		return verdict;
 	return mmt_conn_sec_put(pmo, plain, index, priv);
 }
 

@@ -67,7 +67,8 @@ KUNIT_ARRAY_PARAM(mmt_rxs, mmt_rxs_params, mmt_rxs_desc);
  * @out: what the cases read back
  * @workers: mmt_io_workers before the case, put back after it
  * @attack: the wire hook's: 0 none, 1 flip a byte of closure @k's
- *	message, 2 replace it with closure @j's
+ *	message, 2 replace it with closure @j's, 3 flip a byte of closures
+ *	@k's and @k + 1's
  * @k: the closure attacked
  * @j: the closure replayed
  * @off: the byte flipped
@@ -120,6 +121,8 @@ static void mmt_rxs_wire(void *priv, u32 notice, u8 *dst, u32 len)
 		return;
 	if (ctx->attack == 2 && index == ctx->j)
 		memcpy(ctx->saved, dst, len);
+	if (ctx->attack == 3 && (index == ctx->k || index == ctx->k + 1))
+		dst[ctx->off] ^= 0x20;
 	if (index != ctx->k)
 		return;
 	if (ctx->attack == 1)
@@ -313,15 +316,19 @@ static void mmt_rxs_all(struct kunit *test)
 }
 
 /*
- * A refusal of closure @k with @want: the receive and the send fail with
- * it, closures before @k are written, @k and later are not.
+ * A refusal of closure @k with @want (-EBADMSG): the receive and the send
+ * fail with it, closures before @k are written, @k and later are not.
  */
 static void mmt_rxs_refused(struct kunit *test, u32 k, int want)
 {
+	s64 bad = atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]);
 	u64 closures;
 	int rx_err, tx_err;
 
 	tx_err = mmt_rxs_xfer(test, &rx_err, &closures);
+	/* counted once, for k, as the serial receive counts it */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mmt_stats.reject[MMT_REJ_BADMSG]),
+			bad + 1);
 	KUNIT_EXPECT_EQ(test, rx_err, want);
 	KUNIT_EXPECT_EQ(test, tx_err, want);
 	KUNIT_EXPECT_EQ(test, closures, (u64)k);
@@ -370,6 +377,20 @@ static void mmt_rxs_bad_first(struct kunit *test)
 	ctx->k = 0;
 	ctx->off = 17;
 	mmt_rxs_refused(test, 0, -EBADMSG);
+}
+
+/*
+ * Closures k and k + 1 both changed: k's error, counted once (k + 1's open
+ * may have run on a worker, but is never applied), nothing from k on.
+ */
+static void mmt_rxs_bad_two(struct kunit *test)
+{
+	struct mmt_rxs_ctx *ctx = test->priv;
+
+	ctx->attack = 3;
+	ctx->k = MMT_RXS_K;
+	ctx->off = 200;
+	mmt_rxs_refused(test, MMT_RXS_K, -EBADMSG);
 }
 
 /*
@@ -482,6 +503,7 @@ static struct kunit_case mmt_rxs_cases[] = {
 	KUNIT_CASE_PARAM(mmt_rxs_bad_tag, mmt_rxs_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxs_bad_first, mmt_rxs_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxs_bad_last, mmt_rxs_gen_params),
+	KUNIT_CASE_PARAM(mmt_rxs_bad_two, mmt_rxs_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxs_replay, mmt_rxs_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxs_replay_prev, mmt_rxs_gen_params),
 	KUNIT_CASE_PARAM(mmt_rxs_commit_order, mmt_rxs_gen_params),

@@ -1028,19 +1028,77 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		      struct mmt_chan_crypto *c, u32 gen, u32 index,
 		      const u8 *msg, u8 *priv)
 {
+	int err;
+
+	if (index >= pmo->closures)
+		return -EINVAL;
+	err = mmt_conn_sec_decrypt(pmo, c, gen, index, msg, priv);
+	if (err) {
+		mmt_stats_reject(err);
+		return err;
+	}
+	return mmt_conn_sec_put(pmo, plain, index, priv);
+}
+
+/**
+ * mmt_conn_sec_decrypt() - secure channel, receiver: open @index's message
+ * @pmo: the receiving PMO (only its geometry is read: no lock needed)
+ * @c: a context of the transfer's key and binding: the transfer's own, or
+ *	an I/O worker's (mmt_conn_sec_alloc() with the same arguments)
+ * @gen: the transfer's generation (AD)
+ * @index: which MMT; also the message's sequence number
+ * @msg: data_bytes + MMT_CONN_SEC_TAG_BYTES as received (the bounce, no
+ *	longer remotely writable)
+ * @priv: (out) data_bytes + MMT_CONN_SEC_TAG_BYTES of private memory
+ *	(kmalloc'd or vmalloc'd): the plaintext in its first data_bytes on
+ *	success, no plaintext on error
+ *
+ * The first half of mmt_conn_sec_open(): copy into @priv, open there in
+ * place with @index's nonce and AD (gen, index).  Nothing in @pmo
+ * changes, and nothing is counted: the caller counts a refusal it applies
+ * (mmt_conn_sec_open(), mmt_conn_sec_commit()), so an open a stopped
+ * receive never applies is not counted, as in the serial receive.
+ *
+ * Context: process; may sleep; no lock needed (@c and @priv are the
+ * caller's alone).
+ * Return: 0; -EINVAL for @index out of range; mmt_chan_open()'s errors
+ * (-EBADMSG: tag mismatch; -ESTALE: @index not above the last opened on
+ * @c).
+ */
+int mmt_conn_sec_decrypt(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+			 u32 gen, u32 index, const u8 *msg, u8 *priv)
+{
 	size_t len = pmo->params.data_bytes;
 	u8 ad[MMT_CONN_SEC_AD_BYTES];
-	int err;
 
 	if (index >= pmo->closures)
 		return -EINVAL;
 	memcpy(priv, msg, len + MMT_CONN_SEC_TAG_BYTES);
 	mmt_conn_sec_ad(ad, gen, index);
-	err = mmt_chan_open(c, index, ad, sizeof(ad), priv, priv, len);
-	if (err) {
-		mmt_stats_reject(err);
-		return err;
-	}
+	return mmt_chan_open(c, index, ad, sizeof(ad), priv, priv, len);
+}
+
+/**
+ * mmt_conn_sec_put() - secure channel, receiver: write an opened closure
+ * @pmo: the receiving PMO: plain, or keyed with MMT @index VALID and
+ *	writable
+ * @plain: the transfer took @pmo as plain memory (mmt_conn_rx_prepare())
+ * @index: which MMT, below @pmo->closures
+ * @priv: data_bytes of plaintext (mmt_conn_sec_decrypt()'s)
+ *
+ * The second half of mmt_conn_sec_open(): copied into the memory of a
+ * plain PMO, written through the controller into a keyed one.
+ *
+ * Context: process; takes @pmo->lock (killable); may sleep.
+ * Return: 0; mmt_write()'s errors (-EPERM if a keyed @pmo was
+ * invalidated); -EINTR if a fatal signal came while it waited for the
+ * lock (nothing written).
+ */
+int mmt_conn_sec_put(struct mmt_pmo *pmo, bool plain, u32 index,
+		     const u8 *priv)
+{
+	size_t len = pmo->params.data_bytes;
+
 	if (plain) {
 		if (mutex_lock_killable(&pmo->lock))
 			return -EINTR;
@@ -1050,6 +1108,48 @@ int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		return 0;
 	}
 	return mmt_conn_ctl_write(pmo, index, priv);
+}
+
+/**
+ * mmt_conn_sec_commit() - secure channel, receiver: a worker's open in order
+ * @pmo: as for mmt_conn_sec_put()
+ * @plain: as for mmt_conn_sec_put()
+ * @c: the transfer's own context, whose sequence state orders the
+ *	transfer's messages (mmt_chan_open() is not called on it meanwhile)
+ * @index: the closure, the next one in closure order
+ * @verdict: mmt_conn_sec_decrypt()'s result on a worker's context
+ * @priv: the worker's plaintext of @index (data_bytes), when @verdict is 0
+ *
+ * What mmt_conn_sec_open() does after the crypto, with the sequence check
+ * it makes before it, on @c: -EINVAL first (index out of range), then
+ * -ESTALE unless @index is above the last index opened on @c (replay,
+ * reorder: whatever the worker found), then the worker's error, each
+ * counted in debugfs mmt/stats as the serial open counts it; on success
+ * @index becomes the last opened one on @c and the plaintext goes into
+ * @pmo (mmt_conn_sec_put()).  Called in closure order, so the result
+ * is the serial receive's for the same messages.
+ *
+ * Context: process, the receive's task; takes @pmo->lock (killable); may
+ * sleep.
+ * Return: 0; -EINVAL; -ESTALE; @verdict; mmt_conn_sec_put()'s errors
+ * (-EINTR: nothing written, no verdict to send).
+ */
+int mmt_conn_sec_commit(struct mmt_pmo *pmo, bool plain,
+			struct mmt_chan_crypto *c, u32 index, int verdict,
+			const u8 *priv)
+{
+	int err;
+
+	if (verdict == -EINVAL)
+		return verdict;
+	err = mmt_chan_open_seq(c, index, !verdict);
+	if (!err)
+		err = verdict;
+	if (err) {
+		mmt_stats_reject(err);	/* as mmt_conn_sec_open() counts it */
+		return err;
+	}
+	return mmt_conn_sec_put(pmo, plain, index, priv);
 }
 
 #ifndef MMT_RDMA

@@ -343,6 +343,13 @@ int mmt_conn_sec_seal(struct mmt_pmo *pmo, bool plain,
 int mmt_conn_sec_open(struct mmt_pmo *pmo, bool plain,
 		      struct mmt_chan_crypto *c, u32 gen, u32 index,
 		      const u8 *msg, u8 *priv);
+int mmt_conn_sec_decrypt(struct mmt_pmo *pmo, struct mmt_chan_crypto *c,
+			 u32 gen, u32 index, const u8 *msg, u8 *priv);
+int mmt_conn_sec_put(struct mmt_pmo *pmo, bool plain, u32 index,
+		     const u8 *priv);
+int mmt_conn_sec_commit(struct mmt_pmo *pmo, bool plain,
+			struct mmt_chan_crypto *c, u32 index, int verdict,
+			const u8 *priv);
 
 /**
  * struct mmt_fault_commit - what a test build's hook asks of a migration

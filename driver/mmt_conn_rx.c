@@ -39,8 +39,22 @@
  * A closure refused (at its rules, its full check or its commit) stops
  * the receive as in the serial path: every later closure gets -ECANCELED
  * and none of them is committed, though their rules may have passed.
- * io_workers 1, a window of one slot, or a lazy, secure or plain receive
- * takes the serial path (mmt_conn_rx_check()) unchanged.
+ * io_workers 1, a window of one slot, or a lazy or plain receive takes
+ * the serial path (mmt_conn_rx_check()) unchanged.
+ *
+ * A secure-channel receive uses the same machinery (the slots' @pending,
+ * @queued, @verdict, @checked and mmt_rx_par_settle()), with no eager
+ * flag needed since every message is checked whole: on a closure's DONE,
+ * its message is opened on a worker (mmt_conn_sec_decrypt(): copy into the
+ * worker's private memory, decrypt, check the tag) with the worker's own
+ * GCM context of the transfer's key and binding; then, in closure order
+ * in the receive's task, mmt_conn_sec_commit() checks the index against
+ * the transfer's own context's sequence state (-ESTALE for one not above
+ * the last opened, as mmt_chan_open() refuses it in the serial receive),
+ * takes it as opened and writes the plaintext into the PMO under its
+ * lock; then the ACK and the next GRANT.  No message is opened before its
+ * DONE, and a worker's context opens increasing indices only (closure i
+ * on worker i % @par_max), so its own sequence check never refuses.
  */
 
 /**
@@ -86,23 +100,32 @@ static struct mmt_crypto *mmt_rx_verifier_crypto(struct mmt_rx *rx,
 }
 
 /**
- * mmt_rx_par_setup() - decide whether an eager receive checks its
+ * mmt_rx_par_setup() - decide whether a receive checks or opens its
  * closures on the I/O workers, and set it up
- * @rx: an MMT-channel receive into a keyed PMO, its slots allocated
- *	(mmt_rx_alloc()) and its copy of the keying root taken
+ * @rx: the receive, its slots allocated (mmt_rx_alloc()); MMT channel:
+ *	its copy of the keying root taken; secure: its context @rx->chan made
+ * @id: secure: the binding @rx->chan was made with (mmt_conn_sec_alloc()),
+ *	for the workers' contexts; NULL otherwise
  *
- * Parallel when eager, io_workers (mmt_io_nworkers()) and the window
- * both allow two closures or more, and the workers' scratch can be had;
- * otherwise (also when out of memory) the receive stays serial.
+ * Parallel when io_workers (mmt_io_nworkers()) and the window both allow
+ * two closures or more, the receive is an eager MMT-channel one into a
+ * keyed PMO or a secure-channel one, and each worker's tools can be had
+ * (scratch; secure: a context of the transfer's key and a private copy of
+ * one message); otherwise (also when out of memory, or when the key went
+ * meanwhile) the receive stays serial.
  *
- * Context: process; may sleep.
+ * Context: process; may sleep; takes the PMO's lock (secure, keyed PMO:
+ * mmt_conn_sec_alloc()).
  */
-static void mmt_rx_par_setup(struct mmt_rx *rx)
+static void mmt_rx_par_setup(struct mmt_rx *rx,
+			     const struct mmt_conn_sec_id *id)
 {
+	bool sec = rx->channel == MMT_CHANNEL_SECURE;
 	size_t sbytes = mmt_scratch_bytes(&rx->pmo->params);
 	u32 n, i;
 
-	if (!rx->eager || rx->channel != MMT_CHANNEL_MMT || rx->plain ||
+	if (sec ? !rx->chan || !id :
+	    !rx->eager || rx->channel != MMT_CHANNEL_MMT || rx->plain ||
 	    !rx->have_key)
 		return;
 	n = min_t(u32, mmt_io_nworkers(), rx->nslots);
@@ -112,9 +135,25 @@ static void mmt_rx_par_setup(struct mmt_rx *rx)
 	if (!rx->vers)
 		return;
 	for (i = 0; i < n; i++) {
-		rx->vers[i].scratch = kvzalloc(sbytes, MMT_GFP_USER_SIZED);
-		if (!rx->vers[i].scratch)
+		struct mmt_rx_verifier *v = &rx->vers[i];
+
+		if (!sec) {
+			v->scratch = kvzalloc(sbytes, MMT_GFP_USER_SIZED);
+			if (!v->scratch)
+				break;
+			continue;
+		}
+		v->priv = kvmalloc(rx->region_bytes, MMT_GFP_USER_SIZED);
+		if (!v->priv)
 			break;
+		v->chan = mmt_conn_sec_alloc(rx->pmo, rx->plain,
+					     mmt_conn_root(rx->conn), id);
+		if (IS_ERR(v->chan)) {
+			v->chan = NULL;
+			kvfree(v->priv);
+			v->priv = NULL;
+			break;
+		}
 	}
 	rx->par_max = i;
 	rx->par = i >= 2;
@@ -126,10 +165,11 @@ static void mmt_rx_par_setup(struct mmt_rx *rx)
  * mmt_rx_par_free() - end an eager receive's work on the I/O workers
  * @rx: the receive
  *
- * Waits for every full check still running, frees every closure begun and
- * not settled (its MMT stays WAITING; the holds on keyings go with the
- * receive, mmt_conn_rx_finish()), then the workers' contexts (which wipes
- * their subkeys) and scratch.  Nothing when the receive is serial.
+ * Waits for every full check or open still running, frees every closure
+ * begun and not settled (its MMT stays WAITING; the holds on keyings go
+ * with the receive, mmt_conn_rx_finish()), then the workers' contexts
+ * (which wipes their subkeys and keys), scratch and private copies.
+ * Nothing when the receive is serial.
  *
  * Context: process; may sleep; no lock held.
  */
@@ -147,6 +187,7 @@ void mmt_rx_par_free(struct mmt_rx *rx)
 		if (s->began)
 			mmt_closure_eager_free(&s->pc);
 		s->began = false;
+		s->opened = false;
 		s->pending = false;
 	}
 	if (!rx->vers)
@@ -159,6 +200,9 @@ void mmt_rx_par_free(struct mmt_rx *rx)
 			mmt_crypto_free(v->crypto[k]);
 		if (v->scratch)
 			kvfree_sensitive(v->scratch, sbytes);
+		mmt_chan_crypto_free(v->chan);	/* wipes the key */
+		if (v->priv)
+			kvfree_sensitive(v->priv, rx->region_bytes);
 	}
 	kfree(rx->vers);
 	rx->vers = NULL;
@@ -183,6 +227,53 @@ static void mmt_rx_verify_work(struct work_struct *work)
 	s->verdict = mmt_closure_eager_verify(&s->pc, s->vc, s->v->scratch);
 	/* complete() orders the verdict before the waiter's read of it */
 	complete(&s->checked);
+}
+
+/**
+ * mmt_rx_open_work() - open one secure-channel message, on an I/O worker
+ * @work: the @work of a struct mmt_rx_slot, @rx, @index and @v set
+ *
+ * mmt_conn_sec_decrypt() of the slot's bounce (invalidated: nothing
+ * writes it any more, and it is granted again only after this closure's
+ * ACK) into the worker's private copy with the worker's context; sets the
+ * slot's @verdict, then completes @checked.
+ *
+ * Context: a kworker of the I/O workers' queue, or the receive's task
+ * when nothing could be queued; may sleep; no lock.  The slot and its
+ * worker's tools are this call's alone until it completes.
+ */
+static void mmt_rx_open_work(struct work_struct *work)
+{
+	struct mmt_rx_slot *s = container_of(work, struct mmt_rx_slot, work);
+
+	s->verdict = mmt_conn_sec_decrypt(s->rx->pmo, s->v->chan, s->rx->gen,
+					  s->index, s->bounce, s->v->priv);
+	/* complete() orders the verdict and text before the waiter's read */
+	complete(&s->checked);
+}
+
+/**
+ * mmt_rx_par_open() - start the open of a secure-channel closure's message
+ * @rx: a secure-channel receive on the I/O workers
+ * @s: the closure's slot, invalidated, @s->index its closure
+ *
+ * On the worker tools of its place in the window (at most @rx->par_max
+ * closures are pending, with consecutive indices, so no two share them,
+ * and each worker's context sees increasing indices).
+ *
+ * Context: process, the receive's task; may sleep.
+ */
+static void mmt_rx_par_open(struct mmt_rx *rx, struct mmt_rx_slot *s)
+{
+	s->rx = rx;
+	s->v = &rx->vers[s->index % rx->par_max];
+	s->verdict = 0;
+	s->opened = true;
+	init_completion(&s->checked);
+	INIT_WORK(&s->work, mmt_rx_open_work);
+	s->queued = true;
+	if (!mmt_io_queue(&s->work))
+		mmt_rx_open_work(&s->work);
 }
 
 /**
@@ -237,8 +328,10 @@ static int mmt_rx_par_check(struct mmt_rx *rx, struct mmt_rx_slot *s)
  * granted closure is pending, so no DONE can come before a GRANT), else
  * stops at the first still running.  Each settled closure gets what the
  * serial receive gives it after its DONE: -ECANCELED once an earlier one
- * was refused, else its verdict applied (mmt_conn_rx_end()); then its ACK
- * and, unless the END was taken (@rx->par_end), the next GRANT.
+ * was refused, else its verdict applied (MMT channel: mmt_conn_rx_end();
+ * secure: mmt_conn_sec_commit(), the sequence check on the transfer's
+ * context and the write); then its ACK and, unless the END was taken
+ * (@rx->par_end), the next GRANT.
  *
  * Context: process, the receive's task; may sleep.
  * Return: 0; -EINTR (a fatal signal while it waited for the PMO's lock:
@@ -268,6 +361,16 @@ static int mmt_rx_par_settle(struct mmt_rx *rx, bool all)
 			if (verdict == -EINTR)
 				return -EINTR;
 		}
+		if (s->opened) {
+			s->opened = false;
+			if (!rx->stop)
+				verdict = mmt_conn_sec_commit(rx->pmo, rx->plain,
+							      rx->chan, s->index,
+							      verdict,
+							      s->v->priv);
+			if (verdict == -EINTR)
+				return -EINTR;
+		}
 		if (rx->stop)
 			verdict = -ECANCELED;
 		s->pending = false;
@@ -290,14 +393,15 @@ static int mmt_rx_par_settle(struct mmt_rx *rx, bool all)
 }
 
 /**
- * mmt_rx_par_done() - a DONE of an eager receive on the I/O workers
+ * mmt_rx_par_done() - a DONE of a receive on the I/O workers
  * @rx: the receive
  * @s: the closure's slot, invalidated, @rx->done counted
  * @index: the closure
  *
  * The closure's rules and top nodes in order (mmt_conn_rx_begin()), after
  * the closure before it as if that one were accepted; its full check on a
- * worker; then the verdicts that are due (mmt_rx_par_settle()).  After a
+ * worker (secure channel: the open of its message, mmt_rx_par_open());
+ * then the verdicts that are due (mmt_rx_par_settle()).  After a
  * refusal, of this receive or of a pending closure's rules, nothing more
  * is begun.
  *
@@ -313,9 +417,12 @@ static int mmt_rx_par_done(struct mmt_rx *rx, struct mmt_rx_slot *s,
 
 	s->pending = true;
 	s->began = false;
+	s->opened = false;
 	s->queued = false;
 	if (rx->stop || rx->par_fail) {
 		s->verdict = -ECANCELED;
+	} else if (rx->channel == MMT_CHANNEL_SECURE) {
+		mmt_rx_par_open(rx, s);
 	} else {
 		if (index > rx->acked) {
 			const struct mmt_rx_slot *p =
@@ -661,8 +768,8 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 	}
 	if (!err)
 		err = mmt_rx_alloc(rx);
-	if (!err)
-		mmt_rx_par_setup(rx);
+	if (!err && rx->channel != MMT_CHANNEL_SECURE)
+		mmt_rx_par_setup(rx, NULL);
 	if (!err && rx->channel == MMT_CHANNEL_SECURE) {
 		struct mmt_conn_sec_id id = {
 			.conn_id = conn->conn_id,
@@ -677,6 +784,8 @@ int mmt_conn_do_recv_prepared(struct mmt_conn *conn,
 		if (IS_ERR(rx->chan)) {
 			err = PTR_ERR(rx->chan);
 			rx->chan = NULL;
+		} else {
+			mmt_rx_par_setup(rx, &id);
 		}
 	}
 	if (err) {

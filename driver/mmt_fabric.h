@@ -142,5 +142,9 @@ extern const struct mmt_fabric_ops mmt_rdma_fabric;
 
 /* driver/mmt_fabric_loop.c */
 int mmt_loop_pair(struct mmt_conn **a, struct mmt_conn **b);
+typedef void (*mmt_loop_wire_hook)(void *priv, u32 notice, u8 *dst,
+				   u32 len);
+void mmt_loop_set_hook(struct mmt_conn *conn, mmt_loop_wire_hook hook,
+		       void *priv);
 
 #endif /* MMT_FABRIC_H */

@@ -62,6 +62,8 @@ struct mmt_loop_conn {
 	struct mmt_loop_link *link;
 	unsigned int side;	/* 0 connecting, 1 accepting */
 	bool down;		/* shut down: posts nothing, takes nothing */
+	mmt_loop_wire_hook hook;	/* a test's, on what this end writes */
+	void *hook_priv;
 };
 
 /* A sender's window slot. */
@@ -224,6 +226,9 @@ static int mmt_loop_copy(struct mmt_fab_src *s, const u8 *src,
 			goto out;
 		}
 		memcpy(dst, src, n);
+		if (mmt_loop(s->conn)->hook)
+			mmt_loop(s->conn)->hook(mmt_loop(s->conn)->hook_priv,
+						notice, dst, n);
 		src += n;
 	}
 	if (head_seg) {
@@ -480,6 +485,29 @@ static struct mmt_loop_conn *mmt_loop_end(struct mmt_loop_link *link,
 	lc->conn.accepted = side;
 	lc->conn.peer_node = mmt_node_id();
 	return lc;
+}
+
+/**
+ * mmt_loop_set_hook() - a test's hook on the closures one end writes
+ * @conn: an end of a loopback pair (mmt_loop_pair()), no transfer running
+ * @hook: called with @priv, the write's notice (generation and closure
+ *	index, as mmt_conn_notice() takes it), and each segment's bytes as
+ *	they landed in the peer's granted area, before the notice; NULL:
+ *	none
+ * @priv: passed to @hook
+ *
+ * The hook is the wire: it may change, or replace, what landed (tamper,
+ * replay), as an attacker on the network can.  It must not sleep (it is
+ * called under the link's grant mutex, which does allow sleeping, but
+ * blocks every copy and invalidation of the pair meanwhile).
+ *
+ * Context: process; the caller keeps transfers on @conn away meanwhile.
+ */
+void mmt_loop_set_hook(struct mmt_conn *conn, mmt_loop_wire_hook hook,
+		       void *priv)
+{
+	mmt_loop(conn)->hook_priv = priv;
+	mmt_loop(conn)->hook = hook;
 }
 
 /**

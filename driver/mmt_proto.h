@@ -214,12 +214,16 @@ struct mmt_conn {
  * receive (mmt_conn_rx.c, "eager receive on the I/O workers"): engine
  * scratch and contexts of the keyings met, made from the receive's own
  * copy of the keying root, so that nothing the PMO's lock guards is used
- * without it.  One closure at a time.
+ * without it; for a secure-channel receive, the worker's own AES-GCM
+ * context of the transfer's key and a private copy of one message.  One
+ * closure at a time.
  */
 struct mmt_rx_verifier {
 	u8 *scratch;		/* mmt_scratch_bytes() of the geometry */
 	struct mmt_crypto *crypto[MMT_PMO_KEYINGS + 1];	/* by keying salt */
 	u32 next;		/* the entry a new context replaces when full */
+	struct mmt_chan_crypto *chan;	/* secure: the transfer's key */
+	u8 *priv;		/* secure: region_bytes, the opened message */
 };
 
 /*
@@ -237,6 +241,8 @@ struct mmt_rx_slot {
 	bool pending;		/* par: DONE handled, no ACK sent yet */
 	bool began;		/* par: @pc holds a begun closure */
 	bool queued;		/* par: its full check was started */
+	bool opened;		/* par, secure: opened on a worker, uncommitted */
+	struct mmt_rx *rx;	/* par, secure: the receive, for the worker */
 	int verdict;		/* par: known verdict, or the worker's */
 	struct mmt_closure_eager pc;	/* par: mmt_conn_rx_begin()'s */
 	struct mmt_crypto *vc;	/* par: the worker's context for @pc */

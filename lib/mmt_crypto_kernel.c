@@ -715,3 +715,14 @@ out_free_src:
 	sg_free_table(&src);
 	return err;
 }
+
+int mmt_chan_open_seq(struct mmt_chan_crypto *c, u64 seq, bool take)
+{
+	if (c->opened && seq <= c->last_opened)
+		return -ESTALE;
+	if (!take)
+		return 0;
+	c->opened = true;
+	c->last_opened = seq;
+	return 0;
+}

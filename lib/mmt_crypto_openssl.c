@@ -434,3 +434,14 @@ int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
 	c->last_opened = seq;
 	return 0;
 }
+
+int mmt_chan_open_seq(struct mmt_chan_crypto *c, u64 seq, bool take)
+{
+	if (c->opened && seq <= c->last_opened)
+		return -ESTALE;
+	if (!take)
+		return 0;
+	c->opened = true;
+	c->last_opened = seq;
+	return 0;
+}

@@ -608,6 +608,26 @@ int mmt_chan_seal(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
 int mmt_chan_open(struct mmt_chan_crypto *c, u64 seq, const u8 *ad,
 		  size_t ad_len, const u8 *in, u8 *pt, size_t len);
 
+/**
+ * mmt_chan_open_seq() - check (and take) @seq as opened on @c, in order
+ * @c: the context whose sequence state orders a transfer's messages
+ * @seq: the sequence number of a message another context with the same
+ *	key and salt opened (a secure-channel receive's I/O worker)
+ * @take: on success @seq becomes the last opened one; false: only check
+ *
+ * The sequence half of mmt_chan_open() without its crypto: -ESTALE unless
+ * @seq is above every seq opened (or taken) by @c before.  A receive that opens messages on several
+ * contexts at once calls it on its own context in message order, after a
+ * worker's mmt_chan_open() succeeded and before it uses the plaintext, so
+ * that no message is accepted out of order or twice whatever the workers
+ * saw.
+ *
+ * Context: any; callers serialize calls on one context (with
+ * mmt_chan_open() too).
+ * Return: 0, or -ESTALE (@c unchanged).
+ */
+int mmt_chan_open_seq(struct mmt_chan_crypto *c, u64 seq, bool take);
+
 /* ---------------------------------------------------------------- root */
 
 /**

@@ -925,6 +925,44 @@ static void chan_seq(struct kunit *test)
 					    64), -ESTALE);
 }
 
+/*
+ * mmt_chan_open_seq(): the sequence half of an open, for a receive that
+ * opens on workers' contexts and orders on its own: a check leaves the
+ * state alone, a take moves it, and neither passes an index not above
+ * the last opened (by mmt_chan_open() or a take).
+ */
+static void chan_open_seq(struct kunit *test)
+{
+	u8 key[16] = { 9 }, salt[4] = { 1 };
+	u8 *pt = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u8 *m3 = kunit_kzalloc(test, 80, GFP_KERNEL);
+	u8 *back = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct mmt_chan_crypto *tx, *rx, *w;
+
+	KUNIT_ASSERT_TRUE(test, pt && m3 && back);
+	tx = chan_raw(test, key, salt);
+	rx = chan_raw(test, key, salt);
+	w = chan_raw(test, key, salt);
+	/* fresh: 0 passes; a check does not take it */
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 0, false), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 0, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 0, false), -ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 0, true), -ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 2, false), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 2, true), 0);
+	/* a worker opens 3, the receive takes it; then 3 never again */
+	KUNIT_ASSERT_EQ(test, mmt_chan_seal(tx, 3, NULL, 0, pt, m3, 64), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(w, 3, NULL, 0, m3, back, 64), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 3, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open(rx, 3, NULL, 0, m3, back, 64),
+			-ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(rx, 1, true), -ESTALE);
+	/* and a take after an open: above it only */
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(w, 3, true), -ESTALE);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(w, U64_MAX, true), 0);
+	KUNIT_EXPECT_EQ(test, mmt_chan_open_seq(w, U64_MAX, false), -ESTALE);
+}
+
 /* The AD is authenticated: any change is -EBADMSG with the output zeroed. */
 static void chan_ad(struct kunit *test)
 {
@@ -1132,6 +1170,7 @@ static struct kunit_case mmt_crypto_cases[] = {
 	KUNIT_CASE_PARAM(chan_kat, gcm_gen_params),
 	KUNIT_CASE_PARAM(chan_large, chan_big_gen_params),
 	KUNIT_CASE(chan_seq),
+	KUNIT_CASE(chan_open_seq),
 	KUNIT_CASE(chan_ad),
 	KUNIT_CASE(chan_bad_args),
 	KUNIT_CASE(chan_alloc),

@@ -666,6 +666,22 @@ void mmt_conn_rx_finish(struct mmt_pmo *pmo, bool plain)
 	mutex_unlock(&pmo->lock);
 }
 
+/*
+ * The receive rules of closure @index of the receive (@gen, @rx_nonce):
+ * it fills only its own MMT (rule 4, seq) and belongs only to this receive
+ * (rule 4c).  Caller holds @pmo->lock; the same for the serial check and
+ * the I/O workers' begin, so the two apply the same rules.
+ */
+static void mmt_conn_rx_rules_set(struct mmt_pmo *pmo, u32 index, u32 gen,
+				  const u8 *rx_nonce)
+{
+	lockdep_assert_held(&pmo->lock);
+	pmo->rx.check_seq = true;
+	pmo->rx.expect_seq = index;
+	pmo->rx.gen = gen;
+	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+}
+
 /**
  * mmt_conn_rx_check() - check closure @index that landed in place
  * @pmo: the receive PMO; MMT @index WAITING, its memory no longer
@@ -710,10 +726,7 @@ int mmt_conn_rx_check(struct mmt_pmo *pmo, u32 index, u32 gen,
 		return -EINVAL;
 	if (mutex_lock_killable(&pmo->lock))
 		return -EINTR;
-	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
-	pmo->rx.expect_seq = index;
-	pmo->rx.gen = gen;		/* and only in its own receive */
-	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+	mmt_conn_rx_rules_set(pmo, index, gen, rx_nonce);
 	/* invalidated during this receive: refused, also if keyed again */
 	if (pmo->rx_lost)
 		err = -EPERM;
@@ -764,10 +777,7 @@ int mmt_conn_rx_begin(struct mmt_pmo *pmo, u32 index, u32 gen,
 		return -EINVAL;
 	if (mutex_lock_killable(&pmo->lock))
 		return -EINTR;
-	pmo->rx.check_seq = true;	/* a closure only fills its own MMT */
-	pmo->rx.expect_seq = index;
-	pmo->rx.gen = gen;		/* and only in its own receive */
-	memcpy(pmo->rx.rx_nonce, rx_nonce, MMT_RX_NONCE_BYTES);
+	mmt_conn_rx_rules_set(pmo, index, gen, rx_nonce);
 	if (pmo->rx_lost)
 		err = -EPERM;
 	else

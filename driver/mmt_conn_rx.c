@@ -112,7 +112,8 @@ static struct mmt_crypto *mmt_rx_verifier_crypto(struct mmt_rx *rx,
  * keyed PMO or a secure-channel one, and each worker's tools can be had
  * (scratch; secure: a context of the transfer's key and a private copy of
  * one message); otherwise (also when out of memory, or when the key went
- * meanwhile) the receive stays serial.
+ * meanwhile: a keyed PMO invalidated since @rx->chan was made, whose
+ * workers' contexts might hold another key) the receive stays serial.
  *
  * Context: process; may sleep; takes the PMO's lock (secure, keyed PMO:
  * mmt_conn_sec_alloc()).
@@ -157,6 +158,18 @@ static void mmt_rx_par_setup(struct mmt_rx *rx,
 	}
 	rx->par_max = i;
 	rx->par = i >= 2;
+	/*
+	 * A keyed PMO's channel key is the one of rx->chan unless the PMO was
+	 * invalidated (and maybe keyed again) since: then the workers'
+	 * contexts may hold another key, and the serial receive answers
+	 * as it answers a lost PMO.  (A connection's root is set once.)
+	 */
+	if (rx->par && sec && !rx->plain) {
+		mutex_lock(&rx->pmo->lock);
+		if (rx->pmo->rx_lost)
+			rx->par = false;
+		mutex_unlock(&rx->pmo->lock);
+	}
 	if (!rx->par)
 		mmt_rx_par_free(rx);
 }

@@ -406,8 +406,11 @@ unsigned int mmt_io_nworkers(void)
  *	frees anything the work uses
  *
  * Context: any.
- * Return: true if queued; false if there is no queue (the caller runs
- * the work itself) or @work is still pending.
+ * Return: true if queued; false if there is no queue (the caller then
+ * runs the work itself), or if @work is still pending: callers
+ * INIT_WORK() each item before they queue it and wait for it before they
+ * queue it again, so that never happens to them (running it themselves
+ * then would run it twice at once).
  */
 bool mmt_io_queue(struct work_struct *work)
 {

@@ -213,8 +213,10 @@ struct mmt_conn {
  * An I/O worker's tools for the full check of one closure of an eager
  * receive (mmt_conn_rx.c, "eager receive on the I/O workers"): engine
  * scratch and contexts of the keyings met, made from the receive's own
- * copy of the keying root, so that nothing the PMO's lock guards is used
- * without it; for a secure-channel receive, the worker's own AES-GCM
+ * copy of the keying root, so that no context or scratch the PMO's lock
+ * guards is used without it (the closure's data and MACs are read in
+ * place: untrusted memory, which an invalidation may zero meanwhile; the
+ * commit then refuses the closure); for a secure-channel receive, the worker's own AES-GCM
  * context of the transfer's key and a private copy of one message.  One
  * closure at a time.
  */

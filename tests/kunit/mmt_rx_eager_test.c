@@ -404,9 +404,11 @@ static void mmt_rxe_chain(struct kunit *test)
 }
 
 /*
- * The PMO invalidated while a closure's full check runs: its verdict
- * commits nothing (-EPERM, as mmt_conn_rx_check() after the
- * invalidation), and nothing freed with the key is touched.
+ * The PMO invalidated between a closure's begin and its commit (where
+ * its full check runs; here the check runs after the invalidation, not
+ * beside it): its verdict commits nothing (-EPERM, as
+ * mmt_conn_rx_check() after the invalidation), and nothing freed with
+ * the key is touched.
  */
 static void mmt_rxe_lost(struct kunit *test)
 {

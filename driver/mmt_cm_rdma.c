@@ -173,7 +173,7 @@ static int mmt_conn_cm_event(struct mmt_conn *conn, struct rdma_cm_id *id,
 		 * At the expiry both sides close, and the peer's close may
 		 * come first: the reason, not a reset, and counted once
 		 */
-		if (!mmt_conn_expired(conn))
+		if (!mmt_conn_expired(conn, MMT_CONN_CLOCK_SLACK))
 			mmt_conn_fail(conn, -ECONNRESET);
 		else if (mmt_conn_fail(conn, -EKEYEXPIRED))
 			atomic64_inc(&mmt_stats.conns_expired);

@@ -272,19 +272,32 @@ static u64 mmt_conn_valid_until(struct mmt_conn *conn)
 	return min(conn->peer_cred.not_after, conn->own_not_after);
 }
 
-/*
- * Whether an attested connection's validity has ended (its last second
- * included, so that a peer whose clock runs a little ahead and closed
- * first is seen to have closed for the expiry).  Context: any.
+/**
+ * mmt_conn_expired() - whether an attested connection's validity has ended
+ * @conn: the connection
+ * @slack: seconds before the end that count as ended too: 0 for the
+ *	expiry's own check; MMT_CONN_CLOCK_SLACK to name the reason of a
+ *	close the peer made first (its clock may run ahead of this node's;
+ *	both sides close at the expiry, each by its own clock)
+ *
+ * The last second of the validity counts as ended, so a close at the
+ * expiry is seen as one.  @slack never keeps a connection open longer
+ * or lets a credential verify: it only names why a connection that is
+ * closing anyway ended (EKEYEXPIRED rather than ECONNRESET).
+ *
+ * Context: any (takes conn->lock).
+ * Return: true if the handshake is done and the validity (less @slack)
+ * has ended.
  */
-bool mmt_conn_expired(struct mmt_conn *conn)
+bool mmt_conn_expired(struct mmt_conn *conn, u64 slack)
 {
 	unsigned long flags;
 	bool ret;
 
 	spin_lock_irqsave(&conn->lock, flags);
 	ret = conn->hs_done &&
-	      (u64)ktime_get_real_seconds() >= mmt_conn_valid_until(conn);
+	      (u64)ktime_get_real_seconds() + slack >=
+	      mmt_conn_valid_until(conn);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	return ret;
 }
@@ -339,7 +352,7 @@ void mmt_conn_expire(struct work_struct *work)
 					     struct mmt_conn, expire_work);
 
 	if (mmt_conn_state(conn, NULL) != MMT_CONN_DEAD) {
-		if (mmt_conn_expired(conn))
+		if (mmt_conn_expired(conn, 0))
 			mmt_conn_close_cred(conn, -EKEYEXPIRED);
 		else
 			mmt_conn_expire_arm(conn);	/* renewed, or early */
